@@ -1,0 +1,227 @@
+"""The facade: the one object the CLI, the MCP server and the tray talk to.
+
+Adapters format what these methods return; no business rule lives in an adapter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memoryd import clock, paths, search, slugs
+from memoryd import config as config_mod
+from memoryd.audit import Event, Verdict
+from memoryd.capture import spool
+from memoryd.capture.worker import DrainReport, drain
+from memoryd.config import Config
+from memoryd.errors import UsageError
+from memoryd.frontmatter import Document
+from memoryd.models import LONG_TERM_TYPES, DecayState, Frontmatter, MemoryType, default_ttl
+from memoryd.scope import Scope, resolve
+from memoryd.store import DoctorReport, ReindexReport, Store, Turn, TurnHit
+
+
+@dataclass(frozen=True)
+class Changes:
+    """What a mutation changed, so a GUI redraws only that."""
+
+    created: tuple[str, ...] = ()
+    updated: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    scopes: tuple[str, ...] = ()
+
+
+@dataclass
+class MemoryView:
+    doc: Document
+    path: Path
+    turns: list[Turn] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        from memoryd.frontmatter import _plain
+
+        meta = {k: _plain(v) for k, v in self.doc.meta.model_dump().items()}
+        return {**meta, "body": self.doc.body, "path": str(self.path), "turns": len(self.turns)}
+
+
+class Memoryd:
+    def __init__(self, layout: paths.Layout | None = None, config: Config | None = None) -> None:
+        self.layout = layout or paths.layout()
+        self.config = config or config_mod.load()
+        self._store: Store | None = None
+
+    @property
+    def store(self) -> Store:
+        if self._store is None:
+            self._store = Store.open(self.layout)
+        return self._store
+
+    # -- scopes -----------------------------------------------------------------------
+    def scope(self, path: str | Path | None = None) -> Scope:
+        return resolve(path or Path.cwd())
+
+    def scope_filter(self, path: str | Path | None, all_scopes: bool) -> list[str] | None:
+        if all_scopes:
+            return None
+        return [self.scope(path).hash]
+
+    # -- capture ----------------------------------------------------------------------
+    def drain_spool(self, *, wait: bool = False) -> DrainReport:
+        return drain(self.store, self.config, wait=wait)
+
+    def catch_up(self) -> None:
+        """Reads first process what hooks spooled, if no worker is on it already."""
+        if spool.pending(self.layout.spool):
+            self.drain_spool(wait=False)
+
+    # -- memories ---------------------------------------------------------------------
+    def record(self, memory_type: str, title: str, body: str, *, triggers: Sequence[str] = (),
+               tags: Sequence[str] = (), category: str | None = None, scope_path: str | Path | None = None,
+               actor: str = "cli") -> tuple[Document, Changes]:
+        mtype = _long_term_type(memory_type)
+        title = title.strip()
+        if not title:
+            raise UsageError("--title must not be empty")
+        if not body.strip():
+            raise UsageError("the body is empty: pass --body or text on stdin")
+        scope = self.scope(scope_path)
+        now = clock.now()
+        meta = Frontmatter(title=title, slug=slugs.for_title(title, now), type=mtype, scope_hash=scope.hash,
+                           source="manual", created_at=now, updated_at=now, tags=list(dict.fromkeys(tags)),
+                           triggers=list(dict.fromkeys(triggers)), category=category,
+                           ttl_days=default_ttl(mtype), last_recalled_at=now)
+        doc = Document(meta=meta, body=body if body.endswith("\n") else body + "\n")
+        self.store.save(doc, event="record", actor=actor, details={"type": mtype.value})
+        return doc, Changes(created=(meta.slug,), scopes=(scope.hash,))
+
+    def update(self, slug: str, *, title: str | None = None, body: str | None = None,
+               triggers: Sequence[str] | None = None, tags: Sequence[str] | None = None,
+               actor: str = "cli") -> tuple[Document, Changes]:
+        slugs.validate(slug)
+        doc, _ = self.store.read(slug)
+        changed = []
+        if title is not None and title.strip() and title.strip() != doc.meta.title:
+            doc.meta.title = title.strip()
+            changed.append("title")
+        if body is not None and body.strip():
+            new_body = body if body.endswith("\n") else body + "\n"
+            if new_body != doc.body:
+                doc.body = new_body
+                changed.append("body")
+        if triggers is not None and list(triggers) != doc.meta.triggers:
+            doc.meta.triggers = list(dict.fromkeys(triggers))
+            changed.append("triggers")
+        if tags is not None and list(tags) != doc.meta.tags:
+            doc.meta.tags = list(dict.fromkeys(tags))
+            changed.append("tags")
+        if not changed:
+            return doc, Changes()
+        doc.meta.updated_at = clock.now()
+        self.store.save(doc, event="update", actor=actor, details={"fields": changed})
+        return doc, Changes(updated=(slug,), scopes=(doc.meta.scope_hash,))
+
+    def get(self, slug: str, *, count_recall: bool = True) -> MemoryView:
+        slugs.validate(slug)
+        doc, path = self.store.read(slug)
+        if count_recall:
+            self.store.record_recall([slug], [])
+            doc, path = self.store.read(slug)
+        return MemoryView(doc, path, self.store.files.read_turns(path))
+
+    def list(self, *, scopes: Sequence[str] | None, memory_type: str | None = None,
+             include_forgotten: bool = False, limit: int | None = None) -> list[dict[str, Any]]:
+        types = [_any_type(memory_type).value] if memory_type else None
+        return self.store.list(scopes=scopes, types=types, states=search.states_for(include_forgotten),
+                               limit=limit)
+
+    def forget(self, slug: str, *, actor: str = "cli") -> Changes:
+        slugs.validate(slug)
+        doc = self.store.forget(slug, actor=actor)
+        return Changes(updated=(slug,), scopes=(doc.meta.scope_hash,))
+
+    # -- search -----------------------------------------------------------------------
+    def search(self, query: str, *, scopes: Sequence[str] | None, memory_type: str | None = None,
+               limit: int | None = None, include_forgotten: bool = False,
+               count_recall: bool = True) -> list[search.Result]:
+        types = [_any_type(memory_type).value] if memory_type else None
+        limit = self.config.search.default_limit if limit is None else limit
+        if limit < 1:
+            raise UsageError("--limit must be at least 1")
+        results = search.search(self.store, query, scopes=scopes, types=types, limit=limit,
+                                include_forgotten=include_forgotten)
+        if count_recall and results:
+            self.store.record_recall([r.slug for r in results],
+                                     search.matched_triggers(self.store, results, query))
+        return results
+
+    def traces(self, query: str, *, scopes: Sequence[str] | None, limit: int = 10,
+               include_forgotten: bool = False) -> list[TurnHit]:
+        if limit < 1:
+            raise UsageError("--limit must be at least 1")
+        return search.traces(self.store, query, scopes=scopes, limit=limit,
+                             include_forgotten=include_forgotten)
+
+    # -- maintenance ------------------------------------------------------------------
+    def reindex(self) -> ReindexReport:
+        return self.store.reindex(actor="cli")
+
+    def doctor(self) -> DoctorReport:
+        return self.store.doctor()
+
+    def stats(self) -> dict[str, Any]:
+        from memoryd.db.engine import probe, schema_version
+
+        counts = self.store.counts()
+        last: dict[str, str] = {}
+        for ev in self.store.audit.events():
+            last[ev.event_type] = ev.ts
+        caps = probe()
+        return {
+            "home": str(self.layout.home),
+            "by_type": {r["type"]: r["n"] for r in counts["by_type"]},
+            "by_state": {r["decay_state"]: r["n"] for r in counts["by_state"]},
+            "by_scope": {r["scope_hash"]: r["n"] for r in counts["by_scope"]},
+            "turns": counts["turns"][0]["n"] if counts["turns"] else 0,
+            "spool_pending": len(spool.pending(self.layout.spool)),
+            "last_runs": last,
+            "schema_version": schema_version(self.store.engine),
+            "sqlite": {"version": caps.sqlite_version, "fts5": caps.fts5, "trigram": caps.trigram},
+        }
+
+    # -- audit ------------------------------------------------------------------------
+    def audit_events(self, *, scope_hash: str | None = None, since: str | None = None,
+                     event_type: str | None = None) -> list[Event]:
+        since_dt = clock.parse_ts(since, what="--since") if since else None
+        out = []
+        for ev in self.store.audit.events():
+            if scope_hash and ev.scope_hash != scope_hash:
+                continue
+            if event_type and ev.event_type != event_type:
+                continue
+            if since_dt and clock.parse_ts(ev.ts) < since_dt:
+                continue
+            out.append(ev)
+        return out
+
+    def audit_verify(self) -> Verdict:
+        return self.store.audit.verify()
+
+
+def _any_type(name: str) -> MemoryType:
+    try:
+        return MemoryType(name)
+    except ValueError:
+        raise UsageError(f"unknown type {name!r}; expected one of {', '.join(t.value for t in MemoryType)}") from None
+
+
+def _long_term_type(name: str) -> MemoryType:
+    mtype = _any_type(name)
+    if mtype not in LONG_TERM_TYPES:
+        raise UsageError("sessions come from capture; record one of "
+                         + ", ".join(t.value for t in LONG_TERM_TYPES))
+    return mtype
+
+
+__all__ = ["Changes", "DecayState", "MemoryView", "Memoryd"]

@@ -1,0 +1,1 @@
+"""Capture: agent hook -> spool -> detached worker -> session memory."""

@@ -1,0 +1,102 @@
+"""`memoryd capture`: the agent's hook. Validate, redact, spool, kick the worker, exit.
+
+This path must return in tens of milliseconds (SessionEnd hooks get 1.5 s in all), so it
+imports only the standard library and memoryd's stdlib-only modules: no SQLAlchemy, no
+pydantic, no LLM SDK, no Qt.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from typing import Any
+
+from memoryd import paths
+from memoryd.capture import spool
+from memoryd.clock import now_iso
+from memoryd.errors import InvalidPayload
+from memoryd.redact import Redactor
+
+SOURCES = ("claude-code", "codex", "openclaw", "manual")
+MAX_PAYLOAD = 16 * 1024 * 1024
+# Paths and ids stay as sent; every other string is redacted before it touches disk.
+_KEEP = frozenset({"session_id", "transcript_path", "cwd", "hook_event_name", "source"})
+
+
+def parse_payload(raw: bytes, fallback_cwd: str) -> dict[str, Any]:
+    if not raw.strip():
+        raise InvalidPayload("empty stdin: expected the hook's JSON payload (session_id, transcript_path, cwd)")
+    if len(raw) > MAX_PAYLOAD:
+        raise InvalidPayload(f"payload is larger than {MAX_PAYLOAD // (1024 * 1024)} MB")
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InvalidPayload(f"stdin is not JSON ({exc.__class__.__name__}: {str(exc)[:80]})") from None
+    if not isinstance(data, dict):
+        raise InvalidPayload("payload must be a JSON object")
+    # Codex `notify` sends kebab-case keys.
+    for kebab, snake in (("thread-id", "session_id"), ("last-assistant-message", "last_assistant_message"),
+                         ("input-messages", "input_messages")):
+        if kebab in data and snake not in data:
+            data[snake] = data.pop(kebab)
+    sid = data.get("session_id")
+    if not isinstance(sid, str) or not sid.strip():
+        raise InvalidPayload("payload has no session_id string")
+    tp = data.get("transcript_path")
+    if tp is not None and not isinstance(tp, str):
+        raise InvalidPayload("transcript_path must be a string")
+    cwd = data.get("cwd")
+    if cwd is not None and not isinstance(cwd, str):
+        raise InvalidPayload("cwd must be a string")
+    data["cwd"] = cwd or fallback_cwd
+    return data
+
+
+def redact_payload(data: dict[str, Any], redactor: Redactor) -> dict[str, Any]:
+    return {k: (v if k in _KEEP else redactor.redact_obj(v)) for k, v in data.items()}
+
+
+def worker_idle(layout: paths.Layout) -> bool:
+    """True when no worker holds the lock. A running worker re-reads the spool after it
+    releases the lock, so a payload spooled meanwhile is never stranded."""
+    from filelock import FileLock, Timeout
+
+    lock = FileLock(str(layout.worker_lock))
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        return False
+    lock.release()
+    return True
+
+
+def spawn_worker() -> None:
+    kwargs: dict[str, Any] = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL,
+                              "stderr": subprocess.DEVNULL, "close_fds": True}
+    if os.name == "nt":
+        kwargs["creationflags"] = 0x00000008 | 0x00000200  # DETACHED_PROCESS | NEW_PROCESS_GROUP
+    else:
+        kwargs["start_new_session"] = True
+    subprocess.Popen([sys.executable, "-m", "memoryd.capture.worker"], **kwargs)
+
+
+def capture(source: str, raw: bytes, *, spawn: bool = True) -> tuple[str, list[str]]:
+    """Spool one payload; returns (spool file name, warnings for stderr)."""
+    if source not in SOURCES:
+        raise InvalidPayload(f"unknown --source {source!r}; expected one of {', '.join(SOURCES)}")
+    data = parse_payload(raw, os.getcwd())
+    warnings = []
+    tp = data.get("transcript_path")
+    if tp and not os.path.isfile(tp):
+        warnings.append(f"transcript not found: {tp}; capturing what the payload carries")
+    redactor = Redactor()
+    data = redact_payload(data, redactor)
+    if redactor.total:
+        data["_redacted_in_hook"] = dict(redactor.counts)
+    layout = paths.layout()
+    path = spool.put(layout.spool, source, data, now_iso())
+    if spawn and os.environ.get("MEMORYD_NO_WORKER") != "1" and worker_idle(layout):
+        spawn_worker()
+    return path.name, warnings

@@ -1,0 +1,41 @@
+"""The spool: hook payloads written atomically, deleted only after their memory is
+committed. Standard library only (the hook path imports it)."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from memoryd import atomic
+from memoryd.paths import ensure_dir
+
+SUFFIX = ".json"
+
+
+def put(spool_dir: Path, source: str, payload: dict[str, Any], received_at: str) -> Path:
+    payload_id = uuid.uuid4().hex
+    record = {"payload_id": payload_id, "source": source, "received_at": received_at, "payload": payload}
+    ensure_dir(spool_dir)
+    # time first so a plain sort replays one session's payloads in arrival order
+    path = spool_dir / f"{time.time_ns():020d}-{os.getpid()}-{payload_id[:8]}{SUFFIX}"
+    atomic.write_text(path, json.dumps(record, ensure_ascii=False))
+    return path
+
+
+def pending(spool_dir: Path) -> list[Path]:
+    if not spool_dir.exists():
+        return []
+    return sorted(p for p in spool_dir.iterdir() if p.name.endswith(SUFFIX) and p.is_file())
+
+
+def reject(path: Path, rejected_dir: Path, reason: str) -> Path:
+    """Keep a payload the worker cannot use, with the reason beside it, out of the queue."""
+    ensure_dir(rejected_dir)
+    target = rejected_dir / path.name
+    os.replace(path, target)
+    atomic.write_text(target.with_suffix(".reason.txt"), reason + "\n")
+    return target

@@ -1,0 +1,163 @@
+"""The capture worker: drains the spool into session memories, one worker at a time.
+
+Run detached by the hook (`python -m memoryd.capture.worker`), or inline by `memoryd
+worker`. A spool file is deleted only after its memory is committed and audited, so a
+kill at any point loses nothing, and a rerun updates the same memory (upsert on session
+id) and does not audit it twice (dedupe on payload id).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from filelock import FileLock, Timeout
+
+from memoryd import clock, slugs
+from memoryd.capture import episode, spool, transcripts
+from memoryd.config import Config
+from memoryd.errors import MemorydError
+from memoryd.frontmatter import Document
+from memoryd.models import DecayState, Frontmatter, MemoryType, default_ttl
+from memoryd.redact import Redactor
+from memoryd.scope import resolve
+from memoryd.store import Store
+
+log = logging.getLogger("memoryd.worker")
+
+
+@dataclass
+class DrainReport:
+    captured: list[str] = field(default_factory=list)
+    rejected: list[str] = field(default_factory=list)
+    busy: bool = False
+
+
+def process(store: Store, config: Config, record: dict[str, Any]) -> str:
+    """One spooled payload -> one session memory (created or updated). Returns its slug."""
+    payload = record.get("payload")
+    source = record.get("source")
+    if not isinstance(payload, dict) or not isinstance(source, str):
+        raise MemorydError("spool record lacks payload or source")
+    sid = payload.get("session_id")
+    if not isinstance(sid, str) or not sid:
+        raise MemorydError("payload has no session_id")
+    redactor = Redactor(config.capture.extra_secret_patterns)
+    parsed = transcripts.parse(payload.get("transcript_path"), config.capture, redactor)
+    cwd = payload.get("cwd") or parsed.cwd or "."
+    scope = resolve(cwd, must_exist=False)
+    ep = episode.build(parsed, payload, source, redactor)
+    now = clock.now()
+
+    existing = store.slug_for_session(source, sid)
+    turns: list[Any] | None = list(parsed.turns)
+    if existing:
+        doc, _ = store.read(existing)
+        meta = doc.meta
+        if not turns:  # transcript gone or lagging: keep what the earlier capture copied
+            turns = None
+            if not parsed.prompts:
+                ep = episode.Episode(meta.title, _keep_goal(doc.body, ep.body), ep.triggers or meta.triggers,
+                                     ep.tags)
+        meta.title, meta.triggers, meta.tags = ep.title, ep.triggers, ep.tags
+        meta.updated_at = now
+        if meta.decay_state is not DecayState.forgotten:
+            meta.decay_state = DecayState.alive
+        action = "updated"
+    else:
+        meta = Frontmatter(
+            title=ep.title, slug=slugs.for_session(source, sid, now), type=MemoryType.session,
+            scope_hash=scope.hash, source=source, created_at=now, updated_at=now,
+            tags=ep.tags, triggers=ep.triggers, ttl_days=default_ttl(MemoryType.session),
+            last_recalled_at=now, session_id=sid,
+        )
+        action = "created"
+    doc = Document(meta=meta, body=ep.body)
+    for w in parsed.warnings:
+        log.warning("session %s: %s", sid[:12], w)
+    redactions = dict(redactor.counts)
+    for k, v in (payload.get("_redacted_in_hook") or {}).items():
+        redactions[k] = redactions.get(k, 0) + int(v)
+    store.save(doc, event="capture", actor=f"capture:{source}", turns=turns, dedupe=record.get("payload_id"),
+               details={"action": action, "turns": len(turns) if turns is not None else None,
+                        "redactions": redactions, "warnings": len(parsed.warnings),
+                        "hook_event": payload.get("hook_event_name")})
+    return meta.slug
+
+
+def _keep_goal(old_body: str, new_body: str) -> str:
+    """With no transcript this time, keep the earlier body but take the new outcome."""
+    marker = "## Outcome\n"
+    if marker in old_body and marker in new_body:
+        return old_body.split(marker)[0] + marker + new_body.split(marker, 1)[1]
+    return old_body
+
+
+def drain(store: Store, config: Config, *, wait: bool = False) -> DrainReport:
+    """Process every spooled payload. Only one drainer runs; after releasing the lock it
+    looks again, so a payload spooled while it held the lock is not left behind."""
+    report = DrainReport()
+    lock = FileLock(str(store.layout.worker_lock))
+    while True:
+        try:
+            lock.acquire(timeout=-1 if wait else 0)
+        except Timeout:
+            report.busy = True
+            return report
+        try:
+            for path in spool.pending(store.layout.spool):
+                _one(store, config, path, report)
+        finally:
+            lock.release()
+        if not spool.pending(store.layout.spool):
+            return report
+
+
+def _one(store: Store, config: Config, path: Path, report: DrainReport) -> None:
+    try:
+        record = json.loads(path.read_bytes())
+        if not isinstance(record, dict):
+            raise ValueError("not an object")
+    except FileNotFoundError:
+        return
+    except (ValueError, UnicodeDecodeError) as exc:
+        spool.reject(path, store.layout.spool_rejected, f"unreadable spool file: {exc}")
+        log.warning("rejected %s: unreadable spool file", path.name)
+        report.rejected.append(path.name)
+        return
+    try:
+        slug = process(store, config, record)
+    except MemorydError as exc:
+        spool.reject(path, store.layout.spool_rejected, str(exc))
+        log.warning("rejected %s: %s", path.name, exc)
+        report.rejected.append(path.name)
+        return
+    path.unlink(missing_ok=True)
+    report.captured.append(slug)
+
+
+def main() -> int:
+    from memoryd import config as config_mod
+    from memoryd import paths
+
+    layout = paths.layout().prepare()
+    logging.basicConfig(filename=layout.logs / "worker.log", level=logging.INFO,
+                        format="%(asctime)s %(levelname)s %(message)s")
+    try:
+        store = Store.open(layout)
+        drain(store, config_mod.load())
+    except MemorydError as exc:
+        log.error("%s", exc)
+        return 1
+    except Exception:  # a detached worker has no terminal: the log is where it speaks
+        log.exception("worker failed")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

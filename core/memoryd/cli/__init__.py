@@ -1,0 +1,1 @@
+"""The `memoryd` command line: a thin skin over `memoryd.app.Memoryd`."""

@@ -1,0 +1,80 @@
+"""memoryd reindex / doctor / stats."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from memoryd.cli import output
+
+
+def register(sub: Any, common: argparse.ArgumentParser) -> None:
+    r = sub.add_parser("reindex", parents=[common], help="rebuild the index from the memory files",
+                       description="Rebuild everything derivable from the files. Example: memoryd reindex")
+    r.set_defaults(handler=run_reindex)
+    d = sub.add_parser("doctor", parents=[common], help="check files, index and audit chain",
+                       description="Report files without rows, rows without files, damaged files and "
+                                   "audit chain health; exit 1 on problems. Example: memoryd doctor")
+    d.set_defaults(handler=run_doctor)
+    s = sub.add_parser("stats", parents=[common], help="counts by type, state and scope; last runs",
+                       description="Example: memoryd stats --json")
+    s.set_defaults(handler=run_stats)
+
+
+def run_reindex(args: argparse.Namespace) -> int:
+    from memoryd.app import Memoryd
+
+    rep = Memoryd().reindex()
+    if args.json:
+        output.emit_json(rep.__dict__)
+        return 0
+    kinds = ", ".join(f"{k} {v}" for k, v in sorted(rep.by_type.items())) or "none"
+    output.line(f"indexed {rep.indexed} of {rep.files} files ({kinds}); {rep.turns} turns")
+    for s in rep.skipped:
+        output.warn(f"skipped {s}")
+    return 0
+
+
+def run_doctor(args: argparse.Namespace) -> int:
+    from memoryd.app import Memoryd
+
+    rep = Memoryd().doctor()
+    audit = rep.audit
+    if args.json:
+        output.emit_json({**{k: v for k, v in rep.__dict__.items() if k != "audit"},
+                          "audit": audit.__dict__ if audit else None, "ok": rep.ok})
+    else:
+        for title, items in (("files without index rows", rep.files_without_rows),
+                             ("index rows without files", rep.rows_without_files),
+                             ("damaged files", rep.corrupt_files),
+                             ("leftover temp files", rep.temp_leftovers)):
+            output.line(f"{title}: {len(items)}")
+            for item in items[:20]:
+                output.line(f"  {item}")
+        output.line(f"spool: {rep.spool_pending} pending, {rep.spool_rejected} rejected")
+        if audit:
+            state = "intact" if audit.ok else f"BROKEN at seq {audit.first_bad_seq}: {audit.reason}"
+            output.line(f"audit chain: {audit.events} events, {state}")
+        if not rep.ok:
+            output.line("problems found: `memoryd reindex` heals index drift; see above for the rest")
+    return 0 if rep.ok else 1
+
+
+def run_stats(args: argparse.Namespace) -> int:
+    from memoryd.app import Memoryd
+
+    app = Memoryd()
+    app.catch_up()
+    st = app.stats()
+    if args.json:
+        output.emit_json(st)
+        return 0
+    output.line(f"home: {st['home']}")
+    output.line("by type:  " + (", ".join(f"{k} {v}" for k, v in st["by_type"].items()) or "none"))
+    output.line("by state: " + (", ".join(f"{k} {v}" for k, v in st["by_state"].items()) or "none"))
+    output.line(f"scopes: {len(st['by_scope'])}; turns: {st['turns']}; spool pending: {st['spool_pending']}")
+    for k, v in sorted(st["last_runs"].items()):
+        output.line(f"last {k}: {v}")
+    sq = st["sqlite"]
+    output.line(f"sqlite {sq['version']} (fts5 {'yes' if sq['fts5'] else 'no'}), schema v{st['schema_version']}")
+    return 0

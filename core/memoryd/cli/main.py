@@ -1,0 +1,118 @@
+"""Entry point. `capture` takes a fast path that imports only the standard library and the
+hook module; everything else builds the full parser.
+
+Conventions for every command: `--json` for machine-readable output, `--help`, errors as
+one line on stderr with exit 2 for bad usage and 1 for failures, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+
+from memoryd.errors import MemorydError, UsageError
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but usage errors are one line and exit 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        sys.stderr.write(f"memoryd: {message} (see `{self.prog} --help`)\n")
+        raise SystemExit(2)
+
+
+def build_parser() -> Parser:
+    from memoryd import __version__
+    from memoryd.cli.commands import audit, capture, maintenance, memories, scope, search
+
+    parser = Parser(prog="memoryd", description="Local long-term memory for AI agents.")
+    parser.add_argument("--version", action="version", version=f"memoryd {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    common = Parser(add_help=False)
+    common.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    for module in (capture, scope, memories, search, maintenance, audit):
+        module.register(sub, common)
+    return parser
+
+
+def _fast_capture(argv: Sequence[str]) -> int | None:
+    """`memoryd capture --source=X` with JSON on stdin (or as the last argument, as
+    Codex's notify sends it), without building the full CLI."""
+    args = list(argv[1:])
+    if not argv or argv[0] != "capture" or any(a in ("-h", "--help") for a in args):
+        return None
+    source, rest = None, []
+    it = iter(args)
+    for a in it:
+        if a.startswith("--source="):
+            source = a.split("=", 1)[1]
+        elif a == "--source":
+            source = next(it, None)
+        else:
+            rest.append(a)
+    if source is None or any(r.startswith("-") for r in rest) or len(rest) > 1:
+        return None
+    from memoryd.capture.hook import capture
+
+    raw = rest[0].encode("utf-8") if rest else sys.stdin.buffer.read()
+    try:
+        _, warnings = capture(source, raw)
+    except MemorydError as exc:
+        sys.stderr.write(f"memoryd: {exc}\n")
+        return exc.exit_code
+    for w in warnings:
+        sys.stderr.write(f"memoryd: warning: {w}\n")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    fast = _fast_capture(argv)
+    if fast is not None:
+        return fast
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if not getattr(args, "handler", None):
+            parser.print_help()
+            return 2
+        return int(args.handler(args) or 0)
+    except MemorydError as exc:
+        sys.stderr.write(f"memoryd: {exc}\n")
+        return exc.exit_code
+    except KeyboardInterrupt:
+        sys.stderr.write("memoryd: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        return 1
+    except Exception as exc:  # last resort: one line for the user, the trace in the log
+        path = _log_crash()
+        sys.stderr.write(f"memoryd: internal error: {exc.__class__.__name__}: {exc} (trace in {path})\n")
+        return 1
+
+
+def _log_crash() -> str:
+    import traceback
+
+    from memoryd import paths
+
+    try:
+        logs = paths.ensure_dir(paths.layout().logs)
+        path = logs / "cli-errors.log"
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(traceback.format_exc() + "\n")
+        return str(path)
+    except OSError:
+        return "nowhere: the log directory is not writable"
+
+
+def require(cond: bool, message: str) -> None:
+    if not cond:
+        raise UsageError(message)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

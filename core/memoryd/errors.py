@@ -1,0 +1,47 @@
+"""The one exception tree of memoryd.
+
+MemorydError                 root; adapters map it once (CLI: one line, exit 1)
+ +-- UsageError              the caller asked for something malformed (CLI exit 2)
+ |    +-- InvalidSlug        a slug that could escape its folder or is not a safe name
+ |    +-- InvalidPayload     hook JSON that is empty, not JSON, or missing fields
+ +-- NotFound                no memory with that slug
+ +-- CorruptFile             a memory file whose frontmatter or encoding is unreadable
+ +-- StorageError            the index or the data directory cannot be used
+ +-- AuditError              the audit log cannot be appended or read
+"""
+
+from __future__ import annotations
+
+
+class MemorydError(Exception):
+    """Root of every error memoryd raises on purpose."""
+
+    exit_code = 1
+
+
+class UsageError(MemorydError):
+    exit_code = 2
+
+
+class InvalidSlug(UsageError):
+    pass
+
+
+class InvalidPayload(UsageError):
+    pass
+
+
+class NotFound(MemorydError):
+    pass
+
+
+class CorruptFile(MemorydError):
+    pass
+
+
+class StorageError(MemorydError):
+    pass
+
+
+class AuditError(MemorydError):
+    pass

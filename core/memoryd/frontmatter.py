@@ -1,0 +1,79 @@
+"""Markdown with YAML frontmatter: parse and render so that a read then a write of a file
+memoryd wrote changes no byte."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from enum import Enum
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from memoryd.clock import iso
+from memoryd.errors import CorruptFile
+from memoryd.models import Frontmatter
+
+FENCE = "---"
+
+
+@dataclass
+class Document:
+    meta: Frontmatter
+    body: str
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return iso(value)
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def render(doc: Document) -> str:
+    data = {k: _plain(v) for k, v in doc.meta.model_dump().items()}
+    if data.get("session_id") is None:
+        data.pop("session_id", None)
+    head = yaml.safe_dump(
+        data, sort_keys=False, allow_unicode=True, default_flow_style=False, width=10_000
+    )
+    return f"{FENCE}\n{head}{FENCE}\n{doc.body}"
+
+
+def parse(text: str, *, where: str = "memory file") -> Document:
+    """Split and validate; any defect is one CorruptFile naming the file."""
+    if not text.startswith(FENCE + "\n"):
+        raise CorruptFile(f"{where}: no frontmatter (file must start with '---')")
+    end = text.find(f"\n{FENCE}\n", len(FENCE))
+    if end < 0:
+        raise CorruptFile(f"{where}: frontmatter is not closed by '---'")
+    head = text[len(FENCE) + 1 : end + 1]
+    body = text[end + len(FENCE) + 2 :]
+    try:
+        data = yaml.safe_load(head)
+    except yaml.YAMLError as exc:
+        problem = str(exc).splitlines()[0]
+        raise CorruptFile(f"{where}: frontmatter is not valid YAML ({problem})") from None
+    if not isinstance(data, dict):
+        raise CorruptFile(f"{where}: frontmatter is not a mapping")
+    try:
+        meta = Frontmatter.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"]) or "frontmatter"
+        raise CorruptFile(f"{where}: {loc}: {first['msg']}") from None
+    return Document(meta=meta, body=body)
+
+
+def parse_bytes(data: bytes, *, where: str = "memory file") -> Document:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise CorruptFile(f"{where}: not UTF-8 text") from None
+    return parse(text, where=where)

@@ -1,0 +1,1 @@
+ALTER TABLE memories ADD COLUMN scope_sensitive INTEGER NOT NULL DEFAULT 0;

@@ -1,0 +1,100 @@
+"""Where memoryd keeps things. `MEMORYD_HOME` and `MEMORYD_CONFIG` override the platform
+defaults, so tests and users with unusual setups never touch the real directories."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+APP = "memoryd"
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+
+
+def data_home() -> Path:
+    env = os.environ.get("MEMORYD_HOME")
+    if env:
+        return Path(env).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir(APP, appauthor=False))
+
+
+def config_file() -> Path:
+    env = os.environ.get("MEMORYD_CONFIG")
+    if env:
+        return Path(env).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir(APP, appauthor=False)) / "config.toml"
+
+
+def ensure_dir(path: Path) -> Path:
+    """Create a private directory (0700) and its parents if missing."""
+    path.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
+    return path
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The fixed shape of a data directory."""
+
+    home: Path
+
+    @property
+    def index_db(self) -> Path:
+        return self.home / "index.db"
+
+    @property
+    def scopes(self) -> Path:
+        return self.home / "scopes"
+
+    def scope_dir(self, scope_hash: str) -> Path:
+        return self.scopes / scope_hash
+
+    @property
+    def profile(self) -> Path:
+        return self.home / "profile"
+
+    @property
+    def audit_dir(self) -> Path:
+        return self.home / "audit"
+
+    @property
+    def audit_log(self) -> Path:
+        return self.audit_dir / "audit.jsonl"
+
+    @property
+    def audit_lock(self) -> Path:
+        return self.audit_dir / "audit.lock"
+
+    @property
+    def grants(self) -> Path:
+        return self.home / "grants"
+
+    @property
+    def spool(self) -> Path:
+        return self.home / "spool"
+
+    @property
+    def spool_rejected(self) -> Path:
+        return self.spool / "rejected"
+
+    @property
+    def worker_lock(self) -> Path:
+        return self.spool / ".worker.lock"
+
+    @property
+    def logs(self) -> Path:
+        return self.home / "logs"
+
+    def prepare(self) -> Layout:
+        """First use creates what is needed; there is no separate init step."""
+        for d in (self.home, self.scopes, self.profile, self.audit_dir, self.spool, self.logs):
+            ensure_dir(d)
+        return self
+
+
+def layout() -> Layout:
+    return Layout(data_home())

@@ -1,0 +1,82 @@
+"""Scopes: which project a directory belongs to.
+
+scope_hash = first 12 hex of sha256(root), root being the git toplevel inside a work tree
+(a linked worktree resolves to its main repository, so memories are not lost to worktrees)
+or the directory itself, symlinks resolved.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from memoryd.errors import UsageError
+
+
+@dataclass(frozen=True)
+class Scope:
+    hash: str
+    root: Path
+    kind: str  # "git" or "dir"
+
+
+def hash_root(root: Path) -> str:
+    return hashlib.sha256(str(root).encode("utf-8")).hexdigest()[:12]
+
+
+def _git_root(path: Path) -> Path | None:
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(path), "rev-parse", "--path-format=absolute",
+             "--show-toplevel", "--git-common-dir"],
+            capture_output=True, text=True, timeout=10, check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return _walk_root(path)
+    if out.returncode != 0:
+        return None if "not a git repository" in out.stderr else _walk_root(path)
+    lines = out.stdout.splitlines()
+    if len(lines) < 2:
+        return None
+    toplevel, common = Path(lines[0]).resolve(), Path(lines[1]).resolve()
+    if common.name == ".git":
+        return common.parent
+    return toplevel
+
+
+def _walk_root(path: Path) -> Path | None:
+    """Without git on PATH: find .git upwards; a worktree's .git file points home."""
+    for candidate in (path, *path.parents):
+        marker = candidate / ".git"
+        if marker.is_dir():
+            return candidate
+        if marker.is_file():
+            text = marker.read_text(encoding="utf-8", errors="replace").strip()
+            if text.startswith("gitdir:"):
+                gitdir = (candidate / text[7:].strip()).resolve()
+                common = gitdir / "commondir"
+                if common.is_file():
+                    main_git = (gitdir / common.read_text().strip()).resolve()
+                    if main_git.name == ".git":
+                        return main_git.parent
+            return candidate
+    return None
+
+
+def resolve(path: str | Path, *, must_exist: bool = True) -> Scope:
+    """The scope of a directory (a file path means its folder)."""
+    p = Path(path).expanduser()
+    if not p.exists():
+        if must_exist:
+            raise UsageError(f"no such directory: {path}")
+        root = Path(p).absolute()
+        return Scope(hash_root(root), root, "dir")
+    p = p.resolve()
+    if p.is_file():
+        p = p.parent
+    root = _git_root(p)
+    if root is not None:
+        return Scope(hash_root(root), root, "git")
+    return Scope(hash_root(p), p, "dir")

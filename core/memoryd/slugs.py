@@ -1,0 +1,66 @@
+"""Slugs are file names: anything that could leave the scope folder is refused."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+import unicodedata
+from datetime import datetime
+
+from memoryd.errors import InvalidSlug
+
+MAX_SLUG = 120
+_SAFE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def validate(slug: str) -> str:
+    """Return the slug unchanged, or raise InvalidSlug saying why it is unsafe."""
+    if not isinstance(slug, str) or not slug:
+        raise InvalidSlug("slug is empty")
+    if "\x00" in slug:
+        raise InvalidSlug("slug contains a NUL byte")
+    if len(slug) > MAX_SLUG:
+        raise InvalidSlug(f"slug is longer than {MAX_SLUG} characters")
+    if "/" in slug or "\\" in slug:
+        raise InvalidSlug(f"slug contains a path separator: {slug!r}")
+    if ".." in slug:
+        raise InvalidSlug(f"slug contains '..': {slug!r}")
+    if not _SAFE.match(slug):
+        raise InvalidSlug(
+            f"slug {slug!r} may only hold letters, digits, '.', '_' and '-', "
+            "and must start with a letter or digit"
+        )
+    if slug.lower().endswith((".md", ".enc", ".jsonl", ".part")):
+        raise InvalidSlug(f"slug must not end in a file extension: {slug!r}")
+    return slug
+
+
+def _ascii_words(text: str, limit: int) -> str:
+    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
+    out: list[str] = []
+    for word in _WORD.findall(folded):
+        if len("-".join([*out, word])) > limit:
+            break
+        out.append(word)
+    return "-".join(out)
+
+
+def for_title(title: str, when: datetime) -> str:
+    """`2026-05-18-use-postgres-for-jobs-7f3a`: readable, dated, unique enough."""
+    words = _ascii_words(title, 60)
+    parts = [when.strftime("%Y-%m-%d")]
+    if words:
+        parts.append(words)
+    parts.append(secrets.token_hex(2))
+    return validate("-".join(parts))
+
+
+def for_session(source: str, session_id: str, when: datetime) -> str:
+    """Sessions: date, a readable id prefix and a hash of source+id, so ids with odd
+    characters still give a safe, stable name."""
+    digest = hashlib.sha256(f"{source}\x00{session_id}".encode()).hexdigest()[:8]
+    prefix = _ascii_words(session_id, 8).replace("-", "")[:8]
+    parts = [when.strftime("%Y-%m-%d"), *([prefix] if prefix else []), digest]
+    return validate("-".join(parts))

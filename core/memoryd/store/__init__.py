@@ -1,0 +1,287 @@
+"""The store: the only code that touches memory files or SQL.
+
+Every write goes file (atomic) -> index transaction -> audit append, so a crash between
+steps leaves nothing `reindex` cannot heal and never a half-written memory file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine
+
+from memoryd import clock
+from memoryd.audit import AuditLog, Verdict
+from memoryd.db.engine import open_index, read_session, write_session
+from memoryd.errors import CorruptFile, NotFound
+from memoryd.frontmatter import Document
+from memoryd.models import DecayState
+from memoryd.paths import Layout
+from memoryd.store import index
+from memoryd.store.files import MemoryFiles, Turn
+from memoryd.store.index import Hit, TurnHit
+
+__all__ = ["Hit", "Store", "Turn", "TurnHit"]
+
+
+def fingerprint(body: str) -> str:
+    return hashlib.sha1(body[:500].encode("utf-8")).hexdigest()
+
+
+def session_key(source: str, session_id: str) -> str:
+    return f"{source}:{session_id}"
+
+
+@dataclass
+class ReindexReport:
+    files: int = 0
+    indexed: int = 0
+    turns: int = 0
+    skipped: list[str] = field(default_factory=list)
+    by_type: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class DoctorReport:
+    files_without_rows: list[str] = field(default_factory=list)
+    rows_without_files: list[str] = field(default_factory=list)
+    corrupt_files: list[str] = field(default_factory=list)
+    temp_leftovers: list[str] = field(default_factory=list)
+    spool_pending: int = 0
+    spool_rejected: int = 0
+    audit: Verdict | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not (self.files_without_rows or self.rows_without_files or self.corrupt_files
+                    or (self.audit is not None and not self.audit.ok))
+
+
+class Store:
+    def __init__(self, layout: Layout, engine: Engine) -> None:
+        self.layout = layout
+        self.engine = engine
+        self.files = MemoryFiles(layout)
+        self.audit = AuditLog(layout, self)
+
+    @classmethod
+    def open(cls, layout: Layout) -> Store:
+        layout.prepare()
+        return cls(layout, open_index(layout.index_db))
+
+    # -- audit head (HeadStore) -------------------------------------------------------
+    def get_head(self) -> tuple[int, str] | None:
+        with read_session(self.engine) as s:
+            return index.get_head(s)
+
+    def set_head(self, seq: int, this_hash: str) -> None:
+        with write_session(self.engine) as s:
+            index.set_head(s, seq, this_hash, clock.now_iso())
+
+    # -- rows -------------------------------------------------------------------------
+    def _row(self, doc: Document, path: Path) -> dict[str, Any]:
+        m = doc.meta
+        return {
+            "slug": m.slug, "type": m.type.value, "scope_hash": m.scope_hash, "title": m.title,
+            "source": m.source, "created_at": clock.iso(m.created_at),
+            "updated_at": clock.iso(m.updated_at) if m.updated_at else None,
+            "ttl_days": m.ttl_days, "decay_state": m.decay_state.value,
+            "last_recalled_at": clock.iso(m.last_recalled_at) if m.last_recalled_at else None,
+            "recall_count": m.recall_count, "fingerprint": fingerprint(doc.body),
+            "body_path": self.files.relative(path), "scope_sensitive": 0,
+            "session_key": session_key(m.source, m.session_id) if m.session_id else None,
+        }
+
+    @staticmethod
+    def _fts(doc: Document) -> dict[str, str]:
+        m = doc.meta
+        return {"title": m.title, "body": doc.body, "triggers": " ".join(m.triggers),
+                "tags": " ".join(m.tags)}
+
+    # -- writes -----------------------------------------------------------------------
+    def save(
+        self,
+        doc: Document,
+        *,
+        event: str,
+        actor: str,
+        turns: Sequence[Turn] | None = None,
+        details: dict[str, Any] | None = None,
+        dedupe: str | None = None,
+    ) -> Path:
+        """Write one memory everywhere it lives, and audit it."""
+        with read_session(self.engine) as s:
+            old = index.get(s, doc.meta.slug)
+        path = self.files.write(doc)
+        if turns is not None:
+            self.files.write_turns(path, list(turns))
+        if old and old["body_path"] != self.files.relative(path):
+            self.files.remove(self.files.absolute(old["body_path"]))
+        with write_session(self.engine) as s:
+            index.upsert_memory(s, self._row(doc, path), doc.meta.triggers, self._fts(doc),
+                                list(turns) if turns is not None else None)
+        self.audit.append(event, actor=actor, scope_hash=doc.meta.scope_hash,
+                          target_id=doc.meta.slug, details=details, dedupe=dedupe)
+        return path
+
+    def save_many(self, docs: Iterable[tuple[Document, Sequence[Turn] | None]], *, actor: str,
+                  event: str = "import", batch: int = 500) -> int:
+        """Bulk path for importers and benchmarks: files without per-file fsync, one
+        transaction and one audit event per batch."""
+        done = 0
+        pending: list[tuple[Document, Path, Sequence[Turn] | None]] = []
+
+        def flush() -> None:
+            if not pending:
+                return
+            with write_session(self.engine) as s:
+                for doc, path, turns in pending:
+                    index.upsert_memory(s, self._row(doc, path), doc.meta.triggers,
+                                        self._fts(doc), list(turns) if turns is not None else None)
+            scopes = sorted({d.meta.scope_hash for d, _, _ in pending})
+            self.audit.append(event, actor=actor, scope_hash=scopes[0] if len(scopes) == 1 else None,
+                              details={"count": len(pending), "scopes": scopes})
+            pending.clear()
+
+        for doc, turns in docs:
+            path = self.files.write(doc, sync=False)
+            if turns is not None:
+                self.files.write_turns(path, list(turns), sync=False)
+            pending.append((doc, path, turns))
+            done += 1
+            if len(pending) >= batch:
+                flush()
+        flush()
+        return done
+
+    def forget(self, slug: str, *, actor: str) -> Document:
+        doc, path = self.read(slug)
+        old_state = doc.meta.decay_state
+        doc.meta.decay_state = DecayState.forgotten
+        doc.meta.updated_at = clock.now()
+        new_path = self.files.path_for(doc)
+        self.files.move(path, new_path)
+        self.save(doc, event="forget", actor=actor, details={"from_state": old_state.value})
+        return doc
+
+    # -- reads ------------------------------------------------------------------------
+    def row(self, slug: str) -> dict[str, Any]:
+        with read_session(self.engine) as s:
+            row = index.get(s, slug)
+        if row is None:
+            raise NotFound(f"no memory with slug {slug!r}")
+        return row
+
+    def read(self, slug: str) -> tuple[Document, Path]:
+        path = self.files.absolute(self.row(slug)["body_path"])
+        return self.files.read(path), path
+
+    def turns(self, slug: str) -> list[Turn]:
+        _, path = self.read(slug)
+        return self.files.read_turns(path)
+
+    def slug_for_session(self, source: str, session_id: str) -> str | None:
+        with read_session(self.engine) as s:
+            return index.slug_for_session(s, session_key(source, session_id))
+
+    def list(self, *, scopes: Sequence[str] | None = None, types: Sequence[str] | None = None,
+             states: Sequence[str] | None = None, limit: int | None = None) -> list[dict[str, Any]]:
+        with read_session(self.engine) as s:
+            return index.list_rows(s, scopes=scopes, types=types, states=states, limit=limit)
+
+    def search(self, match: str, *, scopes: Sequence[str] | None, types: Sequence[str] | None,
+               states: Sequence[str] | None, limit: int) -> list[tuple[Hit, dict[str, Any]]]:
+        with read_session(self.engine) as s:
+            hits = index.search(s, match, scopes=scopes, types=types, states=states, limit=limit)
+            return [(h, index.get(s, h.slug) or {}) for h in hits]
+
+    def search_turns(self, match: str, *, scopes: Sequence[str] | None,
+                     states: Sequence[str] | None, limit: int) -> list[TurnHit]:
+        with read_session(self.engine) as s:
+            return index.search_turns(s, match, scopes=scopes, states=states, limit=limit)
+
+    def triggers(self, slug: str) -> list[str]:
+        with read_session(self.engine) as s:
+            return index.triggers_of(s, slug)
+
+    def counts(self) -> dict[str, list[dict[str, Any]]]:
+        with read_session(self.engine) as s:
+            return index.counts(s)
+
+    # -- recall -----------------------------------------------------------------------
+    def record_recall(self, slugs: Sequence[str], trigger_hits: Iterable[tuple[str, str]]) -> None:
+        """A hit or a get is a recall: counters, last_recalled_at, decay back to alive, in
+        the index and in the file (files are the truth)."""
+        now = clock.now()
+        when = clock.iso(now)
+        with write_session(self.engine) as s:
+            for slug in slugs:
+                index.mark_recalled(s, slug, when)
+            index.trigger_hits(s, trigger_hits, now.strftime("%Y-%m-%d"))
+        for slug in slugs:
+            try:
+                doc, path = self.read(slug)
+            except (NotFound, CorruptFile):
+                continue
+            doc.meta.recall_count += 1
+            doc.meta.last_recalled_at = now
+            if doc.meta.decay_state is not DecayState.forgotten:
+                doc.meta.decay_state = DecayState.alive
+            self.files.write(doc)
+
+    # -- maintenance ------------------------------------------------------------------
+    def reindex(self, *, actor: str) -> ReindexReport:
+        """Rebuild everything derivable from the files."""
+        report = ReindexReport()
+        seen: dict[str, str] = {}
+        with write_session(self.engine) as s:
+            index.clear_derived(s)
+            for path in self.files.all_files():
+                report.files += 1
+                rel = self.files.relative(path)
+                try:
+                    doc = self.files.read(path)
+                except CorruptFile as exc:
+                    report.skipped.append(str(exc))
+                    continue
+                if doc.meta.slug in seen:
+                    report.skipped.append(f"{rel}: slug {doc.meta.slug!r} already used by {seen[doc.meta.slug]}")
+                    continue
+                seen[doc.meta.slug] = rel
+                turns = self.files.read_turns(path)
+                index.upsert_memory(s, self._row(doc, path), doc.meta.triggers, self._fts(doc), turns)
+                report.indexed += 1
+                report.turns += len(turns)
+                report.by_type[doc.meta.type.value] = report.by_type.get(doc.meta.type.value, 0) + 1
+        self.audit.append("reindex", actor=actor, details={
+            "files": report.files, "indexed": report.indexed, "skipped": len(report.skipped)})
+        return report
+
+    def doctor(self) -> DoctorReport:
+        report = DoctorReport()
+        with read_session(self.engine) as s:
+            rows = index.all_body_paths(s)
+        on_disk = set()
+        for path in self.files.all_files():
+            rel = self.files.relative(path)
+            on_disk.add(rel)
+            try:
+                self.files.read(path)
+            except CorruptFile as exc:
+                report.corrupt_files.append(str(exc))
+                continue
+            if rel not in rows:
+                report.files_without_rows.append(rel)
+        report.rows_without_files = sorted(f"{slug} ({rel})" for rel, slug in rows.items() if rel not in on_disk)
+        report.temp_leftovers = [self.files.relative(p) for p in self.files.temp_leftovers()]
+        spool = self.layout.spool
+        if spool.exists():
+            report.spool_pending = sum(1 for p in spool.glob("*.json"))
+        if self.layout.spool_rejected.exists():
+            report.spool_rejected = sum(1 for _ in self.layout.spool_rejected.iterdir())
+        report.audit = self.audit.verify()
+        return report

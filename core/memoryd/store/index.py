@@ -1,0 +1,219 @@
+"""Everything the store says to SQLite. Callers own the session and the transaction."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import bindparam, text
+from sqlmodel import Session
+
+from memoryd.store.files import Turn
+from memoryd.textproc import segment
+
+MEMORY_COLUMNS = (
+    "slug", "type", "scope_hash", "title", "source", "created_at", "updated_at", "ttl_days",
+    "decay_state", "last_recalled_at", "recall_count", "fingerprint", "body_path",
+    "scope_sensitive", "session_key",
+)
+_COLS = ", ".join(MEMORY_COLUMNS)
+_PARAMS = ", ".join(":" + c for c in MEMORY_COLUMNS)
+_UPDATES = ", ".join(f"{c} = excluded.{c}" for c in MEMORY_COLUMNS if c != "slug")
+
+# Column weights for bm25(): title, body, triggers, tags, traces.
+BM25_WEIGHTS = (4.0, 1.0, 3.0, 2.0, 0.6)
+
+
+@dataclass(frozen=True)
+class Hit:
+    slug: str
+    score: float
+
+
+@dataclass(frozen=True)
+class TurnHit:
+    slug: str
+    seq: int
+    role: str
+    ts: str | None
+    ext_id: str | None
+    text: str
+    score: float
+
+
+def _rows(result: Any) -> list[dict[str, Any]]:
+    return [dict(r._mapping) for r in result]
+
+
+def upsert_memory(
+    s: Session,
+    row: dict[str, Any],
+    triggers: Sequence[str],
+    fts: dict[str, str],
+    turns: Sequence[Turn] | None,
+) -> None:
+    """Insert or replace one memory's rows: main row, triggers, FTS document, turns.
+    `turns=None` leaves stored turns as they are."""
+    s.exec(text(f"INSERT INTO memories ({_COLS}) VALUES ({_PARAMS}) "
+                f"ON CONFLICT(slug) DO UPDATE SET {_UPDATES}"), params=row)
+    slug = row["slug"]
+    s.exec(text("DELETE FROM triggers WHERE slug = :slug"), params={"slug": slug})
+    for trig in dict.fromkeys(triggers):
+        s.exec(text('INSERT INTO triggers (slug, "trigger") VALUES (:slug, :t)'),
+               params={"slug": slug, "t": trig})
+    doc_id = s.exec(text("SELECT id FROM fts_docs WHERE slug = :slug"), params={"slug": slug}).scalar()
+    if doc_id is None:
+        doc_id = s.exec(text("INSERT INTO fts_docs (slug) VALUES (:slug) RETURNING id"),
+                        params={"slug": slug}).scalar()
+    else:
+        s.exec(text("DELETE FROM memories_fts WHERE rowid = :id"), params={"id": doc_id})
+    if turns is not None:
+        replace_turns(s, slug, turns)
+        fts = {**fts, "traces": "\n".join(t.text for t in turns)}
+    else:
+        fts = {**fts, "traces": stored_traces(s, slug)}
+    s.exec(text("INSERT INTO memories_fts (rowid, title, body, triggers, tags, traces) "
+                "VALUES (:id, :title, :body, :triggers, :tags, :traces)"),
+           params={"id": doc_id, **{k: segment(v) for k, v in fts.items()}})
+
+
+def stored_traces(s: Session, slug: str) -> str:
+    rows = s.exec(text("SELECT text FROM turns WHERE slug = :slug ORDER BY seq"),
+                  params={"slug": slug}).all()
+    return "\n".join(r[0] for r in rows)
+
+
+def replace_turns(s: Session, slug: str, turns: Sequence[Turn]) -> None:
+    s.exec(text("DELETE FROM turns_fts WHERE rowid IN (SELECT id FROM turns WHERE slug = :slug)"),
+           params={"slug": slug})
+    s.exec(text("DELETE FROM turns WHERE slug = :slug"), params={"slug": slug})
+    for t in turns:
+        turn_id = s.exec(
+            text("INSERT INTO turns (slug, seq, role, ts, ext_id, text) "
+                 "VALUES (:slug, :seq, :role, :ts, :ext_id, :text) RETURNING id"),
+            params={"slug": slug, "seq": t.seq, "role": t.role, "ts": t.ts, "ext_id": t.ext_id,
+                    "text": t.text},
+        ).scalar()
+        s.exec(text("INSERT INTO turns_fts (rowid, role, text) VALUES (:id, :role, :text)"),
+               params={"id": turn_id, "role": t.role, "text": segment(t.text)})
+
+
+def delete_memory(s: Session, slug: str) -> None:
+    s.exec(text("DELETE FROM memories_fts WHERE rowid IN (SELECT id FROM fts_docs WHERE slug = :slug)"),
+           params={"slug": slug})
+    s.exec(text("DELETE FROM turns_fts WHERE rowid IN (SELECT id FROM turns WHERE slug = :slug)"),
+           params={"slug": slug})
+    s.exec(text("DELETE FROM memories WHERE slug = :slug"), params={"slug": slug})
+
+
+def clear_derived(s: Session) -> None:
+    """Everything reindex can rebuild from files. Governance tables are left alone."""
+    for table in ("memories_fts", "turns_fts", "turns", "fts_docs", "triggers"):
+        s.exec(text(f"DELETE FROM {table}"))
+    s.exec(text("DELETE FROM memories WHERE slug NOT IN (SELECT source_session_slug FROM promotions)"))
+
+
+def get(s: Session, slug: str) -> dict[str, Any] | None:
+    rows = _rows(s.exec(text(f"SELECT {_COLS} FROM memories WHERE slug = :slug"), params={"slug": slug}))
+    return rows[0] if rows else None
+
+
+def slug_for_session(s: Session, session_key: str) -> str | None:
+    return s.exec(text("SELECT slug FROM memories WHERE session_key = :k"), params={"k": session_key}).scalar()
+
+
+def triggers_of(s: Session, slug: str) -> list[str]:
+    rows = s.exec(text('SELECT "trigger" FROM triggers WHERE slug = :slug ORDER BY "trigger"'),
+                  params={"slug": slug}).all()
+    return [r[0] for r in rows]
+
+
+def _filters(scopes: Sequence[str] | None, types: Sequence[str] | None, states: Sequence[str] | None
+             ) -> tuple[str, dict[str, Any], list[Any]]:
+    where, params, binds = [], {}, []
+    if scopes is not None:
+        where.append("m.scope_hash IN :scopes")
+        params["scopes"] = list(scopes)
+        binds.append(bindparam("scopes", expanding=True))
+    if types:
+        where.append("m.type IN :types")
+        params["types"] = list(types)
+        binds.append(bindparam("types", expanding=True))
+    if states:
+        where.append("m.decay_state IN :states")
+        params["states"] = list(states)
+        binds.append(bindparam("states", expanding=True))
+    return (" AND ".join(where) or "1"), params, binds
+
+
+def list_rows(s: Session, *, scopes: Sequence[str] | None, types: Sequence[str] | None,
+              states: Sequence[str] | None, limit: int | None) -> list[dict[str, Any]]:
+    where, params, binds = _filters(scopes, types, states)
+    sql = f"SELECT {_COLS} FROM memories m WHERE {where} ORDER BY m.created_at DESC, m.slug"
+    if limit:
+        sql += f" LIMIT {int(limit)}"
+    return _rows(s.exec(text(sql).bindparams(*binds), params=params))
+
+
+def search(s: Session, match: str, *, scopes: Sequence[str] | None, types: Sequence[str] | None,
+           states: Sequence[str] | None, limit: int) -> list[Hit]:
+    where, params, binds = _filters(scopes, types, states)
+    w = ", ".join(str(x) for x in BM25_WEIGHTS)
+    sql = (f"SELECT d.slug AS slug, bm25(memories_fts, {w}) AS score "
+           "FROM memories_fts JOIN fts_docs d ON d.id = memories_fts.rowid "
+           "JOIN memories m ON m.slug = d.slug "
+           f"WHERE memories_fts MATCH :match AND {where} ORDER BY score LIMIT :limit")
+    params.update(match=match, limit=limit)
+    return [Hit(r[0], float(r[1])) for r in s.exec(text(sql).bindparams(*binds), params=params)]
+
+
+def search_turns(s: Session, match: str, *, scopes: Sequence[str] | None, states: Sequence[str] | None,
+                 limit: int) -> list[TurnHit]:
+    where, params, binds = _filters(scopes, None, states)
+    sql = ("SELECT t.slug, t.seq, t.role, t.ts, t.ext_id, t.text, bm25(turns_fts, 0.5, 1.0) AS score "
+           "FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid JOIN memories m ON m.slug = t.slug "
+           f"WHERE turns_fts MATCH :match AND {where} ORDER BY score LIMIT :limit")
+    params.update(match=match, limit=limit)
+    return [TurnHit(*r[:6], float(r[6])) for r in s.exec(text(sql).bindparams(*binds), params=params)]
+
+
+def mark_recalled(s: Session, slug: str, when: str) -> None:
+    s.exec(text("UPDATE memories SET recall_count = recall_count + 1, last_recalled_at = :ts, "
+                "decay_state = CASE WHEN decay_state = 'forgotten' THEN decay_state ELSE 'alive' END "
+                "WHERE slug = :slug"), params={"slug": slug, "ts": when})
+
+
+def trigger_hits(s: Session, hits: Iterable[tuple[str, str]], day: str) -> None:
+    for trig, scope_hash in hits:
+        s.exec(text('INSERT INTO trigger_stats ("trigger", scope_hash, day, hits) '
+                    "VALUES (:t, :scope, :day, 1) ON CONFLICT(\"trigger\", scope_hash, day) "
+                    "DO UPDATE SET hits = hits + 1"), params={"t": trig, "scope": scope_hash, "day": day})
+
+
+def get_head(s: Session) -> tuple[int, str] | None:
+    row = s.exec(text("SELECT seq, this_hash FROM audit_head WHERE id = 1")).first()
+    return (int(row[0]), str(row[1])) if row else None
+
+
+def set_head(s: Session, seq: int, this_hash: str, when: str) -> None:
+    s.exec(text("INSERT INTO audit_head (id, seq, this_hash, updated_at) VALUES (1, :seq, :h, :ts) "
+                "ON CONFLICT(id) DO UPDATE SET seq = excluded.seq, this_hash = excluded.this_hash, "
+                "updated_at = excluded.updated_at WHERE excluded.seq >= audit_head.seq"),
+           params={"seq": seq, "h": this_hash, "ts": when})
+
+
+def counts(s: Session) -> dict[str, list[dict[str, Any]]]:
+    def q(sql: str) -> list[dict[str, Any]]:
+        return _rows(s.exec(text(sql)))
+
+    return {
+        "by_type": q("SELECT type, count(*) AS n FROM memories GROUP BY type ORDER BY type"),
+        "by_state": q("SELECT decay_state, count(*) AS n FROM memories GROUP BY decay_state ORDER BY decay_state"),
+        "by_scope": q("SELECT scope_hash, count(*) AS n FROM memories GROUP BY scope_hash ORDER BY n DESC"),
+        "turns": q("SELECT count(*) AS n FROM turns"),
+    }
+
+
+def all_body_paths(s: Session) -> dict[str, str]:
+    return {r[0]: r[1] for r in s.exec(text("SELECT body_path, slug FROM memories"))}
