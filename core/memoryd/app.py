@@ -77,9 +77,18 @@ class Memoryd:
             self.drain_spool(wait=False)
 
     # -- memories ---------------------------------------------------------------------
-    def record(self, memory_type: str, title: str, body: str, *, triggers: Sequence[str] = (),
-               tags: Sequence[str] = (), category: str | None = None, scope_path: str | Path | None = None,
-               actor: str = "cli") -> tuple[Document, Changes]:
+    def record(
+        self,
+        memory_type: str,
+        title: str,
+        body: str,
+        *,
+        triggers: Sequence[str] = (),
+        tags: Sequence[str] = (),
+        category: str | None = None,
+        scope_path: str | Path | None = None,
+        actor: str = "cli",
+    ) -> tuple[Document, Changes]:
         mtype = _long_term_type(memory_type)
         title = title.strip()
         if not title:
@@ -88,17 +97,34 @@ class Memoryd:
             raise UsageError("the body is empty: pass --body or text on stdin")
         scope = self.scope(scope_path)
         now = clock.now()
-        meta = Frontmatter(title=title, slug=slugs.for_title(title, now), type=mtype, scope_hash=scope.hash,
-                           source="manual", created_at=now, updated_at=now, tags=list(dict.fromkeys(tags)),
-                           triggers=list(dict.fromkeys(triggers)), category=category,
-                           ttl_days=default_ttl(mtype), last_recalled_at=now)
+        meta = Frontmatter(
+            title=title,
+            slug=slugs.for_title(title, now),
+            type=mtype,
+            scope_hash=scope.hash,
+            source="manual",
+            created_at=now,
+            updated_at=now,
+            tags=list(dict.fromkeys(tags)),
+            triggers=list(dict.fromkeys(triggers)),
+            category=category,
+            ttl_days=default_ttl(mtype),
+            last_recalled_at=now,
+        )
         doc = Document(meta=meta, body=body if body.endswith("\n") else body + "\n")
         self.store.save(doc, event="record", actor=actor, details={"type": mtype.value})
         return doc, Changes(created=(meta.slug,), scopes=(scope.hash,))
 
-    def update(self, slug: str, *, title: str | None = None, body: str | None = None,
-               triggers: Sequence[str] | None = None, tags: Sequence[str] | None = None,
-               actor: str = "cli") -> tuple[Document, Changes]:
+    def update(
+        self,
+        slug: str,
+        *,
+        title: str | None = None,
+        body: str | None = None,
+        triggers: Sequence[str] | None = None,
+        tags: Sequence[str] | None = None,
+        actor: str = "cli",
+    ) -> tuple[Document, Changes]:
         slugs.validate(slug)
         doc, _ = self.store.read(slug)
         changed = []
@@ -130,11 +156,18 @@ class Memoryd:
             doc, path = self.store.read(slug)
         return MemoryView(doc, path, self.store.files.read_turns(path))
 
-    def list(self, *, scopes: Sequence[str] | None, memory_type: str | None = None,
-             include_forgotten: bool = False, limit: int | None = None) -> list[dict[str, Any]]:
+    def list(
+        self,
+        *,
+        scopes: Sequence[str] | None,
+        memory_type: str | None = None,
+        include_forgotten: bool = False,
+        limit: int | None = None,
+    ) -> list[dict[str, Any]]:
         types = [_any_type(memory_type).value] if memory_type else None
-        return self.store.list(scopes=scopes, types=types, states=search.states_for(include_forgotten),
-                               limit=limit)
+        return self.store.list(
+            scopes=scopes, types=types, states=search.states_for(include_forgotten), limit=limit
+        )
 
     def forget(self, slug: str, *, actor: str = "cli") -> Changes:
         slugs.validate(slug)
@@ -142,26 +175,37 @@ class Memoryd:
         return Changes(updated=(slug,), scopes=(doc.meta.scope_hash,))
 
     # -- search -----------------------------------------------------------------------
-    def search(self, query: str, *, scopes: Sequence[str] | None, memory_type: str | None = None,
-               limit: int | None = None, include_forgotten: bool = False,
-               count_recall: bool = True) -> list[search.Result]:
+    def search(
+        self,
+        query: str,
+        *,
+        scopes: Sequence[str] | None,
+        memory_type: str | None = None,
+        limit: int | None = None,
+        include_forgotten: bool = False,
+        count_recall: bool = True,
+    ) -> list[search.Result]:
         types = [_any_type(memory_type).value] if memory_type else None
         limit = self.config.search.default_limit if limit is None else limit
         if limit < 1:
             raise UsageError("--limit must be at least 1")
-        results = search.search(self.store, query, scopes=scopes, types=types, limit=limit,
-                                include_forgotten=include_forgotten)
+        results = search.search(
+            self.store, query, scopes=scopes, types=types, limit=limit, include_forgotten=include_forgotten
+        )
         if count_recall and results:
-            self.store.record_recall([r.slug for r in results],
-                                     search.matched_triggers(self.store, results, query))
+            self.store.record_recall(
+                [r.slug for r in results], search.matched_triggers(self.store, results, query)
+            )
         return results
 
-    def traces(self, query: str, *, scopes: Sequence[str] | None, limit: int = 10,
-               include_forgotten: bool = False) -> list[TurnHit]:
+    def traces(
+        self, query: str, *, scopes: Sequence[str] | None, limit: int = 10, include_forgotten: bool = False
+    ) -> list[TurnHit]:
         if limit < 1:
             raise UsageError("--limit must be at least 1")
-        return search.traces(self.store, query, scopes=scopes, limit=limit,
-                             include_forgotten=include_forgotten)
+        return search.traces(
+            self.store, query, scopes=scopes, limit=limit, include_forgotten=include_forgotten
+        )
 
     # -- maintenance ------------------------------------------------------------------
     def reindex(self) -> ReindexReport:
@@ -191,8 +235,9 @@ class Memoryd:
         }
 
     # -- audit ------------------------------------------------------------------------
-    def audit_events(self, *, scope_hash: str | None = None, since: str | None = None,
-                     event_type: str | None = None) -> list[Event]:
+    def audit_events(
+        self, *, scope_hash: str | None = None, since: str | None = None, event_type: str | None = None
+    ) -> list[Event]:
         since_dt = clock.parse_ts(since, what="--since") if since else None
         out = []
         for ev in self.store.audit.events():
@@ -213,14 +258,17 @@ def _any_type(name: str) -> MemoryType:
     try:
         return MemoryType(name)
     except ValueError:
-        raise UsageError(f"unknown type {name!r}; expected one of {', '.join(t.value for t in MemoryType)}") from None
+        raise UsageError(
+            f"unknown type {name!r}; expected one of {', '.join(t.value for t in MemoryType)}"
+        ) from None
 
 
 def _long_term_type(name: str) -> MemoryType:
     mtype = _any_type(name)
     if mtype not in LONG_TERM_TYPES:
-        raise UsageError("sessions come from capture; record one of "
-                         + ", ".join(t.value for t in LONG_TERM_TYPES))
+        raise UsageError(
+            "sessions come from capture; record one of " + ", ".join(t.value for t in LONG_TERM_TYPES)
+        )
     return mtype
 
 

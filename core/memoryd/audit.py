@@ -182,7 +182,12 @@ class AuditLog:
         if head is not None:
             head_seq, head_hash = head
             if head_seq > count:
-                return Verdict(False, count, count + 1, f"log ends at seq {count}, but the index recorded seq {head_seq}: the tail was removed")
+                return Verdict(
+                    False,
+                    count,
+                    count + 1,
+                    f"log ends at seq {count}, but the index recorded seq {head_seq}: the tail was removed",
+                )
             if head_seq and hashes.get(head_seq) != head_hash:
                 return Verdict(False, count, head_seq, "hash differs from the one recorded in the index")
         return Verdict(True, count)

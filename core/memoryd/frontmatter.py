@@ -40,9 +40,7 @@ def render(doc: Document) -> str:
     data = {k: _plain(v) for k, v in doc.meta.model_dump().items()}
     if data.get("session_id") is None:
         data.pop("session_id", None)
-    head = yaml.safe_dump(
-        data, sort_keys=False, allow_unicode=True, default_flow_style=False, width=10_000
-    )
+    head = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=False, width=10_000)
     return f"{FENCE}\n{head}{FENCE}\n{doc.body}"
 
 

@@ -27,7 +27,9 @@ _PATTERNS: list[tuple[str, re.Pattern[str], int]] = [
     ("aws_access_key", re.compile(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b"), 0),
     (
         "aws_secret_key",
-        re.compile(r"(?i)(aws_secret_access_key|aws_secret_key|secretaccesskey)(\W{1,4})([A-Za-z0-9/+=]{40})"),
+        re.compile(
+            r"(?i)(aws_secret_access_key|aws_secret_key|secretaccesskey)(\W{1,4})([A-Za-z0-9/+=]{40})"
+        ),
         3,
     ),
     ("slack_token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}"), 0),

@@ -29,9 +29,19 @@ def hash_root(root: Path) -> str:
 def _git_root(path: Path) -> Path | None:
     try:
         out = subprocess.run(
-            ["git", "-C", str(path), "rev-parse", "--path-format=absolute",
-             "--show-toplevel", "--git-common-dir"],
-            capture_output=True, text=True, timeout=10, check=False,
+            [
+                "git",
+                "-C",
+                str(path),
+                "rev-parse",
+                "--path-format=absolute",
+                "--show-toplevel",
+                "--git-common-dir",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
         )
     except (OSError, subprocess.TimeoutExpired):
         return _walk_root(path)

@@ -53,13 +53,22 @@ def rank(score: float, row: dict[str, Any]) -> float:
     return relevance * boost * STATE_FACTOR.get(row.get("decay_state", "alive"), 1.0)
 
 
-def search(store: Store, query: str, *, scopes: Sequence[str] | None, types: Sequence[str] | None = None,
-           limit: int = 10, include_forgotten: bool = False, with_snippets: bool = True) -> list[Result]:
+def search(
+    store: Store,
+    query: str,
+    *,
+    scopes: Sequence[str] | None,
+    types: Sequence[str] | None = None,
+    limit: int = 10,
+    include_forgotten: bool = False,
+    with_snippets: bool = True,
+) -> list[Result]:
     match = match_query(query)
     if match is None or limit <= 0:
         return []
-    pool = store.search(match, scopes=scopes, types=types, states=states_for(include_forgotten),
-                        limit=max(limit * 3, 30))
+    pool = store.search(
+        match, scopes=scopes, types=types, states=states_for(include_forgotten), limit=max(limit * 3, 30)
+    )
     ranked = sorted(pool, key=lambda hr: rank(hr[0].score, hr[1]), reverse=True)[:limit]
     out = []
     for hit, row in ranked:
@@ -70,14 +79,31 @@ def search(store: Store, query: str, *, scopes: Sequence[str] | None, types: Seq
                 text = snippet(doc.body, query)
             except Exception:  # a damaged file still shows up as a hit; doctor reports it
                 text = ""
-        out.append(Result(hit.slug, row["title"], row["type"], row["scope_hash"], row["decay_state"],
-                          row["source"], row["created_at"], int(row["recall_count"]),
-                          round(rank(hit.score, row), 4), text))
+        out.append(
+            Result(
+                hit.slug,
+                row["title"],
+                row["type"],
+                row["scope_hash"],
+                row["decay_state"],
+                row["source"],
+                row["created_at"],
+                int(row["recall_count"]),
+                round(rank(hit.score, row), 4),
+                text,
+            )
+        )
     return out
 
 
-def traces(store: Store, query: str, *, scopes: Sequence[str] | None, limit: int = 10,
-           include_forgotten: bool = False) -> list[TurnHit]:
+def traces(
+    store: Store,
+    query: str,
+    *,
+    scopes: Sequence[str] | None,
+    limit: int = 10,
+    include_forgotten: bool = False,
+) -> list[TurnHit]:
     match = match_query(query)
     if match is None or limit <= 0:
         return []

@@ -16,9 +16,19 @@ _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _HAN_RUN = re.compile(f"[{_HAN}]+")
 _WORD = re.compile(rf"[{_HAN}]+|[^\W_{_HAN}]+", re.UNICODE)
 
-STOPWORDS = frozenset(
-    ["a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "cannot", "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "herself", "him", "himself", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "let", "me", "more", "most", "my", "myself", "no", "nor", "not", "of", "off", "on", "once", "only", "or", "other", "ought", "our", "ours", "ourselves", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them", "themselves", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours", "yourself", "yourselves", "also", "just", "like", "might", "may", "must", "shall", "get", "got", "getting", "go", "going", "went", "gone", "make", "made", "kind", "sort", "thing", "things", "something", "anything", "one", "ones", "s", "t", "d", "ll", "re", "ve", "m", "don", "doesn", "didn", "isn", "wasn", "aren", "weren", "won", "wouldn", "shouldn", "couldn", "hasn", "haven", "hadn", "im", "ive", "id", "youre", "thats", "whats"]
-)
+_STOPWORD_TEXT = """
+a about above after again against all am an and any are as at be because been before being
+below between both but by can cannot could did do does doing down during each few for from
+further had has have having he her here hers herself him himself his how i if in into is it
+its itself let me more most my myself no nor not of off on once only or other ought our ours
+ourselves out over own same she should so some such than that the their theirs them
+themselves then there these they this those through to too under until up very was we were
+what when where which while who whom why will with would you your yours yourself yourselves
+also just like might may must shall get got getting go going went gone make made kind sort
+thing things something anything one ones s t d ll re ve m don doesn didn isn wasn aren
+weren won wouldn shouldn couldn hasn haven hadn im ive id youre thats whats
+"""
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 # Function characters: a bigram made only of these carries no topic.
 _HAN_STOP = frozenset("的了吗呢吧啊是在和与我你他她它们这那么什怎哪个有就都也不要会能对把被给")

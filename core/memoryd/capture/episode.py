@@ -12,10 +12,25 @@ from memoryd.redact import Redactor
 from memoryd.textproc import keywords
 
 _LANG = {
-    ".py": "python", ".ts": "typescript", ".tsx": "typescript", ".js": "javascript",
-    ".jsx": "javascript", ".rs": "rust", ".go": "go", ".java": "java", ".rb": "ruby",
-    ".c": "c", ".cpp": "cpp", ".cs": "csharp", ".swift": "swift", ".kt": "kotlin",
-    ".sql": "sql", ".sh": "shell", ".md": "docs", ".css": "css", ".html": "html",
+    ".py": "python",
+    ".ts": "typescript",
+    ".tsx": "typescript",
+    ".js": "javascript",
+    ".jsx": "javascript",
+    ".rs": "rust",
+    ".go": "go",
+    ".java": "java",
+    ".rb": "ruby",
+    ".c": "c",
+    ".cpp": "cpp",
+    ".cs": "csharp",
+    ".swift": "swift",
+    ".kt": "kotlin",
+    ".sql": "sql",
+    ".sh": "shell",
+    ".md": "docs",
+    ".css": "css",
+    ".html": "html",
 }
 
 
@@ -50,8 +65,11 @@ def build(parsed: Parsed, payload: dict[str, Any], source: str, redactor: Redact
         elif isinstance(msgs, str):
             goal = redactor(msgs)
     last = payload.get("last_assistant_message")
-    outcome = redactor(last) if isinstance(last, str) and last.strip() else (
-        parsed.answers[-1] if parsed.answers else "")
+    outcome = (
+        redactor(last)
+        if isinstance(last, str) and last.strip()
+        else (parsed.answers[-1] if parsed.answers else "")
+    )
     sid = str(payload.get("session_id", ""))
     title = _first_line(goal, 80) or f"Session {sid[:8]}"
 

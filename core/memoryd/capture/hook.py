@@ -27,7 +27,9 @@ _KEEP = frozenset({"session_id", "transcript_path", "cwd", "hook_event_name", "s
 
 def parse_payload(raw: bytes, fallback_cwd: str) -> dict[str, Any]:
     if not raw.strip():
-        raise InvalidPayload("empty stdin: expected the hook's JSON payload (session_id, transcript_path, cwd)")
+        raise InvalidPayload(
+            "empty stdin: expected the hook's JSON payload (session_id, transcript_path, cwd)"
+        )
     if len(raw) > MAX_PAYLOAD:
         raise InvalidPayload(f"payload is larger than {MAX_PAYLOAD // (1024 * 1024)} MB")
     try:
@@ -37,8 +39,11 @@ def parse_payload(raw: bytes, fallback_cwd: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise InvalidPayload("payload must be a JSON object")
     # Codex `notify` sends kebab-case keys.
-    for kebab, snake in (("thread-id", "session_id"), ("last-assistant-message", "last_assistant_message"),
-                         ("input-messages", "input_messages")):
+    for kebab, snake in (
+        ("thread-id", "session_id"),
+        ("last-assistant-message", "last_assistant_message"),
+        ("input-messages", "input_messages"),
+    ):
         if kebab in data and snake not in data:
             data[snake] = data.pop(kebab)
     sid = data.get("session_id")
@@ -73,8 +78,12 @@ def worker_idle(layout: paths.Layout) -> bool:
 
 
 def spawn_worker() -> None:
-    kwargs: dict[str, Any] = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL,
-                              "stderr": subprocess.DEVNULL, "close_fds": True}
+    kwargs: dict[str, Any] = {
+        "stdin": subprocess.DEVNULL,
+        "stdout": subprocess.DEVNULL,
+        "stderr": subprocess.DEVNULL,
+        "close_fds": True,
+    }
     if os.name == "nt":
         kwargs["creationflags"] = 0x00000008 | 0x00000200  # DETACHED_PROCESS | NEW_PROCESS_GROUP
     else:

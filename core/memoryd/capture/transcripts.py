@@ -19,8 +19,14 @@ from memoryd.redact import Redactor
 from memoryd.store.files import Turn
 
 _NOT_PROMPTS = (
-    "<command-name>", "<command-message>", "<local-command", "Caveat:", "<environment_context>",
-    "<user_instructions>", "This session is being continued", "[Request interrupted",
+    "<command-name>",
+    "<command-message>",
+    "<local-command",
+    "Caveat:",
+    "<environment_context>",
+    "<user_instructions>",
+    "This session is being continued",
+    "[Request interrupted",
 )
 _FILE_KEYS = ("file_path", "path", "notebook_path", "filename")
 
@@ -66,9 +72,15 @@ class _Builder:
     def turn(self, role: str, text: str, ts: Any = None, ext_id: Any = None) -> str:
         clipped = self._clip(text)
         if clipped:
-            self.out.turns.append(Turn(self.out.seq, role, clipped,
-                                       ts if isinstance(ts, str) else None,
-                                       ext_id if isinstance(ext_id, str) else None))
+            self.out.turns.append(
+                Turn(
+                    self.out.seq,
+                    role,
+                    clipped,
+                    ts if isinstance(ts, str) else None,
+                    ext_id if isinstance(ext_id, str) else None,
+                )
+            )
             self.out.seq += 1
         return clipped
 
@@ -106,7 +118,7 @@ class _Builder:
                 for line in patch.splitlines():
                     for marker in ("*** Update File: ", "*** Add File: ", "*** Delete File: "):
                         if line.startswith(marker):
-                            self.out.files.setdefault(line[len(marker):].strip(), None)
+                            self.out.files.setdefault(line[len(marker) :].strip(), None)
         summary = json.dumps(args, ensure_ascii=False)[:400] if args else ""
         self.turn("tool", f"[{name}] {summary}", ts)
 

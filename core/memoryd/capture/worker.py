@@ -61,8 +61,9 @@ def process(store: Store, config: Config, record: dict[str, Any]) -> str:
         if not turns:  # transcript gone or lagging: keep what the earlier capture copied
             turns = None
             if not parsed.prompts:
-                ep = episode.Episode(meta.title, _keep_goal(doc.body, ep.body), ep.triggers or meta.triggers,
-                                     ep.tags)
+                ep = episode.Episode(
+                    meta.title, _keep_goal(doc.body, ep.body), ep.triggers or meta.triggers, ep.tags
+                )
         meta.title, meta.triggers, meta.tags = ep.title, ep.triggers, ep.tags
         meta.updated_at = now
         if meta.decay_state is not DecayState.forgotten:
@@ -70,10 +71,18 @@ def process(store: Store, config: Config, record: dict[str, Any]) -> str:
         action = "updated"
     else:
         meta = Frontmatter(
-            title=ep.title, slug=slugs.for_session(source, sid, now), type=MemoryType.session,
-            scope_hash=scope.hash, source=source, created_at=now, updated_at=now,
-            tags=ep.tags, triggers=ep.triggers, ttl_days=default_ttl(MemoryType.session),
-            last_recalled_at=now, session_id=sid,
+            title=ep.title,
+            slug=slugs.for_session(source, sid, now),
+            type=MemoryType.session,
+            scope_hash=scope.hash,
+            source=source,
+            created_at=now,
+            updated_at=now,
+            tags=ep.tags,
+            triggers=ep.triggers,
+            ttl_days=default_ttl(MemoryType.session),
+            last_recalled_at=now,
+            session_id=sid,
         )
         action = "created"
     doc = Document(meta=meta, body=ep.body)
@@ -82,10 +91,20 @@ def process(store: Store, config: Config, record: dict[str, Any]) -> str:
     redactions = dict(redactor.counts)
     for k, v in (payload.get("_redacted_in_hook") or {}).items():
         redactions[k] = redactions.get(k, 0) + int(v)
-    store.save(doc, event="capture", actor=f"capture:{source}", turns=turns, dedupe=record.get("payload_id"),
-               details={"action": action, "turns": len(turns) if turns is not None else None,
-                        "redactions": redactions, "warnings": len(parsed.warnings),
-                        "hook_event": payload.get("hook_event_name")})
+    store.save(
+        doc,
+        event="capture",
+        actor=f"capture:{source}",
+        turns=turns,
+        dedupe=record.get("payload_id"),
+        details={
+            "action": action,
+            "turns": len(turns) if turns is not None else None,
+            "redactions": redactions,
+            "warnings": len(parsed.warnings),
+            "hook_event": payload.get("hook_event_name"),
+        },
+    )
     return meta.slug
 
 
@@ -145,8 +164,11 @@ def main() -> int:
     from memoryd import paths
 
     layout = paths.layout().prepare()
-    logging.basicConfig(filename=layout.logs / "worker.log", level=logging.INFO,
-                        format="%(asctime)s %(levelname)s %(message)s")
+    logging.basicConfig(
+        filename=layout.logs / "worker.log",
+        level=logging.INFO,
+        format="%(asctime)s %(levelname)s %(message)s",
+    )
     try:
         store = Store.open(layout)
         drain(store, config_mod.load())

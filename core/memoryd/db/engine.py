@@ -36,6 +36,7 @@ class Capabilities:
 def probe() -> Capabilities:
     con = sqlite3.connect(":memory:")
     try:
+
         def works(sql: str) -> bool:
             try:
                 con.execute(sql)
@@ -78,9 +79,7 @@ def _apply(path: Path) -> None:
         for version, name, sql in migrations():
             con.execute("BEGIN IMMEDIATE")
             try:
-                done = con.execute(
-                    "SELECT 1 FROM schema_migrations WHERE version = ?", (version,)
-                ).fetchone()
+                done = con.execute("SELECT 1 FROM schema_migrations WHERE version = ?", (version,)).fetchone()
                 if not done:
                     for statement in _statements(sql):
                         con.execute(statement)

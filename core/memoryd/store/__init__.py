@@ -57,8 +57,12 @@ class DoctorReport:
 
     @property
     def ok(self) -> bool:
-        return not (self.files_without_rows or self.rows_without_files or self.corrupt_files
-                    or (self.audit is not None and not self.audit.ok))
+        return not (
+            self.files_without_rows
+            or self.rows_without_files
+            or self.corrupt_files
+            or (self.audit is not None and not self.audit.ok)
+        )
 
 
 class Store:
@@ -86,21 +90,32 @@ class Store:
     def _row(self, doc: Document, path: Path) -> dict[str, Any]:
         m = doc.meta
         return {
-            "slug": m.slug, "type": m.type.value, "scope_hash": m.scope_hash, "title": m.title,
-            "source": m.source, "created_at": clock.iso(m.created_at),
+            "slug": m.slug,
+            "type": m.type.value,
+            "scope_hash": m.scope_hash,
+            "title": m.title,
+            "source": m.source,
+            "created_at": clock.iso(m.created_at),
             "updated_at": clock.iso(m.updated_at) if m.updated_at else None,
-            "ttl_days": m.ttl_days, "decay_state": m.decay_state.value,
+            "ttl_days": m.ttl_days,
+            "decay_state": m.decay_state.value,
             "last_recalled_at": clock.iso(m.last_recalled_at) if m.last_recalled_at else None,
-            "recall_count": m.recall_count, "fingerprint": fingerprint(doc.body),
-            "body_path": self.files.relative(path), "scope_sensitive": 0,
+            "recall_count": m.recall_count,
+            "fingerprint": fingerprint(doc.body),
+            "body_path": self.files.relative(path),
+            "scope_sensitive": 0,
             "session_key": session_key(m.source, m.session_id) if m.session_id else None,
         }
 
     @staticmethod
     def _fts(doc: Document) -> dict[str, str]:
         m = doc.meta
-        return {"title": m.title, "body": doc.body, "triggers": " ".join(m.triggers),
-                "tags": " ".join(m.tags)}
+        return {
+            "title": m.title,
+            "body": doc.body,
+            "triggers": " ".join(m.triggers),
+            "tags": " ".join(m.tags),
+        }
 
     # -- writes -----------------------------------------------------------------------
     def save(
@@ -122,14 +137,31 @@ class Store:
         if old and old["body_path"] != self.files.relative(path):
             self.files.remove(self.files.absolute(old["body_path"]))
         with write_session(self.engine) as s:
-            index.upsert_memory(s, self._row(doc, path), doc.meta.triggers, self._fts(doc),
-                                list(turns) if turns is not None else None)
-        self.audit.append(event, actor=actor, scope_hash=doc.meta.scope_hash,
-                          target_id=doc.meta.slug, details=details, dedupe=dedupe)
+            index.upsert_memory(
+                s,
+                self._row(doc, path),
+                doc.meta.triggers,
+                self._fts(doc),
+                list(turns) if turns is not None else None,
+            )
+        self.audit.append(
+            event,
+            actor=actor,
+            scope_hash=doc.meta.scope_hash,
+            target_id=doc.meta.slug,
+            details=details,
+            dedupe=dedupe,
+        )
         return path
 
-    def save_many(self, docs: Iterable[tuple[Document, Sequence[Turn] | None]], *, actor: str,
-                  event: str = "import", batch: int = 500) -> int:
+    def save_many(
+        self,
+        docs: Iterable[tuple[Document, Sequence[Turn] | None]],
+        *,
+        actor: str,
+        event: str = "import",
+        batch: int = 500,
+    ) -> int:
         """Bulk path for importers and benchmarks: files without per-file fsync, one
         transaction and one audit event per batch."""
         done = 0
@@ -140,11 +172,20 @@ class Store:
                 return
             with write_session(self.engine) as s:
                 for doc, path, turns in pending:
-                    index.upsert_memory(s, self._row(doc, path), doc.meta.triggers,
-                                        self._fts(doc), list(turns) if turns is not None else None)
+                    index.upsert_memory(
+                        s,
+                        self._row(doc, path),
+                        doc.meta.triggers,
+                        self._fts(doc),
+                        list(turns) if turns is not None else None,
+                    )
             scopes = sorted({d.meta.scope_hash for d, _, _ in pending})
-            self.audit.append(event, actor=actor, scope_hash=scopes[0] if len(scopes) == 1 else None,
-                              details={"count": len(pending), "scopes": scopes})
+            self.audit.append(
+                event,
+                actor=actor,
+                scope_hash=scopes[0] if len(scopes) == 1 else None,
+                details={"count": len(pending), "scopes": scopes},
+            )
             pending.clear()
 
         for doc, turns in docs:
@@ -188,19 +229,33 @@ class Store:
         with read_session(self.engine) as s:
             return index.slug_for_session(s, session_key(source, session_id))
 
-    def list(self, *, scopes: Sequence[str] | None = None, types: Sequence[str] | None = None,
-             states: Sequence[str] | None = None, limit: int | None = None) -> list[dict[str, Any]]:
+    def list(
+        self,
+        *,
+        scopes: Sequence[str] | None = None,
+        types: Sequence[str] | None = None,
+        states: Sequence[str] | None = None,
+        limit: int | None = None,
+    ) -> list[dict[str, Any]]:
         with read_session(self.engine) as s:
             return index.list_rows(s, scopes=scopes, types=types, states=states, limit=limit)
 
-    def search(self, match: str, *, scopes: Sequence[str] | None, types: Sequence[str] | None,
-               states: Sequence[str] | None, limit: int) -> list[tuple[Hit, dict[str, Any]]]:
+    def search(
+        self,
+        match: str,
+        *,
+        scopes: Sequence[str] | None,
+        types: Sequence[str] | None,
+        states: Sequence[str] | None,
+        limit: int,
+    ) -> list[tuple[Hit, dict[str, Any]]]:
         with read_session(self.engine) as s:
             hits = index.search(s, match, scopes=scopes, types=types, states=states, limit=limit)
             return [(h, index.get(s, h.slug) or {}) for h in hits]
 
-    def search_turns(self, match: str, *, scopes: Sequence[str] | None,
-                     states: Sequence[str] | None, limit: int) -> list[TurnHit]:
+    def search_turns(
+        self, match: str, *, scopes: Sequence[str] | None, states: Sequence[str] | None, limit: int
+    ) -> list[TurnHit]:
         with read_session(self.engine) as s:
             return index.search_turns(s, match, scopes=scopes, states=states, limit=limit)
 
@@ -224,7 +279,7 @@ class Store:
             index.trigger_hits(s, trigger_hits, now.strftime("%Y-%m-%d"))
         for slug in slugs:
             try:
-                doc, path = self.read(slug)
+                doc, _path = self.read(slug)
             except (NotFound, CorruptFile):
                 continue
             doc.meta.recall_count += 1
@@ -249,7 +304,9 @@ class Store:
                     report.skipped.append(str(exc))
                     continue
                 if doc.meta.slug in seen:
-                    report.skipped.append(f"{rel}: slug {doc.meta.slug!r} already used by {seen[doc.meta.slug]}")
+                    report.skipped.append(
+                        f"{rel}: slug {doc.meta.slug!r} already used by {seen[doc.meta.slug]}"
+                    )
                     continue
                 seen[doc.meta.slug] = rel
                 turns = self.files.read_turns(path)
@@ -257,8 +314,11 @@ class Store:
                 report.indexed += 1
                 report.turns += len(turns)
                 report.by_type[doc.meta.type.value] = report.by_type.get(doc.meta.type.value, 0) + 1
-        self.audit.append("reindex", actor=actor, details={
-            "files": report.files, "indexed": report.indexed, "skipped": len(report.skipped)})
+        self.audit.append(
+            "reindex",
+            actor=actor,
+            details={"files": report.files, "indexed": report.indexed, "skipped": len(report.skipped)},
+        )
         return report
 
     def doctor(self) -> DoctorReport:
@@ -276,7 +336,9 @@ class Store:
                 continue
             if rel not in rows:
                 report.files_without_rows.append(rel)
-        report.rows_without_files = sorted(f"{slug} ({rel})" for rel, slug in rows.items() if rel not in on_disk)
+        report.rows_without_files = sorted(
+            f"{slug} ({rel})" for rel, slug in rows.items() if rel not in on_disk
+        )
         report.temp_leftovers = [self.files.relative(p) for p in self.files.temp_leftovers()]
         spool = self.layout.spool
         if spool.exists():

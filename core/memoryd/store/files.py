@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Iterator
@@ -98,10 +99,8 @@ class MemoryFiles:
 
     def remove(self, path: Path) -> None:
         for p in (path, self.turns_path(path)):
-            try:
+            with contextlib.suppress(FileNotFoundError):
                 p.unlink()
-            except FileNotFoundError:
-                pass
 
     def all_files(self) -> Iterator[Path]:
         """Every memory file under scopes/, temp leftovers and sidecars excluded."""
@@ -122,5 +121,4 @@ class MemoryFiles:
     def temp_leftovers(self) -> Iterator[Path]:
         root = self.layout.scopes
         if root.exists():
-            for path in root.rglob(".tmp-*.part"):
-                yield path
+            yield from root.rglob(".tmp-*.part")

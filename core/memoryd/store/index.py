@@ -13,9 +13,21 @@ from memoryd.store.files import Turn
 from memoryd.textproc import segment
 
 MEMORY_COLUMNS = (
-    "slug", "type", "scope_hash", "title", "source", "created_at", "updated_at", "ttl_days",
-    "decay_state", "last_recalled_at", "recall_count", "fingerprint", "body_path",
-    "scope_sensitive", "session_key",
+    "slug",
+    "type",
+    "scope_hash",
+    "title",
+    "source",
+    "created_at",
+    "updated_at",
+    "ttl_days",
+    "decay_state",
+    "last_recalled_at",
+    "recall_count",
+    "fingerprint",
+    "body_path",
+    "scope_sensitive",
+    "session_key",
 )
 _COLS = ", ".join(MEMORY_COLUMNS)
 _PARAMS = ", ".join(":" + c for c in MEMORY_COLUMNS)
@@ -55,17 +67,22 @@ def upsert_memory(
 ) -> None:
     """Insert or replace one memory's rows: main row, triggers, FTS document, turns.
     `turns=None` leaves stored turns as they are."""
-    s.exec(text(f"INSERT INTO memories ({_COLS}) VALUES ({_PARAMS}) "
-                f"ON CONFLICT(slug) DO UPDATE SET {_UPDATES}"), params=row)
+    s.exec(
+        text(f"INSERT INTO memories ({_COLS}) VALUES ({_PARAMS}) ON CONFLICT(slug) DO UPDATE SET {_UPDATES}"),
+        params=row,
+    )
     slug = row["slug"]
     s.exec(text("DELETE FROM triggers WHERE slug = :slug"), params={"slug": slug})
     for trig in dict.fromkeys(triggers):
-        s.exec(text('INSERT INTO triggers (slug, "trigger") VALUES (:slug, :t)'),
-               params={"slug": slug, "t": trig})
+        s.exec(
+            text('INSERT INTO triggers (slug, "trigger") VALUES (:slug, :t)'),
+            params={"slug": slug, "t": trig},
+        )
     doc_id = s.exec(text("SELECT id FROM fts_docs WHERE slug = :slug"), params={"slug": slug}).scalar()
     if doc_id is None:
-        doc_id = s.exec(text("INSERT INTO fts_docs (slug) VALUES (:slug) RETURNING id"),
-                        params={"slug": slug}).scalar()
+        doc_id = s.exec(
+            text("INSERT INTO fts_docs (slug) VALUES (:slug) RETURNING id"), params={"slug": slug}
+        ).scalar()
     else:
         s.exec(text("DELETE FROM memories_fts WHERE rowid = :id"), params={"id": doc_id})
     if turns is not None:
@@ -73,37 +90,56 @@ def upsert_memory(
         fts = {**fts, "traces": "\n".join(t.text for t in turns)}
     else:
         fts = {**fts, "traces": stored_traces(s, slug)}
-    s.exec(text("INSERT INTO memories_fts (rowid, title, body, triggers, tags, traces) "
-                "VALUES (:id, :title, :body, :triggers, :tags, :traces)"),
-           params={"id": doc_id, **{k: segment(v) for k, v in fts.items()}})
+    s.exec(
+        text(
+            "INSERT INTO memories_fts (rowid, title, body, triggers, tags, traces) "
+            "VALUES (:id, :title, :body, :triggers, :tags, :traces)"
+        ),
+        params={"id": doc_id, **{k: segment(v) for k, v in fts.items()}},
+    )
 
 
 def stored_traces(s: Session, slug: str) -> str:
-    rows = s.exec(text("SELECT text FROM turns WHERE slug = :slug ORDER BY seq"),
-                  params={"slug": slug}).all()
+    rows = s.exec(text("SELECT text FROM turns WHERE slug = :slug ORDER BY seq"), params={"slug": slug}).all()
     return "\n".join(r[0] for r in rows)
 
 
 def replace_turns(s: Session, slug: str, turns: Sequence[Turn]) -> None:
-    s.exec(text("DELETE FROM turns_fts WHERE rowid IN (SELECT id FROM turns WHERE slug = :slug)"),
-           params={"slug": slug})
+    s.exec(
+        text("DELETE FROM turns_fts WHERE rowid IN (SELECT id FROM turns WHERE slug = :slug)"),
+        params={"slug": slug},
+    )
     s.exec(text("DELETE FROM turns WHERE slug = :slug"), params={"slug": slug})
     for t in turns:
         turn_id = s.exec(
-            text("INSERT INTO turns (slug, seq, role, ts, ext_id, text) "
-                 "VALUES (:slug, :seq, :role, :ts, :ext_id, :text) RETURNING id"),
-            params={"slug": slug, "seq": t.seq, "role": t.role, "ts": t.ts, "ext_id": t.ext_id,
-                    "text": t.text},
+            text(
+                "INSERT INTO turns (slug, seq, role, ts, ext_id, text) "
+                "VALUES (:slug, :seq, :role, :ts, :ext_id, :text) RETURNING id"
+            ),
+            params={
+                "slug": slug,
+                "seq": t.seq,
+                "role": t.role,
+                "ts": t.ts,
+                "ext_id": t.ext_id,
+                "text": t.text,
+            },
         ).scalar()
-        s.exec(text("INSERT INTO turns_fts (rowid, role, text) VALUES (:id, :role, :text)"),
-               params={"id": turn_id, "role": t.role, "text": segment(t.text)})
+        s.exec(
+            text("INSERT INTO turns_fts (rowid, role, text) VALUES (:id, :role, :text)"),
+            params={"id": turn_id, "role": t.role, "text": segment(t.text)},
+        )
 
 
 def delete_memory(s: Session, slug: str) -> None:
-    s.exec(text("DELETE FROM memories_fts WHERE rowid IN (SELECT id FROM fts_docs WHERE slug = :slug)"),
-           params={"slug": slug})
-    s.exec(text("DELETE FROM turns_fts WHERE rowid IN (SELECT id FROM turns WHERE slug = :slug)"),
-           params={"slug": slug})
+    s.exec(
+        text("DELETE FROM memories_fts WHERE rowid IN (SELECT id FROM fts_docs WHERE slug = :slug)"),
+        params={"slug": slug},
+    )
+    s.exec(
+        text("DELETE FROM turns_fts WHERE rowid IN (SELECT id FROM turns WHERE slug = :slug)"),
+        params={"slug": slug},
+    )
     s.exec(text("DELETE FROM memories WHERE slug = :slug"), params={"slug": slug})
 
 
@@ -120,17 +156,21 @@ def get(s: Session, slug: str) -> dict[str, Any] | None:
 
 
 def slug_for_session(s: Session, session_key: str) -> str | None:
-    return s.exec(text("SELECT slug FROM memories WHERE session_key = :k"), params={"k": session_key}).scalar()
+    return s.exec(
+        text("SELECT slug FROM memories WHERE session_key = :k"), params={"k": session_key}
+    ).scalar()
 
 
 def triggers_of(s: Session, slug: str) -> list[str]:
-    rows = s.exec(text('SELECT "trigger" FROM triggers WHERE slug = :slug ORDER BY "trigger"'),
-                  params={"slug": slug}).all()
+    rows = s.exec(
+        text('SELECT "trigger" FROM triggers WHERE slug = :slug ORDER BY "trigger"'), params={"slug": slug}
+    ).all()
     return [r[0] for r in rows]
 
 
-def _filters(scopes: Sequence[str] | None, types: Sequence[str] | None, states: Sequence[str] | None
-             ) -> tuple[str, dict[str, Any], list[Any]]:
+def _filters(
+    scopes: Sequence[str] | None, types: Sequence[str] | None, states: Sequence[str] | None
+) -> tuple[str, dict[str, Any], list[Any]]:
     where, params, binds = [], {}, []
     if scopes is not None:
         where.append("m.scope_hash IN :scopes")
@@ -147,8 +187,14 @@ def _filters(scopes: Sequence[str] | None, types: Sequence[str] | None, states: 
     return (" AND ".join(where) or "1"), params, binds
 
 
-def list_rows(s: Session, *, scopes: Sequence[str] | None, types: Sequence[str] | None,
-              states: Sequence[str] | None, limit: int | None) -> list[dict[str, Any]]:
+def list_rows(
+    s: Session,
+    *,
+    scopes: Sequence[str] | None,
+    types: Sequence[str] | None,
+    states: Sequence[str] | None,
+    limit: int | None,
+) -> list[dict[str, Any]]:
     where, params, binds = _filters(scopes, types, states)
     sql = f"SELECT {_COLS} FROM memories m WHERE {where} ORDER BY m.created_at DESC, m.slug"
     if limit:
@@ -156,39 +202,61 @@ def list_rows(s: Session, *, scopes: Sequence[str] | None, types: Sequence[str] 
     return _rows(s.exec(text(sql).bindparams(*binds), params=params))
 
 
-def search(s: Session, match: str, *, scopes: Sequence[str] | None, types: Sequence[str] | None,
-           states: Sequence[str] | None, limit: int) -> list[Hit]:
+def search(
+    s: Session,
+    match: str,
+    *,
+    scopes: Sequence[str] | None,
+    types: Sequence[str] | None,
+    states: Sequence[str] | None,
+    limit: int,
+) -> list[Hit]:
     where, params, binds = _filters(scopes, types, states)
     w = ", ".join(str(x) for x in BM25_WEIGHTS)
-    sql = (f"SELECT d.slug AS slug, bm25(memories_fts, {w}) AS score "
-           "FROM memories_fts JOIN fts_docs d ON d.id = memories_fts.rowid "
-           "JOIN memories m ON m.slug = d.slug "
-           f"WHERE memories_fts MATCH :match AND {where} ORDER BY score LIMIT :limit")
+    sql = (
+        f"SELECT d.slug AS slug, bm25(memories_fts, {w}) AS score "
+        "FROM memories_fts JOIN fts_docs d ON d.id = memories_fts.rowid "
+        "JOIN memories m ON m.slug = d.slug "
+        f"WHERE memories_fts MATCH :match AND {where} ORDER BY score LIMIT :limit"
+    )
     params.update(match=match, limit=limit)
     return [Hit(r[0], float(r[1])) for r in s.exec(text(sql).bindparams(*binds), params=params)]
 
 
-def search_turns(s: Session, match: str, *, scopes: Sequence[str] | None, states: Sequence[str] | None,
-                 limit: int) -> list[TurnHit]:
+def search_turns(
+    s: Session, match: str, *, scopes: Sequence[str] | None, states: Sequence[str] | None, limit: int
+) -> list[TurnHit]:
     where, params, binds = _filters(scopes, None, states)
-    sql = ("SELECT t.slug, t.seq, t.role, t.ts, t.ext_id, t.text, bm25(turns_fts, 0.5, 1.0) AS score "
-           "FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid JOIN memories m ON m.slug = t.slug "
-           f"WHERE turns_fts MATCH :match AND {where} ORDER BY score LIMIT :limit")
+    sql = (
+        "SELECT t.slug, t.seq, t.role, t.ts, t.ext_id, t.text, bm25(turns_fts, 0.5, 1.0) AS score "
+        "FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid JOIN memories m ON m.slug = t.slug "
+        f"WHERE turns_fts MATCH :match AND {where} ORDER BY score LIMIT :limit"
+    )
     params.update(match=match, limit=limit)
     return [TurnHit(*r[:6], float(r[6])) for r in s.exec(text(sql).bindparams(*binds), params=params)]
 
 
 def mark_recalled(s: Session, slug: str, when: str) -> None:
-    s.exec(text("UPDATE memories SET recall_count = recall_count + 1, last_recalled_at = :ts, "
-                "decay_state = CASE WHEN decay_state = 'forgotten' THEN decay_state ELSE 'alive' END "
-                "WHERE slug = :slug"), params={"slug": slug, "ts": when})
+    s.exec(
+        text(
+            "UPDATE memories SET recall_count = recall_count + 1, last_recalled_at = :ts, "
+            "decay_state = CASE WHEN decay_state = 'forgotten' THEN decay_state ELSE 'alive' END "
+            "WHERE slug = :slug"
+        ),
+        params={"slug": slug, "ts": when},
+    )
 
 
 def trigger_hits(s: Session, hits: Iterable[tuple[str, str]], day: str) -> None:
     for trig, scope_hash in hits:
-        s.exec(text('INSERT INTO trigger_stats ("trigger", scope_hash, day, hits) '
-                    "VALUES (:t, :scope, :day, 1) ON CONFLICT(\"trigger\", scope_hash, day) "
-                    "DO UPDATE SET hits = hits + 1"), params={"t": trig, "scope": scope_hash, "day": day})
+        s.exec(
+            text(
+                'INSERT INTO trigger_stats ("trigger", scope_hash, day, hits) '
+                'VALUES (:t, :scope, :day, 1) ON CONFLICT("trigger", scope_hash, day) '
+                "DO UPDATE SET hits = hits + 1"
+            ),
+            params={"t": trig, "scope": scope_hash, "day": day},
+        )
 
 
 def get_head(s: Session) -> tuple[int, str] | None:
@@ -197,10 +265,14 @@ def get_head(s: Session) -> tuple[int, str] | None:
 
 
 def set_head(s: Session, seq: int, this_hash: str, when: str) -> None:
-    s.exec(text("INSERT INTO audit_head (id, seq, this_hash, updated_at) VALUES (1, :seq, :h, :ts) "
-                "ON CONFLICT(id) DO UPDATE SET seq = excluded.seq, this_hash = excluded.this_hash, "
-                "updated_at = excluded.updated_at WHERE excluded.seq >= audit_head.seq"),
-           params={"seq": seq, "h": this_hash, "ts": when})
+    s.exec(
+        text(
+            "INSERT INTO audit_head (id, seq, this_hash, updated_at) VALUES (1, :seq, :h, :ts) "
+            "ON CONFLICT(id) DO UPDATE SET seq = excluded.seq, this_hash = excluded.this_hash, "
+            "updated_at = excluded.updated_at WHERE excluded.seq >= audit_head.seq"
+        ),
+        params={"seq": seq, "h": this_hash, "ts": when},
+    )
 
 
 def counts(s: Session) -> dict[str, list[dict[str, Any]]]:
@@ -209,7 +281,9 @@ def counts(s: Session) -> dict[str, list[dict[str, Any]]]:
 
     return {
         "by_type": q("SELECT type, count(*) AS n FROM memories GROUP BY type ORDER BY type"),
-        "by_state": q("SELECT decay_state, count(*) AS n FROM memories GROUP BY decay_state ORDER BY decay_state"),
+        "by_state": q(
+            "SELECT decay_state, count(*) AS n FROM memories GROUP BY decay_state ORDER BY decay_state"
+        ),
         "by_scope": q("SELECT scope_hash, count(*) AS n FROM memories GROUP BY scope_hash ORDER BY n DESC"),
         "turns": q("SELECT count(*) AS n FROM turns"),
     }

@@ -10,9 +10,13 @@ from memoryd.cli import output
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("audit", parents=[common], help="show or verify the audit log",
-                       description="List audit events, or `memoryd audit verify` to check the hash chain "
-                                   "(exit 1 naming the first bad seq). Example: memoryd audit --event-type capture")
+    p = sub.add_parser(
+        "audit",
+        parents=[common],
+        help="show or verify the audit log",
+        description="List audit events, or `memoryd audit verify` to check the hash chain "
+        "(exit 1 naming the first bad seq). Example: memoryd audit --event-type capture",
+    )
     p.add_argument("action", nargs="?", choices=["list", "verify"], default="list")
     p.add_argument("--scope", help="a scope hash or a directory")
     p.add_argument("--since", help="ISO-8601 time, e.g. 2026-05-01T00:00:00Z")
@@ -44,8 +48,10 @@ def run(args: argparse.Namespace) -> int:
         output.emit_json([e.as_dict() for e in events])
         return 0
     for e in events:
-        output.line(f"{e.seq:>6}  {e.ts}  {e.actor:<20} {e.event_type:<10} {e.scope_hash or '-':<12} "
-                    f"{e.target_id or '-'}")
+        output.line(
+            f"{e.seq:>6}  {e.ts}  {e.actor:<20} {e.event_type:<10} {e.scope_hash or '-':<12} "
+            f"{e.target_id or '-'}"
+        )
     if not events:
         output.line("no events")
     return 0

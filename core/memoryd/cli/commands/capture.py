@@ -11,19 +11,27 @@ from memoryd.cli import output
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
-        "capture", parents=[common], help="capture an agent session (hook JSON on stdin)",
+        "capture",
+        parents=[common],
+        help="capture an agent session (hook JSON on stdin)",
         description="Spool an agent hook payload and return at once; a detached worker turns it "
-                    "into a session memory. Example: memoryd capture --source=claude-code < payload.json",
+        "into a session memory. Example: memoryd capture --source=claude-code < payload.json",
     )
     p.add_argument("--source", required=True, choices=["claude-code", "codex", "openclaw", "manual"])
-    p.add_argument("payload", nargs="?", help="the payload JSON as an argument (Codex notify) instead of stdin")
+    p.add_argument(
+        "payload", nargs="?", help="the payload JSON as an argument (Codex notify) instead of stdin"
+    )
     p.set_defaults(handler=run_capture)
 
     w = sub.add_parser(
-        "worker", parents=[common], help="process spooled captures now",
+        "worker",
+        parents=[common],
+        help="process spooled captures now",
         description="Turn every spooled hook payload into session memories. Example: memoryd worker --wait",
     )
-    w.add_argument("--wait", action="store_true", help="wait for a running worker instead of leaving it the work")
+    w.add_argument(
+        "--wait", action="store_true", help="wait for a running worker instead of leaving it the work"
+    )
     w.set_defaults(handler=run_worker)
 
 

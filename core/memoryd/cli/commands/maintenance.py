@@ -9,15 +9,27 @@ from memoryd.cli import output
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    r = sub.add_parser("reindex", parents=[common], help="rebuild the index from the memory files",
-                       description="Rebuild everything derivable from the files. Example: memoryd reindex")
+    r = sub.add_parser(
+        "reindex",
+        parents=[common],
+        help="rebuild the index from the memory files",
+        description="Rebuild everything derivable from the files. Example: memoryd reindex",
+    )
     r.set_defaults(handler=run_reindex)
-    d = sub.add_parser("doctor", parents=[common], help="check files, index and audit chain",
-                       description="Report files without rows, rows without files, damaged files and "
-                                   "audit chain health; exit 1 on problems. Example: memoryd doctor")
+    d = sub.add_parser(
+        "doctor",
+        parents=[common],
+        help="check files, index and audit chain",
+        description="Report files without rows, rows without files, damaged files and "
+        "audit chain health; exit 1 on problems. Example: memoryd doctor",
+    )
     d.set_defaults(handler=run_doctor)
-    s = sub.add_parser("stats", parents=[common], help="counts by type, state and scope; last runs",
-                       description="Example: memoryd stats --json")
+    s = sub.add_parser(
+        "stats",
+        parents=[common],
+        help="counts by type, state and scope; last runs",
+        description="Example: memoryd stats --json",
+    )
     s.set_defaults(handler=run_stats)
 
 
@@ -41,13 +53,20 @@ def run_doctor(args: argparse.Namespace) -> int:
     rep = Memoryd().doctor()
     audit = rep.audit
     if args.json:
-        output.emit_json({**{k: v for k, v in rep.__dict__.items() if k != "audit"},
-                          "audit": audit.__dict__ if audit else None, "ok": rep.ok})
+        output.emit_json(
+            {
+                **{k: v for k, v in rep.__dict__.items() if k != "audit"},
+                "audit": audit.__dict__ if audit else None,
+                "ok": rep.ok,
+            }
+        )
     else:
-        for title, items in (("files without index rows", rep.files_without_rows),
-                             ("index rows without files", rep.rows_without_files),
-                             ("damaged files", rep.corrupt_files),
-                             ("leftover temp files", rep.temp_leftovers)):
+        for title, items in (
+            ("files without index rows", rep.files_without_rows),
+            ("index rows without files", rep.rows_without_files),
+            ("damaged files", rep.corrupt_files),
+            ("leftover temp files", rep.temp_leftovers),
+        ):
             output.line(f"{title}: {len(items)}")
             for item in items[:20]:
                 output.line(f"  {item}")
@@ -76,5 +95,7 @@ def run_stats(args: argparse.Namespace) -> int:
     for k, v in sorted(st["last_runs"].items()):
         output.line(f"last {k}: {v}")
     sq = st["sqlite"]
-    output.line(f"sqlite {sq['version']} (fts5 {'yes' if sq['fts5'] else 'no'}), schema v{st['schema_version']}")
+    output.line(
+        f"sqlite {sq['version']} (fts5 {'yes' if sq['fts5'] else 'no'}), schema v{st['schema_version']}"
+    )
     return 0

@@ -14,21 +14,31 @@ ALL_TYPES = ["session", *LONG_TERM]
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    r = sub.add_parser("record", parents=[common], help="record a long-term memory",
-                       description="Record a decision, preference, fact, playbook or warning. Body from "
-                                   "--body or stdin. Example: memoryd record --type decision "
-                                   "--title 'Use Postgres' --trigger database --body 'SQLite locks under load'")
+    r = sub.add_parser(
+        "record",
+        parents=[common],
+        help="record a long-term memory",
+        description="Record a decision, preference, fact, playbook or warning. Body from "
+        "--body or stdin. Example: memoryd record --type decision "
+        "--title 'Use Postgres' --trigger database --body 'SQLite locks under load'",
+    )
     r.add_argument("--type", required=True, choices=LONG_TERM)
     r.add_argument("--title", required=True)
     r.add_argument("--body")
-    r.add_argument("--trigger", action="append", default=[], help="keyword that should recall it (repeatable)")
+    r.add_argument(
+        "--trigger", action="append", default=[], help="keyword that should recall it (repeatable)"
+    )
     r.add_argument("--tag", action="append", default=[])
     r.add_argument("--category")
     r.add_argument("--scope", help="a directory of the project (default: here)")
     r.set_defaults(handler=run_record)
 
-    u = sub.add_parser("update", parents=[common], help="change a memory's title, body, triggers or tags",
-                       description="Example: memoryd update 2026-05-18-use-postgres-1a2b --title 'Use Postgres 16'")
+    u = sub.add_parser(
+        "update",
+        parents=[common],
+        help="change a memory's title, body, triggers or tags",
+        description="Example: memoryd update 2026-05-18-use-postgres-1a2b --title 'Use Postgres 16'",
+    )
     u.add_argument("slug")
     u.add_argument("--title")
     u.add_argument("--body", help="new body ('-' reads stdin)")
@@ -36,21 +46,33 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     u.add_argument("--tag", action="append", help="replaces all tags (repeatable)")
     u.set_defaults(handler=run_update)
 
-    g = sub.add_parser("get", parents=[common], help="show one memory (counts as a recall)",
-                       description="Example: memoryd get 2026-05-18-use-postgres-1a2b --json")
+    g = sub.add_parser(
+        "get",
+        parents=[common],
+        help="show one memory (counts as a recall)",
+        description="Example: memoryd get 2026-05-18-use-postgres-1a2b --json",
+    )
     g.add_argument("slug")
     g.set_defaults(handler=run_get)
 
-    ls = sub.add_parser("list", parents=[common], help="list memories",
-                        description="Example: memoryd list --type decision --all-scopes")
+    ls = sub.add_parser(
+        "list",
+        parents=[common],
+        help="list memories",
+        description="Example: memoryd list --type decision --all-scopes",
+    )
     ls.add_argument("--type", choices=ALL_TYPES)
     _scope_args(ls)
     ls.add_argument("--include-forgotten", action="store_true")
     ls.add_argument("--limit", type=int)
     ls.set_defaults(handler=run_list)
 
-    f = sub.add_parser("forget", parents=[common], help="archive a memory to forgotten/ (audited)",
-                       description="Example: memoryd forget 2026-05-18-a1b2c3d4-9f8e7d6c")
+    f = sub.add_parser(
+        "forget",
+        parents=[common],
+        help="archive a memory to forgotten/ (audited)",
+        description="Example: memoryd forget 2026-05-18-a1b2c3d4-9f8e7d6c",
+    )
     f.add_argument("slug")
     f.set_defaults(handler=run_forget)
 
@@ -77,10 +99,19 @@ def run_record(args: argparse.Namespace) -> int:
     from memoryd.app import Memoryd
 
     body = _read_body(args.body, required=True) or ""
-    doc, _ = Memoryd().record(args.type, args.title, body, triggers=args.trigger, tags=args.tag,
-                              category=args.category, scope_path=args.scope)
+    doc, _ = Memoryd().record(
+        args.type,
+        args.title,
+        body,
+        triggers=args.trigger,
+        tags=args.tag,
+        category=args.category,
+        scope_path=args.scope,
+    )
     if args.json:
-        output.emit_json({"slug": doc.meta.slug, "type": doc.meta.type.value, "scope_hash": doc.meta.scope_hash})
+        output.emit_json(
+            {"slug": doc.meta.slug, "type": doc.meta.type.value, "scope_hash": doc.meta.scope_hash}
+        )
     else:
         output.line(doc.meta.slug)
     return 0
@@ -90,7 +121,9 @@ def run_update(args: argparse.Namespace) -> int:
     from memoryd.app import Memoryd
 
     body = _read_body(args.body, required=False)
-    doc, changes = Memoryd().update(args.slug, title=args.title, body=body, triggers=args.trigger, tags=args.tag)
+    doc, changes = Memoryd().update(
+        args.slug, title=args.title, body=body, triggers=args.trigger, tags=args.tag
+    )
     if args.json:
         output.emit_json({"slug": doc.meta.slug, "changed": bool(changes.updated)})
     else:
@@ -109,8 +142,10 @@ def run_get(args: argparse.Namespace) -> int:
         return 0
     m = view.doc.meta
     output.line(f"# {m.title}")
-    output.line(f"{m.type.value} · {m.slug} · scope {m.scope_hash} · {m.decay_state.value} · "
-                f"recalled {m.recall_count}×")
+    output.line(
+        f"{m.type.value} · {m.slug} · scope {m.scope_hash} · {m.decay_state.value} · "
+        f"recalled {m.recall_count}×"
+    )
     if m.triggers:
         output.line("triggers: " + ", ".join(m.triggers))
     if m.tags:
@@ -125,15 +160,21 @@ def run_list(args: argparse.Namespace) -> int:
 
     app = Memoryd()
     app.catch_up()
-    rows = app.list(scopes=app.scope_filter(args.scope, args.all_scopes), memory_type=args.type,
-                    include_forgotten=args.include_forgotten, limit=args.limit)
+    rows = app.list(
+        scopes=app.scope_filter(args.scope, args.all_scopes),
+        memory_type=args.type,
+        include_forgotten=args.include_forgotten,
+        limit=args.limit,
+    )
     if args.json:
         output.emit_json(rows)
     elif not rows:
         output.line("no memories")
     else:
-        output.table([[r["created_at"][:10], r["type"], r["decay_state"], r["slug"], r["title"][:60]]
-                      for r in rows], ["created", "type", "state", "slug", "title"])
+        output.table(
+            [[r["created_at"][:10], r["type"], r["decay_state"], r["slug"], r["title"][:60]] for r in rows],
+            ["created", "type", "state", "slug", "title"],
+        )
     return 0
 
 

@@ -9,9 +9,13 @@ from memoryd.cli import output
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("scope", parents=[common], help="show the scope of a directory",
-                       description="Print the scope hash and root of PATH (default: here). "
-                                   "Example: memoryd scope ~/code/app")
+    p = sub.add_parser(
+        "scope",
+        parents=[common],
+        help="show the scope of a directory",
+        description="Print the scope hash and root of PATH (default: here). "
+        "Example: memoryd scope ~/code/app",
+    )
     p.add_argument("path", nargs="?", default=".")
     p.set_defaults(handler=run)
 

@@ -10,9 +10,13 @@ from memoryd.cli.commands.memories import ALL_TYPES, _scope_args
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
-    s = sub.add_parser("search", parents=[common], help="search memories (level 1)",
-                       description="Search this project's memories as you would ask: English, 中文 or both. "
-                                   "Example: memoryd search '前端 性能 why did we drop webpack?'")
+    s = sub.add_parser(
+        "search",
+        parents=[common],
+        help="search memories (level 1)",
+        description="Search this project's memories as you would ask: English, 中文 or both. "
+        "Example: memoryd search '前端 性能 why did we drop webpack?'",
+    )
     s.add_argument("query", nargs="+")
     _scope_args(s)
     s.add_argument("--type", choices=ALL_TYPES)
@@ -20,9 +24,13 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     s.add_argument("--include-forgotten", action="store_true", help="also soft-forgotten and forgotten")
     s.set_defaults(handler=run_search)
 
-    t = sub.add_parser("traces", parents=[common], help="search raw conversation turns (level 2)",
-                       description="Search the turns behind session memories when a summary is not "
-                                   "enough. Example: memoryd traces 'migration error' --limit 5")
+    t = sub.add_parser(
+        "traces",
+        parents=[common],
+        help="search raw conversation turns (level 2)",
+        description="Search the turns behind session memories when a summary is not "
+        "enough. Example: memoryd traces 'migration error' --limit 5",
+    )
     t.add_argument("query", nargs="+")
     _scope_args(t)
     t.add_argument("--limit", type=int, default=10)
@@ -36,8 +44,13 @@ def run_search(args: argparse.Namespace) -> int:
     app = Memoryd()
     app.catch_up()
     query = " ".join(args.query)
-    results = app.search(query, scopes=app.scope_filter(args.scope, args.all_scopes), memory_type=args.type,
-                         limit=args.limit, include_forgotten=args.include_forgotten)
+    results = app.search(
+        query,
+        scopes=app.scope_filter(args.scope, args.all_scopes),
+        memory_type=args.type,
+        limit=args.limit,
+        include_forgotten=args.include_forgotten,
+    )
     if args.json:
         output.emit_json([r.as_dict() for r in results])
         return 0
@@ -55,8 +68,12 @@ def run_traces(args: argparse.Namespace) -> int:
 
     app = Memoryd()
     app.catch_up()
-    hits = app.traces(" ".join(args.query), scopes=app.scope_filter(args.scope, args.all_scopes),
-                      limit=args.limit, include_forgotten=args.include_forgotten)
+    hits = app.traces(
+        " ".join(args.query),
+        scopes=app.scope_filter(args.scope, args.all_scopes),
+        limit=args.limit,
+        include_forgotten=args.include_forgotten,
+    )
     if args.json:
         output.emit_json([h.__dict__ for h in hits])
         return 0
