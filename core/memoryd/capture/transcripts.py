@@ -42,6 +42,7 @@ class Parsed:
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     cwd: str | None = None
+    first_ts: str | None = None
     seq: int = 0
 
 
@@ -72,6 +73,8 @@ class _Builder:
     def turn(self, role: str, text: str, ts: Any = None, ext_id: Any = None) -> str:
         clipped = self._clip(text)
         if clipped:
+            if isinstance(ts, str) and self.out.first_ts is None:
+                self.out.first_ts = ts
             self.out.turns.append(
                 Turn(
                     self.out.seq,

@@ -11,7 +11,9 @@ from __future__ import annotations
 import json
 import logging
 import sys
+import time
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -108,6 +110,16 @@ def process(store: Store, config: Config, record: dict[str, Any]) -> str:
     return meta.slug
 
 
+def _session_start(first_ts: str | None, received_at: Any, fallback: datetime) -> datetime:
+    for value in (first_ts, received_at):
+        if isinstance(value, str):
+            try:
+                return clock.parse_ts(value)
+            except MemorydError:
+                continue
+    return fallback
+
+
 def _keep_goal(old_body: str, new_body: str) -> str:
     """With no transcript this time, keep the earlier body but take the new outcome."""
     marker = "## Outcome\n"
@@ -128,12 +140,28 @@ def drain(store: Store, config: Config, *, wait: bool = False) -> DrainReport:
             report.busy = True
             return report
         try:
+            _sweep_temp(store)
             for path in spool.pending(store.layout.spool):
                 _one(store, config, path, report)
         finally:
             lock.release()
         if not spool.pending(store.layout.spool):
             return report
+
+
+STALE_TEMP_SECONDS = 600
+
+
+def _sweep_temp(store: Store) -> None:
+    """Remove temp files that an interrupted write left behind long ago (a fresh one may
+    belong to a write still under way in another process)."""
+    cutoff = time.time() - STALE_TEMP_SECONDS
+    for path in [*store.files.temp_leftovers(), *store.layout.spool.glob(".tmp-*.part")]:
+        try:
+            if path.stat().st_mtime < cutoff:
+                path.unlink()
+        except FileNotFoundError:
+            continue
 
 
 def _one(store: Store, config: Config, path: Path, report: DrainReport) -> None:

@@ -1,0 +1,49 @@
+"""Where the icons and translations live, whichever way the app was installed.
+
+The files sit in the repository's top-level `resources/` folder, so an editable install
+finds them beside the source tree; a wheel or a frozen bundle can carry them inside the
+package or next to the executable instead. Looking in all three places keeps one code path.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from PySide6.QtGui import QIcon
+
+MARKER = Path("icons") / "memoryd.svg"
+
+
+def _candidates() -> list[Path]:
+    here = Path(__file__).resolve().parent
+    out = []
+    frozen = getattr(sys, "_MEIPASS", None)
+    if frozen:  # PyInstaller unpacks data files here
+        out.append(Path(frozen) / "resources")
+    out.append(here / "resources")  # a wheel that maps resources/ into the package
+    out.append(here.parents[1] / "resources")  # source checkout / editable install
+    return out
+
+
+def resources_dir() -> Path:
+    """The first resources folder that holds our icon; an error naming every place tried."""
+    tried = _candidates()
+    for path in tried:
+        if (path / MARKER).is_file():
+            return path
+    raise FileNotFoundError("memoryd-tray resources not found; looked in " + ", ".join(str(p) for p in tried))
+
+
+def translations_dir() -> Path:
+    return resources_dir() / "translations"
+
+
+def icon_path(pending: bool = False) -> Path:
+    """The plain icon, or the badged one when captures wait in the spool."""
+    name = "memoryd-pending.svg" if pending else "memoryd.svg"
+    return resources_dir() / "icons" / name
+
+
+def icon(pending: bool = False) -> QIcon:
+    return QIcon(str(icon_path(pending)))

@@ -1,0 +1,108 @@
+"""`memoryd-tray`: the composition root of the desktop app.
+
+Start-up rituals, in order: log to stderr and the data folder's logs/, a QApplication that
+keeps running with no window open (the tray is the app), SIGINT/SIGTERM handled so a
+session logout or Ctrl+C quits cleanly, the system locale's translation, one instance per
+data folder (a QLockFile in MEMORYD_HOME), then the controller.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from memoryd import paths
+from memoryd.app import Memoryd
+from memoryd.errors import MemorydError
+from PySide6.QtCore import QLocale, QLockFile, QTimer
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from memoryd_desktop import assets, i18n
+from memoryd_desktop.controller import Controller, describe
+
+log = logging.getLogger("memoryd.tray")
+
+LOCK_NAME = "tray.lock"
+SIGNAL_TICK_MS = 200  # Python runs signal handlers only between bytecodes, not inside Qt's loop
+
+
+def _setup_logging(home: Path) -> None:
+    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
+    try:
+        handlers.append(logging.FileHandler(paths.ensure_dir(home / "logs") / "tray.log", encoding="utf-8"))
+    except OSError as exc:  # a read-only data folder must not stop the tray
+        print(f"memoryd-tray: not logging to a file: {exc}", file=sys.stderr)
+    fmt = logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s")
+    logger = logging.getLogger("memoryd")
+    for handler in handlers:
+        handler.setFormatter(fmt)
+        logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+
+
+def _handle_signals(app: QApplication) -> QTimer:
+    """Quit on SIGINT/SIGTERM; the returned timer wakes Python so the handler can run."""
+
+    def on_signal(signum: int, _frame: object) -> None:
+        log.info("signal %s: quitting", signal.Signals(signum).name)
+        app.quit()
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, on_signal)
+    tick = QTimer(app)
+    tick.timeout.connect(lambda: None)
+    tick.start(SIGNAL_TICK_MS)
+    return tick
+
+
+def _single_instance(home: Path) -> QLockFile | None:
+    """Hold the data folder's tray lock, or None if another live tray holds it."""
+    lock = QLockFile(str(paths.ensure_dir(home) / LOCK_NAME))
+    lock.setStaleLockTime(0)  # a lock is stale only when its process is gone, never by age
+    if lock.tryLock(100):
+        return lock
+    pid, _host, _app = lock.getLockInfo()  # PySide6 returns the C++ out-params as a tuple
+    print(f"memoryd-tray is already running for {home} (pid {pid})", file=sys.stderr)
+    return None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the tray app until Quit, a signal, or (without a tray) closing the window."""
+    args = list(sys.argv if argv is None else argv)
+    home = paths.layout().home
+    _setup_logging(home)
+
+    app = QApplication(args)
+    app.setApplicationName("memoryd")
+    app.setApplicationDisplayName("memoryd")
+    app.setDesktopFileName("memoryd-tray")
+    app.setQuitOnLastWindowClosed(False)
+    app.setWindowIcon(assets.icon())
+    _tick = _handle_signals(app)
+    _translators = i18n.install(app, QLocale.system())
+
+    lock = _single_instance(home)
+    if lock is None:
+        return 1
+    try:
+        try:
+            facade = Memoryd()
+        except MemorydError as exc:  # e.g. a broken config.toml: say so where the user looks
+            log.error("%s", describe(exc))
+            QMessageBox.critical(None, "memoryd", describe(exc))
+            return 2
+        controller = Controller(facade)
+        app.aboutToQuit.connect(controller.shutdown)
+        controller.start()
+        mode = "tray" if controller.tray is not None else "window"
+        QTimer.singleShot(0, lambda: log.info("memoryd-tray ready (%s) for %s", mode, home))
+        return app.exec()
+    finally:
+        lock.unlock()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

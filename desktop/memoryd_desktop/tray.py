@@ -1,0 +1,81 @@
+"""The tray icon and its menu, rendered from a TrayState; it decides nothing itself.
+
+Facts are disabled menu entries (read-only lines), commands carry their `Action` in
+`QAction.data()`, and every click goes out through one `triggered` signal, so the
+controller is the only place that knows what an action does.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QMenu, QSystemTrayIcon
+
+from memoryd_desktop import assets
+from memoryd_desktop.tray_state import Action, Kind, TrayState
+
+INDENT = "    "
+
+
+def populate(menu: QMenu, state: TrayState) -> None:
+    """Replace the menu's entries with the state's items, top to bottom."""
+    menu.clear()
+    for item in state.items():
+        if item.kind is Kind.SEPARATOR:
+            menu.addSeparator()
+            continue
+        # a lone "&" would turn into a keyboard mnemonic, e.g. in a path or an error text
+        action = menu.addAction(INDENT * item.level + item.text.replace("&", "&&"))
+        action.setEnabled(item.kind is Kind.ACTION and item.enabled)
+        if item.action is not None:
+            action.setData(item.action.value)
+
+
+def action_of(action: QAction) -> Action | None:
+    data = action.data()
+    return Action(data) if isinstance(data, str) and data in {a.value for a in Action} else None
+
+
+class TrayIcon(QObject):
+    """QSystemTrayIcon + QMenu; `opening` fires when the menu is about to show (time to refresh)."""
+
+    triggered = Signal(object)  # Action
+    opening = Signal()
+    activated = Signal()  # a plain click on the icon
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._icons = {False: assets.icon(pending=False), True: assets.icon(pending=True)}
+        self.menu = QMenu()
+        self.menu.triggered.connect(self._on_menu)
+        self.menu.aboutToShow.connect(self.opening)
+        self.icon = QSystemTrayIcon(self._icons[False], self)
+        self.icon.setContextMenu(self.menu)
+        self.icon.activated.connect(self._on_activated)
+
+    def show(self) -> None:
+        self.icon.show()
+
+    def hide(self) -> None:
+        self.icon.hide()
+
+    def show_state(self, state: TrayState) -> None:
+        populate(self.menu, state)
+        self.icon.setIcon(self._icons[state.pending])
+        self.icon.setToolTip(state.tooltip())
+
+    def notify(self, title: str, text: str, error: bool = False) -> None:
+        """A balloon/notification; Qt falls back to its own popup where the desktop has none."""
+        kind = QSystemTrayIcon.MessageIcon.Critical if error else QSystemTrayIcon.MessageIcon.Information
+        self.icon.showMessage(title, text, kind, 10_000)
+
+    @Slot(QAction)
+    def _on_menu(self, action: QAction) -> None:
+        chosen = action_of(action)
+        if chosen is not None:
+            self.triggered.emit(chosen)
+
+    @Slot(QSystemTrayIcon.ActivationReason)
+    def _on_activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
+        if reason is QSystemTrayIcon.ActivationReason.Trigger:
+            self.activated.emit()

@@ -1,0 +1,133 @@
+"""What the tray shows, as plain data: built from facade answers, rendered by tray or window.
+
+Keeping the menu as a list of `Item`s (text, action, enabled) lets tests check it without a
+tray host, and lets the tray menu and the no-tray status window show exactly the same facts.
+Only QtCore is used here (for translated text); no widgets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from memoryd.app import Memoryd
+from PySide6.QtCore import QCoreApplication
+
+from memoryd_desktop.i18n import memory_type_label
+
+translate = QCoreApplication.translate  # the bare name lupdate recognises
+
+
+class Action(StrEnum):
+    """What a menu entry or button asks the controller to do."""
+
+    DRAIN = "drain"
+    OPEN_FOLDER = "open-folder"
+    QUIT = "quit"
+
+
+class Kind(StrEnum):
+    INFO = "info"
+    ACTION = "action"
+    SEPARATOR = "separator"
+
+
+@dataclass(frozen=True)
+class Item:
+    """One menu line: a fact (INFO), a command (ACTION), or a SEPARATOR."""
+
+    kind: Kind
+    text: str = ""
+    action: Action | None = None
+    enabled: bool = True
+    level: int = 0  # indentation, for per-type counts under the total
+
+
+SEPARATOR = Item(Kind.SEPARATOR)
+
+
+@dataclass(frozen=True)
+class TrayState:
+    """The facts the tray knows; `loaded` is False until the first stats() answer arrives."""
+
+    home: Path
+    loaded: bool = False
+    by_type: tuple[tuple[str, int], ...] = ()
+    forgotten: int = 0
+    spool_pending: int = 0
+    draining: bool = False
+    error: str | None = None
+
+    @property
+    def total(self) -> int:
+        return sum(n for _, n in self.by_type)
+
+    @property
+    def pending(self) -> bool:
+        """Captures wait in the spool: the icon gets its badge."""
+        return self.spool_pending > 0
+
+    def facts(self) -> list[Item]:
+        """The read-only lines: totals, per-type counts, the spool, and a read error if any."""
+
+        def info(text: str, level: int = 0) -> Item:
+            return Item(Kind.INFO, text, level=level)
+
+        if not self.loaded:
+            out = [info(translate("TrayState", "Reading memories…"))]
+        else:
+            out = [info(translate("TrayState", "Memories: {count}").format(count=self.total))]
+            per_type = translate("TrayState", "{type}: {count}")
+            for name, n in self.by_type:
+                out.append(info(per_type.format(type=memory_type_label(name), count=n), 1))
+            if self.forgotten:
+                out.append(info(translate("TrayState", "Forgotten: {count}").format(count=self.forgotten), 1))
+            waiting = translate("TrayState", "Captures waiting: {count}")
+            out.append(info(waiting.format(count=self.spool_pending)))
+        if self.error:
+            failed = translate("TrayState", "Could not read memoryd: {error}")
+            out.append(info(failed.format(error=self.error)))
+        return out
+
+    def actions(self) -> list[Item]:
+        """The commands; processing is offered only when captures wait and none is running."""
+        if self.draining:
+            text, enabled = translate("TrayState", "Processing captures…"), False
+        else:
+            text, enabled = translate("TrayState", "Process captures now"), self.pending
+        return [
+            Item(Kind.ACTION, text, Action.DRAIN, enabled=enabled),
+            Item(Kind.ACTION, translate("TrayState", "Open data folder"), Action.OPEN_FOLDER),
+            SEPARATOR,
+            Item(Kind.ACTION, translate("TrayState", "Quit"), Action.QUIT),
+        ]
+
+    def items(self) -> list[Item]:
+        """The whole menu, top to bottom."""
+        return [*self.facts(), SEPARATOR, *self.actions()]
+
+    def tooltip(self) -> str:
+        lines = ["memoryd"]
+        lines += [item.text for item in self.facts() if item.level == 0]
+        return "\n".join(lines)
+
+
+def from_stats(stats: Mapping[str, Any]) -> TrayState:
+    """Turn `Memoryd.stats()` into a state; types in a fixed order so the menu does not jump."""
+    by_type = tuple(sorted((str(k), int(v)) for k, v in dict(stats.get("by_type", {})).items()))
+    by_state = dict(stats.get("by_state", {}))
+    return TrayState(
+        home=Path(str(stats["home"])),
+        loaded=True,
+        by_type=by_type,
+        forgotten=int(by_state.get("forgotten", 0)),
+        spool_pending=int(stats.get("spool_pending", 0)),
+    )
+
+
+def load(facade: Memoryd) -> TrayState:
+    """Ask the facade; called off the GUI thread because stats() reads the index and audit log."""
+    return from_stats(facade.stats())

@@ -1,0 +1,81 @@
+"""Every kind of tampering with the audit log is caught, naming the first bad seq."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from memoryd.app import Memoryd
+
+
+def _log(home: Path) -> Path:
+    return home / "audit" / "audit.jsonl"
+
+
+@pytest.fixture
+def five_events(project: Path, isolated_home: Path) -> Path:
+    app = Memoryd()
+    for i in range(5):
+        app.record("fact", f"fact {i}", f"body {i}", scope_path=project)
+    assert app.audit_verify().ok
+    return _log(isolated_home)
+
+
+def _edit(lines: list[bytes]) -> list[bytes]:
+    rec = json.loads(lines[2])
+    rec["actor"] = "mallory"
+    return [*lines[:2], json.dumps(rec).encode() + b"\n", *lines[3:]]
+
+
+def _recompute_edit(lines: list[bytes]) -> list[bytes]:
+    """An editor who also recomputes this line's hash still breaks the next link."""
+    from memoryd.audit import canonical, chain_hash
+
+    rec = json.loads(lines[2])
+    rec["target_id"] = "something-else"
+    rec["this_hash"] = chain_hash(rec["prev_hash"], rec)
+    return [*lines[:2], (canonical(rec) + "\n").encode(), *lines[3:]]
+
+
+TAMPERS: dict[str, tuple[Callable[[list[bytes]], list[bytes]], int]] = {
+    "edit": (_edit, 3),
+    "edit with rehash": (_recompute_edit, 4),
+    "delete": (lambda ls: ls[:1] + ls[2:], 2),
+    "insert": (lambda ls: ls[:2] + [ls[1]] + ls[2:], 3),
+    "reorder": (lambda ls: [ls[0], ls[2], ls[1], *ls[3:]], 2),
+    "truncate tail": (lambda ls: ls[:3], 4),
+    "cut last line short": (lambda ls: [*ls[:4], ls[4][:40]], 5),
+}
+
+
+@pytest.mark.parametrize("kind", list(TAMPERS))
+def test_tampering_is_detected(kind: str, five_events: Path, cli):
+    tamper, bad_seq = TAMPERS[kind]
+    lines = five_events.read_bytes().splitlines(keepends=True)
+    five_events.write_bytes(b"".join(tamper(lines)))
+    verdict = Memoryd().audit_verify()
+    assert not verdict.ok
+    assert verdict.first_bad_seq == bad_seq, verdict.reason
+    res = cli("audit", "verify")
+    assert res.returncode == 1
+    assert f"seq {bad_seq}" in res.stderr and res.stderr.count("\n") == 1
+
+
+def test_intact_log_verifies_and_lists(five_events: Path, cli):
+    res = cli("audit", "verify")
+    assert res.returncode == 0 and "5 events" in res.stdout
+    events = json.loads(cli("audit", "--json", "--event-type", "record").stdout)
+    assert [e["seq"] for e in events] == [1, 2, 3, 4, 5]
+    assert events[1]["prev_hash"] == events[0]["this_hash"]
+    assert json.loads(cli("audit", "--json", "--since", "2999-01-01T00:00:00Z").stdout) == []
+    assert cli("audit", "--since", "yesterday").returncode == 2
+
+
+def test_crash_fragment_is_dropped_before_next_append(five_events: Path, project: Path):
+    with open(five_events, "ab") as fh:
+        fh.write(b'{"seq": 6, "ts": "2026')  # an append a crash cut short, never acknowledged
+    Memoryd().record("fact", "after crash", "x", scope_path=project)
+    verdict = Memoryd().audit_verify()
+    assert verdict.ok and verdict.events == 6

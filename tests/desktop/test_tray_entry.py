@@ -1,0 +1,100 @@
+"""`memoryd-tray` as a real process: starts offscreen, one instance per data folder, quits on signals."""
+
+from __future__ import annotations
+
+import os
+import queue
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+READY = "memoryd-tray ready"
+
+
+def _script() -> str:
+    beside = Path(sys.executable).with_name("memoryd-tray")
+    found = str(beside) if beside.is_file() else shutil.which("memoryd-tray")
+    assert found, "memoryd-tray is not installed; run `pip install -e .`"
+    return found
+
+
+class Tray:
+    """A running memoryd-tray whose stderr is read line by line in the background."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.proc = subprocess.Popen(
+            [_script()], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        )
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.seen: list[str] = []
+        threading.Thread(target=self._pump, daemon=True).start()
+
+    def _pump(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            self.lines.put(line)
+
+    def wait_for(self, text: str, timeout: float = 20.0) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                line = self.lines.get(timeout=0.1)
+            except queue.Empty:
+                if self.proc.poll() is not None and self.lines.empty():
+                    break
+                continue
+            self.seen.append(line)
+            if text in line:
+                return line
+        raise AssertionError(f"{text!r} not seen; stderr so far:\n{''.join(self.seen)}")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+@pytest.fixture
+def env(home: Path) -> dict[str, str]:
+    out = dict(os.environ)
+    out["QT_QPA_PLATFORM"] = "offscreen"
+    out.pop("LANG", None)
+    out["LC_ALL"] = "C.UTF-8"  # English messages, whatever the machine's locale
+    return out
+
+
+@pytest.fixture
+def running(env: dict[str, str]) -> Iterator[Tray]:
+    tray = Tray(env)
+    try:
+        tray.wait_for(READY)
+        yield tray
+    finally:
+        tray.stop()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_quits_cleanly_on_a_signal(running: Tray, home: Path, sig: signal.Signals) -> None:
+    assert "(window)" in running.seen[-1]  # offscreen has no tray: the status window is the fallback
+    assert (home / "tray.lock").is_file()
+
+    running.proc.send_signal(sig)
+
+    assert running.proc.wait(timeout=5) == 0
+    assert not (home / "tray.lock").exists()  # released, so the next start needs no stale-lock check
+    assert "quitting" in (home / "logs" / "tray.log").read_text(encoding="utf-8")
+
+
+def test_second_instance_exits(running: Tray, env: dict[str, str], home: Path) -> None:
+    second = subprocess.run([_script()], env=env, capture_output=True, text=True, timeout=30)
+
+    assert second.returncode == 1
+    assert f"already running for {home} (pid {running.proc.pid})" in second.stderr
+    assert running.proc.poll() is None  # the first one is untouched

@@ -1,0 +1,102 @@
+"""Translations: zh_CN is picked for Simplified Chinese locales only, applied, and complete."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from memoryd.app import Memoryd
+from memoryd_desktop import assets, i18n, tray_state
+from memoryd_desktop.status_window import StatusWindow
+from memoryd_desktop.tray import populate
+from PySide6.QtCore import QCoreApplication, QLocale, QTranslator
+from PySide6.QtWidgets import QApplication, QMenu
+from pytestqt.qtbot import QtBot
+
+SOURCES = Path(i18n.__file__).parent
+QM_MAGIC = bytes([0x3C, 0xB8, 0x64, 0x18, 0xCA, 0xEF, 0x9C, 0x95])
+
+
+@pytest.fixture
+def chinese(qapp: QApplication) -> Iterator[list[QTranslator]]:
+    """zh_CN installed for one test, then removed so later tests see English again."""
+    installed = i18n.install(qapp, QLocale("zh_CN"))
+    yield installed
+    for translator in installed:
+        qapp.removeTranslator(translator)
+
+
+@pytest.mark.parametrize(
+    ("locale", "expected"),
+    [
+        ("zh_CN", "zh_CN"),
+        ("zh_SG", "zh_CN"),
+        ("zh_TW", None),
+        ("zh_HK", None),
+        ("en_US", None),
+        ("de_DE", None),
+    ],
+)
+def test_catalogue_choice_follows_the_locale(locale: str, expected: str | None) -> None:
+    assert i18n.catalog_name(QLocale(locale)) == expected
+
+
+def test_english_locale_installs_nothing(qapp: QApplication) -> None:
+    assert i18n.install(qapp, QLocale("en_US")) == []
+    assert QCoreApplication.translate("TrayState", "Quit") == "Quit"
+
+
+def test_zh_cn_translation_is_applied(qtbot: QtBot, chinese: list[QTranslator], facade: Memoryd) -> None:
+    assert chinese, "no translator installed for zh_CN"
+    facade.record("fact", "Port", "The dev database listens on 5433.")
+    state = tray_state.load(facade)
+
+    menu = QMenu()
+    populate(menu, state)
+    texts = [a.text() for a in menu.actions() if not a.isSeparator()]
+    assert texts == ["记忆：1", "    事实：1", "待处理的捕获：0", "立即处理捕获", "打开数据文件夹", "退出"]
+
+    window = StatusWindow()
+    qtbot.addWidget(window)
+    window.show_state(state)
+    assert window.home_label.text() == f"数据文件夹：{facade.layout.home}"
+
+
+def test_qt_own_strings_follow_too(chinese: list[QTranslator]) -> None:
+    # the second translator is Qt's qtbase catalogue (standard dialog buttons)
+    assert len(chinese) == 2
+    assert QCoreApplication.translate("QPlatformTheme", "Cancel") == "取消"
+
+
+def test_catalogue_compiles_with_lrelease() -> None:
+    data = i18n.catalog_bytes("zh_CN")
+    assert data.startswith(QM_MAGIC)
+    assert i18n.Catalog(data).translate("TrayState", "Quit") == "退出"
+
+
+def test_every_source_string_is_translated(tmp_path: Path) -> None:
+    """lupdate (shipped with PySide6) merges the sources into a copy of the .ts; nothing new may appear."""
+    lupdate = Path((QCoreApplication.__module__ and i18n.lrelease()) or "").with_name("lupdate")
+    if not lupdate.is_file():
+        found = shutil.which("lupdate")
+        if found is None:
+            pytest.skip("lupdate not available")
+        lupdate = Path(found)
+    ts = tmp_path / "memoryd_zh_CN.ts"
+    shutil.copy(assets.translations_dir() / ts.name, ts)
+    subprocess.run(
+        [str(lupdate), "-silent", "-locations", "none", "-extensions", "py", str(SOURCES), "-ts", str(ts)],
+        check=True,
+    )
+    untranslated = [
+        f"{ctx.findtext('name')}: {msg.findtext('source')} ({tr.get('type')})"
+        for ctx in ET.parse(ts).getroot().iter("context")
+        for msg in ctx.iter("message")
+        if (tr := msg.find("translation")) is not None and (tr.get("type") or not (tr.text or "").strip())
+    ]
+    assert untranslated == []
+    assert sum(1 for _ in ET.parse(ts).getroot().iter("message")) >= 20

@@ -1,0 +1,81 @@
+"""The tray menu and icon rendered from a TrayState (no tray host needed to build them)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memoryd.app import Memoryd
+from memoryd_desktop import assets, tray_state
+from memoryd_desktop.tray import TrayIcon, action_of, populate
+from memoryd_desktop.tray_state import Action, TrayState
+from PySide6.QtGui import QAction, QIcon
+from PySide6.QtWidgets import QMenu
+from pytestqt.qtbot import QtBot
+
+
+def _rows(menu: QMenu) -> list[tuple[str, bool, Action | None]]:
+    return [(a.text(), a.isEnabled(), action_of(a)) for a in menu.actions() if not a.isSeparator()]
+
+
+def _find(menu: QMenu, action: Action) -> QAction:
+    return next(a for a in menu.actions() if action_of(a) is action)
+
+
+def _same_icon(a: QIcon, b: QIcon) -> bool:
+    return a.pixmap(32, 32).toImage() == b.pixmap(32, 32).toImage()
+
+
+def test_menu_from_state_has_facts_then_actions(qtbot: QtBot, facade: Memoryd) -> None:
+    facade.record("decision", "Use SQLite", "One file, WAL mode, no server.")
+    menu = QMenu()
+
+    populate(menu, tray_state.load(facade))
+
+    assert _rows(menu) == [
+        ("Memories: 1", False, None),
+        ("    Decisions: 1", False, None),
+        ("Captures waiting: 0", False, None),
+        ("Process captures now", False, Action.DRAIN),
+        ("Open data folder", True, Action.OPEN_FOLDER),
+        ("Quit", True, Action.QUIT),
+    ]
+    assert sum(a.isSeparator() for a in menu.actions()) == 2
+
+
+def test_menu_is_rebuilt_not_appended(qtbot: QtBot, home: Path) -> None:
+    menu = QMenu()
+    populate(menu, TrayState(home=home, loaded=True, spool_pending=1))
+    populate(menu, TrayState(home=home, loaded=True, spool_pending=3))
+
+    texts = [text for text, _enabled, _action in _rows(menu)]
+    assert texts.count("Quit") == 1
+    assert "Captures waiting: 3" in texts
+    assert _find(menu, Action.DRAIN).isEnabled()
+
+
+def test_ampersand_in_a_fact_is_not_a_mnemonic(qtbot: QtBot, home: Path) -> None:
+    menu = QMenu()
+    populate(menu, TrayState(home=home, error="R&D folder is read-only"))
+    assert "Could not read memoryd: R&&D folder is read-only" in [t for t, _e, _a in _rows(menu)]
+
+
+def test_tray_icon_reports_clicks_and_shows_the_badge(qtbot: QtBot, home: Path) -> None:
+    tray = TrayIcon()
+    tray.show_state(TrayState(home=home, loaded=True, spool_pending=2))
+
+    assert _same_icon(tray.icon.icon(), assets.icon(pending=True))
+    assert not _same_icon(tray.icon.icon(), assets.icon(pending=False))
+    assert "Captures waiting: 2" in tray.icon.toolTip()
+    with qtbot.waitSignal(tray.triggered, timeout=1000) as blocker:
+        _find(tray.menu, Action.DRAIN).trigger()
+    assert blocker.args == [Action.DRAIN]
+
+    tray.show_state(TrayState(home=home, loaded=True, spool_pending=0))
+    assert _same_icon(tray.icon.icon(), assets.icon(pending=False))
+
+
+def test_icons_are_found_and_render() -> None:
+    for pending in (False, True):
+        path = assets.icon_path(pending)
+        assert path.is_file(), path
+        assert not assets.icon(pending).pixmap(22, 22).isNull()

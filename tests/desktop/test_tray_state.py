@@ -1,0 +1,79 @@
+"""TrayState from a real temp store: what the facade says is what the menu shows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memoryd.app import Memoryd
+from memoryd.capture import spool
+from memoryd_desktop import tray_state
+from memoryd_desktop.tray_state import Action, Kind, TrayState
+
+
+def _texts(state: TrayState) -> list[str]:
+    return [item.text for item in state.items() if item.kind is not Kind.SEPARATOR]
+
+
+def _action(state: TrayState, action: Action) -> tray_state.Item:
+    return next(item for item in state.items() if item.action is action)
+
+
+def test_state_counts_recorded_memories(facade: Memoryd) -> None:
+    facade.record("fact", "Postgres port", "The dev database listens on 5433.")
+    facade.record("fact", "CI runner", "CI runs on Debian 12.")
+    facade.record("preference", "Tabs", "Use 4 spaces, never tabs.")
+
+    state = tray_state.load(facade)
+
+    assert state.loaded
+    assert state.home == facade.layout.home
+    assert state.total == 3
+    assert state.by_type == (("fact", 2), ("preference", 1))
+    assert state.spool_pending == 0
+    texts = _texts(state)
+    assert texts[:3] == ["Memories: 3", "Facts: 2", "Preferences: 1"]
+    assert "Captures waiting: 0" in texts
+    assert not _action(state, Action.DRAIN).enabled  # nothing to process
+    assert not state.pending
+
+
+def test_state_counts_spooled_captures(facade: Memoryd) -> None:
+    for sid in ("s-1", "s-2"):
+        spool.put(facade.layout.spool, "claude-code", {"session_id": sid, "cwd": "."}, "2026-11-22T08:00:00Z")
+
+    state = tray_state.load(facade)
+
+    assert state.spool_pending == 2
+    assert state.pending
+    assert _action(state, Action.DRAIN).enabled
+    assert state.tooltip().splitlines() == ["memoryd", "Memories: 0", "Captures waiting: 2"]
+
+
+def test_forgotten_memories_are_counted_apart(facade: Memoryd) -> None:
+    doc, _ = facade.record("warning", "Flaky test", "test_sync flakes on CI under load.")
+    facade.forget(doc.meta.slug)
+
+    state = tray_state.load(facade)
+
+    assert state.forgotten == 1
+    assert "Forgotten: 1" in _texts(state)
+
+
+def test_state_before_first_answer_and_while_draining(facade: Memoryd) -> None:
+    blank = TrayState(home=facade.layout.home)
+    assert _texts(blank)[0] == "Reading memories…"
+    assert [i.action for i in blank.items() if i.kind is Kind.ACTION] == [
+        Action.DRAIN,
+        Action.OPEN_FOLDER,
+        Action.QUIT,
+    ]
+
+    busy = TrayState(home=facade.layout.home, loaded=True, spool_pending=4, draining=True)
+    drain = _action(busy, Action.DRAIN)
+    assert drain.text == "Processing captures…"
+    assert not drain.enabled
+
+
+def test_read_error_is_a_line_not_a_crash() -> None:
+    state = TrayState(home=Path("/nowhere"), error="index.db is locked")
+    assert "Could not read memoryd: index.db is locked" in _texts(state)
