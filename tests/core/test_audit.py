@@ -43,7 +43,7 @@ TAMPERS: dict[str, tuple[Callable[[list[bytes]], list[bytes]], int]] = {
     "edit": (_edit, 3),
     "edit with rehash": (_recompute_edit, 4),
     "delete": (lambda ls: ls[:1] + ls[2:], 2),
-    "insert": (lambda ls: ls[:2] + [ls[1]] + ls[2:], 3),
+    "insert": (lambda ls: [*ls[:2], ls[1], *ls[2:]], 3),
     "reorder": (lambda ls: [ls[0], ls[2], ls[1], *ls[3:]], 2),
     "truncate tail": (lambda ls: ls[:3], 4),
     "cut last line short": (lambda ls: [*ls[:4], ls[4][:40]], 5),

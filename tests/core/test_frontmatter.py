@@ -84,7 +84,8 @@ def test_unknown_keys_and_hand_written_timestamps_survive():
         ("---\n- a list\n---\nb", "not a mapping"),
         ("---\ntitle: t\n---\nb", "slug"),
         (
-            "---\ntitle: t\nslug: s\ntype: diary\nscope_hash: d8e86b48589e\nsource: m\ncreated_at: 2026-01-01\n---\n",
+            "---\ntitle: t\nslug: s\ntype: diary\nscope_hash: d8e86b48589e\n"
+            "source: m\ncreated_at: 2026-01-01\n---\n",
             "type",
         ),
     ],
