@@ -5,36 +5,42 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
-from pathlib import Path
 
-from memoryd.paths import FILE_MODE, ensure_dir
+from memoryd.envpaths import FILE_MODE, ensure_dir
+
+# Standard library `os` only: the agent hook writes its spool file through this module.
+_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
 
 
-def write_bytes(path: Path, data: bytes, *, sync: bool = True) -> None:
-    ensure_dir(path.parent)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".part", dir=path.parent)
+def write_bytes(path: str | os.PathLike[str], data: bytes, *, sync: bool = True) -> None:
+    target = os.fspath(path)
+    folder = os.path.dirname(target) or "."
+    ensure_dir(folder)
+    tmp = os.path.join(folder, f".tmp-{os.getpid()}-{os.urandom(6).hex()}.part")
+    fd = os.open(tmp, _FLAGS, FILE_MODE)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
             if sync:
-                fh.flush()
-                os.fsync(fh.fileno())
-        os.chmod(tmp, FILE_MODE)
-        os.replace(tmp, path)
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
     if sync:
-        _fsync_dir(path.parent)
+        _fsync_dir(folder)
 
 
-def write_text(path: Path, text: str, *, sync: bool = True) -> None:
+def write_text(path: str | os.PathLike[str], text: str, *, sync: bool = True) -> None:
     write_bytes(path, text.encode("utf-8"), sync=sync)
 
 
-def _fsync_dir(folder: Path) -> None:
+def _fsync_dir(folder: str) -> None:
     if os.name != "posix":
         return
     fd = os.open(folder, os.O_RDONLY)

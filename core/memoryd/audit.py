@@ -75,7 +75,7 @@ class Verdict:
 class AuditLog:
     def __init__(self, layout: Layout, head: HeadStore) -> None:
         self.path = layout.audit_log
-        self.lock = FileLock(str(layout.audit_lock))
+        self.lock = FileLock(str(layout.audit_lock), mode=FILE_MODE)
         self.head = head
 
     def append(

@@ -7,18 +7,14 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-APP = "memoryd"
-DIR_MODE = 0o700
-FILE_MODE = 0o600
+from memoryd import envpaths
+from memoryd.envpaths import APP, DIR_MODE, FILE_MODE
+
+__all__ = ["APP", "DIR_MODE", "FILE_MODE", "Layout", "config_file", "data_home", "ensure_dir", "layout"]
 
 
 def data_home() -> Path:
-    env = os.environ.get("MEMORYD_HOME")
-    if env:
-        return Path(env).expanduser()
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir(APP, appauthor=False))
+    return Path(envpaths.data_home())
 
 
 def config_file() -> Path:
@@ -31,8 +27,8 @@ def config_file() -> Path:
 
 
 def ensure_dir(path: Path) -> Path:
-    """Create a private directory (0700) and its parents if missing."""
-    path.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
+    """Create a private directory (0700), and its missing parents 0700 too."""
+    envpaths.ensure_dir(str(path))
     return path
 
 
@@ -75,7 +71,7 @@ class Layout:
 
     @property
     def spool(self) -> Path:
-        return self.home / "spool"
+        return Path(envpaths.spool_dir(str(self.home)))
 
     @property
     def spool_rejected(self) -> Path:
@@ -83,7 +79,7 @@ class Layout:
 
     @property
     def worker_lock(self) -> Path:
-        return self.spool / ".worker.lock"
+        return Path(envpaths.worker_lock(str(self.home)))
 
     @property
     def logs(self) -> Path:

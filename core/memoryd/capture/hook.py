@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from typing import Any
 
-from memoryd import paths
+from memoryd import envpaths
 from memoryd.capture import spool
 from memoryd.clock import now_iso
 from memoryd.errors import InvalidPayload
@@ -63,32 +62,51 @@ def redact_payload(data: dict[str, Any], redactor: Redactor) -> dict[str, Any]:
     return {k: (v if k in _KEEP else redactor.redact_obj(v)) for k, v in data.items()}
 
 
-def worker_idle(layout: paths.Layout) -> bool:
+def worker_idle(home: str) -> bool:
     """True when no worker holds the lock. A running worker re-reads the spool after it
     releases the lock, so a payload spooled meanwhile is never stranded."""
-    from filelock import FileLock, Timeout
+    path = envpaths.worker_lock(home)
+    if os.name != "posix":
+        from filelock import FileLock, Timeout
 
-    lock = FileLock(str(layout.worker_lock))
+        lock = FileLock(path)
+        try:
+            lock.acquire(timeout=0)
+        except Timeout:
+            return False
+        lock.release()
+        return True
+    import fcntl  # the same flock() that filelock's UnixFileLock takes in the worker
+
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, envpaths.FILE_MODE)
     try:
-        lock.acquire(timeout=0)
-    except Timeout:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
         return False
-    lock.release()
+    finally:
+        os.close(fd)  # closing drops the lock
     return True
 
 
 def spawn_worker() -> None:
-    kwargs: dict[str, Any] = {
-        "stdin": subprocess.DEVNULL,
-        "stdout": subprocess.DEVNULL,
-        "stderr": subprocess.DEVNULL,
-        "close_fds": True,
-    }
-    if os.name == "nt":
-        kwargs["creationflags"] = 0x00000008 | 0x00000200  # DETACHED_PROCESS | NEW_PROCESS_GROUP
-    else:
-        kwargs["start_new_session"] = True
-    subprocess.Popen([sys.executable, "-m", "memoryd.capture.worker"], **kwargs)
+    """Start `python -m memoryd.capture.worker` detached (own session, no terminal)."""
+    argv = [sys.executable, "-m", "memoryd.capture.worker"]
+    if os.name == "posix":
+        null = os.devnull
+        actions = [(os.POSIX_SPAWN_OPEN, fd, null, os.O_RDWR, 0) for fd in (0, 1, 2)]
+        os.posix_spawn(sys.executable, argv, os.environ, file_actions=actions, setsid=True)
+        return
+    import subprocess
+
+    flags = 0x00000008 | 0x00000200  # DETACHED_PROCESS | CREATE_NEW_PROCESS_GROUP
+    subprocess.Popen(
+        argv,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        close_fds=True,
+        creationflags=flags,
+    )
 
 
 def capture(source: str, raw: bytes, *, spawn: bool = True) -> tuple[str, list[str]]:
@@ -104,8 +122,8 @@ def capture(source: str, raw: bytes, *, spawn: bool = True) -> tuple[str, list[s
     data = redact_payload(data, redactor)
     if redactor.total:
         data["_redacted_in_hook"] = dict(redactor.counts)
-    layout = paths.layout()
-    path = spool.put(layout.spool, source, data, now_iso())
-    if spawn and os.environ.get("MEMORYD_NO_WORKER") != "1" and worker_idle(layout):
+    home = envpaths.data_home()
+    name = spool.put(envpaths.spool_dir(home), source, data, now_iso())
+    if spawn and os.environ.get("MEMORYD_NO_WORKER") != "1" and worker_idle(home):
         spawn_worker()
-    return path.name, warnings
+    return name, warnings

@@ -6,24 +6,23 @@ from __future__ import annotations
 import json
 import os
 import time
-import uuid
 from pathlib import Path
 from typing import Any
 
 from memoryd import atomic
-from memoryd.paths import ensure_dir
+from memoryd.envpaths import ensure_dir
 
 SUFFIX = ".json"
 
 
-def put(spool_dir: Path, source: str, payload: dict[str, Any], received_at: str) -> Path:
-    payload_id = uuid.uuid4().hex
+def put(spool_dir: str, source: str, payload: dict[str, Any], received_at: str) -> str:
+    """Write one payload; returns the spool file's name."""
+    payload_id = os.urandom(16).hex()
     record = {"payload_id": payload_id, "source": source, "received_at": received_at, "payload": payload}
-    ensure_dir(spool_dir)
     # time first so a plain sort replays one session's payloads in arrival order
-    path = spool_dir / f"{time.time_ns():020d}-{os.getpid()}-{payload_id[:8]}{SUFFIX}"
-    atomic.write_text(path, json.dumps(record, ensure_ascii=False))
-    return path
+    name = f"{time.time_ns():020d}-{os.getpid()}-{payload_id[:8]}{SUFFIX}"
+    atomic.write_text(os.path.join(spool_dir, name), json.dumps(record, ensure_ascii=False))
+    return name
 
 
 def pending(spool_dir: Path) -> list[Path]:
@@ -34,7 +33,7 @@ def pending(spool_dir: Path) -> list[Path]:
 
 def reject(path: Path, rejected_dir: Path, reason: str) -> Path:
     """Keep a payload the worker cannot use, with the reason beside it, out of the queue."""
-    ensure_dir(rejected_dir)
+    ensure_dir(str(rejected_dir))
     target = rejected_dir / path.name
     os.replace(path, target)
     atomic.write_text(target.with_suffix(".reason.txt"), reason + "\n")

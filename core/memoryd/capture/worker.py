@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
 import time
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from memoryd.config import Config
 from memoryd.errors import MemorydError
 from memoryd.frontmatter import Document
 from memoryd.models import DecayState, Frontmatter, MemoryType, default_ttl
+from memoryd.paths import FILE_MODE, Layout
 from memoryd.redact import Redactor
 from memoryd.scope import resolve
 from memoryd.store import Store
@@ -128,11 +130,25 @@ def _keep_goal(old_body: str, new_body: str) -> str:
     return old_body
 
 
+def attach_log(layout: Layout) -> None:
+    """Whoever drains (detached worker, CLI, tray) logs to the same logs/worker.log."""
+    target = str(layout.logs / "worker.log")
+    if any(getattr(h, "baseFilename", None) == target for h in log.handlers):
+        return
+    layout.prepare()
+    handler = logging.FileHandler(target, encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    log.propagate = False
+
+
 def drain(store: Store, config: Config, *, wait: bool = False) -> DrainReport:
     """Process every spooled payload. Only one drainer runs; after releasing the lock it
     looks again, so a payload spooled while it held the lock is not left behind."""
     report = DrainReport()
-    lock = FileLock(str(store.layout.worker_lock))
+    attach_log(store.layout)
+    lock = FileLock(str(store.layout.worker_lock), mode=FILE_MODE)
     while True:
         try:
             lock.acquire(timeout=-1 if wait else 0)
@@ -191,12 +207,9 @@ def main() -> int:
     from memoryd import config as config_mod
     from memoryd import paths
 
+    os.umask(0o077)
     layout = paths.layout().prepare()
-    logging.basicConfig(
-        filename=layout.logs / "worker.log",
-        level=logging.INFO,
-        format="%(asctime)s %(levelname)s %(message)s",
-    )
+    attach_log(layout)
     try:
         store = Store.open(layout)
         drain(store, config_mod.load())

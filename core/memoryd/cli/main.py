@@ -8,6 +8,7 @@ one line on stderr with exit 2 for bad usage and 1 for failures, never a traceba
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Sequence
 
@@ -70,6 +71,7 @@ def _fast_capture(argv: Sequence[str]) -> int | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    os.umask(0o077)  # memories, index, logs and locks are the user's alone
     fast = _fast_capture(argv)
     if fast is not None:
         return fast

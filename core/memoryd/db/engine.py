@@ -6,6 +6,7 @@ processes queue on the busy timeout instead of failing on a read-to-write upgrad
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -118,6 +119,7 @@ def open_index(path: Path) -> Engine:
         )
     try:
         _apply(path)
+        os.chmod(path, 0o600)  # SQLite gives -wal and -shm the same mode
     except sqlite3.DatabaseError as exc:
         raise StorageError(f"cannot open index {path}: {exc}") from None
     engine = create_engine(f"sqlite:///{path}", poolclass=NullPool)
