@@ -118,3 +118,15 @@ def test_hook_path_imports_nothing_heavy():
     )
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert res.stdout.strip() == "[]", res.stdout + res.stderr
+
+
+def test_broken_config_is_one_clear_line(cli, tmp_path: Path):
+    cfg = tmp_path / "config.toml"
+    cfg.write_text("[capture\nmax_turns = 5\n")
+    res = cli("stats")
+    assert res.returncode == 2 and "not valid TOML" in res.stderr and res.stderr.count("\n") == 1
+    cfg.write_text("[capture]\nmax_turnz = 5\n")
+    res = cli("stats")
+    assert res.returncode == 2 and "max_turnz" in res.stderr
+    cfg.write_text("[capture]\nmax_turns = 5\n[search]\ndefault_limit = 3\n")
+    assert cli("stats").returncode == 0
