@@ -14,12 +14,12 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Protocol
 
-from memoryd.app import Memoryd
-from memoryd.errors import MemorydError
 from PySide6.QtCore import QCoreApplication, QObject, QTimer, QUrl, Signal, Slot
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QSystemTrayIcon
 
+from memoryd.app import Memoryd
+from memoryd.errors import MemorydError
 from memoryd_desktop import tray_state
 from memoryd_desktop.ops import Ops
 from memoryd_desktop.status_window import StatusWindow
@@ -80,13 +80,12 @@ class Controller(QObject):
         self.refresh()
         self.timer.start()
 
-    def shutdown(self, wait_ms: int = 5_000) -> None:
-        """Stop the timer and let a running call end; the spool worker is safe to cut short."""
+    def shutdown(self, wait_ms: int = 5_000) -> bool:
+        """Stop the timer and give a running call `wait_ms` to end; False if it still runs."""
         self.timer.stop()
         if self.tray is not None:
             self.tray.hide()
-        if not self.ops.wait(wait_ms):
-            log.warning("a background call was still running at quit")
+        return self.ops.wait(wait_ms)
 
     # -- views ------------------------------------------------------------------------
     def _make_tray(self) -> None:

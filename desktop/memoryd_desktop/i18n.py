@@ -111,6 +111,7 @@ def install(app: QCoreApplication, locale: QLocale) -> list[QTranslator]:
         installed.append(qt)
     for translator in installed:
         app.installTranslator(translator)
+    log.info("translation %s loaded for locale %s", name, locale.name())
     return installed
 
 

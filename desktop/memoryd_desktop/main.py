@@ -9,17 +9,18 @@ data folder (a QLockFile in MEMORYD_HOME), then the controller.
 from __future__ import annotations
 
 import logging
+import os
 import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from memoryd import paths
-from memoryd.app import Memoryd
-from memoryd.errors import MemorydError
 from PySide6.QtCore import QLocale, QLockFile, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+from memoryd import paths
+from memoryd.app import Memoryd
+from memoryd.errors import MemorydError
 from memoryd_desktop import assets, i18n
 from memoryd_desktop.controller import Controller, describe
 
@@ -95,11 +96,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             QMessageBox.critical(None, "memoryd", describe(exc))
             return 2
         controller = Controller(facade)
-        app.aboutToQuit.connect(controller.shutdown)
         controller.start()
         mode = "tray" if controller.tray is not None else "window"
         QTimer.singleShot(0, lambda: log.info("memoryd-tray ready (%s) for %s", mode, home))
-        return app.exec()
+        code = app.exec()
+        if not controller.shutdown():
+            # A long drain is still running. Waiting would keep a quit from quitting, and the
+            # worker is built to be cut short (a spool file goes only after its memory is saved).
+            log.warning("quitting while captures are being processed; the rest stay spooled")
+            lock.unlock()
+            logging.shutdown()
+            os._exit(code)
+        return code
     finally:
         lock.unlock()
 

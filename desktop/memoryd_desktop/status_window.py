@@ -30,8 +30,8 @@ class StatusWindow(QWidget):
         self.setWindowIcon(assets.icon())
         self.setMinimumWidth(380)
 
-        logo = QLabel()
-        logo.setPixmap(assets.icon().pixmap(48, 48))
+        self.logo = QLabel()
+        self.logo.setPixmap(assets.icon().pixmap(48, 48))
         title = QLabel("memoryd")
         font = QFont(title.font())
         font.setPointSizeF(font.pointSizeF() * 1.5)
@@ -44,7 +44,7 @@ class StatusWindow(QWidget):
         heading.addWidget(title)
         heading.addWidget(self.home_label)
         top = QHBoxLayout()
-        top.addWidget(logo)
+        top.addWidget(self.logo)
         top.addLayout(heading, 1)
 
         self.facts = QVBoxLayout()
@@ -79,6 +79,7 @@ class StatusWindow(QWidget):
         """Rebuild the fact labels and relabel the buttons (every minute at most)."""
         self.home_label.setText(translate("StatusWindow", "Data folder: {path}").format(path=state.home))
         self.setWindowIcon(assets.icon(state.pending))
+        self.logo.setPixmap(assets.icon(state.pending).pixmap(48, 48))
         while self.facts.count():
             widget = self.facts.takeAt(0).widget()
             if widget is not None:

@@ -7,6 +7,8 @@ controller is the only place that knows what an action does.
 
 from __future__ import annotations
 
+import sys
+
 from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
@@ -77,5 +79,6 @@ class TrayIcon(QObject):
 
     @Slot(QSystemTrayIcon.ActivationReason)
     def _on_activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
-        if reason is QSystemTrayIcon.ActivationReason.Trigger:
+        # macOS opens the menu on a click and reports it as Trigger too: no window there
+        if reason is QSystemTrayIcon.ActivationReason.Trigger and sys.platform != "darwin":
             self.activated.emit()

@@ -13,9 +13,9 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from memoryd.app import Memoryd
 from PySide6.QtCore import QCoreApplication
 
+from memoryd.app import Memoryd
 from memoryd_desktop.i18n import memory_type_label
 
 translate = QCoreApplication.translate  # the bare name lupdate recognises

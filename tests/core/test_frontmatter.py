@@ -3,6 +3,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+
 from memoryd import frontmatter
 from memoryd.errors import CorruptFile
 from memoryd.frontmatter import Document

@@ -12,7 +12,10 @@ def test_everything_created_is_private(cli, project: Path, tmp_path: Path, isola
     t = write_jsonl(tmp_path / "t.jsonl", claude_exchange("hello", "hi", session_id="perm"))
     assert cli("capture", "--source=claude-code", stdin=stop_payload("perm", t, project)).returncode == 0
     assert cli("worker", "--wait").returncode == 0
-    assert cli("record", "--type", "fact", "--title", "t", "--body", "b", "--scope", str(project)).returncode == 0
+    assert (
+        cli("record", "--type", "fact", "--title", "t", "--body", "b", "--scope", str(project)).returncode
+        == 0
+    )
     assert cli("search", "hello", "--all-scopes").returncode == 0
     seen = 0
     for path in [isolated_home, *isolated_home.rglob("*")]:

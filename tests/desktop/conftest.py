@@ -7,6 +7,7 @@ ignored by text so any other Qt warning still fails the test (qutebrowser's habi
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -44,6 +45,15 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "home" / ".cache"))
     monkeypatch.chdir(tmp_path)  # record() scopes memories by the working directory
     yield data
+
+
+@pytest.fixture(autouse=True)
+def collect_qt_garbage() -> Iterator[None]:
+    """Free each test's Qt objects here, on the GUI thread. Left to chance, the cyclic
+    collector may run inside a later test's worker thread and destroy them there
+    ("Timers cannot be stopped from another thread")."""
+    yield
+    gc.collect()
 
 
 @pytest.fixture

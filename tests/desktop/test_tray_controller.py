@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
 from memoryd import paths
 from memoryd.app import Memoryd
 from memoryd.capture import spool
 from memoryd_desktop.controller import Controller
 from memoryd_desktop.status_window import StatusWindow
 from memoryd_desktop.tray_state import Action, TrayState
-from PySide6.QtCore import Qt
-from pytestqt.qtbot import QtBot
 
 NOW = "2026-11-22T08:00:00Z"
 

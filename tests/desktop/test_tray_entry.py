@@ -98,3 +98,17 @@ def test_second_instance_exits(running: Tray, env: dict[str, str], home: Path) -
     assert second.returncode == 1
     assert f"already running for {home} (pid {running.proc.pid})" in second.stderr
     assert running.proc.poll() is None  # the first one is untouched
+
+
+def test_the_system_locale_picks_the_translation(env: dict[str, str]) -> None:
+    env.pop("LC_ALL", None)
+    env.pop("LC_MESSAGES", None)
+    env["LANG"] = "zh_CN.UTF-8"
+    tray = Tray(env)
+    try:
+        tray.wait_for(READY)
+        assert any("translation zh_CN loaded for locale zh_CN" in line for line in tray.seen)
+        tray.proc.terminate()
+        assert tray.proc.wait(timeout=5) == 0
+    finally:
+        tray.stop()

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from PySide6.QtGui import QAction, QIcon
+from PySide6.QtWidgets import QApplication, QMenu
+from pytestqt.qtbot import QtBot
+
 from memoryd.app import Memoryd
 from memoryd_desktop import assets, tray_state
 from memoryd_desktop.tray import TrayIcon, action_of, populate
 from memoryd_desktop.tray_state import Action, TrayState
-from PySide6.QtGui import QAction, QIcon
-from PySide6.QtWidgets import QMenu
-from pytestqt.qtbot import QtBot
 
 
 def _rows(menu: QMenu) -> list[tuple[str, bool, Action | None]]:
@@ -74,7 +75,7 @@ def test_tray_icon_reports_clicks_and_shows_the_badge(qtbot: QtBot, home: Path) 
     assert _same_icon(tray.icon.icon(), assets.icon(pending=False))
 
 
-def test_icons_are_found_and_render() -> None:
+def test_icons_are_found_and_render(qapp: QApplication) -> None:
     for pending in (False, True):
         path = assets.icon_path(pending)
         assert path.is_file(), path

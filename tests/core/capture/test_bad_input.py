@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from memoryd.testing import claude_exchange, stop_payload, write_jsonl
 
 

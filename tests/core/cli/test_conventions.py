@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from memoryd.cli.main import build_parser
 
 COMMANDS = sorted(build_parser()._subparsers._group_actions[0].choices)  # type: ignore[union-attr]

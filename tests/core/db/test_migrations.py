@@ -5,9 +5,10 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from sqlmodel import SQLModel
+
 from memoryd.db import tables  # noqa: F401  (registers the tables)
 from memoryd.db.engine import migrations, open_index, probe, schema_version
-from sqlmodel import SQLModel
 
 
 def _columns(db: Path) -> dict[str, set[str]]:
