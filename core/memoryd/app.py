@@ -218,9 +218,7 @@ class Memoryd:
         from memoryd.db.engine import probe, schema_version
 
         counts = self.store.counts()
-        last: dict[str, str] = {}
-        for ev in self.store.audit.events():
-            last[ev.event_type] = ev.ts
+        last = self.store.last_runs()
         caps = probe()
         return {
             "home": str(self.layout.home),

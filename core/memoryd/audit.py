@@ -27,7 +27,7 @@ _TAIL_BYTES = 256 * 1024
 
 class HeadStore(Protocol):
     def get_head(self) -> tuple[int, str] | None: ...
-    def set_head(self, seq: int, this_hash: str) -> None: ...
+    def set_head(self, seq: int, this_hash: str, event_type: str, ts: str) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -116,7 +116,7 @@ class AuditLog:
                 os.fsync(fd)
             finally:
                 os.close(fd)
-            self.head.set_head(record["seq"], record["this_hash"])
+            self.head.set_head(record["seq"], record["this_hash"], event_type, record["ts"])
             return Event(**record)
 
     def _last_event(self) -> Event | None:

@@ -152,3 +152,10 @@ class AuditHeadRow(SQLModel, table=True):
     seq: int
     this_hash: str
     updated_at: str
+
+
+class EventLastRow(SQLModel, table=True):
+    __tablename__ = "event_last"
+    event_type: str = Field(primary_key=True)
+    seq: int
+    ts: str

@@ -82,9 +82,26 @@ class Store:
         with read_session(self.engine) as s:
             return index.get_head(s)
 
-    def set_head(self, seq: int, this_hash: str) -> None:
+    def set_head(self, seq: int, this_hash: str, event_type: str, ts: str) -> None:
         with write_session(self.engine) as s:
             index.set_head(s, seq, this_hash, clock.now_iso())
+            index.set_event_last(s, event_type, seq, ts)
+
+    def last_runs(self) -> dict[str, str]:
+        """When each kind of audited write last happened."""
+        with read_session(self.engine) as s:
+            return index.event_last(s)
+
+    def _restore_head(self) -> None:
+        """After the index is lost, take the chain head and last runs from the log as it
+        stands (the log itself is checked by `audit verify`)."""
+        last = None
+        with write_session(self.engine) as s:
+            for ev in self.audit.events():
+                index.set_event_last(s, ev.event_type, ev.seq, ev.ts)
+                last = ev
+            if last is not None:
+                index.set_head(s, last.seq, last.this_hash, clock.now_iso())
 
     # -- rows -------------------------------------------------------------------------
     def _row(self, doc: Document, path: Path) -> dict[str, Any]:
@@ -314,6 +331,8 @@ class Store:
                 report.indexed += 1
                 report.turns += len(turns)
                 report.by_type[doc.meta.type.value] = report.by_type.get(doc.meta.type.value, 0) + 1
+        if self.get_head() is None:
+            self._restore_head()
         self.audit.append(
             "reindex",
             actor=actor,

@@ -264,6 +264,21 @@ def get_head(s: Session) -> tuple[int, str] | None:
     return (int(row[0]), str(row[1])) if row else None
 
 
+def set_event_last(s: Session, event_type: str, seq: int, ts: str) -> None:
+    s.exec(
+        text(
+            "INSERT INTO event_last (event_type, seq, ts) VALUES (:e, :seq, :ts) "
+            "ON CONFLICT(event_type) DO UPDATE SET seq = excluded.seq, ts = excluded.ts "
+            "WHERE excluded.seq >= event_last.seq"
+        ),
+        params={"e": event_type, "seq": seq, "ts": ts},
+    )
+
+
+def event_last(s: Session) -> dict[str, str]:
+    return {r[0]: r[1] for r in s.exec(text("SELECT event_type, ts FROM event_last ORDER BY event_type"))}
+
+
 def set_head(s: Session, seq: int, this_hash: str, when: str) -> None:
     s.exec(
         text(

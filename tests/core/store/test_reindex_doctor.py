@@ -102,3 +102,18 @@ def test_forget_moves_file_and_hides_it(cli, project: Path, isolated_home: Path)
     )
     assert [r["slug"] for r in found] == [doc.meta.slug] and found[0]["decay_state"] == "forgotten"
     assert [e["event_type"] for e in json.loads(cli("audit", "--json").stdout)] == ["record", "forget"]
+
+
+def test_reindex_restores_chain_head_and_last_runs(cli, project: Path, isolated_home: Path):
+    app = Memoryd()
+    for i in range(3):
+        app.record("fact", f"f{i}", "b", scope_path=project)
+    for f in isolated_home.glob("index.db*"):
+        f.unlink()
+    assert cli("reindex").returncode == 0
+    stats = json.loads(cli("stats", "--json").stdout)
+    assert set(stats["last_runs"]) == {"record", "reindex"}
+    log = isolated_home / "audit" / "audit.jsonl"
+    log.write_bytes(b"".join(log.read_bytes().splitlines(keepends=True)[:2]))  # cut the tail again
+    res = cli("audit", "verify")
+    assert res.returncode == 1 and "seq 3" in res.stderr
