@@ -16,6 +16,9 @@ from memoryd.errors import CorruptFile
 from memoryd.models import Frontmatter
 
 FENCE = "---"
+# libyaml when the wheel has it: the same bytes as the pure-Python dumper, ~10x faster.
+_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @dataclass
@@ -40,7 +43,9 @@ def render(doc: Document) -> str:
     data = {k: _plain(v) for k, v in doc.meta.model_dump().items()}
     if data.get("session_id") is None:
         data.pop("session_id", None)
-    head = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=False, width=10_000)
+    head = yaml.dump(
+        data, Dumper=_DUMPER, sort_keys=False, allow_unicode=True, default_flow_style=False, width=10_000
+    )
     return f"{FENCE}\n{head}{FENCE}\n{doc.body}"
 
 
@@ -54,7 +59,7 @@ def parse(text: str, *, where: str = "memory file") -> Document:
     head = text[len(FENCE) + 1 : end + 1]
     body = text[end + len(FENCE) + 2 :]
     try:
-        data = yaml.safe_load(head)
+        data = yaml.load(head, Loader=_LOADER)  # _LOADER is a safe loader
     except yaml.YAMLError as exc:
         problem = str(exc).splitlines()[0]
         raise CorruptFile(f"{where}: frontmatter is not valid YAML ({problem})") from None
