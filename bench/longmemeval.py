@@ -179,7 +179,7 @@ def print_report(ours: dict[str, Any], base: dict[str, Any]) -> None:
     cols = [f"{m}@{k}" for k in KS for m in METRICS]
     print(f"{'question_type':<28}{'n':>5}" + "".join(f"{col:>22}" for col in cols))
     print(f"{'':<33}" + "".join(f"{'memoryd / base':>22}" for _ in cols))
-    order = ["all"] + sorted(k for k in ours["results"] if k != "all")
+    order = ["all", *sorted(k for k in ours["results"] if k != "all")]
     for qt in order:
         o, b = ours["results"][qt], base["results"].get(qt, {})
         cells = "".join(f"{o[f'session/{m}']:>13.4f} / {b.get(f'session/{m}', 0.0):.4f}" for m in cols)

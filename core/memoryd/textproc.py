@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from typing import NamedTuple
 
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _HAN_RUN = re.compile(f"[{_HAN}]+")
@@ -105,3 +106,99 @@ def snippet(body: str, query: str, width: int = 160) -> str:
     start = max(0, pos - width // 3) if pos >= 0 else 0
     piece = flat[start : start + width]
     return ("…" if start > 0 else "") + piece + ("…" if start + width < len(flat) else "")
+
+
+# -- dates people write in questions -------------------------------------------------------
+_MONTH_TEXT = "january february march april may june july august september october november december"
+_MONTHS = _MONTH_TEXT.split()
+_MONTH_OF = {m: i + 1 for i, m in enumerate(_MONTHS)} | {
+    m[:3]: i + 1 for i, m in enumerate(_MONTHS) if m != "may"
+}
+_MONTH_OF["sept"] = 9
+_ORD = r"(?:st|nd|rd|th)?"
+_EN_DATE = re.compile(
+    rf"\b(?:(\d{{1,2}}){_ORD}\s+(?:of\s+)?)?({'|'.join(sorted(_MONTH_OF, key=len, reverse=True))})\b\.?"
+    rf"(?:\s+(\d{{1,2}}){_ORD}\b)?(?:,?\s+(\d{{4}})\b)?",
+    re.I,
+)
+_NUM_DATE = re.compile(r"\b(\d{4})[-/.](\d{1,2})(?:[-/.](\d{1,2}))?\b")
+_ZH_DATE = re.compile(r"(?:(\d{4})\s*年)?\s*(?:(\d{1,2})\s*月)(?:\s*(\d{1,2})\s*[日号])?|(\d{4})\s*年")
+_YEAR = re.compile(r"\b(19\d\d|20\d\d)\b")
+# "may" is a month only next to a number or after a word that introduces a time.
+_MAY_CONTEXT = re.compile(
+    r"\b(?:in|of|early|late|mid|since|until|till|before|after|during|last|next)\s+$", re.I
+)
+
+
+class DateRef(NamedTuple):
+    """A calendar date a query mentions; parts it leaves open are None."""
+
+    year: int | None
+    month: int | None
+    day: int | None
+
+
+def _ref(year: str | None, month: int | None, day: str | None) -> DateRef | None:
+    y = int(year) if year else None
+    d = int(day) if day else None
+    if y is not None and not 1900 <= y <= 2100:
+        y = None
+    if month is not None and not 1 <= month <= 12:
+        return None
+    if d is not None and not 1 <= d <= 31:
+        d = None
+    if y is None and month is None:
+        return None
+    return DateRef(y, month, d)
+
+
+def dates(text: str) -> list[DateRef]:
+    """Dates mentioned in free text: 'October 13, 2023', '3 June', 'in May', '2023-05-08',
+    '2023年5月8日', a bare year. Relative dates ('last week') are not resolved."""
+    found: list[DateRef] = []
+    taken: list[tuple[int, int]] = []
+
+    def add(ref: DateRef | None, span: tuple[int, int]) -> None:
+        if ref is not None and not any(a < span[1] and span[0] < b for a, b in taken):
+            found.append(ref)
+            taken.append(span)
+
+    for m in _NUM_DATE.finditer(text):
+        add(_ref(m.group(1), int(m.group(2)), m.group(3)), m.span())
+    for m in _ZH_DATE.finditer(text):
+        if m.group(4):
+            add(_ref(m.group(4), None, None), m.span())
+        else:
+            add(_ref(m.group(1), int(m.group(2)), m.group(3)), m.span())
+    for m in _EN_DATE.finditer(text):
+        word = m.group(2).lower()
+        month = _MONTH_OF[word]
+        numbers = m.group(1) or m.group(3) or m.group(4)
+        if word not in _MONTHS and not numbers:
+            continue  # 'mar', 'jan' alone are too often something else
+        if word == "may" and not numbers and not _MAY_CONTEXT.search(text[: m.start()]):
+            continue
+        add(_ref(m.group(4), month, m.group(1) or m.group(3)), m.span())
+    for m in _YEAR.finditer(text):
+        add(_ref(m.group(1), None, None), m.span())
+    return found
+
+
+def date_match(refs: list[DateRef], ts: str | None) -> float:
+    """How well an ISO timestamp fits the best of `refs`: the share of the parts a
+    reference names that agree (year, month, day), 0.0 when any named year or month
+    disagrees."""
+    if not refs or not ts or len(ts) < 10:
+        return 0.0
+    try:
+        year, month, day = int(ts[0:4]), int(ts[5:7]), int(ts[8:10])
+    except ValueError:
+        return 0.0
+    best = 0.0
+    for ref in refs:
+        if (ref.year is not None and ref.year != year) or (ref.month is not None and ref.month != month):
+            continue
+        named = sum(p is not None for p in ref)
+        agree = (ref.year is not None) + (ref.month is not None) + (ref.day is not None and ref.day == day)
+        best = max(best, agree / named)
+    return best

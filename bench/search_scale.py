@@ -1,0 +1,235 @@
+"""Search latency at 10k and 100k memories: warm in-process and cold CLI.
+
+Why: search runs on every agent turn that asks for memory, so its cost at a big
+personal store (100k memories is years of heavy use) decides whether agents can call it
+freely. The corpus is synthetic, bilingual and deterministic (bench/corpus.py), inserted
+through `Store.save_many` into a memoryd home cached under bench/.out/ (keyed by size,
+seed and the code that shapes the index), so reruns skip the minutes of generation.
+
+Reported per size: p50/p95 over a few hundred mixed queries (English words and
+questions, Chinese words and phrases) of
+  * the facade `Memoryd.search(count_recall=False)` (snippets on, as the CLI shows them),
+  * `memoryd.search.search(with_snippets=False)` (ranking only),
+  * the recall bookkeeping a real hit costs (`count_recall=True` minus the above),
+and the median wall time of a cold `memoryd search ... --json` process.
+
+    python bench/search_scale.py [--quick] [--sizes 10000,100000] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import inspect
+import shutil
+import sqlite3
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import _common as c
+import corpus
+
+from memoryd import search, textproc
+from memoryd.app import Memoryd
+from memoryd.config import Config
+from memoryd.db.engine import migrations
+from memoryd.paths import Layout
+from memoryd.scope import hash_root
+from memoryd.store import Store, index
+
+SEED = 20240518
+SCOPES = 20
+SCOPE_BASE = Path(tempfile.gettempdir()) / "memoryd-bench-scopes"
+
+
+def cache_key(size: int) -> str:
+    """The cached home is valid while the corpus and the code that shapes the index (CJK
+    segmentation, what a memory writes to the FTS tables, their schema) are unchanged."""
+    h = hashlib.sha256(Path(corpus.__file__ or "").read_bytes())
+    for fn in (textproc.segment, textproc.bigrams, index.upsert_memory, index.replace_turns):
+        h.update(inspect.getsource(fn).encode())
+    h.update(textproc._HAN.encode())
+    for version, _name, sql in migrations():  # others are applied when the home is opened
+        if "fts" in sql.lower():
+            h.update(f"{version}:{sql}".encode())
+    return f"scale-{size}-{SEED}-{h.hexdigest()[:10]}"
+
+
+def build_home(size: int) -> tuple[Path, float | None]:
+    """The cached home for `size` memories; (path, seconds spent generating or None)."""
+    home = c.OUT / cache_key(size)
+    done = home / ".complete"
+    if done.exists():
+        try:
+            return home, float(done.read_text().split()[0])
+        except (ValueError, IndexError):
+            return home, None
+    for old in c.OUT.glob(f"scale-{size}-*"):
+        shutil.rmtree(old, ignore_errors=True)
+    t0 = time.perf_counter()
+    store = Store.open(Layout(home))
+    store.save_many(corpus.generate(size, SEED, SCOPE_BASE, SCOPES), actor="bench", batch=1000)
+    store.engine.dispose()
+    took = time.perf_counter() - t0
+    done.write_text(f"{took:.1f} seconds to generate\n")
+    return home, took
+
+
+def timed(fn: Callable[[str, str], Any], qs: list[tuple[str, str]], rounds: int) -> list[float]:
+    """Per-query median over `rounds` passes, in ms (a noisy machine spikes single calls)."""
+    per: list[list[float]] = [[] for _ in qs]
+    for _ in range(rounds):
+        for i, (q, scope) in enumerate(qs):
+            t0 = time.perf_counter()
+            fn(q, scope)
+            per[i].append((time.perf_counter() - t0) * 1000)
+    return [c.median(p) for p in per]
+
+
+def summary(ms: list[float]) -> dict[str, float]:
+    return {"p50": round(c.median(ms), 3), "p95": round(c.pct(ms, 95), 3)}
+
+
+def cli_runs(home: Path, asked: list[tuple[str, int]], runs: int) -> list[float]:
+    env = c.isolated_env(home)
+    script = Path(sysconfig.get_path("scripts")) / "memoryd"
+    out = []
+    for i in range(runs):
+        q, scope = asked[i % len(asked)]
+        t0 = time.perf_counter()
+        subprocess.run(
+            [str(script), "search", q, "--scope", str(corpus.scope_root(scope, SCOPE_BASE)), "--json"],
+            env=env,
+            check=True,
+            capture_output=True,
+        )
+        out.append((time.perf_counter() - t0) * 1000)
+    return out
+
+
+def sqlite_floor(home: Path, qs: list[tuple[str, str]]) -> dict[str, Any]:
+    """What SQLite alone spends, through the stdlib driver: the statement `index.search`
+    runs (bm25 over every match, scope filter by join), and bare enumeration of the
+    matching rows. Separates the index's cost from the Python layers above it."""
+    con = sqlite3.connect(home / "index.db")
+    w = ", ".join(str(x) for x in index.BM25_WEIGHTS)
+    ranked = (
+        f"SELECT d.slug, bm25(memories_fts, {w}) AS score FROM memories_fts "
+        "JOIN fts_docs d ON d.id = memories_fts.rowid JOIN memories m ON m.slug = d.slug "
+        "WHERE memories_fts MATCH ? AND m.scope_hash = ? AND m.decay_state IN ('alive', 'dim') "
+        "ORDER BY score LIMIT 30"
+    )
+    enum = "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?"
+    t_rank, t_enum, share = [], [], []
+    total = con.execute("SELECT count(*) FROM memories").fetchone()[0]
+    for q, scope in qs:
+        match = textproc.match_query(q)
+        if match is None:
+            continue
+        t0 = time.perf_counter()
+        con.execute(ranked, (match, scope)).fetchall()
+        t1 = time.perf_counter()
+        n = len(con.execute(enum, (match,)).fetchall())
+        t2 = time.perf_counter()
+        t_rank.append((t1 - t0) * 1000)
+        t_enum.append((t2 - t1) * 1000)
+        share.append(100 * n / total)
+    con.close()
+    return {
+        "ranked_sql_ms": summary(t_rank),
+        "enumerate_matches_ms": summary(t_enum),
+        "matching_memories_pct": {"p50": round(c.median(share), 1), "p95": round(c.pct(share, 95), 1)},
+    }
+
+
+def measure(size: int, n_queries: int, rounds: int, cli_n: int) -> dict[str, Any]:
+    cached = (c.OUT / cache_key(size) / ".complete").exists()
+    home, gen_s = build_home(size)
+    for i in range(SCOPES):
+        corpus.scope_root(i, SCOPE_BASE).mkdir(parents=True, exist_ok=True)
+    scopes = [hash_root(corpus.scope_root(i, SCOPE_BASE).resolve()) for i in range(SCOPES)]
+    asked = corpus.queries(n_queries, SEED, SCOPES)
+    qs = [(q, scopes[i]) for q, i in asked]
+    app = Memoryd(layout=Layout(home), config=Config())
+    store = app.store
+
+    def facade(q: str, scope: str) -> Any:
+        return app.search(q, scopes=[scope], limit=10, count_recall=False)
+
+    def bare(q: str, scope: str) -> Any:
+        return search.search(store, q, scopes=[scope], limit=10, with_snippets=False)
+
+    def counted(q: str, scope: str) -> Any:
+        return app.search(q, scopes=[scope], limit=10, count_recall=True)
+
+    for q, scope in qs[:30]:  # warm the page cache and SQLAlchemy's statement cache
+        facade(q, scope)
+    hits = [len(facade(q, s)) for q, s in qs]
+    snip = timed(facade, qs, rounds)
+    nosnip = timed(bare, qs, rounds)
+    sub = qs[: max(20, n_queries // 4)]  # recall writes files: fewer of these
+    with_recall = timed(counted, sub, 1)
+    bookkeeping = [r - s for r, s in zip(with_recall, snip, strict=False)]
+    floor = sqlite_floor(home, qs)
+    cli = cli_runs(home, asked, cli_n)
+    return {
+        "memories": size,
+        "scopes": SCOPES,
+        "generated_s": round(gen_s, 1) if gen_s is not None else None,
+        "cached": cached,
+        "queries": len(qs),
+        "rounds": rounds,
+        "mean_hits": round(sum(hits) / len(hits), 2),
+        "search_snippets_ms": summary(snip),
+        "search_no_snippets_ms": summary(nosnip),
+        "recall_bookkeeping_ms": summary(bookkeeping),
+        **floor,
+        "cli_cold_ms": {"median": round(c.median(cli), 1), "runs": cli_n},
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="2,000 memories, fewer queries and runs")
+    ap.add_argument("--sizes", default="10000,100000")
+    ap.add_argument("--queries", type=int, default=300)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+    sizes = [2000] if args.quick else [int(s) for s in args.sizes.split(",")]
+    n_q, rounds, cli_n = (60, 1, 3) if args.quick else (args.queries, 3, 10)
+    results = [measure(size, n_q, rounds, cli_n) for size in sizes]
+    out = {"benchmark": "search_scale", "quick": args.quick, "target_p50_ms_at_100k": 5.0, "sizes": results}
+    if args.json:
+        c.emit(out, True)
+        return 0
+    for r in results:
+        print(
+            f"{r['memories']:>7} memories ({r['scopes']} scopes, generated in {r['generated_s']} s"
+            f"{', cached' if r['cached'] else ''}), "
+            f"{r['queries']} queries, mean hits {r['mean_hits']}"
+        )
+        for key, label in (
+            ("search_snippets_ms", "facade search, snippets"),
+            ("search_no_snippets_ms", "search.search, no snippets"),
+            ("recall_bookkeeping_ms", "recall bookkeeping (extra)"),
+            ("ranked_sql_ms", "sqlite3: index.search's SQL"),
+            ("enumerate_matches_ms", "sqlite3: enumerate matches"),
+        ):
+            print(f"    {label:<30} p50 {r[key]['p50']:>8.3f} ms   p95 {r[key]['p95']:>8.3f} ms")
+        print(f"    {'cold CLI memoryd search --json':<30} median {r['cli_cold_ms']['median']} ms")
+        share = r["matching_memories_pct"]
+        print(f"    queries match {share['p50']}% of all memories (p50), {share['p95']}% (p95)")
+        if r["memories"] >= 100_000:
+            ok = r["search_snippets_ms"]["p50"] <= 5.0
+            print(f"    target p50 <= 5 ms at 100k: {'ok' if ok else 'MISSED'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
