@@ -7,36 +7,11 @@ one line on stderr with exit 2 for bad usage and 1 for failures, never a traceba
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
-from memoryd.errors import MemorydError, UsageError
-
-Handler = Callable[[argparse.Namespace], int]
-
-
-class Parser(argparse.ArgumentParser):
-    """argparse, but usage errors are one line and exit 2."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        sys.stderr.write(f"memoryd: {message} (see `{self.prog} --help`)\n")
-        raise SystemExit(2)
-
-
-def build_parser() -> Parser:
-    from memoryd import __version__
-    from memoryd.cli.commands import audit, capture, maintenance, memories, scope, search
-
-    parser = Parser(prog="memoryd", description="Local long-term memory for AI agents.")
-    parser.add_argument("--version", action="version", version=f"memoryd {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    common = Parser(add_help=False)
-    common.add_argument("--json", action="store_true", help="print machine-readable JSON")
-    for module in (capture, scope, memories, search, maintenance, audit):
-        module.register(sub, common)
-    return parser
+from memoryd.errors import MemorydError
 
 
 def _fast_capture(argv: Sequence[str]) -> int | None:
@@ -75,6 +50,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     fast = _fast_capture(argv)
     if fast is not None:
         return fast
+    from memoryd.cli.parser import build_parser
+
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -109,11 +86,6 @@ def _log_crash() -> str:
         return str(path)
     except OSError:
         return "nowhere: the log directory is not writable"
-
-
-def require(cond: bool, message: str) -> None:
-    if not cond:
-        raise UsageError(message)
 
 
 if __name__ == "__main__":

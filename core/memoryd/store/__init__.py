@@ -267,8 +267,7 @@ class Store:
         limit: int,
     ) -> list[tuple[Hit, dict[str, Any]]]:
         with read_session(self.engine) as s:
-            hits = index.search(s, match, scopes=scopes, types=types, states=states, limit=limit)
-            return [(h, index.get(s, h.slug) or {}) for h in hits]
+            return index.search(s, match, scopes=scopes, types=types, states=states, limit=limit)
 
     def search_turns(
         self, match: str, *, scopes: Sequence[str] | None, states: Sequence[str] | None, limit: int
@@ -303,7 +302,9 @@ class Store:
             doc.meta.last_recalled_at = now
             if doc.meta.decay_state is not DecayState.forgotten:
                 doc.meta.decay_state = DecayState.alive
-            self.files.write(doc)
+            # No fsync: counters are bookkeeping that the index holds too, and a search
+            # should not wait on ten disk flushes. The rename keeps the file whole.
+            self.files.write(doc, sync=False)
 
     # -- maintenance ------------------------------------------------------------------
     def reindex(self, *, actor: str) -> ReindexReport:

@@ -210,17 +210,24 @@ def search(
     types: Sequence[str] | None,
     states: Sequence[str] | None,
     limit: int,
-) -> list[Hit]:
+) -> list[tuple[Hit, dict[str, Any]]]:
+    """Hits with their memory rows, in one statement (not one more query per hit)."""
     where, params, binds = _filters(scopes, types, states)
     w = ", ".join(str(x) for x in BM25_WEIGHTS)
+    cols = ", ".join(f"m.{c}" for c in MEMORY_COLUMNS)
     sql = (
-        f"SELECT d.slug AS slug, bm25(memories_fts, {w}) AS score "
+        f"SELECT {cols}, bm25(memories_fts, {w}) AS score "
         "FROM memories_fts JOIN fts_docs d ON d.id = memories_fts.rowid "
         "JOIN memories m ON m.slug = d.slug "
         f"WHERE memories_fts MATCH :match AND {where} ORDER BY score LIMIT :limit"
     )
     params.update(match=match, limit=limit)
-    return [Hit(r[0], float(r[1])) for r in s.exec(text(sql).bindparams(*binds), params=params)]
+    out = []
+    for r in s.exec(text(sql).bindparams(*binds), params=params):
+        row = dict(r._mapping)
+        score = float(row.pop("score"))
+        out.append((Hit(row["slug"], score), row))
+    return out
 
 
 def search_turns(

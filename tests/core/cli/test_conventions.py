@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from memoryd.cli.main import build_parser
+from memoryd.cli.parser import build_parser
 
 COMMANDS = sorted(build_parser()._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
 
@@ -114,7 +114,7 @@ def test_hook_path_imports_nothing_heavy():
         "from memoryd.cli import main\n"
         "from memoryd.capture import hook\n"
         "heavy = [m for m in sys.modules if m.split('.')[0] in "
-        "('sqlalchemy', 'sqlmodel', 'pydantic', 'anthropic', 'PySide6', 'yaml')]\n"
+        "('sqlalchemy', 'sqlmodel', 'pydantic', 'anthropic', 'PySide6', 'yaml', 'argparse')]\n"
         "print(heavy)\n"
     )
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
