@@ -17,7 +17,7 @@ import subprocess
 import sys
 import tempfile
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -183,3 +183,12 @@ def capture_record(payload_id: str, session_id: str, transcript: Path, cwd: Path
 def emit(result: dict[str, Any], as_json: bool) -> None:
     if as_json:
         print(json.dumps(result, indent=2, ensure_ascii=False))
+
+
+def finish(result: dict[str, Any], as_json: bool, print_text: Callable[[], None]) -> int:
+    """End a benchmark: its result as JSON for run_all, or the text report for people."""
+    if as_json:
+        emit(result, True)
+    else:
+        print_text()
+    return 0

@@ -164,11 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     result = {"benchmark": "longmemeval", "quick": args.quick, "memoryd": ours, "baseline": base}
-    if args.json:
-        c.emit(result, True)
-        return 0
-    print_report(ours, base)
-    return 0
+    return c.finish(result, args.json, lambda: print_report(ours, base))
 
 
 def print_report(ours: dict[str, Any], base: dict[str, Any]) -> None:
