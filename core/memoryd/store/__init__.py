@@ -238,10 +238,6 @@ class Store:
         path = self.files.absolute(self.row(slug)["body_path"])
         return self.files.read(path), path
 
-    def turns(self, slug: str) -> list[Turn]:
-        _, path = self.read(slug)
-        return self.files.read_turns(path)
-
     def slug_for_session(self, source: str, session_id: str) -> str | None:
         with read_session(self.engine) as s:
             return index.slug_for_session(s, session_key(source, session_id))

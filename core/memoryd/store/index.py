@@ -131,18 +131,6 @@ def replace_turns(s: Session, slug: str, turns: Sequence[Turn]) -> None:
         )
 
 
-def delete_memory(s: Session, slug: str) -> None:
-    s.exec(
-        text("DELETE FROM memories_fts WHERE rowid IN (SELECT id FROM fts_docs WHERE slug = :slug)"),
-        params={"slug": slug},
-    )
-    s.exec(
-        text("DELETE FROM turns_fts WHERE rowid IN (SELECT id FROM turns WHERE slug = :slug)"),
-        params={"slug": slug},
-    )
-    s.exec(text("DELETE FROM memories WHERE slug = :slug"), params={"slug": slug})
-
-
 def clear_derived(s: Session) -> None:
     """Everything reindex can rebuild from files. Governance tables are left alone."""
     for table in ("memories_fts", "turns_fts", "turns", "fts_docs", "triggers"):
