@@ -1,0 +1,61 @@
+"""Which provider analysis uses, decided once from config and environment. No provider is a
+normal outcome (the rules score instead), so the answer always carries a one-line reason."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import httpx
+
+from memoryd.config import LLMConfig
+from memoryd.llm.base import Provider
+from memoryd.llm.http_providers import OllamaProvider, OpenAIProvider
+
+
+@dataclass(frozen=True)
+class Choice:
+    """`provider` None means "use the rules"; `reason` says why, or what was chosen."""
+
+    provider: Provider | None
+    reason: str
+
+
+def choose(
+    cfg: LLMConfig,
+    *,
+    env: Mapping[str, str] = os.environ,
+    transport: httpx.BaseTransport | None = None,
+) -> Choice:
+    """The provider `[llm]` asks for, if it can be used; `transport` routes tests' traffic."""
+    name = cfg.provider
+    if name == "rules":
+        return Choice(None, 'provider = "rules" in [llm]: scoring with the rules')
+    pcfg = cfg.provider_config(name)
+    model = cfg.model_for(name)
+    common = {"timeout": cfg.timeout_seconds, "max_retries": cfg.max_retries}
+    if name == "ollama":
+        base_url = pcfg.base_url or "http://127.0.0.1:11434"
+        ollama = OllamaProvider(model, base_url=base_url, transport=transport, **common)
+        return Choice(ollama, f"ollama {model} at {base_url} (no API key needed)")
+    if name not in ("anthropic", "openai"):
+        return Choice(None, f"unknown provider {name!r}: scoring with the rules")
+    if not pcfg.api_key_env:
+        return Choice(None, f"no API key: [llm.{name}] api_key_env is not set")
+    key = (env.get(pcfg.api_key_env) or "").strip()
+    if not key:
+        return Choice(None, f"no API key: {pcfg.api_key_env} is not set")
+    where = f" at {pcfg.base_url}" if pcfg.base_url else ""
+    if name == "anthropic":
+        from memoryd.llm.anthropic_provider import AnthropicProvider  # the SDK is slow to import
+
+        client = httpx.Client(transport=transport) if transport is not None else None
+        provider: Provider = AnthropicProvider(
+            model, key, base_url=pcfg.base_url, http_client=client, **common
+        )
+    else:
+        base_url = pcfg.base_url or "https://api.openai.com/v1"
+        where = f" at {base_url}"
+        provider = OpenAIProvider(model, key, base_url=base_url, transport=transport, **common)
+    return Choice(provider, f"{name} {model}{where} (key from {pcfg.api_key_env})")
