@@ -8,6 +8,7 @@ MemorydError                 root; adapters map it once (CLI: one line, exit 1)
  +-- CorruptFile             a memory file whose frontmatter or encoding is unreadable
  +-- StorageError            the index or the data directory cannot be used
  +-- AuditError              the audit log cannot be appended or read
+ +-- DeliveryError           the digest could not be mailed or shown as a notification
 """
 
 from __future__ import annotations
@@ -44,4 +45,8 @@ class StorageError(MemorydError):
 
 
 class AuditError(MemorydError):
+    pass
+
+
+class DeliveryError(MemorydError):
     pass
