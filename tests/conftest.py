@@ -18,6 +18,9 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("HOME", str(tmp_path / "userhome"))
     monkeypatch.delenv("MEMORYD_NOW", raising=False)
     monkeypatch.delenv("MEMORYD_NO_WORKER", raising=False)
+    # No test may reach a real LLM or mail server with the developer's own credentials.
+    for var in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "MEMORYD_SMTP_PASSWORD"):
+        monkeypatch.delenv(var, raising=False)
     (tmp_path / "userhome").mkdir()
     return home
 

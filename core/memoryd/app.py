@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memoryd import clock, paths, search, slugs
 from memoryd import config as config_mod
@@ -21,6 +21,13 @@ from memoryd.frontmatter import Document
 from memoryd.models import LONG_TERM_TYPES, DecayState, Frontmatter, MemoryType, default_ttl
 from memoryd.scope import Scope, resolve
 from memoryd.store import DoctorReport, ReindexReport, Store, Turn, TurnHit
+
+if TYPE_CHECKING:  # governance pulls in the LLM layer: imported when first used
+    from memoryd.governance.analyze import Analysis, Analyzer
+    from memoryd.governance.decay import SweepReport
+    from memoryd.governance.digest import Digest
+    from memoryd.governance.merge import MergeResult
+    from memoryd.governance.spend import SpendReport
 
 
 @dataclass(frozen=True)
@@ -226,11 +233,103 @@ class Memoryd:
             "by_state": {r["decay_state"]: r["n"] for r in counts["by_state"]},
             "by_scope": {r["scope_hash"]: r["n"] for r in counts["by_scope"]},
             "turns": counts["turns"][0]["n"] if counts["turns"] else 0,
+            "forgotten_archived": self.store.files.archived_count(),
             "spool_pending": len(spool.pending(self.layout.spool)),
             "last_runs": last,
             "schema_version": schema_version(self.store.engine),
             "sqlite": {"version": caps.sqlite_version, "fts5": caps.fts5, "trigram": caps.trigram},
+            "llm": {"provider": self.config.llm.provider, **self.spend().as_dict()},
         }
+
+    # -- governance -------------------------------------------------------------------
+    def analyzer(self, *, actor: str = "cli") -> Analyzer:
+        from memoryd.governance.analyze import Analyzer
+
+        return Analyzer(self.store, self.config, actor=actor)
+
+    def analyze_session(self, slug: str, *, force: bool = False, actor: str = "cli") -> Analysis:
+        return self.analyzer(actor=actor).session(slug, force=force)
+
+    def analyze_pending(self, *, limit: int | None = None, actor: str = "cli") -> list[Analysis]:
+        if limit is not None and limit < 1:
+            raise UsageError("--limit must be at least 1")
+        return self.analyzer(actor=actor).pending(limit=limit)
+
+    def promotions(self, *, status: str | None = None) -> list[dict[str, Any]]:
+        from memoryd.governance import promotions
+
+        return promotions.listing(self.store, status=status)
+
+    def promote(
+        self, pid: int, *, memory_type: str | None = None, title: str | None = None, actor: str = "cli"
+    ) -> tuple[Document, Changes]:
+        from memoryd.governance import promotions
+
+        doc = promotions.promote(self.store, pid, memory_type=memory_type, title=title, actor=actor)
+        return doc, Changes(created=(doc.meta.slug,), scopes=(doc.meta.scope_hash,))
+
+    def reject(self, pid: int, *, reason: str | None = None, actor: str = "cli") -> dict[str, Any]:
+        from memoryd.governance import promotions
+
+        return promotions.reject(self.store, pid, reason=reason, actor=actor)
+
+    def merge(
+        self, keep: str, drop: Sequence[str], *, force: bool = False, actor: str = "cli"
+    ) -> tuple[MergeResult, Changes]:
+        from memoryd.governance.merge import merge
+
+        res = merge(self.store, keep, drop, force=force, actor=actor)
+        return res, Changes(updated=(keep,), removed=res.dropped, scopes=(res.kept.meta.scope_hash,))
+
+    def decay_sweep(self, *, dry_run: bool = False, actor: str = "cli") -> SweepReport:
+        from memoryd.governance import decay
+
+        return decay.sweep(self.store, self.config.decay, dry_run=dry_run, actor=actor)
+
+    def digest(self, *, since: str | None = None, scopes: list[str] | None = None) -> Digest:
+        from memoryd.governance import digest
+
+        since_dt = clock.parse_ts(since, what="--since") if since else None
+        if since_dt and since_dt > clock.now():
+            raise UsageError("--since is in the future")
+        return digest.build(self.store, self.config, since=since_dt, scopes=scopes)
+
+    def deliver_digest(self, d: Digest, *, actor: str = "cli") -> list[tuple[str, bool, str]]:
+        """Send the digest by notification and email; (channel, ok, message) for each.
+        One channel failing does not stop the other."""
+        from memoryd import mailer, notify
+        from memoryd.errors import DeliveryError
+        from memoryd.governance import digest
+
+        text = digest.render_text(d)
+        results: list[tuple[str, bool, str]] = []
+        try:
+            results.append(("notification", True, notify.notify(digest.headline(d), text)))
+        except DeliveryError as exc:
+            results.append(("notification", False, str(exc)))
+        if self.config.email.configured:
+            try:
+                results.append(("email", True, mailer.send(self.config.email, digest.subject(d), text)))
+            except DeliveryError as exc:
+                results.append(("email", False, str(exc)))
+        else:
+            results.append(("email", False, "not configured: set [email] host and to in config.toml"))
+        self.store.audit.append(
+            "digest_notify",
+            actor=actor,
+            details={
+                "pending": len(d.pending_promotions),
+                "duplicates": len(d.duplicates),
+                "reminders": len(d.ttl_reminders),
+                "delivered": {name: ok for name, ok, _ in results},
+            },
+        )
+        return results
+
+    def spend(self) -> SpendReport:
+        from memoryd.governance import spend
+
+        return spend.report(self.store, self.config.llm)
 
     # -- audit ------------------------------------------------------------------------
     def audit_events(

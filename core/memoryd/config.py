@@ -10,6 +10,8 @@ from typing import Any
 from memoryd import paths
 from memoryd.errors import UsageError
 
+PROVIDERS = ("anthropic", "openai", "ollama", "rules")
+
 
 @dataclass(frozen=True)
 class CaptureConfig:
@@ -25,23 +27,154 @@ class SearchConfig:
 
 
 @dataclass(frozen=True)
+class ProviderConfig:
+    """`[llm.<provider>]`: where to reach it and which env var holds its key."""
+
+    api_key_env: str | None = None
+    base_url: str | None = None
+    model: str | None = None
+
+
+_PROVIDER_DEFAULTS = {
+    "anthropic": ProviderConfig(api_key_env="ANTHROPIC_API_KEY"),
+    "openai": ProviderConfig(api_key_env="OPENAI_API_KEY", base_url="https://api.openai.com/v1"),
+    "ollama": ProviderConfig(base_url="http://127.0.0.1:11434"),
+}
+
+
+@dataclass(frozen=True)
+class LLMConfig:
+    """`[llm]` as seed 000 shows it, plus the spend and size limits users asked for."""
+
+    provider: str = "anthropic"
+    model: str = "claude-haiku-4-5"
+    daily_token_budget: int = 200_000
+    # The session body sent for scoring is cut to about this many tokens.
+    max_input_tokens: int = 900
+    timeout_seconds: float = 30.0
+    max_retries: int = 2
+    # Send sensitive scopes' text to the provider (off: they are rule-scored).
+    allow_sensitive: bool = False
+    providers: dict[str, ProviderConfig] = field(default_factory=lambda: dict(_PROVIDER_DEFAULTS))
+    # USD per million tokens, (input, output), overriding the built-in price list.
+    prices: dict[str, tuple[float, float]] = field(default_factory=dict)
+
+    def provider_config(self, name: str | None = None) -> ProviderConfig:
+        return self.providers.get(name or self.provider, ProviderConfig())
+
+    def model_for(self, name: str | None = None) -> str:
+        return self.provider_config(name).model or self.model
+
+
+@dataclass(frozen=True)
+class GovernanceConfig:
+    promote_threshold: float = 0.6
+    analyze_after_capture: bool = True
+
+
+@dataclass(frozen=True)
+class DecayConfig:
+    """Days without recall before each step (seed 001: 90, then 30, then 90)."""
+
+    dim_after_days: int = 90
+    soft_forget_after_days: int = 30
+    forget_after_days: int = 90
+
+
+@dataclass(frozen=True)
+class DigestConfig:
+    since_days: int = 7
+    ttl_warning_days: int = 7
+    top_n: int = 10
+
+
+@dataclass(frozen=True)
+class EmailConfig:
+    """`[email]`: where `digest --notify` sends the digest. The password comes from the
+    env var `password_env`, else the OS keyring (service "memoryd-smtp", user `user`)."""
+
+    host: str | None = None
+    port: int = 587
+    security: str = "starttls"  # starttls / ssl / none
+    user: str | None = None
+    password_env: str | None = "MEMORYD_SMTP_PASSWORD"
+    from_addr: str | None = None
+    to: tuple[str, ...] = ()
+    timeout_seconds: float = 20.0
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.host and self.to)
+
+
+@dataclass(frozen=True)
 class Config:
     path: Path | None = None
     capture: CaptureConfig = field(default_factory=CaptureConfig)
     search: SearchConfig = field(default_factory=SearchConfig)
+    llm: LLMConfig = field(default_factory=LLMConfig)
+    governance: GovernanceConfig = field(default_factory=GovernanceConfig)
+    decay: DecayConfig = field(default_factory=DecayConfig)
+    digest: DigestConfig = field(default_factory=DigestConfig)
+    email: EmailConfig = field(default_factory=EmailConfig)
     raw: dict[str, Any] = field(default_factory=dict)
 
 
-def _section(raw: dict[str, Any], name: str, cls: type, path: Path) -> Any:
-    data = raw.get(name, {})
+_SECTIONS: dict[str, type] = {
+    "capture": CaptureConfig,
+    "search": SearchConfig,
+    "governance": GovernanceConfig,
+    "decay": DecayConfig,
+    "digest": DigestConfig,
+    "email": EmailConfig,
+}
+
+
+def _build(cls: type, data: Any, where: str, path: Path, skip: tuple[str, ...] = ()) -> Any:
     if not isinstance(data, dict):
-        raise UsageError(f"{path}: [{name}] must be a table")
-    known = cls.__dataclass_fields__
-    unknown = sorted(set(data) - set(known))
+        raise UsageError(f"{path}: [{where}] must be a table")
+    known = {k for k in cls.__dataclass_fields__ if k not in skip}
+    data = {k: v for k, v in data.items() if k not in skip}
+    unknown = sorted(set(data) - known)
     if unknown:
-        raise UsageError(f"{path}: unknown key(s) in [{name}]: {', '.join(unknown)}")
-    values = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
+        raise UsageError(f"{path}: unknown key(s) in [{where}]: {', '.join(unknown)}")
+    values = {}
+    for key, value in data.items():
+        default = cls.__dataclass_fields__[key].default
+        if isinstance(default, bool) and not isinstance(value, bool):
+            raise UsageError(f"{path}: [{where}] {key} must be true or false")
+        if isinstance(default, (int, float)) and not isinstance(default, bool):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+                raise UsageError(f"{path}: [{where}] {key} must be a non-negative number")
+            value = type(default)(value)
+        values[key] = tuple(value) if isinstance(value, list) else value
     return cls(**values)
+
+
+def _llm(raw: dict[str, Any], path: Path) -> LLMConfig:
+    data = raw.get("llm", {})
+    subs = ("anthropic", "openai", "ollama", "prices")
+    cfg: LLMConfig = _build(LLMConfig, data, "llm", path, skip=("providers", *subs))
+    if cfg.provider not in PROVIDERS:
+        raise UsageError(
+            f"{path}: [llm] provider must be one of {', '.join(PROVIDERS)}, not {cfg.provider!r}"
+        )
+    providers = dict(_PROVIDER_DEFAULTS)
+    for name in ("anthropic", "openai", "ollama"):
+        if name in data:
+            base = _PROVIDER_DEFAULTS[name]
+            given = _build(ProviderConfig, data[name], f"llm.{name}", path)
+            providers[name] = ProviderConfig(
+                api_key_env=given.api_key_env or base.api_key_env,
+                base_url=given.base_url or base.base_url,
+                model=given.model,
+            )
+    prices: dict[str, tuple[float, float]] = {}
+    for model, pair in (data.get("prices") or {}).items():
+        if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(p, (int, float)) for p in pair)):
+            raise UsageError(f"{path}: [llm.prices] {model} must be [input, output] USD per million tokens")
+        prices[model] = (float(pair[0]), float(pair[1]))
+    return LLMConfig(**{**cfg.__dict__, "providers": providers, "prices": prices})
 
 
 def load(path: Path | None = None) -> Config:
@@ -53,9 +186,8 @@ def load(path: Path | None = None) -> Config:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise UsageError(f"{path}: not valid TOML ({exc})") from None
-    return Config(
-        path=path,
-        capture=_section(raw, "capture", CaptureConfig, path),
-        search=_section(raw, "search", SearchConfig, path),
-        raw=raw,
-    )
+    sections = {name: _build(cls, raw.get(name, {}), name, path) for name, cls in _SECTIONS.items()}
+    email: EmailConfig = sections["email"]
+    if email.security not in ("starttls", "ssl", "none"):
+        raise UsageError(f"{path}: [email] security must be starttls, ssl or none")
+    return Config(path=path, llm=_llm(raw, path), raw=raw, **sections)

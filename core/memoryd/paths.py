@@ -82,6 +82,10 @@ class Layout:
         return Path(envpaths.worker_lock(str(self.home)))
 
     @property
+    def analysis_lock(self) -> Path:
+        return self.home / "analysis.lock"
+
+    @property
     def logs(self) -> Path:
         return self.home / "logs"
 

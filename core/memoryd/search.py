@@ -55,8 +55,8 @@ class Result:
 
 def states_for(include_forgotten: bool) -> list[str]:
     states = [DecayState.alive.value, DecayState.dim.value]
-    if include_forgotten:
-        states += [DecayState.soft_forgotten.value, DecayState.forgotten.value]
+    if include_forgotten:  # soft-forgotten only: forgotten memories left the index
+        states.append(DecayState.soft_forgotten.value)
     return states
 
 

@@ -57,6 +57,13 @@ def for_title(title: str, when: datetime) -> str:
     return validate("-".join(parts))
 
 
+def for_promotion(promotion_id: int, title: str) -> str:
+    """`promoted-12-use-postgres-for-jobs` (seed 000): the same id always gives the same
+    name, so a promote interrupted and run again rewrites one file, not two."""
+    words = _ascii_words(title, 60)
+    return validate(f"promoted-{int(promotion_id)}" + (f"-{words}" if words else ""))
+
+
 def for_session(source: str, session_id: str, when: datetime) -> str:
     """Sessions: date, a readable id prefix and a hash of source+id, so ids with odd
     characters still give a safe, stable name."""

@@ -118,12 +118,11 @@ class TrayState:
 def from_stats(stats: Mapping[str, Any]) -> TrayState:
     """Turn `Memoryd.stats()` into a state; types in a fixed order so the menu does not jump."""
     by_type = tuple(sorted((str(k), int(v)) for k, v in dict(stats.get("by_type", {})).items()))
-    by_state = dict(stats.get("by_state", {}))
     return TrayState(
         home=Path(str(stats["home"])),
         loaded=True,
         by_type=by_type,
-        forgotten=int(by_state.get("forgotten", 0)),
+        forgotten=int(stats.get("forgotten_archived", 0)),
         spool_pending=int(stats.get("spool_pending", 0)),
     )
 

@@ -212,7 +212,12 @@ def main() -> int:
     attach_log(layout)
     try:
         store = Store.open(layout)
-        drain(store, config_mod.load())
+        config = config_mod.load()
+        drain(store, config)
+        from memoryd.governance.analyze import after_capture
+
+        for a in after_capture(store, config):
+            log.info("analysis %s: %s %s", a.slug, a.status, a.note or a.by)
     except MemorydError as exc:
         log.error("%s", exc)
         return 1

@@ -16,6 +16,11 @@ def line(text: str = "") -> None:
     sys.stdout.write(text + "\n")
 
 
+def note(text: str) -> None:
+    """Progress for people that must not mix with --json output on stdout."""
+    sys.stderr.write(f"memoryd: {text}\n")
+
+
 def warn(text: str) -> None:
     sys.stderr.write(f"memoryd: warning: {text}\n")
 

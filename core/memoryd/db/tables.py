@@ -23,6 +23,9 @@ class MemoryRow(SQLModel, table=True):
     body_path: str = Field(unique=True)
     scope_sensitive: int = 0
     session_key: str | None = None
+    dura_score: str | None = None
+    dura_mean: float | None = None
+    analyzed_fingerprint: str | None = None
 
 
 class TriggerRow(SQLModel, table=True):
@@ -159,3 +162,32 @@ class EventLastRow(SQLModel, table=True):
     event_type: str = Field(primary_key=True)
     seq: int
     ts: str
+
+
+class AnalysisFailureRow(SQLModel, table=True):
+    __tablename__ = "analysis_failures"
+    slug: str = Field(primary_key=True, foreign_key="memories.slug", ondelete="CASCADE")
+    attempts: int = 1
+    last_error: str
+    last_try_at: str
+
+
+class LLMUsageRow(SQLModel, table=True):
+    __tablename__ = "llm_usage"
+    id: int | None = Field(default=None, primary_key=True)
+    ts: str
+    day: str
+    provider: str
+    model: str
+    task: str
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float | None = None
+    outcome: str
+
+
+class RecallStatRow(SQLModel, table=True):
+    __tablename__ = "recall_stats"
+    slug: str = Field(primary_key=True, foreign_key="memories.slug", ondelete="CASCADE")
+    day: str = Field(primary_key=True)
+    hits: int = 1

@@ -7,6 +7,8 @@ steps leaves nothing `reindex` cannot heal and never a half-written memory file.
 from __future__ import annotations
 
 import hashlib
+import json
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +23,7 @@ from memoryd.errors import CorruptFile, NotFound
 from memoryd.frontmatter import Document
 from memoryd.models import DecayState
 from memoryd.paths import Layout
-from memoryd.store import index
+from memoryd.store import governance, index
 from memoryd.store.files import MemoryFiles, Turn
 from memoryd.store.index import Hit, TurnHit
 
@@ -30,6 +32,21 @@ __all__ = ["Hit", "Store", "Turn", "TurnHit"]
 
 def fingerprint(body: str) -> str:
     return hashlib.sha1(body[:500].encode("utf-8")).hexdigest()
+
+
+def dura_mean(score: dict[str, float] | None) -> float | None:
+    if not score:
+        return None
+    values = [float(score[k]) for k in ("D", "U", "R", "A") if k in score]
+    return round(sum(values) / len(values), 4) if values else None
+
+
+def analysis_fingerprint(extras: dict[str, Any]) -> str | None:
+    """The body fingerprint an analysis was made of (frontmatter `analysis.fingerprint`):
+    when the body changes, the session is due for analysis again."""
+    analysis = extras.get("analysis")
+    fp = analysis.get("fingerprint") if isinstance(analysis, dict) else None
+    return str(fp) if fp else None
 
 
 def session_key(source: str, session_id: str) -> str:
@@ -122,6 +139,9 @@ class Store:
             "body_path": self.files.relative(path),
             "scope_sensitive": 0,
             "session_key": session_key(m.source, m.session_id) if m.session_id else None,
+            "dura_score": json.dumps(m.dura_score, sort_keys=True) if m.dura_score else None,
+            "dura_mean": dura_mean(m.dura_score),
+            "analyzed_fingerprint": analysis_fingerprint(m.extras),
         }
 
     @staticmethod
@@ -219,12 +239,40 @@ class Store:
     def forget(self, slug: str, *, actor: str) -> Document:
         doc, path = self.read(slug)
         old_state = doc.meta.decay_state
-        doc.meta.decay_state = DecayState.forgotten
-        doc.meta.updated_at = clock.now()
-        new_path = self.files.path_for(doc)
-        self.files.move(path, new_path)
-        self.save(doc, event="forget", actor=actor, details={"from_state": old_state.value})
+        self.archive(doc, path, event="forget", actor=actor, details={"from_state": old_state.value})
         return doc
+
+    def archive(
+        self,
+        doc: Document,
+        path: Path,
+        *,
+        event: str,
+        actor: str,
+        details: dict[str, Any] | None = None,
+        dedupe: str | None = None,
+    ) -> Path:
+        """Forgotten (seed 001): the file moves to forgotten/ and its index rows go. Each
+        step can be repeated, so an interrupted archive finishes on the next run."""
+        doc.meta.decay_state = DecayState.forgotten
+        new_path = self.files.path_for(doc)
+        self.files.write(doc)
+        old_turns = self.files.turns_path(path)
+        if old_turns.exists():
+            os.replace(old_turns, self.files.turns_path(new_path))
+        if path != new_path:
+            self.files.remove(path)
+        with write_session(self.engine) as s:
+            governance.delete_memory(s, doc.meta.slug)
+        self.audit.append(
+            event,
+            actor=actor,
+            scope_hash=doc.meta.scope_hash,
+            target_id=doc.meta.slug,
+            details=details,
+            dedupe=dedupe,
+        )
+        return new_path
 
     # -- reads ------------------------------------------------------------------------
     def row(self, slug: str) -> dict[str, Any]:

@@ -103,7 +103,8 @@ class MemoryFiles:
                 p.unlink()
 
     def all_files(self) -> Iterator[Path]:
-        """Every memory file under scopes/, temp leftovers and sidecars excluded."""
+        """Every live memory file under scopes/: temp leftovers, sidecars and the
+        forgotten/ archive (not indexed, seed 001) excluded."""
         root = self.layout.scopes
         if not root.exists():
             return
@@ -111,12 +112,19 @@ class MemoryFiles:
             if not scope_dir.is_dir():
                 continue
             for folder in sorted(scope_dir.iterdir()):
-                if not folder.is_dir():
+                if not folder.is_dir() or folder.name == FORGOTTEN:
                     continue
                 for entry in sorted(folder.iterdir()):
                     name = entry.name
                     if name.endswith(MD) and not atomic.is_temp(name) and entry.is_file():
                         yield entry
+
+    def archived_count(self) -> int:
+        """Memories in forgotten/ folders: out of the index, still on disk."""
+        root = self.layout.scopes
+        if not root.exists():
+            return 0
+        return sum(1 for p in root.glob(f"*/{FORGOTTEN}/*{MD}") if not atomic.is_temp(p.name))
 
     def temp_leftovers(self) -> Iterator[Path]:
         root = self.layout.scopes

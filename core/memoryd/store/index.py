@@ -28,6 +28,9 @@ MEMORY_COLUMNS = (
     "body_path",
     "scope_sensitive",
     "session_key",
+    "dura_score",
+    "dura_mean",
+    "analyzed_fingerprint",
 )
 _COLS = ", ".join(MEMORY_COLUMNS)
 _PARAMS = ", ".join(":" + c for c in MEMORY_COLUMNS)
@@ -239,6 +242,13 @@ def mark_recalled(s: Session, slug: str, when: str) -> None:
             "WHERE slug = :slug"
         ),
         params={"slug": slug, "ts": when},
+    )
+    s.exec(
+        text(
+            "INSERT INTO recall_stats (slug, day, hits) SELECT slug, :day, 1 FROM memories "
+            "WHERE slug = :slug ON CONFLICT(slug, day) DO UPDATE SET hits = hits + 1"
+        ),
+        params={"slug": slug, "day": when[:10]},
     )
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from memoryd.db.engine import migrations
 from memoryd.cli.parser import build_parser
 
 COMMANDS = sorted(build_parser()._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
@@ -85,7 +86,7 @@ def test_record_from_stdin_update_list_and_stats(cli, project: Path):
     rows = json.loads(cli("list", "--scope", str(project), "--json").stdout)
     assert [(r["slug"], r["title"], r["type"]) for r in rows] == [(slug, "Release steps", "playbook")]
     stats = json.loads(cli("stats", "--json").stdout)
-    assert stats["by_type"] == {"playbook": 1} and stats["schema_version"] == 7
+    assert stats["by_type"] == {"playbook": 1} and stats["schema_version"] == migrations()[-1][0]
     assert set(stats["last_runs"]) == {"record", "update"}
     events = json.loads(cli("audit", "--json").stdout)
     assert [e["event_type"] for e in events] == ["record", "update"]

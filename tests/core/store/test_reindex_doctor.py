@@ -90,18 +90,22 @@ def test_doctor_reports_drift_and_damage(cli, project: Path, tmp_path: Path, iso
     assert rep["rows_without_files"] == [] and rep["files_without_rows"] == []
 
 
-def test_forget_moves_file_and_hides_it(cli, project: Path, isolated_home: Path):
+def test_forget_archives_file_and_drops_rows(cli, project: Path, isolated_home: Path):
     app = Memoryd()
     doc, _ = app.record("fact", "Staging DB lives on host db-2", "db-2 only", scope_path=project)
     assert cli("forget", doc.meta.slug).returncode == 0
-    assert list((isolated_home / "scopes").rglob(f"forgotten/{doc.meta.slug}.md"))
+    archived = list((isolated_home / "scopes").rglob(f"forgotten/{doc.meta.slug}.md"))
+    assert archived and "decay_state: forgotten" in archived[0].read_text()
     assert not list((isolated_home / "scopes").rglob(f"facts/{doc.meta.slug}.md"))
-    assert json.loads(cli("search", "staging host", "--scope", str(project), "--json").stdout) == []
-    found = json.loads(
-        cli("search", "staging host", "--scope", str(project), "--include-forgotten", "--json").stdout
-    )
-    assert [r["slug"] for r in found] == [doc.meta.slug] and found[0]["decay_state"] == "forgotten"
+    for extra in ((), ("--include-forgotten",)):
+        found = cli("search", "staging host", "--scope", str(project), *extra, "--json").stdout
+        assert json.loads(found) == []
+    assert cli("get", doc.meta.slug).returncode == 1
     assert [e["event_type"] for e in json.loads(cli("audit", "--json").stdout)] == ["record", "forget"]
+    # The archive stays out of the index: reindex does not bring it back, doctor is clean.
+    assert cli("reindex").returncode == 0
+    assert json.loads(cli("search", "staging host", "--scope", str(project), "--json").stdout) == []
+    assert cli("doctor").returncode == 0
 
 
 def test_reindex_restores_chain_head_and_last_runs(cli, project: Path, isolated_home: Path):

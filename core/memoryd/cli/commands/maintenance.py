@@ -91,9 +91,16 @@ def run_stats(args: argparse.Namespace) -> int:
     output.line(f"home: {st['home']}")
     output.line("by type:  " + (", ".join(f"{k} {v}" for k, v in st["by_type"].items()) or "none"))
     output.line("by state: " + (", ".join(f"{k} {v}" for k, v in st["by_state"].items()) or "none"))
-    output.line(f"scopes: {len(st['by_scope'])}; turns: {st['turns']}; spool pending: {st['spool_pending']}")
+    output.line(
+        f"scopes: {len(st['by_scope'])}; turns: {st['turns']}; spool pending: {st['spool_pending']}; "
+        f"forgotten (archived): {st['forgotten_archived']}"
+    )
     for k, v in sorted(st["last_runs"].items()):
         output.line(f"last {k}: {v}")
+    from memoryd.governance import spend
+
+    for text in spend.describe(app.spend()):
+        output.line(text)
     sq = st["sqlite"]
     output.line(
         f"sqlite {sq['version']} (fts5 {'yes' if sq['fts5'] else 'no'}), schema v{st['schema_version']}"

@@ -1,0 +1,258 @@
+"""memoryd analyze-session / analyze-pending / promotions / promote / reject / merge /
+decay-sweep / digest."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from memoryd.cli import output
+
+LONG_TERM = ["decision", "preference", "fact", "playbook", "warning"]
+
+
+def _id(value: str) -> int:
+    try:
+        pid = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"promotion id must be a number, not {value!r}") from None
+    if pid < 1:
+        raise argparse.ArgumentTypeError("promotion id must be positive")
+    return pid
+
+
+def register(sub: Any, common: argparse.ArgumentParser) -> None:
+    a = sub.add_parser(
+        "analyze-session",
+        parents=[common],
+        help="DURA-score one session and queue it for promotion",
+        description="Score a session on D/U/R/A (LLM when configured, rules otherwise); a mean "
+        "at or above the threshold queues a pending promotion. Example: "
+        "memoryd analyze-session 2026-05-18-abcd1234-9f8e7d6c",
+    )
+    a.add_argument("slug")
+    a.add_argument("--force", action="store_true", help="analyse again even if unchanged")
+    a.set_defaults(handler=run_analyze)
+
+    ap = sub.add_parser(
+        "analyze-pending",
+        parents=[common],
+        help="analyse every session not analysed yet (and retry deferred ones)",
+        description="Example: memoryd analyze-pending --limit 20",
+    )
+    ap.add_argument("--limit", type=int)
+    ap.set_defaults(handler=run_analyze_pending)
+
+    p = sub.add_parser(
+        "promotions",
+        parents=[common],
+        help="list the promotion queue",
+        description="Example: memoryd promotions --status pending",
+    )
+    p.add_argument("--status", choices=["pending", "approved", "rejected"])
+    p.set_defaults(handler=run_promotions)
+
+    pr = sub.add_parser(
+        "promote",
+        parents=[common],
+        help="approve a promotion: write it as long-term memory",
+        description="Writes scopes/<hash>/<type>s/promoted-<id>-<slug>.md with promoted_from. "
+        "Example: memoryd promote 3 --type preference",
+    )
+    pr.add_argument("id", type=_id)
+    pr.add_argument("--type", choices=LONG_TERM)
+    pr.add_argument("--title")
+    pr.set_defaults(handler=run_promote)
+
+    rj = sub.add_parser(
+        "reject",
+        parents=[common],
+        help="reject a promotion",
+        description="Example: memoryd reject 3 --reason 'one-off'",
+    )
+    rj.add_argument("id", type=_id)
+    rj.add_argument("--reason")
+    rj.set_defaults(handler=run_reject)
+
+    m = sub.add_parser(
+        "merge",
+        parents=[common],
+        help="merge duplicates into one memory",
+        description="The kept memory absorbs the dropped ones' triggers, tags and recall counts; "
+        "the dropped ones are removed. Example: memoryd merge --keep SLUG --drop SLUG2 SLUG3",
+    )
+    m.add_argument("--keep", required=True)
+    m.add_argument("--drop", required=True, nargs="+")
+    m.add_argument("--force", action="store_true", help="allow merging across scopes")
+    m.set_defaults(handler=run_merge)
+
+    d = sub.add_parser(
+        "decay-sweep",
+        parents=[common],
+        help="move unused memories along alive -> dim -> soft-forgotten -> forgotten",
+        description="Run daily (the tray does it at 03:00). Example: memoryd decay-sweep --dry-run",
+    )
+    d.add_argument("--dry-run", action="store_true", help="show what would change, change nothing")
+    d.set_defaults(handler=run_decay)
+
+    g = sub.add_parser(
+        "digest",
+        parents=[common],
+        help="the weekly review: promotions, duplicates, TTL reminders, trends, spend",
+        description="Example: memoryd digest --since 2026-05-01 ; memoryd digest --notify",
+    )
+    g.add_argument("--since", help="start of the window (date or ISO time; default 7 days ago)")
+    g.add_argument("--notify", action="store_true", help="also send a desktop notification and an email")
+    g.add_argument("--scope", help="only this project's scope (a directory)")
+    g.set_defaults(handler=run_digest)
+
+
+def _app() -> Any:
+    from memoryd.app import Memoryd
+
+    return Memoryd()
+
+
+def _analysis_line(a: Any) -> str:
+    if a.status == "skipped":
+        return f"{a.slug}: {a.note}"
+    if a.status == "deferred":
+        return f"{a.slug}: {a.note}; `memoryd analyze-pending` retries"
+    s = a.scores
+    text = (
+        f"{a.slug}: D {s['D']:.2f} U {s['U']:.2f} R {s['R']:.2f} A {s['A']:.2f} mean {a.mean:.2f} by {a.by}"
+    )
+    if a.promotion:
+        text += f"; promotion #{a.promotion_id} {a.promotion}"
+    if a.note:
+        text += f" ({a.note})"
+    return text
+
+
+def run_analyze(args: argparse.Namespace) -> int:
+    app = _app()
+    app.catch_up()
+    res = app.analyze_session(args.slug, force=args.force)
+    if args.json:
+        output.emit_json(res.as_dict())
+    else:
+        output.line(_analysis_line(res))
+    return 0 if res.status != "deferred" else 1
+
+
+def run_analyze_pending(args: argparse.Namespace) -> int:
+    app = _app()
+    app.catch_up()
+    results = app.analyze_pending(limit=args.limit)
+    if args.json:
+        output.emit_json([r.as_dict() for r in results])
+        return 0
+    for r in results:
+        output.line(_analysis_line(r))
+    deferred = sum(r.status == "deferred" for r in results)
+    output.line(f"{len(results)} session(s): {len(results) - deferred} scored, {deferred} deferred")
+    return 0
+
+
+def run_promotions(args: argparse.Namespace) -> int:
+    rows = _app().promotions(status=args.status)
+    if args.json:
+        output.emit_json(rows)
+        return 0
+    output.table(
+        [
+            [
+                str(r["id"]),
+                r["status"],
+                r["proposed_type"],
+                f"{sum(r['dura_score'].values()) / max(1, len(r['dura_score'])):.2f}",
+                r["proposed_title"][:60],
+                r["source_session_slug"],
+            ]
+            for r in rows
+        ],
+        ["ID", "STATUS", "TYPE", "DURA", "TITLE", "FROM"],
+    )
+    if not rows:
+        output.line("no promotions" + (f" with status {args.status}" if args.status else ""))
+    return 0
+
+
+def run_promote(args: argparse.Namespace) -> int:
+    doc, _ = _app().promote(args.id, memory_type=args.type, title=args.title)
+    if args.json:
+        output.emit_json({"id": args.id, "slug": doc.meta.slug, "type": doc.meta.type.value})
+    else:
+        output.line(f"promotion #{args.id} approved: {doc.meta.type.value} {doc.meta.slug}")
+    return 0
+
+
+def run_reject(args: argparse.Namespace) -> int:
+    row = _app().reject(args.id, reason=args.reason)
+    if args.json:
+        output.emit_json({"id": row["id"], "status": row["status"]})
+    else:
+        output.line(f"promotion #{args.id} rejected")
+    return 0
+
+
+def run_merge(args: argparse.Namespace) -> int:
+    res, _ = _app().merge(args.keep, args.drop, force=args.force)
+    if args.json:
+        output.emit_json(
+            {
+                "kept": res.kept.meta.slug,
+                "dropped": list(res.dropped),
+                "triggers_added": res.triggers_added,
+                "recalls_added": res.recalls_added,
+            }
+        )
+    else:
+        output.line(
+            f"kept {res.kept.meta.slug}; dropped {len(res.dropped)} "
+            f"(+{res.triggers_added} triggers, +{res.recalls_added} recalls)"
+        )
+    return 0
+
+
+def run_decay(args: argparse.Namespace) -> int:
+    rep = _app().decay_sweep(dry_run=args.dry_run)
+    if args.json:
+        output.emit_json(rep.as_dict())
+        return 0
+    verb = "would move" if rep.dry_run else "moved"
+    counts = rep.counts()
+    summary = ", ".join(f"{n} to {state}" for state, n in sorted(counts.items())) or "nothing"
+    output.line(f"decay sweep at {rep.at}: {verb} {summary}")
+    for t in rep.transitions[:50]:
+        output.line(f"  {t.slug}: {t.from_state} -> {t.to_state} (idle {t.idle_days} days)")
+    if len(rep.transitions) > 50:
+        output.line(f"  ... and {len(rep.transitions) - 50} more (--json lists all)")
+    for s in rep.skipped:
+        output.warn(f"skipped {s}")
+    return 0
+
+
+def run_digest(args: argparse.Namespace) -> int:
+    from memoryd.governance import digest
+
+    app = _app()
+    app.catch_up()
+    scopes = [app.scope(args.scope).hash] if args.scope else None
+    d = app.digest(since=args.since, scopes=scopes)
+    if args.json:
+        output.emit_json(d.model_dump(mode="json"))
+    else:
+        output.line(digest.render_text(d).rstrip("\n"))
+    if not args.notify:
+        return 0
+    failed = False
+    for channel, ok, message in app.deliver_digest(d):
+        if ok:
+            output.note(f"{channel}: {message}")
+        elif channel == "email" and message.startswith("not configured"):
+            output.warn(f"{channel}: {message}")
+        else:
+            failed = True
+            output.note(f"{channel} failed: {message}")
+    return 1 if failed else 0

@@ -1,0 +1,260 @@
+"""DURA analysis of session memories (seed 000) and the promotion queue it feeds.
+
+The LLM scores when one is configured, the budget allows and the scope is not
+sensitive; otherwise the rules do, and the reasoning says so. A failed LLM call leaves
+the session untouched ("deferred") for a later run; after MAX_ATTEMPTS failures the
+rules score it, so no session waits forever.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from datetime import timedelta
+from typing import Any
+
+import httpx
+from filelock import FileLock, Timeout
+
+from memoryd import clock, slugs
+from memoryd.config import Config
+from memoryd.db.engine import read_session, write_session
+from memoryd.envpaths import FILE_MODE
+from memoryd.errors import CorruptFile, NotFound, UsageError
+from memoryd.frontmatter import Document
+from memoryd.llm import prompts, rules, tokens
+from memoryd.llm.base import LLMError, Prompt, Provider
+from memoryd.llm.factory import Choice, choose
+from memoryd.llm.schemas import DuraOutput
+from memoryd.models import MemoryType
+from memoryd.store import Store, analysis_fingerprint, dura_mean, fingerprint
+from memoryd.store import governance as sql
+
+from . import spend
+
+MAX_ATTEMPTS = 3
+PROMPT = "dura"
+EXISTING_LIMIT = 15
+
+
+@dataclass
+class Analysis:
+    slug: str
+    status: str  # scored | deferred | skipped
+    by: str = ""
+    scores: dict[str, float] | None = None
+    mean: float | None = None
+    promotion_id: int | None = None
+    promotion: str | None = None  # queued | updated | decided
+    note: str = ""
+    tokens: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Scored:
+    out: DuraOutput | None  # None: deferred
+    by: str
+    note: str
+    tokens: int
+    prompt: str
+
+
+@dataclass
+class Analyzer:
+    store: Store
+    config: Config
+    actor: str = "cli"
+    env: Mapping[str, str] | None = None
+    transport: httpx.BaseTransport | None = None
+    _choice: Choice | None = field(default=None, init=False)
+
+    @property
+    def choice(self) -> Choice:
+        if self._choice is None:
+            import os
+
+            self._choice = choose(self.config.llm, env=self.env or os.environ, transport=self.transport)
+        return self._choice
+
+    # -- one session ------------------------------------------------------------------
+    def session(self, slug: str, *, force: bool = False) -> Analysis:
+        slugs.validate(slug)
+        row = self.store.row(slug)
+        if row["type"] != MemoryType.session.value:
+            raise UsageError(f"{slug} is a {row['type']}: only sessions are analysed")
+        doc, path = self.store.read(slug)
+        fp = fingerprint(doc.body)
+        if not force and analysis_fingerprint(doc.meta.extras) == fp:
+            return Analysis(slug, "skipped", note="already analysed; --force analyses again")
+        user_turns = [t.text for t in self.store.files.read_turns(path) if t.role == "user"]
+
+        scored = self._score(doc, row, user_turns)
+        if scored.out is None:
+            return Analysis(slug, "deferred", by=scored.by, note=scored.note, tokens=scored.tokens)
+        return self._write(doc, fp, scored)
+
+    def _score(self, doc: Document, row: dict[str, Any], user_turns: list[str]) -> Scored:
+        llm = self.config.llm
+
+        def by_rules(reason: str, used: int = 0) -> Scored:
+            out = rules.score(doc.meta.title, doc.body, user_turns=user_turns, reason=reason)
+            return Scored(out, rules.NAME, reason, used, "rules")
+
+        if row.get("scope_sensitive") and not llm.allow_sensitive:
+            return by_rules("sensitive scope: nothing sent to the LLM")
+        provider = self.choice.provider
+        if provider is None:
+            return by_rules(self.choice.reason)
+        prompt = self._prompt(doc)
+        spent = spend.tokens_today(self.store)
+        expected = tokens.estimate(prompt.system + prompt.user) + prompt.max_output_tokens
+        if spent + expected > llm.daily_token_budget:
+            return by_rules(f"daily token budget spent ({spent:,} of {llm.daily_token_budget:,} tokens)")
+        by = f"{provider.name}:{provider.model}"
+        try:
+            reply = provider.generate_json(prompt, DuraOutput)
+        except LLMError as exc:
+            self._spent(provider, exc.usage, ok=False)
+            attempts = self._failed(doc.meta.slug, str(exc))
+            if attempts >= MAX_ATTEMPTS:
+                return by_rules(f"the LLM failed {attempts} times, last: {exc}", exc.usage.total)
+            note = f"analysis deferred (attempt {attempts} of {MAX_ATTEMPTS}): {exc}"
+            return Scored(None, by, note, exc.usage.total, "")
+        self._spent(provider, reply.usage, ok=True)
+        out = reply.data
+        known = self._existing(doc)
+        out.supersedes = [s for s in out.supersedes if s in known]
+        return Scored(out, by, "", reply.usage.total, f"{prompt.name}.v{prompt.version}")
+
+    def _prompt(self, doc: Document) -> Prompt:
+        existing = self._existing(doc)
+        return prompts.render(
+            PROMPT,
+            body=tokens.trim(doc.body, self.config.llm.max_input_tokens),
+            existing="\n".join(f"{slug}: {title}" for slug, title in existing.items()) or "(none)",
+        )
+
+    def _existing(self, doc: Document) -> dict[str, str]:
+        """Long-term memories of the scope that this session might replace: the ones its
+        title and triggers find (titles only: bounded, and nothing else is sent)."""
+        from memoryd import search
+
+        query = " ".join([doc.meta.title, *doc.meta.triggers])
+        hits = search.search(
+            self.store,
+            query,
+            scopes=[doc.meta.scope_hash],
+            types=[t.value for t in MemoryType if t.long_term],
+            limit=EXISTING_LIMIT,
+            include_forgotten=False,
+        )
+        return {h.slug: h.title for h in hits}
+
+    def _spent(self, provider: Provider, usage: Any, *, ok: bool) -> None:
+        spend.record(
+            self.store,
+            self.config.llm,
+            provider=provider.name,
+            model=provider.model,
+            task=PROMPT,
+            usage=usage,
+            ok=ok,
+        )
+
+    def _failed(self, slug: str, error: str) -> int:
+        with write_session(self.store.engine) as s:
+            return sql.record_failure(s, slug, error[:500], clock.now_iso())
+
+    def _write(self, doc: Document, fp: str, scored: Scored) -> Analysis:
+        meta, out, by = doc.meta, scored.out, scored.by
+        assert out is not None
+        scores = {"D": out.D, "U": out.U, "R": out.R, "A": out.A}
+        mean = dura_mean(scores) or 0.0
+        result = Analysis(
+            meta.slug, "scored", by=by, scores=scores, mean=mean, note=scored.note, tokens=scored.tokens
+        )
+        if mean >= self.config.governance.promote_threshold:
+            proposal = {
+                "source_session_slug": meta.slug,
+                "proposed_type": out.type if out.type != "none" else MemoryType.fact.value,
+                "proposed_title": (out.title or meta.title).strip()[:200],
+                "proposed_body": (out.body or doc.body).strip(),
+                "proposed_triggers": list(dict.fromkeys(out.triggers or meta.triggers)),
+                "dura_score": scores,
+                "reasoning": out.reasoning,
+                "proposed_supersedes": out.supersedes,
+                "scope_hash": meta.scope_hash,
+                "created_at": clock.now_iso(),
+            }
+            with write_session(self.store.engine) as s:
+                pid, action = sql.queue_promotion(s, proposal)
+            result.promotion_id, result.promotion = pid, action
+            if action != "decided":
+                self.store.audit.append(
+                    "promotion_queued" if action == "queued" else "promotion_updated",
+                    actor=self.actor,
+                    scope_hash=meta.scope_hash,
+                    target_id=str(pid),
+                    details={"session": meta.slug, "type": proposal["proposed_type"], "mean": mean},
+                    dedupe=f"promotion:{pid}:{fp}",
+                )
+        meta.dura_score = scores
+        extras = meta.model_extra if meta.model_extra is not None else {}
+        extras["analysis"] = {
+            "by": by,
+            "at": clock.now_iso(),
+            "prompt": scored.prompt,
+            "fingerprint": fp,
+        }
+        self.store.save(
+            doc,
+            event="analyze",
+            actor=self.actor,
+            details={"by": by, "dura": scores, "mean": mean, "promotion": result.promotion_id},
+        )
+        with write_session(self.store.engine) as s:
+            sql.clear_failure(s, meta.slug)
+        return result
+
+    # -- many -------------------------------------------------------------------------
+    def pending(self, *, limit: int | None = None, failed_before: str | None = None) -> list[Analysis]:
+        """Every session not analysed yet or changed since, failures included."""
+        with read_session(self.store.engine) as s:
+            due = sql.due_for_analysis(s, limit, failed_before=failed_before)
+        out = []
+        for slug in due:
+            try:
+                out.append(self.session(slug))
+            except (NotFound, CorruptFile) as exc:  # gone or damaged since the query
+                out.append(Analysis(slug, "skipped", note=str(exc)))
+        return out
+
+
+AFTER_CAPTURE_LIMIT = 20
+RETRY_WAIT = timedelta(minutes=10)
+
+
+def after_capture(store: Store, config: Config, *, actor: str = "worker") -> list[Analysis]:
+    """Run by the capture worker once the spool is drained: capture is already done, so
+    a slow or absent network only delays scores. One analyser at a time; a session that
+    just failed waits RETRY_WAIT before the next automatic try."""
+    if not config.governance.analyze_after_capture:
+        return []
+    lock = FileLock(str(store.layout.analysis_lock), mode=FILE_MODE)
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        return []
+    try:
+        cutoff = clock.iso(clock.now() - RETRY_WAIT)
+        return Analyzer(store, config, actor=actor).pending(limit=AFTER_CAPTURE_LIMIT, failed_before=cutoff)
+    finally:
+        lock.release()
+
+
+def failures(store: Store) -> list[dict[str, Any]]:
+    with read_session(store.engine) as s:
+        return sql.failures(s)

@@ -1,0 +1,171 @@
+"""The decay state machine (seed 001): alive -> dim -> soft-forgotten -> forgotten/ for
+memories nobody recalls. Sessions decay; long-term types only when they carry ttl_days.
+
+A sweep moves each memory at most one step, so every state is seen (and reminded of by
+the digest) before a memory is archived. Each batch writes files, then the audit event,
+then the index: an interrupted sweep is simply run again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from memoryd import clock
+from memoryd.config import DecayConfig
+from memoryd.db.engine import read_session, write_session
+from memoryd.errors import CorruptFile
+from memoryd.models import DecayState
+from memoryd.store import Store
+from memoryd.store import governance as sql
+
+NEXT = {
+    DecayState.alive.value: DecayState.dim.value,
+    DecayState.dim.value: DecayState.soft_forgotten.value,
+    DecayState.soft_forgotten.value: DecayState.forgotten.value,
+}
+BATCH = 500
+
+
+@dataclass(frozen=True)
+class Transition:
+    slug: str
+    title: str
+    type: str
+    scope_hash: str
+    from_state: str
+    to_state: str
+    idle_days: int
+    due_at: str = ""
+
+
+@dataclass
+class SweepReport:
+    at: str
+    dry_run: bool
+    transitions: list[Transition] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+    def counts(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for t in self.transitions:
+            out[t.to_state] = out.get(t.to_state, 0) + 1
+        return out
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "at": self.at,
+            "dry_run": self.dry_run,
+            "counts": self.counts(),
+            "transitions": [asdict(t) for t in self.transitions],
+            "skipped": self.skipped,
+        }
+
+
+def _threshold(row: dict[str, Any], cfg: DecayConfig) -> float:
+    ttl = float(row["ttl"])
+    return {
+        DecayState.alive.value: ttl,
+        DecayState.dim.value: ttl + cfg.soft_forget_after_days,
+        DecayState.soft_forgotten.value: ttl + cfg.soft_forget_after_days + cfg.forget_after_days,
+    }[row["decay_state"]]
+
+
+def due(store: Store, cfg: DecayConfig, *, now: datetime, horizon_days: float = 0.0) -> list[Transition]:
+    """The next step of every memory whose idle time reaches it within `horizon_days`."""
+    with read_session(store.engine) as s:
+        rows = sql.decay_candidates(
+            s,
+            clock.iso(now),
+            dim_days=cfg.dim_after_days,
+            soft_days=cfg.soft_forget_after_days,
+            forget_days=cfg.forget_after_days,
+            horizon_days=horizon_days,
+        )
+    out = []
+    for r in rows:
+        idle = float(r["age"]) - horizon_days
+        when = now + timedelta(days=max(0.0, _threshold(r, cfg) - idle))
+        out.append(
+            Transition(
+                r["slug"],
+                r["title"],
+                r["type"],
+                r["scope_hash"],
+                r["decay_state"],
+                NEXT[r["decay_state"]],
+                int(idle),
+                clock.iso(when),
+            )
+        )
+    return out
+
+
+def sweep(store: Store, cfg: DecayConfig, *, dry_run: bool = False, actor: str = "cli") -> SweepReport:
+    now = clock.now()
+    report = SweepReport(at=clock.iso(now), dry_run=dry_run)
+    todo = due(store, cfg, now=now)
+    if dry_run:
+        report.transitions = todo
+        return report
+    fading = [t for t in todo if t.to_state != DecayState.forgotten.value]
+    for i in range(0, len(fading), BATCH):
+        _fade(store, fading[i : i + BATCH], report, actor)
+    for t in todo:
+        if t.to_state == DecayState.forgotten.value:
+            _archive(store, t, report, actor)
+    return report
+
+
+def _fade(store: Store, batch: list[Transition], report: SweepReport, actor: str) -> None:
+    """alive -> dim, dim -> soft-forgotten: frontmatter and index say the new state."""
+    done: list[Transition] = []
+    for t in batch:
+        try:
+            doc, _path = store.read(t.slug)
+        except CorruptFile as exc:
+            report.skipped.append(f"{t.slug}: {exc}")
+            continue
+        doc.meta.decay_state = DecayState(t.to_state)
+        # Without fsync: the index and the audit event carry the same state, and a lost
+        # write is redone by the next sweep (the index still shows the old state).
+        store.files.write(doc, sync=False)
+        done.append(t)
+    if not done:
+        return
+    by_scope: dict[str, list[Transition]] = {}
+    for t in done:
+        by_scope.setdefault(t.scope_hash, []).append(t)
+    for scope_hash, items in sorted(by_scope.items()):
+        moves = [[t.slug, t.from_state, t.to_state] for t in items]
+        key = hashlib.sha1(repr(moves).encode()).hexdigest()[:16]
+        store.audit.append(
+            "decay",
+            actor=actor,
+            scope_hash=scope_hash,
+            details={"count": len(moves), "moves": moves},
+            dedupe=f"decay:{key}",
+        )
+    with write_session(store.engine) as s:
+        sql.set_states(s, [(t.slug, t.to_state) for t in done])
+    report.transitions.extend(done)
+
+
+def _archive(store: Store, t: Transition, report: SweepReport, actor: str) -> None:
+    """soft-forgotten -> forgotten/: the file moves to the archive and its rows go."""
+    try:
+        doc, path = store.read(t.slug)
+    except CorruptFile as exc:
+        report.skipped.append(f"{t.slug}: {exc}")
+        return
+    store.archive(
+        doc,
+        path,
+        event="decay",
+        actor=actor,
+        details={"count": 1, "moves": [[t.slug, t.from_state, t.to_state]]},
+        dedupe=f"decay:{t.slug}:forgotten",
+    )
+    report.transitions.append(t)

@@ -1,0 +1,314 @@
+"""The weekly digest (seed 000): pending promotions, duplicate pairs, TTL reminders,
+trends and LLM spend. `Digest` is the documented JSON schema the tray reads
+(docs/digest.schema.json is generated from it and checked by a test)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from memoryd import clock
+from memoryd.config import Config
+from memoryd.db.engine import read_session
+from memoryd.store import Store
+from memoryd.store import governance as sql
+
+from . import decay, spend
+
+SCHEMA_VERSION = 1
+
+
+class Dura(BaseModel):
+    D: float
+    U: float
+    R: float
+    A: float
+
+
+class PendingPromotion(BaseModel):
+    id: int = Field(description="pass to `memoryd promote ID` / `memoryd reject ID`")
+    session_slug: str
+    scope_hash: str
+    proposed_type: str
+    title: str
+    body: str
+    triggers: list[str]
+    dura: Dura
+    mean: float
+    reasoning: str
+    supersedes: list[str]
+    created_at: str
+
+
+class MemoryRef(BaseModel):
+    slug: str
+    title: str
+    type: str
+    scope_hash: str
+    created_at: str
+
+
+class DuplicateGroup(BaseModel):
+    fingerprint: str = Field(description="sha1 of the first 500 characters of the body")
+    memories: list[MemoryRef]
+
+
+class TTLReminder(BaseModel):
+    slug: str
+    title: str
+    type: str
+    scope_hash: str
+    state: str
+    next_state: str
+    due_at: str
+    idle_days: int
+
+
+class TriggerCount(BaseModel):
+    trigger: str
+    hits: int
+
+
+class RecallHot(BaseModel):
+    slug: str
+    title: str
+    type: str
+    scope_hash: str
+    recalls: int = Field(description="recalls within the window")
+
+
+class EntityTrend(BaseModel):
+    """Filled by the knowledge graph (entities rising in mentions)."""
+
+    name: str
+    kind: str
+    delta: int
+
+
+class SupersedeLine(BaseModel):
+    """Filled by the knowledge graph (decisions replaced within the window)."""
+
+    old_slug: str
+    new_slug: str
+    old_title: str = ""
+    new_title: str = ""
+    at: str = ""
+
+
+class Trends(BaseModel):
+    top_triggers: list[TriggerCount]
+    rising_entities: list[EntityTrend] = Field(default_factory=list)
+    recent_supersedes: list[SupersedeLine] = Field(default_factory=list)
+    recall_hot: list[RecallHot]
+
+
+class SpendPeriod(BaseModel):
+    tokens: int
+    calls: int
+    cost_usd: float | None
+
+
+class Spend(BaseModel):
+    today: SpendPeriod
+    month: SpendPeriod
+    daily_budget: int
+    left_today: int
+
+
+class Digest(BaseModel):
+    schema_version: Literal[1] = SCHEMA_VERSION
+    generated_at: str
+    since: str
+    until: str
+    scopes: list[str] | None = Field(description="null: every scope")
+    promote_threshold: float
+    pending_promotions: list[PendingPromotion]
+    duplicates: list[DuplicateGroup]
+    ttl_reminders: list[TTLReminder]
+    trends: Trends
+    spend: Spend
+
+
+def build(
+    store: Store, config: Config, *, since: datetime | None = None, scopes: list[str] | None = None
+) -> Digest:
+    now = clock.now()
+    since = since or now - timedelta(days=config.digest.since_days)
+    since_day = since.strftime("%Y-%m-%d")
+    threshold = config.governance.promote_threshold
+    top = config.digest.top_n
+    with read_session(store.engine) as s:
+        pending = [
+            p
+            for p in sql.promotions(s, status="pending", scopes=scopes)
+            if _mean(p["dura_score"]) >= threshold
+        ]
+        groups = sql.duplicate_groups(s, scopes)
+        triggers = sql.top_triggers(s, since_day, scopes, top)
+        hot = sql.recall_hot(s, since_day, scopes, top)
+    reminders = [
+        t
+        for t in decay.due(store, config.decay, now=now, horizon_days=config.digest.ttl_warning_days)
+        if scopes is None or t.scope_hash in scopes
+    ]
+    rep = spend.report(store, config.llm)
+    return Digest(
+        generated_at=clock.iso(now),
+        since=clock.iso(since),
+        until=clock.iso(now),
+        scopes=scopes,
+        promote_threshold=threshold,
+        pending_promotions=[
+            PendingPromotion(
+                id=p["id"],
+                session_slug=p["source_session_slug"],
+                scope_hash=p["scope_hash"],
+                proposed_type=p["proposed_type"],
+                title=p["proposed_title"],
+                body=p["proposed_body"],
+                triggers=p["proposed_triggers"],
+                dura=Dura(**{k: float(p["dura_score"].get(k, 0.0)) for k in "DURA"}),
+                mean=_mean(p["dura_score"]),
+                reasoning=p["reasoning"] or "",
+                supersedes=p["proposed_supersedes"],
+                created_at=p["created_at"],
+            )
+            for p in pending
+        ],
+        duplicates=[
+            DuplicateGroup(
+                fingerprint=g[0]["fingerprint"],
+                memories=[MemoryRef(**{k: m[k] for k in MemoryRef.model_fields}) for m in g],
+            )
+            for g in groups
+        ],
+        ttl_reminders=[
+            TTLReminder(
+                slug=t.slug,
+                title=t.title,
+                type=t.type,
+                scope_hash=t.scope_hash,
+                state=t.from_state,
+                next_state=t.to_state,
+                due_at=t.due_at,
+                idle_days=t.idle_days,
+            )
+            for t in reminders
+        ],
+        trends=Trends(
+            top_triggers=[TriggerCount(trigger=r["trigger"], hits=int(r["hits"])) for r in triggers],
+            recall_hot=[
+                RecallHot(
+                    **{k: r[k] for k in ("slug", "title", "type", "scope_hash")}, recalls=int(r["recalls"])
+                )
+                for r in hot
+            ],
+        ),
+        spend=Spend(
+            today=SpendPeriod(tokens=rep.today.tokens, calls=rep.today.calls, cost_usd=rep.today.cost_usd),
+            month=SpendPeriod(tokens=rep.month.tokens, calls=rep.month.calls, cost_usd=rep.month.cost_usd),
+            daily_budget=rep.daily_budget,
+            left_today=rep.left_today,
+        ),
+    )
+
+
+def _mean(score: dict[str, float]) -> float:
+    values = [float(score[k]) for k in "DURA" if k in score]
+    return round(sum(values) / len(values), 4) if values else 0.0
+
+
+# -- text -------------------------------------------------------------------------------
+LIST_LIMIT = 30
+
+
+def _cost(value: float | None) -> str:
+    return "cost unknown" if value is None else f"~${value:.2f}"
+
+
+def render_text(d: Digest) -> str:
+    """Plain text, the same in the terminal and in the email."""
+    out = [f"memoryd digest, {d.since[:10]} to {d.until[:10]}", ""]
+
+    out.append(f"=== Pending promotions ({len(d.pending_promotions)}, DURA >= {d.promote_threshold:g}) ===")
+    for p in d.pending_promotions[:LIST_LIMIT]:
+        s = p.dura
+        out.append(f'  #{p.id} {p.proposed_type}: "{p.title}"')
+        out.append(
+            f"     DURA D {s.D:.2f} U {s.U:.2f} R {s.R:.2f} A {s.A:.2f} (mean {p.mean:.2f}); "
+            f"from {p.session_slug} [{p.scope_hash}]"
+        )
+        if p.reasoning:
+            out.append(f"     why: {p.reasoning}")
+        if p.supersedes:
+            out.append(f"     replaces: {', '.join(p.supersedes)}")
+    if d.pending_promotions:
+        out.append("  approve: memoryd promote ID    reject: memoryd reject ID")
+    else:
+        out.append("  none")
+    out.append("")
+
+    out.append(f"=== Duplicates ({len(d.duplicates)} group(s), same fingerprint) ===")
+    for g in d.duplicates[:LIST_LIMIT]:
+        keep, *rest = g.memories
+        out.append(f'  "{keep.title}": {", ".join(m.slug for m in g.memories)}')
+        out.append(f"     merge: memoryd merge --keep {keep.slug} --drop {' '.join(m.slug for m in rest)}")
+    if not d.duplicates:
+        out.append("  none")
+    out.append("")
+
+    out.append(f"=== TTL reminders ({len(d.ttl_reminders)}, changing state within the next days) ===")
+    for t in d.ttl_reminders[:LIST_LIMIT]:
+        out.append(
+            f'  {t.type} "{t.title}" ({t.slug}): {t.state} -> {t.next_state} on {t.due_at[:10]}, '
+            f"idle {t.idle_days} days"
+        )
+    if len(d.ttl_reminders) > LIST_LIMIT:
+        out.append(f"  ... and {len(d.ttl_reminders) - LIST_LIMIT} more (memoryd digest --json)")
+    if not d.ttl_reminders:
+        out.append("  none")
+    out.append("  a search hit or `memoryd get SLUG` keeps a memory alive")
+    out.append("")
+
+    tr = d.trends
+    out.append(f"=== Trends (since {d.since[:10]}) ===")
+    out.append("Top triggers:")
+    out += [f"  {t.trigger:<24} {t.hits} hits" for t in tr.top_triggers] or ["  none"]
+    out.append("Top entities (rising):")
+    out += [f"  {e.name:<24} {e.delta:+d} mentions" for e in tr.rising_entities] or [
+        "  none yet (filled by the knowledge graph)"
+    ]
+    out.append("Recent supersedes:")
+    out += [f"  {s.old_slug} -> {s.new_slug}" for s in tr.recent_supersedes] or [
+        "  none yet (filled by the knowledge graph)"
+    ]
+    out.append("Recall hot:")
+    out += [f"  {r.type}#{r.slug}  recalled {r.recalls} times" for r in tr.recall_hot] or ["  none"]
+    out.append("")
+
+    sp = d.spend
+    out.append("=== LLM spend ===")
+    out.append(
+        f"  today: {sp.today.tokens:,} tokens, {sp.today.calls} call(s), {_cost(sp.today.cost_usd)}; "
+        f"daily budget {sp.daily_budget:,}, {sp.left_today:,} left"
+    )
+    out.append(
+        f"  this month: {sp.month.tokens:,} tokens, {sp.month.calls} call(s), {_cost(sp.month.cost_usd)}"
+    )
+    return "\n".join(out) + "\n"
+
+
+def headline(d: Digest) -> str:
+    """One line for a notification's title."""
+    parts = [f"{len(d.pending_promotions)} promotion(s) to review"]
+    if d.duplicates:
+        parts.append(f"{len(d.duplicates)} duplicate group(s)")
+    if d.ttl_reminders:
+        parts.append(f"{len(d.ttl_reminders)} fading soon")
+    return "memoryd: " + ", ".join(parts)
+
+
+def subject(d: Digest) -> str:
+    return f"memoryd digest {d.until[:10]}: {len(d.pending_promotions)} promotion(s) to review"

@@ -1,0 +1,80 @@
+"""`memoryd merge --keep A --drop B C` (seed 000): the kept entry absorbs the dropped
+ones' triggers, tags and recall counts; the dropped entries go, each with a `merge`
+audit event."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from memoryd import clock, slugs
+from memoryd.db.engine import write_session
+from memoryd.errors import CorruptFile, UsageError
+from memoryd.frontmatter import Document
+from memoryd.store import Store
+from memoryd.store import governance as sql
+
+
+@dataclass(frozen=True)
+class MergeResult:
+    kept: Document
+    dropped: tuple[str, ...]
+    triggers_added: int
+    recalls_added: int
+
+
+def merge(
+    store: Store, keep: str, drop: Sequence[str], *, force: bool = False, actor: str = "cli"
+) -> MergeResult:
+    slugs.validate(keep)
+    drops = list(dict.fromkeys(slugs.validate(d) for d in drop))
+    if not drops:
+        raise UsageError("--drop needs at least one slug")
+    if keep in drops:
+        raise UsageError(f"{keep} is both kept and dropped")
+    kept, _ = store.read(keep)
+    rows = {d: store.row(d) for d in drops}  # every slug must exist before anything changes
+    foreign = [d for d, r in rows.items() if r["scope_hash"] != kept.meta.scope_hash]
+    if foreign and not force:
+        raise UsageError(
+            f"{', '.join(foreign)} belong(s) to another scope than {keep}; "
+            "pass --force to merge across scopes"
+        )
+    docs: dict[str, Document | None] = {}
+    for d in drops:
+        try:
+            docs[d] = store.read(d)[0]
+        except CorruptFile:
+            docs[d] = None  # a damaged or missing file: its rows still go
+
+    meta = kept.meta
+    before_triggers, before_recalls = len(meta.triggers), meta.recall_count
+    for d in drops:
+        doc, row = docs[d], rows[d]
+        triggers = doc.meta.triggers if doc else store.triggers(d)
+        meta.triggers = list(dict.fromkeys([*meta.triggers, *triggers]))
+        if doc:
+            meta.tags = list(dict.fromkeys([*meta.tags, *doc.meta.tags]))
+        meta.recall_count += int(row["recall_count"] or 0)
+        last = row["last_recalled_at"]
+        if last and (meta.last_recalled_at is None or clock.parse_ts(last) > meta.last_recalled_at):
+            meta.last_recalled_at = clock.parse_ts(last)
+    meta.updated_at = clock.now()
+    store.save(kept, event="update", actor=actor, details={"fields": ["merged"], "merged_from": drops})
+
+    for d in drops:
+        path = store.files.absolute(rows[d]["body_path"])
+        store.files.remove(path)
+        with write_session(store.engine) as s:
+            sql.delete_memory(s, d)
+        store.audit.append(
+            "merge",
+            actor=actor,
+            scope_hash=rows[d]["scope_hash"],
+            target_id=d,
+            details={"into": keep, "into_scope": meta.scope_hash},
+            dedupe=f"merge:{d}:{keep}",
+        )
+    return MergeResult(
+        kept, tuple(drops), len(meta.triggers) - before_triggers, meta.recall_count - before_recalls
+    )

@@ -1,0 +1,110 @@
+"""Approving and rejecting what analysis proposed (seed 000: `promote` writes a real
+long-term memory file with `promoted_from`, not just a status change)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memoryd import clock, slugs
+from memoryd.db.engine import read_session, write_session
+from memoryd.errors import NotFound, UsageError
+from memoryd.frontmatter import Document
+from memoryd.models import LONG_TERM_TYPES, Frontmatter, MemoryType, default_ttl
+from memoryd.store import Store
+from memoryd.store import governance as sql
+
+STATUSES = ("pending", "approved", "rejected")
+
+
+def get(store: Store, pid: int) -> dict[str, Any]:
+    with read_session(store.engine) as s:
+        row = sql.promotion(s, pid)
+    if row is None:
+        raise NotFound(f"no promotion with id {pid}; `memoryd promotions` lists them")
+    return row
+
+
+def listing(store: Store, *, status: str | None, scopes: list[str] | None = None) -> list[dict[str, Any]]:
+    if status is not None and status not in STATUSES:
+        raise UsageError(f"--status must be one of {', '.join(STATUSES)}")
+    with read_session(store.engine) as s:
+        return sql.promotions(s, status=status, scopes=scopes)
+
+
+def _pending(store: Store, pid: int) -> dict[str, Any]:
+    row = get(store, pid)
+    if row["status"] != "pending":
+        raise UsageError(f"promotion {pid} is already {row['status']} ({row['decided_at']})")
+    return row
+
+
+def promote(
+    store: Store, pid: int, *, memory_type: str | None = None, title: str | None = None, actor: str = "cli"
+) -> Document:
+    row = _pending(store, pid)
+    name = memory_type or row["proposed_type"]
+    try:
+        mtype = MemoryType(name)
+    except ValueError:
+        mtype = None
+    if mtype not in LONG_TERM_TYPES:
+        raise UsageError(
+            f"promotion {pid} needs a long-term type: --type one of "
+            + ", ".join(t.value for t in LONG_TERM_TYPES)
+        )
+    assert mtype is not None
+    final_title = (title or row["proposed_title"]).strip()
+    if not final_title:
+        raise UsageError("--title must not be empty")
+    session = _session_meta(store, row["source_session_slug"])
+    now = clock.now()
+    body = row["proposed_body"].strip() + "\n"
+    meta = Frontmatter(
+        title=final_title,
+        slug=slugs.for_promotion(pid, final_title),
+        type=mtype,
+        scope_hash=row["scope_hash"],
+        source=session.source if session else "manual",
+        created_at=now,
+        updated_at=now,
+        tags=list(session.tags) if session else [],
+        triggers=list(row["proposed_triggers"]),
+        ttl_days=default_ttl(mtype),
+        last_recalled_at=now,
+        dura_score=row["dura_score"] or None,
+        promoted_from=row["source_session_slug"],
+        supersedes=list(row["proposed_supersedes"]),
+    )
+    doc = Document(meta=meta, body=body)
+    store.save(
+        doc,
+        event="promote",
+        actor=actor,
+        details={"promotion": pid, "from": row["source_session_slug"], "type": mtype.value},
+        dedupe=f"promote:{pid}",
+    )
+    with write_session(store.engine) as s:
+        sql.decide(s, pid, "approved", clock.iso(now))
+    return doc
+
+
+def reject(store: Store, pid: int, *, reason: str | None = None, actor: str = "cli") -> dict[str, Any]:
+    row = _pending(store, pid)
+    now = clock.now_iso()
+    with write_session(store.engine) as s:
+        sql.decide(s, pid, "rejected", now)
+    store.audit.append(
+        "reject",
+        actor=actor,
+        scope_hash=row["scope_hash"],
+        target_id=str(pid),
+        details={"from": row["source_session_slug"], **({"reason": reason} if reason else {})},
+    )
+    return {**row, "status": "rejected", "decided_at": now}
+
+
+def _session_meta(store: Store, slug: str) -> Frontmatter | None:
+    try:
+        return store.read(slug)[0].meta
+    except Exception:  # the session may have faded or been merged away: promote anyway
+        return None
