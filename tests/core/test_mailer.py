@@ -3,27 +3,24 @@
 from __future__ import annotations
 
 import datetime as dt
-import email
-import email.policy
 import ipaddress
 import socket
 import ssl
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from email.message import EmailMessage
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import keyring
 import keyring.errors
 import pytest
-from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult, LoginPassword
 from keyring.backend import KeyringBackend
 
 from memoryd.config import EmailConfig
 from memoryd.errors import DeliveryError, MemorydError
 from memoryd.mailer import KEYRING_SERVICE, build_message, send, smtp_password
+from tests.delivery import free_port
 
 PASSWORD = "s3cret-Pässword!"  # non-ASCII on purpose: smtplib.login() alone cannot send it
 ASCII_PASSWORD = "plain-ascii-pw"
@@ -36,25 +33,6 @@ TEXT = (
 )
 
 
-@dataclass
-class Mailbox:
-    """An aiosmtpd handler that keeps what it received and refuses addresses starting with `nobody`."""
-
-    received: list[tuple[str, list[str], EmailMessage]] = field(default_factory=list)
-
-    async def handle_RCPT(self, server: Any, session: Any, envelope: Any, address: str, options: Any) -> str:
-        if address.startswith("nobody"):
-            return "550 5.1.1 no such user here"
-        envelope.rcpt_tos.append(address)
-        return "250 OK"
-
-    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
-        msg = email.message_from_bytes(envelope.original_content, policy=email.policy.default)
-        assert isinstance(msg, EmailMessage)
-        self.received.append((envelope.mail_from, list(envelope.rcpt_tos), msg))
-        return "250 OK"
-
-
 def _authenticator(server: Any, session: Any, envelope: Any, mechanism: str, auth_data: Any) -> AuthResult:
     ok = isinstance(auth_data, LoginPassword) and (auth_data.login, auth_data.password) in {
         (b"alice", PASSWORD.encode()),
@@ -64,35 +42,6 @@ def _authenticator(server: Any, session: Any, envelope: Any, mechanism: str, aut
 
 
 no_tls_auth_warning = pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiring TLS")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@dataclass
-class Server:
-    port: int
-    box: Mailbox
-
-
-@pytest.fixture
-def smtp_server() -> Iterator[Any]:
-    """Start aiosmtpd on loopback with the given SMTP options; stopped after the test."""
-    started: list[Controller] = []
-
-    def start(**kwargs: Any) -> Server:
-        box = Mailbox()
-        ctl = Controller(box, hostname="127.0.0.1", port=_free_port(), **kwargs)
-        ctl.start()
-        started.append(ctl)
-        return Server(ctl.port, box)
-
-    yield start
-    for ctl in started:
-        ctl.stop()
 
 
 @dataclass(frozen=True)
@@ -354,7 +303,7 @@ def test_user_without_any_password_fails_before_connecting(
 ) -> None:
     monkeypatch.delenv("MEMORYD_SMTP_PASSWORD", raising=False)
     with pytest.raises(DeliveryError) as exc:
-        send(_cfg(_free_port(), user="alice"), "s", TEXT)
+        send(_cfg(free_port(), user="alice"), "s", TEXT)
     message = _assert_one_line(exc)
     assert "no SMTP password for alice" in message and "MEMORYD_SMTP_PASSWORD" in message
 
@@ -374,7 +323,7 @@ def test_not_configured(overrides: dict[str, Any]) -> None:
 
 
 def test_connection_refused() -> None:
-    port = _free_port()  # bound then closed: nothing listens there
+    port = free_port()  # bound then closed: nothing listens there
 
     with pytest.raises(DeliveryError) as exc:
         send(_cfg(port), "s", TEXT)

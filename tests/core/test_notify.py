@@ -4,19 +4,14 @@ from __future__ import annotations
 
 import html
 import os
-import select
-import shutil
-import subprocess
 import sys
-import tempfile
-import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from memoryd.errors import DeliveryError
 from memoryd.notify import MORE, applescript_string, notify, shorten
+from tests.delivery import shown
 
 TITLE = "memoryd digest: 3 条新记忆"
 BODY = "\n".join(
@@ -28,132 +23,6 @@ BODY = "\n".join(
     ]
 )
 
-_BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>unix:tmpdir={tmpdir}</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-"""
-
-
-def _need(*tools: str) -> None:
-    missing = [t for t in tools if shutil.which(t) is None]
-    if missing:
-        pytest.skip(f"needs {', '.join(missing)} (Debian: apt-get install xvfb dbus dunst)")
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    proc.terminate()
-    try:
-        proc.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-
-
-def _read_line(stream: int, timeout: float, what: str) -> str:
-    """One line from a pipe, or fail instead of hanging when the program never writes it."""
-    data = b""
-    deadline = time.monotonic() + timeout
-    while not data.endswith(b"\n"):
-        ready, _, _ = select.select([stream], [], [], max(deadline - time.monotonic(), 0))
-        chunk = os.read(stream, 1024) if ready else b""
-        if not chunk:
-            pytest.fail(f"{what} did not start")
-        data += chunk
-    return data.decode().strip()
-
-
-@pytest.fixture
-def session_bus(tmp_path: Path) -> Iterator[str]:
-    """A private session bus with no service activation: nothing on it unless the test starts it."""
-    _need("dbus-daemon")
-    config = tmp_path / "bus.conf"
-    config.write_text(_BUS_CONFIG.format(tmpdir=tempfile.gettempdir()))
-    proc = subprocess.Popen(
-        ["dbus-daemon", f"--config-file={config}", "--nofork", "--print-address"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        assert proc.stdout is not None
-        yield _read_line(proc.stdout.fileno(), 10, "dbus-daemon")
-    finally:
-        _stop(proc)
-
-
-def _wait_for_owner(address: str, name: str, timeout: float = 10) -> None:
-    from jeepney.bus_messages import message_bus
-    from jeepney.io.blocking import open_dbus_connection
-
-    deadline = time.monotonic() + timeout
-    with open_dbus_connection(bus=address) as conn:
-        while time.monotonic() < deadline:
-            reply = conn.send_and_get_reply(message_bus.NameHasOwner(name), timeout=5)
-            if reply.body[0]:
-                return
-            time.sleep(0.05)
-    pytest.fail(f"nothing took {name} on the test bus")
-
-
-@pytest.fixture
-def dunst(session_bus: str, tmp_path: Path) -> Iterator[tuple[str, Path]]:
-    """dunst on a fresh Xvfb display, recording every notification it shows through a script rule."""
-    _need("Xvfb", "dunst")
-    record = tmp_path / "shown.bin"
-    script = tmp_path / "record.sh"
-    # dunst runs the script with appname, summary, body, icon, urgency; NUL-separated keeps newlines.
-    script.write_text(f'#!/bin/sh\nprintf \'%s\\0%s\\0%s\\0\' "$1" "$2" "$3" >> \'{record}\'\n')
-    script.chmod(0o755)
-    dunstrc = tmp_path / "dunstrc"
-    dunstrc.write_text(f'[global]\n    markup = full\n[record]\n    summary = "*"\n    script = "{script}"\n')
-
-    read_fd, write_fd = os.pipe()
-    xvfb = subprocess.Popen(
-        ["Xvfb", "-displayfd", str(write_fd), "-nolisten", "tcp", "-screen", "0", "800x600x24"],
-        pass_fds=(write_fd,),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    os.close(write_fd)
-    try:
-        display = ":" + _read_line(read_fd, 20, "Xvfb")
-        env = {k: v for k, v in os.environ.items() if k not in ("WAYLAND_DISPLAY", "XDG_RUNTIME_DIR")}
-        env.update(DISPLAY=display, DBUS_SESSION_BUS_ADDRESS=session_bus)
-        daemon = subprocess.Popen(
-            ["dunst", "-config", str(dunstrc)],
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        try:
-            _wait_for_owner(session_bus, "org.freedesktop.Notifications")
-            yield session_bus, record
-        finally:
-            _stop(daemon)
-    finally:
-        os.close(read_fd)
-        _stop(xvfb)
-
-
-def _shown(record: Path, timeout: float = 10) -> list[tuple[str, str, str]]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if record.exists():
-            fields = record.read_bytes().decode().split("\0")[:-1]
-            if len(fields) >= 3:
-                return [tuple(fields[i : i + 3]) for i in range(0, len(fields) - 2, 3)]  # type: ignore[misc]
-        time.sleep(0.05)
-    pytest.fail("dunst never showed the notification")
-
-
 # -- a real daemon --------------------------------------------------------------------------------
 
 
@@ -164,7 +33,7 @@ def test_dunst_shows_the_notification(dunst: tuple[str, Path], monkeypatch: pyte
     report = notify(TITLE, BODY, platform="linux")
 
     assert report.startswith("notification ") and " shown by dunst " in report
-    [(app, summary, body)] = _shown(record)
+    [(app, summary, body)] = shown(record)
     assert (app, summary) == ("memoryd", TITLE)
     # dunst advertises body-markup, so <, > and & go over escaped and come out as typed.
     assert body == html.escape(shorten(BODY), quote=False)

@@ -76,7 +76,9 @@ class Analyzer:
         if self._choice is None:
             import os
 
-            self._choice = choose(self.config.llm, env=self.env or os.environ, transport=self.transport)
+            self._choice = choose(
+                self.config.llm, env=os.environ if self.env is None else self.env, transport=self.transport
+            )
         return self._choice
 
     # -- one session ------------------------------------------------------------------

@@ -140,7 +140,9 @@ def _fade(store: Store, batch: list[Transition], report: SweepReport, actor: str
         by_scope.setdefault(t.scope_hash, []).append(t)
     for scope_hash, items in sorted(by_scope.items()):
         moves = [[t.slug, t.from_state, t.to_state] for t in items]
-        key = hashlib.sha1(repr(moves).encode()).hexdigest()[:16]
+        # Same moves on the same day: a retry of this batch (a memory cannot make the
+        # same move twice in one day), so a crash after the append does not log it twice.
+        key = hashlib.sha1(repr((report.at[:10], moves)).encode()).hexdigest()[:16]
         store.audit.append(
             "decay",
             actor=actor,
@@ -166,6 +168,6 @@ def _archive(store: Store, t: Transition, report: SweepReport, actor: str) -> No
         event="decay",
         actor=actor,
         details={"count": 1, "moves": [[t.slug, t.from_state, t.to_state]]},
-        dedupe=f"decay:{t.slug}:forgotten",
+        dedupe=f"decay:{report.at[:10]}:{t.slug}:forgotten",
     )
     report.transitions.append(t)
