@@ -312,3 +312,9 @@ def headline(d: Digest) -> str:
 
 def subject(d: Digest) -> str:
     return f"memoryd digest {d.until[:10]}: {len(d.pending_promotions)} promotion(s) to review"
+
+
+if __name__ == "__main__":  # regenerates docs/digest.schema.json
+    import json
+
+    print(json.dumps(Digest.model_json_schema(), indent=2, ensure_ascii=False))

@@ -101,8 +101,7 @@ def test_schema_file_is_the_model():
     """docs/digest.schema.json is what the tray codes against: regenerate it on purpose."""
     committed = json.loads((ROOT / "docs" / "digest.schema.json").read_text())
     assert committed == Digest.model_json_schema(), (
-        'Digest changed: run python -c "import json; from memoryd.governance.digest import Digest; '
-        'print(json.dumps(Digest.model_json_schema(), indent=2, ensure_ascii=False))" > docs/digest.schema.json'
+        "Digest changed: python -m memoryd.governance.digest > docs/digest.schema.json"
     )
 
 
@@ -129,7 +128,7 @@ def test_notify_mails_the_digest_text_and_notifies(cli, week, smtp_server, dunst
     assert msg["Subject"].startswith("memoryd digest 2026-03-02: 1 promotion(s) to review")
     assert msg.get_content() == plain.stdout  # the mail is the digest, byte for byte
 
-    ((app, title, body),) = shown(record)
+    ((_app, title, body),) = shown(record)
     assert title.startswith("memoryd: 1 promotion(s) to review") and "Pending promotions" in body
     (event,) = json.loads(cli("audit", "--event-type", "digest_notify", "--json").stdout)
     assert json.loads(event["details"])["delivered"] == {"notification": True, "email": True}
