@@ -31,6 +31,14 @@ def test_every_command_is_listed():
         "doctor",
         "stats",
         "audit",
+        "analyze-session",
+        "analyze-pending",
+        "promotions",
+        "promote",
+        "reject",
+        "merge",
+        "decay-sweep",
+        "digest",
     }
 
 
@@ -52,6 +60,16 @@ def test_every_command_has_help_with_an_example_and_json(command: str, cli):
         ("get", "2026-01-01-missing-0000"),
         ("list", "--scope", "/definitely/not/here"),
         ("audit", "--since", "soon"),
+        ("analyze-session", "2026-01-01-missing-0000"),
+        ("analyze-session", "../../etc/passwd"),
+        ("analyze-pending", "--limit", "0"),
+        ("promote", "7"),
+        ("promote", "-3"),
+        ("reject", "x"),
+        ("promotions", "--status", "maybe"),
+        ("merge", "--keep", "a-1"),
+        ("merge", "--keep", "2026-01-01-missing-0000", "--drop", "2026-01-01-gone-0000"),
+        ("digest", "--since", "yesterday-ish"),
     ],
 )
 def test_errors_are_one_line_without_traceback(args: tuple[str, ...], cli):
