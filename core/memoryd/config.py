@@ -169,6 +169,11 @@ def _llm(raw: dict[str, Any], path: Path) -> LLMConfig:
                 base_url=given.base_url or base.base_url,
                 model=given.model,
             )
+    if cfg.provider in ("openai", "ollama") and "model" not in data and not providers[cfg.provider].model:
+        raise UsageError(
+            f"{path}: [llm] provider = {cfg.provider!r} needs a model: set [llm] model "
+            f"(the default {cfg.model!r} is an Anthropic model)"
+        )
     prices: dict[str, tuple[float, float]] = {}
     for model, pair in (data.get("prices") or {}).items():
         if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(p, (int, float)) for p in pair)):
