@@ -118,3 +118,11 @@ def test_reindex_keeps_scores(cli, project: Path, tmp_path: Path, isolated_home:
     assert json.loads(cli("analyze-pending", "--json").stdout) == []
     row = Memoryd().store.row(slug)
     assert row["dura_mean"] == before[0]["mean"]
+
+
+def test_only_sessions_are_analysed(cli, project: Path):
+    out = cli("record", "--type", "fact", "--title", "A fact", "--scope", str(project), "--json", stdin="body")
+    slug = json.loads(out.stdout)["slug"]
+    res = cli("analyze-session", slug)
+    assert res.returncode == 2 and "only sessions are analysed" in res.stderr
+    assert res.stderr.count("\n") == 1
