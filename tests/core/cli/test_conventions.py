@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from memoryd.db.engine import migrations
 from memoryd.cli.parser import build_parser
+from memoryd.db.engine import migrations
 
 COMMANDS = sorted(build_parser()._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
 

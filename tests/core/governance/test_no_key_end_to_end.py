@@ -121,7 +121,9 @@ def test_reindex_keeps_scores(cli, project: Path, tmp_path: Path, isolated_home:
 
 
 def test_only_sessions_are_analysed(cli, project: Path):
-    out = cli("record", "--type", "fact", "--title", "A fact", "--scope", str(project), "--json", stdin="body")
+    out = cli(
+        "record", "--type", "fact", "--title", "A fact", "--scope", str(project), "--json", stdin="body"
+    )
     slug = json.loads(out.stdout)["slug"]
     res = cli("analyze-session", slug)
     assert res.returncode == 2 and "only sessions are analysed" in res.stderr
