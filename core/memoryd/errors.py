@@ -6,9 +6,13 @@ MemorydError                 root; adapters map it once (CLI: one line, exit 1)
  |    +-- InvalidPayload     hook JSON that is empty, not JSON, or missing fields
  +-- NotFound                no memory with that slug
  +-- CorruptFile             a memory file whose frontmatter or encoding is unreadable
+ |    +-- DecryptError       an .md.enc that does not open: tampered, moved, swapped, other key
  +-- StorageError            the index or the data directory cannot be used
  +-- AuditError              the audit log cannot be appended or read
  +-- DeliveryError           the digest could not be mailed or shown as a notification
+ +-- AuthorizationRequired   a sensitive scope read without a live grant (CLI exit 3)
+ +-- KeyUnavailable          a sensitive scope's key cannot be had: no keyring, key missing,
+                             wrong passphrase
 """
 
 from __future__ import annotations
@@ -49,4 +53,18 @@ class AuditError(MemorydError):
 
 
 class DeliveryError(MemorydError):
+    pass
+
+
+class DecryptError(CorruptFile):
+    pass
+
+
+class AuthorizationRequired(MemorydError):
+    """Exit 3 so an agent can tell "ask the user for a grant" from a failure."""
+
+    exit_code = 3
+
+
+class KeyUnavailable(MemorydError):
     pass

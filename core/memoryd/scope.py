@@ -20,6 +20,7 @@ class Scope:
     hash: str
     root: Path
     kind: str  # "git" or "dir"
+    marked: bool = False  # a `.memoryd-sensitive` marker at or above the root
 
 
 def hash_root(root: Path) -> str:
@@ -87,6 +88,21 @@ def resolve(path: str | Path, *, must_exist: bool = True) -> Scope:
     if p.is_file():
         p = p.parent
     root = _git_root(p)
+    marked = marker_above(p)
     if root is not None:
-        return Scope(hash_root(root), root, "git")
+        return Scope(hash_root(root), root, "git", marked is not None)
+    if marked is not None:  # a plain directory under a marked one shares its scope
+        return Scope(hash_root(marked), marked, "dir", True)
     return Scope(hash_root(p), p, "dir")
+
+
+MARKER = ".memoryd-sensitive"
+
+
+def marker_above(path: Path) -> Path | None:
+    """The nearest directory at or above `path` holding the sensitive marker: everything
+    under a marked directory is sensitive (a few stat calls: cheap enough for the hook)."""
+    for candidate in (path, *path.parents):
+        if (candidate / MARKER).exists():
+            return candidate
+    return None

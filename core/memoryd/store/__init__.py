@@ -16,13 +16,14 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from memoryd import clock
+from memoryd import clock, crypto
 from memoryd.audit import AuditLog, Verdict
 from memoryd.db.engine import open_index, read_session, write_session
 from memoryd.errors import CorruptFile, NotFound
 from memoryd.frontmatter import Document
 from memoryd.models import DecayState
 from memoryd.paths import Layout
+from memoryd.sensitive.keys import Keys
 from memoryd.store import governance, index
 from memoryd.store.files import MemoryFiles, Turn
 from memoryd.store.index import Hit, TurnHit
@@ -47,6 +48,14 @@ def analysis_fingerprint(extras: dict[str, Any]) -> str | None:
     analysis = extras.get("analysis")
     fp = analysis.get("fingerprint") if isinstance(analysis, dict) else None
     return str(fp) if fp else None
+
+
+def _analyzed(analysed: str | None, plain_fp: str, index_fp: str) -> str | None:
+    """The index compares analyzed_fingerprint with fingerprint; in sensitive scopes the
+    latter is keyed, so an up-to-date analysis is recorded in the same form."""
+    if analysed is None:
+        return None
+    return index_fp if analysed == plain_fp else analysed
 
 
 def session_key(source: str, session_id: str) -> str:
@@ -86,7 +95,8 @@ class Store:
     def __init__(self, layout: Layout, engine: Engine) -> None:
         self.layout = layout
         self.engine = engine
-        self.files = MemoryFiles(layout)
+        self.keys = Keys(layout)
+        self.files = MemoryFiles(layout, self.keys)
         self.audit = AuditLog(layout, self)
 
     @classmethod
@@ -123,11 +133,16 @@ class Store:
     # -- rows -------------------------------------------------------------------------
     def _row(self, doc: Document, path: Path) -> dict[str, Any]:
         m = doc.meta
+        sensitive = self.files.sensitive(m.scope_hash)
+        if sensitive:  # no words in the index: a keyed fingerprint still finds duplicates
+            fp = "k:" + crypto.keyed_digest(self.keys.get(m.scope_hash), doc.body[:500].encode())[:40]
+        else:
+            fp = fingerprint(doc.body)
         return {
             "slug": m.slug,
             "type": m.type.value,
             "scope_hash": m.scope_hash,
-            "title": m.title,
+            "title": "" if sensitive else m.title,
             "source": m.source,
             "created_at": clock.iso(m.created_at),
             "updated_at": clock.iso(m.updated_at) if m.updated_at else None,
@@ -135,13 +150,13 @@ class Store:
             "decay_state": m.decay_state.value,
             "last_recalled_at": clock.iso(m.last_recalled_at) if m.last_recalled_at else None,
             "recall_count": m.recall_count,
-            "fingerprint": fingerprint(doc.body),
+            "fingerprint": fp,
             "body_path": self.files.relative(path),
-            "scope_sensitive": 0,
+            "scope_sensitive": 1 if sensitive else 0,
             "session_key": session_key(m.source, m.session_id) if m.session_id else None,
             "dura_score": json.dumps(m.dura_score, sort_keys=True) if m.dura_score else None,
             "dura_mean": dura_mean(m.dura_score),
-            "analyzed_fingerprint": analysis_fingerprint(m.extras),
+            "analyzed_fingerprint": _analyzed(analysis_fingerprint(m.extras), fingerprint(doc.body), fp),
         }
 
     @staticmethod

@@ -1,5 +1,6 @@
-"""Memory files on disk: `scopes/<hash>/<type>s/<slug>.md`, archived sessions in
-`forgotten/`, and a session's raw turns beside it in `<slug>.turns.jsonl`."""
+"""Memory files on disk: `scopes/<hash>/<type>s/<slug>.md` (`.md.enc` in sensitive
+scopes), archived memories in `forgotten/`, and a session's raw turns beside it in
+`<slug>.turns.jsonl` (`.turns.jsonl.enc`)."""
 
 from __future__ import annotations
 
@@ -9,14 +10,19 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from memoryd import atomic, frontmatter, slugs
+from memoryd import atomic, crypto, frontmatter, slugs
 from memoryd.errors import CorruptFile
 from memoryd.frontmatter import Document
 from memoryd.models import DecayState, MemoryType
 from memoryd.paths import Layout
 
+if TYPE_CHECKING:
+    from memoryd.sensitive.keys import Keys
+
 MD = ".md"
+ENC = ".md.enc"
 TURNS = ".turns.jsonl"
 FORGOTTEN = "forgotten"
 
@@ -35,8 +41,16 @@ class Turn:
 
 
 class MemoryFiles:
-    def __init__(self, layout: Layout) -> None:
+    """With `keys`, memories of sensitive scopes are `<slug>.md.enc` and
+    `<slug>.turns.jsonl.enc`, sealed to their scope and slug (memoryd.crypto); the
+    plaintext exists only in memory."""
+
+    def __init__(self, layout: Layout, keys: Keys | None = None) -> None:
         self.layout = layout
+        self.keys = keys
+
+    def sensitive(self, scope_hash: str) -> bool:
+        return self.keys is not None and self.keys.sensitive(scope_hash)
 
     def folder(self, scope_hash: str, memory_type: MemoryType, decay_state: DecayState) -> Path:
         base = self.layout.scope_dir(scope_hash)
@@ -46,7 +60,8 @@ class MemoryFiles:
 
     def path_for(self, doc: Document) -> Path:
         slug = slugs.validate(doc.meta.slug)
-        return self.folder(doc.meta.scope_hash, doc.meta.type, doc.meta.decay_state) / (slug + MD)
+        ext = ENC if self.sensitive(doc.meta.scope_hash) else MD
+        return self.folder(doc.meta.scope_hash, doc.meta.type, doc.meta.decay_state) / (slug + ext)
 
     def relative(self, path: Path) -> str:
         return path.relative_to(self.layout.home).as_posix()
@@ -54,9 +69,43 @@ class MemoryFiles:
     def absolute(self, body_path: str) -> Path:
         return self.layout.home / body_path
 
+    @staticmethod
+    def slug_of(path: Path) -> str:
+        name = path.name
+        return name[: -len(ENC)] if name.endswith(ENC) else name[: -len(MD)]
+
+    @staticmethod
+    def scope_of(path: Path) -> str:
+        return path.parent.parent.name
+
+    def _seal(self, path: Path, data: bytes, kind: str) -> bytes:
+        assert self.keys is not None
+        scope = self.scope_of(path)
+        return crypto.seal(self.keys.get(scope), data, scope_hash=scope, slug=self._base(path), kind=kind)
+
+    def _open(self, path: Path, data: bytes, kind: str) -> bytes:
+        if self.keys is None:
+            raise CorruptFile(f"{path}: encrypted, and no keys are available here")
+        scope = self.scope_of(path)
+        return crypto.open_sealed(
+            self.keys.get(scope), data, scope_hash=scope, slug=self._base(path), kind=kind, where=str(path)
+        )
+
+    @staticmethod
+    def _base(path: Path) -> str:
+        name = path.name
+        for ext in (ENC, MD, TURNS + ".enc", TURNS):
+            if name.endswith(ext):
+                return name[: -len(ext)]
+        return name
+
     def write(self, doc: Document, *, sync: bool = True) -> Path:
         path = self.path_for(doc)
-        atomic.write_text(path, frontmatter.render(doc), sync=sync)
+        text = frontmatter.render(doc)
+        if path.name.endswith(ENC):
+            atomic.write_bytes(path, self._seal(path, text.encode("utf-8"), "md"), sync=sync)
+        else:
+            atomic.write_text(path, text, sync=sync)
         return path
 
     def read(self, path: Path) -> Document:
@@ -64,24 +113,35 @@ class MemoryFiles:
             data = path.read_bytes()
         except FileNotFoundError:
             raise CorruptFile(f"{path}: file is missing") from None
+        if path.name.endswith(ENC):
+            data = self._open(path, data, "md")
         doc = frontmatter.parse_bytes(data, where=str(path))
-        if doc.meta.slug + MD != path.name:
+        if doc.meta.slug != self.slug_of(path):
             raise CorruptFile(f"{path}: slug {doc.meta.slug!r} does not match the file name")
         return doc
 
     def turns_path(self, md_path: Path) -> Path:
+        if md_path.name.endswith(ENC):
+            return md_path.with_name(md_path.name[: -len(ENC)] + TURNS + ".enc")
         return md_path.with_name(md_path.name[: -len(MD)] + TURNS)
 
     def write_turns(self, md_path: Path, turns: list[Turn], *, sync: bool = True) -> None:
         text = "".join(t.to_json() + "\n" for t in turns)
-        atomic.write_text(self.turns_path(md_path), text, sync=sync)
+        path = self.turns_path(md_path)
+        if md_path.name.endswith(ENC):
+            atomic.write_bytes(path, self._seal(md_path, text.encode("utf-8"), "turns"), sync=sync)
+        else:
+            atomic.write_text(path, text, sync=sync)
 
     def read_turns(self, md_path: Path) -> list[Turn]:
         path = self.turns_path(md_path)
         if not path.exists():
             return []
+        data = path.read_bytes()
+        if md_path.name.endswith(ENC):
+            data = self._open(md_path, data, "turns")
         out = []
-        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        for line in data.decode("utf-8", errors="replace").splitlines():
             try:
                 d = json.loads(line)
                 out.append(Turn(int(d["seq"]), str(d["role"]), str(d["text"]), d.get("ts"), d.get("ext_id")))
@@ -102,21 +162,26 @@ class MemoryFiles:
             with contextlib.suppress(FileNotFoundError):
                 p.unlink()
 
-    def all_files(self) -> Iterator[Path]:
-        """Every live memory file under scopes/: temp leftovers, sidecars and the
-        forgotten/ archive (not indexed, seed 001) excluded."""
+    @staticmethod
+    def is_memory(name: str) -> bool:
+        return (name.endswith(MD) or name.endswith(ENC)) and not atomic.is_temp(name)
+
+    def all_files(self, scope_hash: str | None = None, *, archived: bool = False) -> Iterator[Path]:
+        """Every live memory file under scopes/ (or one scope's): temp leftovers,
+        sidecars and the forgotten/ archive (not indexed, seed 001) excluded, unless
+        `archived` asks for the archive too."""
         root = self.layout.scopes
         if not root.exists():
             return
-        for scope_dir in sorted(root.iterdir()):
+        scope_dirs = [root / scope_hash] if scope_hash else sorted(root.iterdir())
+        for scope_dir in scope_dirs:
             if not scope_dir.is_dir():
                 continue
             for folder in sorted(scope_dir.iterdir()):
-                if not folder.is_dir() or folder.name == FORGOTTEN:
+                if not folder.is_dir() or (folder.name == FORGOTTEN and not archived):
                     continue
                 for entry in sorted(folder.iterdir()):
-                    name = entry.name
-                    if name.endswith(MD) and not atomic.is_temp(name) and entry.is_file():
+                    if self.is_memory(entry.name) and entry.is_file():
                         yield entry
 
     def archived_count(self) -> int:
@@ -124,7 +189,7 @@ class MemoryFiles:
         root = self.layout.scopes
         if not root.exists():
             return 0
-        return sum(1 for p in root.glob(f"*/{FORGOTTEN}/*{MD}") if not atomic.is_temp(p.name))
+        return sum(1 for p in root.glob(f"*/{FORGOTTEN}/*") if self.is_memory(p.name))
 
     def temp_leftovers(self) -> Iterator[Path]:
         root = self.layout.scopes

@@ -69,13 +69,17 @@ def upsert_memory(
     turns: Sequence[Turn] | None,
 ) -> None:
     """Insert or replace one memory's rows: main row, triggers, FTS document, turns.
-    `turns=None` leaves stored turns as they are."""
+    `turns=None` leaves stored turns as they are. A sensitive memory (scope_sensitive)
+    gets its main row only: no words of it enter the index."""
     s.exec(
         text(f"INSERT INTO memories ({_COLS}) VALUES ({_PARAMS}) ON CONFLICT(slug) DO UPDATE SET {_UPDATES}"),
         params=row,
     )
     slug = row["slug"]
     s.exec(text("DELETE FROM triggers WHERE slug = :slug"), params={"slug": slug})
+    if row.get("scope_sensitive"):
+        drop_words(s, slug)
+        return
     for trig in dict.fromkeys(triggers):
         s.exec(
             text('INSERT INTO triggers (slug, "trigger") VALUES (:slug, :t)'),
@@ -100,6 +104,20 @@ def upsert_memory(
         ),
         params={"id": doc_id, **{k: segment(v) for k, v in fts.items()}},
     )
+
+
+def drop_words(s: Session, slug: str) -> None:
+    """Remove a memory's searchable text (FTS rows, turns), keeping its main row."""
+    s.exec(
+        text("DELETE FROM memories_fts WHERE rowid IN (SELECT id FROM fts_docs WHERE slug = :slug)"),
+        params={"slug": slug},
+    )
+    s.exec(text("DELETE FROM fts_docs WHERE slug = :slug"), params={"slug": slug})
+    s.exec(
+        text("DELETE FROM turns_fts WHERE rowid IN (SELECT id FROM turns WHERE slug = :slug)"),
+        params={"slug": slug},
+    )
+    s.exec(text("DELETE FROM turns WHERE slug = :slug"), params={"slug": slug})
 
 
 def stored_traces(s: Session, slug: str) -> str:

@@ -1,0 +1,63 @@
+"""The key of each sensitive scope, for the files layer: from the OS keyring (random
+keys), or for passphrase scopes from the grant's cached key or a passphrase given in
+this process. Every key is checked against the scope's key check before use."""
+
+from __future__ import annotations
+
+from memoryd import crypto
+from memoryd.errors import KeyUnavailable
+from memoryd.paths import Layout
+
+from . import grants, state
+
+
+class Keys:
+    def __init__(self, layout: Layout) -> None:
+        self.layout = layout
+        self._keys: dict[str, bytes] = {}
+        self._settings: dict[str, state.Settings | None] = {}
+
+    def settings(self, scope_hash: str) -> state.Settings | None:
+        if scope_hash not in self._settings:
+            self._settings[scope_hash] = state.load(self.layout, scope_hash)
+        return self._settings[scope_hash]
+
+    def sensitive(self, scope_hash: str) -> bool:
+        return self.settings(scope_hash) is not None
+
+    def forget(self, scope_hash: str) -> None:
+        self._keys.pop(scope_hash, None)
+        self._settings.pop(scope_hash, None)
+
+    def remember(self, scope_hash: str, key: bytes) -> None:
+        """A key this process derived or created (checked when settings exist)."""
+        s = self.settings(scope_hash)
+        if s is not None and crypto.key_check(key) != s.key_check:
+            raise KeyUnavailable(f"that key does not open scope {scope_hash} (wrong passphrase?)")
+        self._keys[scope_hash] = key
+
+    def get(self, scope_hash: str) -> bytes:
+        if scope_hash in self._keys:
+            return self._keys[scope_hash]
+        s = self.settings(scope_hash)
+        if s is None:
+            raise KeyUnavailable(f"scope {scope_hash} is not sensitive")
+        if s.key_source == "random":
+            key = state.keyring_get(state.key_entry(scope_hash))
+            if key is None:
+                raise KeyUnavailable(
+                    f"the key of sensitive scope {scope_hash} is not in the OS keyring: restore it with "
+                    "`memoryd key import FILE` from the recovery file `memoryd key export` wrote"
+                )
+        else:
+            key = None
+            if grants.live(self.layout, scope_hash):
+                key = state.keyring_get_quiet(state.grant_entry(scope_hash))
+            if key is None:
+                raise KeyUnavailable(
+                    f"scope {scope_hash} is protected by a passphrase: `memoryd grant {s.root}` asks for it"
+                )
+        if crypto.key_check(key) != s.key_check:
+            raise KeyUnavailable(f"the key found for scope {scope_hash} does not match it (key check failed)")
+        self._keys[scope_hash] = key
+        return key
