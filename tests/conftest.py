@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-pytest_plugins = ["tests.delivery"]
+pytest_plugins = ["tests.delivery", "tests.keyrings"]
 
 
 @pytest.fixture(autouse=True)

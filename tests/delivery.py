@@ -86,10 +86,10 @@ _BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Confi
 """
 
 
-def _need(*tools: str) -> None:
+def _need(*tools: str, debian: str = "xvfb dbus dunst") -> None:
     missing = [t for t in tools if shutil.which(t) is None]
     if missing:
-        pytest.skip(f"needs {', '.join(missing)} (Debian: apt-get install xvfb dbus dunst)")
+        pytest.skip(f"needs {', '.join(missing)} (Debian: apt-get install {debian})")
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:

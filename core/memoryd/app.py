@@ -5,6 +5,7 @@ Adapters format what these methods return; no business rule lives in an adapter.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +29,11 @@ if TYPE_CHECKING:  # governance pulls in the LLM layer: imported when first used
     from memoryd.governance.digest import Digest
     from memoryd.governance.merge import MergeResult
     from memoryd.governance.spend import SpendReport
+    from memoryd.sensitive.grants import Grant
+    from memoryd.sensitive.marking import MarkReport
+
+
+SENSITIVE_TITLE = "(sensitive: grant to read)"
 
 
 @dataclass(frozen=True)
@@ -58,6 +64,8 @@ class Memoryd:
         self.layout = layout or paths.layout()
         self.config = config or config_mod.load()
         self._store: Store | None = None
+        # Sensitive scopes the last search could not look into: (scope_hash, root, count).
+        self.withheld: list[tuple[str, str, int]] = []
 
     @property
     def store(self) -> Store:
@@ -103,10 +111,11 @@ class Memoryd:
         if not body.strip():
             raise UsageError("the body is empty: pass --body or text on stdin")
         scope = self.scope(scope_path)
+        sensitive = self._sensitive_scope(scope)
         now = clock.now()
         meta = Frontmatter(
             title=title,
-            slug=slugs.for_title(title, now),
+            slug=slugs.for_sensitive(now) if sensitive else slugs.for_title(title, now),
             type=mtype,
             scope_hash=scope.hash,
             source="manual",
@@ -155,8 +164,25 @@ class Memoryd:
         self.store.save(doc, event="update", actor=actor, details={"fields": changed})
         return doc, Changes(updated=(slug,), scopes=(doc.meta.scope_hash,))
 
-    def get(self, slug: str, *, count_recall: bool = True) -> MemoryView:
+    def _sensitive_scope(self, scope: Scope) -> bool:
+        if self.store.keys.sensitive(scope.hash):
+            return True
+        if scope.marked:
+            raise UsageError(
+                f"{scope.root} is marked sensitive but has no key on this machine: "
+                f"run `memoryd mark-sensitive {scope.root}` (or `memoryd key import FILE`)"
+            )
+        return False
+
+    def gate(self, scope_hash: str, *, what: str, target: str | None = None, actor: str = "cli") -> None:
+        from memoryd.sensitive import gate
+
+        gate.check_or_raise(self.store, scope_hash, actor=actor, what=what, target=target)
+
+    def get(self, slug: str, *, count_recall: bool = True, actor: str = "cli") -> MemoryView:
         slugs.validate(slug)
+        row = self.store.row(slug)
+        self.gate(row["scope_hash"], what="get", target=slug, actor=actor)
         doc, path = self.store.read(slug)
         if count_recall:
             self.store.record_recall([slug], [])
@@ -172,9 +198,13 @@ class Memoryd:
         limit: int | None = None,
     ) -> list[dict[str, Any]]:
         types = [_any_type(memory_type).value] if memory_type else None
-        return self.store.list(
+        rows = self.store.list(
             scopes=scopes, types=types, states=search.states_for(include_forgotten), limit=limit
         )
+        for r in rows:
+            if r.get("scope_sensitive") and not r["title"]:
+                r["title"] = SENSITIVE_TITLE
+        return rows
 
     def forget(self, slug: str, *, actor: str = "cli") -> Changes:
         slugs.validate(slug)
@@ -199,17 +229,45 @@ class Memoryd:
         results = search.search(
             self.store, query, scopes=scopes, types=types, limit=limit, include_forgotten=include_forgotten
         )
+        self.withheld = []
+        for h in self._sensitive_in(scopes):
+            from memoryd.sensitive import gate
+
+            if gate.allowed(self.store, h):
+                self.gate(h, what="search")
+                results += search.search_sensitive(
+                    self.store, query, h, types=types, limit=limit, include_forgotten=include_forgotten
+                )
+            else:
+                n = len(self.store.list(scopes=[h], types=types, states=search.states_for(include_forgotten)))
+                if n:
+                    self.withheld.append((h, self.store.keys.settings(h).root, n))  # type: ignore[union-attr]
+                    self.store.audit.append(
+                        "access_denied", actor="cli", scope_hash=h, details={"what": "search", "withheld": n}
+                    )
+        results = sorted(results, key=lambda r: r.score, reverse=True)[:limit]
         if count_recall and results:
             self.store.record_recall(
                 [r.slug for r in results], search.matched_triggers(self.store, results, query)
             )
         return results
 
+    def _sensitive_in(self, scopes: Sequence[str] | None) -> list[str]:
+        from memoryd.sensitive import state
+
+        hashes = state.sensitive_hashes(self.layout)
+        return sorted(hashes if scopes is None else hashes & set(scopes))
+
     def traces(
         self, query: str, *, scopes: Sequence[str] | None, limit: int = 10, include_forgotten: bool = False
     ) -> list[TurnHit]:
         if limit < 1:
             raise UsageError("--limit must be at least 1")
+        self.withheld = [
+            (h, self.store.keys.settings(h).root, n)  # type: ignore[union-attr]
+            for h in self._sensitive_in(scopes)
+            if (n := len(self.store.list(scopes=[h], states=search.states_for(include_forgotten))))
+        ]
         return search.traces(
             self.store, query, scopes=scopes, limit=limit, include_forgotten=include_forgotten
         )
@@ -330,6 +388,109 @@ class Memoryd:
         from memoryd.governance import spend
 
         return spend.report(self.store, self.config.llm)
+
+    # -- sensitive scopes -------------------------------------------------------------
+    def mark_sensitive(
+        self, path: str | Path, *, passphrase: str | None = None, actor: str = "cli"
+    ) -> MarkReport:
+        from memoryd.sensitive import marking
+
+        scope = self.scope(path)
+        self.drain_spool(wait=True)  # what hooks spooled for it becomes encrypted too
+        return marking.mark(self.store, scope, passphrase=passphrase, actor=actor)
+
+    def unmark_sensitive(self, path: str | Path, *, actor: str = "cli") -> int:
+        from memoryd.sensitive import marking
+
+        return marking.unmark(self.store, self.scope(path), actor=actor)
+
+    def rotate_key(self, path: str | Path, *, new_passphrase: str | None = None, actor: str = "cli") -> int:
+        from memoryd.sensitive import marking
+
+        return marking.rotate(self.store, self.scope(path), new_passphrase=new_passphrase, actor=actor)
+
+    def sensitive_settings(self, path: str | Path) -> Any:
+        return self.store.keys.settings(self.scope(path).hash)
+
+    def grant(
+        self,
+        path: str | Path,
+        *,
+        duration: str,
+        task: str | None = None,
+        passphrase: str | None = None,
+        actor: str = "cli",
+    ) -> tuple[Grant, list[str]]:
+        """Record a grant. A passphrase scope needs the passphrase; its key is then held in
+        the OS keyring for the grant's life. Returns the grant and warnings."""
+        from memoryd import crypto
+        from memoryd.errors import KeyUnavailable
+        from memoryd.sensitive import grants, state
+
+        scope = self.scope(path)
+        settings = self.store.keys.settings(scope.hash)
+        if settings is None:
+            raise UsageError(f"{scope.root} is not a sensitive scope: nothing to grant")
+        warnings: list[str] = []
+        if settings.key_source == "passphrase":
+            if not passphrase:
+                raise UsageError("this scope is protected by a passphrase: it is asked for on the terminal")
+            assert settings.kdf is not None
+            key = crypto.derive(passphrase, settings.kdf)
+            if crypto.key_check(key) != settings.key_check:
+                self.store.audit.append(
+                    "access_denied",
+                    actor=actor,
+                    scope_hash=scope.hash,
+                    details={"what": "grant", "why": "wrong passphrase"},
+                )
+                raise KeyUnavailable("wrong passphrase for this scope")
+            self.store.keys.remember(scope.hash, key)
+            try:
+                state.keyring_set(state.grant_entry(scope.hash), key)
+            except KeyUnavailable:
+                warnings.append("no OS keyring to hold the key for the grant: only this process can read")
+        g = grants.add(self.layout, scope.hash, duration, task)
+        self.store.audit.append(
+            "grant",
+            actor=actor,
+            scope_hash=scope.hash,
+            details={"duration": duration, "task": g.task, "expires_at": g.expires_at},
+        )
+        return g, warnings
+
+    def revoke(self, path: str | Path, *, task: str | None = None, actor: str = "cli") -> int:
+        from memoryd.errors import KeyUnavailable
+        from memoryd.sensitive import grants, state
+
+        scope = self.scope(path)
+        gone = grants.revoke(self.layout, scope.hash, task)
+        if not grants.live(self.layout, scope.hash):
+            with contextlib.suppress(KeyUnavailable):
+                state.keyring_delete(state.grant_entry(scope.hash))
+        self.store.audit.append(
+            "revoke", actor=actor, scope_hash=scope.hash, details={"task": task, "revoked": len(gone)}
+        )
+        return len(gone)
+
+    def grants(self) -> list[dict[str, Any]]:
+        from memoryd.sensitive import grants
+
+        out = []
+        for g in grants.all_live(self.layout):
+            settings = self.store.keys.settings(g.scope_hash)
+            out.append({**g.as_dict(), "root": settings.root if settings else None})
+        return out
+
+    def key_export(self, path: str | Path, out: Path, *, passphrase: str, actor: str = "cli") -> None:
+        from memoryd.sensitive import marking
+
+        marking.export_key(self.store, self.scope(path), out, passphrase=passphrase, actor=actor)
+
+    def key_import(self, file: Path, *, passphrase: str, actor: str = "cli") -> str:
+        from memoryd.sensitive import marking
+
+        return marking.import_key(self.store, file, passphrase=passphrase, actor=actor)
 
     # -- audit ------------------------------------------------------------------------
     def audit_events(

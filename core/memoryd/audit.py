@@ -145,6 +145,56 @@ class AuditLog:
                     f"the last line of {self.path} is damaged; run `memoryd audit verify`"
                 ) from None
 
+    def redact_scope(
+        self, scope_hash: str, rename: dict[str, str], *, drop_keys: tuple[str, ...]
+    ) -> dict[str, Any]:
+        """When a scope becomes sensitive, its past events must not keep its words: old
+        slugs become the new opaque ones and free-text details (`drop_keys`) go. The
+        chain is recomputed from the first changed line and the previous head is kept in
+        the `audit_redacted` event appended after, so the rewrite itself is on record.
+        Refuses to touch a chain that does not verify."""
+        verdict = self.verify()
+        if not verdict.ok:
+            raise AuditError(f"audit chain is broken at seq {verdict.first_bad_seq}; not rewriting it")
+        with self.lock:
+            if not self.path.exists():
+                return {"rewritten": 0}
+            lines = self.path.read_bytes().splitlines(keepends=True)
+            out: list[bytes] = []
+            prev, first_changed, changed, old_head = GENESIS, None, 0, None
+            for raw in lines:
+                record = json.loads(raw)
+                old_head = record["this_hash"]
+                if record.get("scope_hash") == scope_hash or record.get("target_id") in rename:
+                    new = dict(record)
+                    new["target_id"] = rename.get(record.get("target_id") or "", record.get("target_id"))
+                    details = json.loads(record["details"]) if record.get("details") else {}
+                    new["details"] = canonical(_scrub(details, rename, drop_keys))
+                    if new != record:
+                        record = new
+                        changed += 1
+                        first_changed = first_changed or record["seq"]
+                if first_changed is not None:
+                    record["prev_hash"] = prev
+                    record["this_hash"] = chain_hash(prev, record)
+                    raw = (canonical(record) + "\n").encode("utf-8")
+                out.append(raw)
+                prev = record["this_hash"]
+            if not changed:
+                return {"rewritten": 0}
+            from memoryd import atomic
+
+            atomic.write_bytes(self.path, b"".join(out))
+            last = json.loads(out[-1])
+            self.head.set_head(last["seq"], last["this_hash"], last["event_type"], last["ts"])
+        self.append(
+            "audit_redacted",
+            actor="memoryd",
+            scope_hash=scope_hash,
+            details={"rewritten": changed, "from_seq": first_changed, "previous_head": old_head},
+        )
+        return {"rewritten": changed, "from_seq": first_changed}
+
     def events(self) -> Iterator[Event]:
         if not self.path.exists():
             return
@@ -191,6 +241,18 @@ class AuditLog:
             if head_seq and hashes.get(head_seq) != head_hash:
                 return Verdict(False, count, head_seq, "hash differs from the one recorded in the index")
         return Verdict(True, count)
+
+
+def _scrub(value: Any, rename: dict[str, str], drop_keys: tuple[str, ...]) -> Any:
+    if isinstance(value, dict):
+        return {
+            k: ("[redacted]" if k in drop_keys else _scrub(v, rename, drop_keys)) for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_scrub(v, rename, drop_keys) for v in value]
+    if isinstance(value, str):
+        return rename.get(value, value)
+    return value
 
 
 def _parse(raw: bytes) -> Event:

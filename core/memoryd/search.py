@@ -163,3 +163,78 @@ def matched_triggers(store: Store, results: Sequence[Result], query: str) -> lis
             if t and set(t) <= wanted:
                 out.append((trig, r.scope_hash))
     return out
+
+
+def search_sensitive(
+    store: Store,
+    query: str,
+    scope_hash: str,
+    *,
+    types: Sequence[str] | None = None,
+    limit: int = 10,
+    include_forgotten: bool = False,
+) -> list[Result]:
+    """A sensitive scope has no words in the index: under a grant its memories are
+    decrypted and searched in a private in-memory SQLite (same tokens, same bm25), which
+    never touches the disk and is gone when the search ends."""
+    import sqlite3
+
+    from memoryd.errors import CorruptFile
+    from memoryd.store.index import BM25_WEIGHTS
+    from memoryd.textproc import segment
+
+    match = match_query(query)
+    if match is None or limit <= 0:
+        return []
+    rows = store.list(scopes=[scope_hash], types=types, states=states_for(include_forgotten))
+    db = sqlite3.connect(":memory:")
+    try:
+        db.execute("PRAGMA temp_store = MEMORY")
+        db.execute(
+            "CREATE VIRTUAL TABLE m USING fts5(title, body, triggers, tags, traces, "
+            "tokenize = 'porter unicode61 remove_diacritics 2')"
+        )
+        docs: dict[int, tuple[dict[str, Any], str, str]] = {}
+        for i, row in enumerate(rows):
+            try:
+                doc, path = store.read(row["slug"])
+            except CorruptFile:
+                continue
+            traces_text = "\n".join(t.text for t in store.files.read_turns(path))
+            fields = (
+                doc.meta.title,
+                doc.body,
+                " ".join(doc.meta.triggers),
+                " ".join(doc.meta.tags),
+                traces_text,
+            )
+            db.execute(
+                "INSERT INTO m (rowid, title, body, triggers, tags, traces) VALUES (?, ?, ?, ?, ?, ?)",
+                (i, *(segment(f) for f in fields)),
+            )
+            docs[i] = (row, doc.meta.title, doc.body)
+        w = ", ".join(str(x) for x in BM25_WEIGHTS)
+        hits = db.execute(
+            f"SELECT rowid, bm25(m, {w}) FROM m WHERE m MATCH ? ORDER BY 2 LIMIT ?",
+            (match, max(limit * 3, 30)),
+        ).fetchall()
+    finally:
+        db.close()
+    out = []
+    for rowid, score in hits:
+        row, title, body = docs[rowid]
+        out.append(
+            Result(
+                row["slug"],
+                title,
+                row["type"],
+                row["scope_hash"],
+                row["decay_state"],
+                row["source"],
+                row["created_at"],
+                int(row["recall_count"]),
+                round(rank(score, row), 4),
+                snippet(body, query),
+            )
+        )
+    return sorted(out, key=lambda r: r.score, reverse=True)[:limit]

@@ -57,6 +57,12 @@ def for_title(title: str, when: datetime) -> str:
     return validate("-".join(parts))
 
 
+def for_sensitive(when: datetime) -> str:
+    """Sensitive scopes: no words of the title in the name (names reach the index and
+    the audit log)."""
+    return validate(f"{when.strftime('%Y-%m-%d')}-{secrets.token_hex(6)}")
+
+
 def for_promotion(promotion_id: int, title: str) -> str:
     """`promoted-12-use-postgres-for-jobs` (seed 000): the same id always gives the same
     name, so a promote interrupted and run again rewrites one file, not two."""

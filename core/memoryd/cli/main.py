@@ -53,6 +53,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     from memoryd.cli.parser import build_parser
 
     parser = build_parser()
+    if sys.stdin.isatty():
+        from memoryd.cli.commands.sensitive import read_passphrase
+        from memoryd.sensitive.keys import set_prompt
+
+        set_prompt(lambda s: read_passphrase(f"Passphrase of {s.root}: "))
     try:
         args = parser.parse_args(argv)
         if not getattr(args, "handler", None):

@@ -20,13 +20,22 @@ class Parser(argparse.ArgumentParser):
 
 def build_parser() -> Parser:
     from memoryd import __version__
-    from memoryd.cli.commands import audit, capture, governance, maintenance, memories, scope, search
+    from memoryd.cli.commands import (
+        audit,
+        capture,
+        governance,
+        maintenance,
+        memories,
+        scope,
+        search,
+        sensitive,
+    )
 
     parser = Parser(prog="memoryd", description="Local long-term memory for AI agents.")
     parser.add_argument("--version", action="version", version=f"memoryd {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     common = Parser(add_help=False)
     common.add_argument("--json", action="store_true", help="print machine-readable JSON")
-    for module in (capture, scope, memories, search, governance, maintenance, audit):
+    for module in (capture, scope, memories, search, governance, sensitive, maintenance, audit):
         module.register(sub, common)
     return parser

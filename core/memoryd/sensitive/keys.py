@@ -4,11 +4,23 @@ this process. Every key is checked against the scope's key check before use."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from memoryd import crypto
 from memoryd.errors import KeyUnavailable
 from memoryd.paths import Layout
 
 from . import grants, state
+
+Ask = Callable[[state.Settings], str]
+_ask: Ask | None = None
+
+
+def set_prompt(ask: Ask | None) -> None:
+    """The CLI on a terminal can ask for a passphrase scope's passphrase when a grant is
+    live but no keyring holds its key (machines without a Secret Service)."""
+    global _ask
+    _ask = ask
 
 
 class Keys:
@@ -36,6 +48,10 @@ class Keys:
             raise KeyUnavailable(f"that key does not open scope {scope_hash} (wrong passphrase?)")
         self._keys[scope_hash] = key
 
+    def use(self, scope_hash: str, key: bytes) -> None:
+        """Key rotation: seal with a key the settings do not vouch for yet."""
+        self._keys[scope_hash] = key
+
     def get(self, scope_hash: str) -> bytes:
         if scope_hash in self._keys:
             return self._keys[scope_hash]
@@ -53,6 +69,10 @@ class Keys:
             key = None
             if grants.live(self.layout, scope_hash):
                 key = state.keyring_get_quiet(state.grant_entry(scope_hash))
+                if key is None and _ask is not None and s.kdf is not None:
+                    key = crypto.derive(_ask(s), s.kdf)
+                    if crypto.key_check(key) != s.key_check:
+                        raise KeyUnavailable("wrong passphrase for this scope")
             if key is None:
                 raise KeyUnavailable(
                     f"scope {scope_hash} is protected by a passphrase: `memoryd grant {s.root}` asks for it"

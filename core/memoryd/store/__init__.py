@@ -400,6 +400,24 @@ class Store:
         )
         return report
 
+    def reindex_scope(self, scope_hash: str) -> int:
+        """Rebuild one scope's rows from its files (after it was encrypted or decrypted)."""
+        seen: set[str] = set()
+        with write_session(self.engine) as s:
+            for path in self.files.all_files(scope_hash):
+                doc = self.files.read(path)
+                seen.add(doc.meta.slug)
+                turns = None if self.files.sensitive(scope_hash) else self.files.read_turns(path)
+                index.upsert_memory(s, self._row(doc, path), doc.meta.triggers, self._fts(doc), turns)
+            stale = [
+                r["slug"]
+                for r in index.list_rows(s, scopes=[scope_hash], types=None, states=None, limit=None)
+                if r["slug"] not in seen
+            ]
+            for slug in stale:
+                governance.delete_memory(s, slug)
+        return len(seen)
+
     def doctor(self) -> DoctorReport:
         report = DoctorReport()
         with read_session(self.engine) as s:

@@ -51,6 +51,7 @@ def run_search(args: argparse.Namespace) -> int:
         limit=args.limit,
         include_forgotten=args.include_forgotten,
     )
+    _withheld(app)
     if args.json:
         output.emit_json([r.as_dict() for r in results])
         return 0
@@ -74,6 +75,7 @@ def run_traces(args: argparse.Namespace) -> int:
         limit=args.limit,
         include_forgotten=args.include_forgotten,
     )
+    _withheld(app, traces=True)
     if args.json:
         output.emit_json([h.__dict__ for h in hits])
         return 0
@@ -83,3 +85,16 @@ def run_traces(args: argparse.Namespace) -> int:
         text = " ".join(h.text.split())
         output.line(f"{h.slug}#{h.seq}  {h.role}: {text[:200]}")
     return 0
+
+
+def _withheld(app: Any, *, traces: bool = False) -> None:
+    for _h, root, n in app.withheld:
+        if traces:
+            output.note(
+                f"{n} memories of sensitive scope {root} have no searchable turns (level 2 skips them)"
+            )
+        else:
+            output.note(
+                f"{n} memories of sensitive scope {root} were not searched: "
+                f"the user can allow it with `memoryd grant {root} --duration once`"
+            )

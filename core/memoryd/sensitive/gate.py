@@ -1,0 +1,40 @@
+"""The gate (seed 000): every read of a sensitive scope goes through check_or_raise, in
+core, so the CLI, the MCP server and the tray cannot drift apart. Each denial is audited
+as `access_denied`, each granted read as `sensitive_read` (counts and ids, no content)."""
+
+from __future__ import annotations
+
+from memoryd.errors import AuthorizationRequired
+from memoryd.store import Store
+
+from . import grants
+
+
+def check_or_raise(
+    store: Store, scope_hash: str, *, actor: str, what: str, target: str | None = None
+) -> None:
+    if not store.keys.sensitive(scope_hash):
+        return
+    live = grants.live(store.layout, scope_hash)
+    if not live:
+        store.audit.append(
+            "access_denied", actor=actor, scope_hash=scope_hash, target_id=target, details={"what": what}
+        )
+        settings = store.keys.settings(scope_hash)
+        where = settings.root if settings else scope_hash
+        raise AuthorizationRequired(
+            f"scope {scope_hash} is sensitive and has no live grant: the user can run "
+            f"`memoryd grant {where} --duration once`"
+        )
+    store.audit.append(
+        "sensitive_read",
+        actor=actor,
+        scope_hash=scope_hash,
+        target_id=target,
+        details={"what": what, "grant": live[-1].duration},
+    )
+
+
+def allowed(store: Store, scope_hash: str) -> bool:
+    """For listings that skip what they may not show, without auditing each skip."""
+    return not store.keys.sensitive(scope_hash) or bool(grants.live(store.layout, scope_hash))

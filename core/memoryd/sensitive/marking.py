@@ -1,0 +1,426 @@
+"""Marking a scope sensitive and back, rotating its key, and the recovery file.
+
+Marking encrypts every memory of the scope (the forgotten/ archive too), renames
+readable slugs to opaque ones, seals pending proposals, rewrites the scope's past audit
+events without its words, drops its words from the index and then compacts SQLite
+(FTS merge, WAL checkpoint, VACUUM) so no free page keeps them. Each step can be run
+again: a mark interrupted anywhere finishes when run again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import text
+
+from memoryd import atomic, clock, crypto, frontmatter
+from memoryd.db.engine import write_session
+from memoryd.errors import KeyUnavailable, UsageError
+from memoryd.scope import MARKER, Scope
+from memoryd.store import Store
+from memoryd.store import governance as gsql
+from memoryd.store import index as isql
+from memoryd.store.files import ENC, MD
+
+from . import content, gate, grants, state
+
+OPAQUE = re.compile(r"^(?:\d{4}-\d{2}-\d{2}|m)-[0-9a-f]{12}$")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
+RECOVERY_FORMAT = "memoryd-key-recovery"
+
+
+def opaque(key: bytes, slug: str) -> str:
+    """The name a memory takes in a sensitive scope: its date and a keyed hash of the old
+    name, so the same slug always maps to the same new one (a rerun finds its own work)."""
+    if OPAQUE.match(slug):
+        return slug
+    date = _DATE.match(slug)
+    return f"{date.group(0) if date else 'm'}-{crypto.keyed_digest(key, slug.encode())[:12]}"
+
+
+@dataclass
+class MarkReport:
+    scope_hash: str
+    root: str
+    key_source: str
+    encrypted: int = 0
+    renamed: int = 0
+    audit_rewritten: int = 0
+    resumed: bool = False
+    warnings: list[str] = field(default_factory=list)
+
+
+def mark(store: Store, scope: Scope, *, passphrase: str | None, actor: str = "cli") -> MarkReport:
+    h = store.layout
+    settings = state.load(h, scope.hash)
+    if settings is None:
+        if passphrase is not None:
+            params = crypto.KdfParams.fresh()
+            key = crypto.derive(passphrase, params)
+        else:
+            params, key = None, crypto.new_key()
+            state.keyring_set(state.key_entry(scope.hash), key)  # fails first if there is no keyring
+        settings = state.Settings(
+            scope_hash=scope.hash,
+            root=str(scope.root),
+            marked_at=clock.now_iso(),
+            key_source="passphrase" if params else "random",
+            key_check=crypto.key_check(key),
+            kdf=params,
+        )
+        state.save(h, settings)
+        resumed = False
+    else:
+        if settings.key_source == "passphrase":
+            if passphrase is None:
+                raise UsageError("this scope is protected by a passphrase: give it to finish marking")
+            assert settings.kdf is not None
+            key = crypto.derive(passphrase, settings.kdf)
+        else:
+            key = store.keys.get(scope.hash)
+        resumed = True
+    store.keys.forget(scope.hash)
+    store.keys.remember(scope.hash, key)
+    report = MarkReport(scope.hash, settings.root, settings.key_source, resumed=resumed)
+    with write_session(store.engine) as s:
+        s.exec(
+            text(
+                "INSERT INTO sensitive_scopes (scope_hash, marked_at, key_source) VALUES (:h, :at, :src) "
+                "ON CONFLICT(scope_hash) DO UPDATE SET key_source = excluded.key_source"
+            ),
+            params={"h": scope.hash, "at": settings.marked_at, "src": settings.key_source},
+        )
+    try:
+        atomic.write_text(
+            scope.root / MARKER,
+            "# memoryd: this directory and everything under it is a sensitive scope.\n"
+            f"scope_hash = {scope.hash}\n",
+        )
+    except OSError as exc:
+        report.warnings.append(
+            f"could not write {scope.root / MARKER} ({exc.strerror}); captures from here "
+            "are still encrypted, but the hook will not know to keep them out of the spool"
+        )
+    _encrypt_files(store, scope.hash, key, report)
+    _seal_proposals(store, scope.hash, key)
+    _scrub_index(store, scope.hash)
+    rename = _audit_renames(store, scope.hash, key)
+    report.audit_rewritten = store.audit.redact_scope(scope.hash, rename, drop_keys=("reason", "title"))[
+        "rewritten"
+    ]
+    store.audit.append(
+        "mark_sensitive",
+        actor=actor,
+        scope_hash=scope.hash,
+        details={"key_source": settings.key_source, "encrypted": report.encrypted, "resumed": resumed},
+    )
+    compact(store)
+    return report
+
+
+def _encrypt_files(store: Store, scope_hash: str, key: bytes, report: MarkReport) -> None:
+    files = store.files
+    for path in list(files.all_files(scope_hash, archived=True)):
+        if not path.name.endswith(MD) or path.name.endswith(ENC):
+            continue
+        plain = _read_plain(path)
+        turns = files.read_turns(path)
+        old = plain.meta.slug
+        new = opaque(key, old)
+        plain.meta.slug = new
+        if plain.meta.promoted_from:
+            plain.meta.promoted_from = opaque(key, plain.meta.promoted_from)
+        plain.meta.supersedes = [opaque(key, x) for x in plain.meta.supersedes]
+        new_path = files.write(plain)
+        if turns:
+            files.write_turns(new_path, turns)
+        archived = path.parent.name == "forgotten"
+        with write_session(store.engine) as s:
+            if not archived:
+                s.exec(
+                    text("UPDATE memories SET session_key = NULL WHERE slug = :old AND slug != :new"),
+                    params={"old": old, "new": new},
+                )
+                isql.upsert_memory(s, store._row(plain, new_path), [], {}, None)
+                for table, col in (("promotions", "source_session_slug"), ("recall_stats", "slug")):
+                    s.exec(
+                        text(f"UPDATE OR IGNORE {table} SET {col} = :new WHERE {col} = :old"),
+                        params={"old": old, "new": new},
+                    )
+            if old != new:
+                gsql.delete_memory(s, old)
+        for p in (path, files.turns_path(path)):
+            p.unlink(missing_ok=True)
+        report.encrypted += 1
+        report.renamed += old != new
+
+
+def _read_plain(path: Path) -> frontmatter.Document:
+    return frontmatter.parse_bytes(path.read_bytes(), where=str(path))
+
+
+def _seal_proposals(store: Store, scope_hash: str, key: bytes) -> None:
+    with write_session(store.engine) as s:
+        for row in gsql.promotions(s, status=None, scopes=[scope_hash]):
+            if content.is_sealed(row["proposed_body"]):
+                continue
+            sealed = content.seal_proposal(key, scope_hash, row)
+            s.exec(
+                text(
+                    "UPDATE promotions SET proposed_title = '', proposed_body = :b, "
+                    "proposed_triggers = '[]', reasoning = NULL WHERE id = :id"
+                ),
+                params={"b": sealed["proposed_body"], "id": row["id"]},
+            )
+
+
+def _scrub_index(store: Store, scope_hash: str) -> None:
+    """Words of the scope outside memory rows: trigger statistics, knowledge-graph rows."""
+    with write_session(store.engine) as s:
+        for table in ("trigger_stats", "entities", "relations"):
+            s.exec(text(f"DELETE FROM {table} WHERE scope_hash = :h"), params={"h": scope_hash})
+        for slug in [
+            r[0]
+            for r in s.exec(text("SELECT slug FROM memories WHERE scope_hash = :h"), params={"h": scope_hash})
+        ]:
+            isql.drop_words(s, slug)
+            s.exec(text("DELETE FROM triggers WHERE slug = :slug"), params={"slug": slug})
+            s.exec(
+                text("UPDATE memories SET title = '', scope_sensitive = 1 WHERE slug = :slug"),
+                params={"slug": slug},
+            )
+
+
+def _audit_renames(store: Store, scope_hash: str, key: bytes) -> dict[str, str]:
+    """Every readable slug the scope's past events name, with its opaque name (computed,
+    not remembered, so an interrupted mark rewrites the same way)."""
+    names: set[str] = set()
+    for ev in store.audit.events():
+        if ev.scope_hash != scope_hash:
+            continue
+        if ev.target_id and not ev.target_id.isdigit():
+            names.add(ev.target_id)
+        details = ev.details_obj
+        for k in ("session", "from", "into", "merged_from"):
+            v = details.get(k)
+            names.update([v] if isinstance(v, str) else v if isinstance(v, list) else [])
+    return {n: opaque(key, n) for n in names if n != opaque(key, n)}
+
+
+def compact(store: Store) -> None:
+    """Leave no deleted words in FTS segments, SQLite free pages or the WAL."""
+    raw = store.engine.raw_connection()
+    try:
+        cur = raw.cursor()
+        for fts in ("memories_fts", "turns_fts"):
+            cur.execute(f"INSERT INTO {fts}({fts}) VALUES('optimize')")
+        raw.commit()
+        cur.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        cur.execute("VACUUM")
+        cur.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        cur.close()
+    finally:
+        raw.close()
+
+
+# -- unmark, rotate ---------------------------------------------------------------------
+def unmark(store: Store, scope: Scope, *, actor: str = "cli") -> int:
+    settings = state.load(store.layout, scope.hash)
+    if settings is None:
+        raise UsageError(f"{scope.root} is not a sensitive scope")
+    gate.check_or_raise(store, scope.hash, actor=actor, what="unmark")
+    key = store.keys.get(scope.hash)
+    files = store.files
+    count = 0
+    for path in list(files.all_files(scope.hash, archived=True)):
+        if not path.name.endswith(ENC):
+            continue
+        doc = files.read(path)
+        turns = files.read_turns(path)
+        plain = path.with_name(path.name[: -len(ENC)] + MD)
+        atomic.write_text(plain, frontmatter.render(doc))
+        if turns:
+            atomic.write_text(files.turns_path(plain), "".join(t.to_json() + "\n" for t in turns))
+        files.remove(path)
+        count += 1
+    with write_session(store.engine) as s:
+        for row in gsql.promotions(s, status=None, scopes=[scope.hash]):
+            if content.is_sealed(row["proposed_body"]):
+                opened = content.open_proposal(key, scope.hash, row)
+                s.exec(
+                    text(
+                        "UPDATE promotions SET proposed_title = :t, proposed_body = :b, "
+                        "proposed_triggers = :tr, reasoning = :r WHERE id = :id"
+                    ),
+                    params={
+                        "t": opened["proposed_title"],
+                        "b": opened["proposed_body"],
+                        "tr": json.dumps(opened["proposed_triggers"], ensure_ascii=False),
+                        "r": opened["reasoning"],
+                        "id": row["id"],
+                    },
+                )
+        s.exec(text("DELETE FROM sensitive_scopes WHERE scope_hash = :h"), params={"h": scope.hash})
+    state.remove(store.layout, scope.hash)
+    store.keys.forget(scope.hash)
+    store.reindex_scope(scope.hash)
+    for entry in (state.key_entry(scope.hash), state.grant_entry(scope.hash)):
+        with contextlib.suppress(KeyUnavailable):
+            state.keyring_delete(entry)
+    (Path(settings.root) / MARKER).unlink(missing_ok=True)
+    grants.revoke(store.layout, scope.hash, None)
+    store.audit.append("unmark_sensitive", actor=actor, scope_hash=scope.hash, details={"decrypted": count})
+    return count
+
+
+def rotate(store: Store, scope: Scope, *, new_passphrase: str | None, actor: str = "cli") -> int:
+    settings = state.load(store.layout, scope.hash)
+    if settings is None:
+        raise UsageError(f"{scope.root} is not a sensitive scope")
+    gate.check_or_raise(store, scope.hash, actor=actor, what="rotate-key")
+    old = store.keys.get(scope.hash)
+    next_entry = state.key_entry(scope.hash) + ":next"
+    if settings.key_source == "random":
+        new = state.keyring_get(next_entry) or crypto.new_key()
+        state.keyring_set(next_entry, new)  # kept until every file is under it
+        params = None
+    else:
+        if not new_passphrase:
+            raise UsageError("a passphrase scope needs the new passphrase")
+        params = crypto.KdfParams.fresh()
+        new = crypto.derive(new_passphrase, params)
+    files = store.files
+    count = 0
+    for path in list(files.all_files(scope.hash, archived=True)):
+        if not path.name.endswith(ENC):
+            continue
+        store.keys.use(scope.hash, old)
+        try:
+            doc, turns = files.read(path), files.read_turns(path)
+        except Exception:
+            store.keys.use(scope.hash, new)  # already rotated by an interrupted run
+            doc, turns = files.read(path), files.read_turns(path)
+        store.keys.use(scope.hash, new)
+        files.write(doc)
+        if turns:
+            files.write_turns(path, turns)
+        count += 1
+    with write_session(store.engine) as s:
+        for row in gsql.promotions(s, status=None, scopes=[scope.hash]):
+            if content.is_sealed(row["proposed_body"]):
+                opened = content.open_proposal(old, scope.hash, row)
+                resealed = content.seal_proposal(new, scope.hash, opened)
+                s.exec(
+                    text("UPDATE promotions SET proposed_body = :b WHERE id = :id"),
+                    params={"b": resealed["proposed_body"], "id": row["id"]},
+                )
+    new_settings = state.Settings(
+        settings.scope_hash,
+        settings.root,
+        settings.marked_at,
+        settings.key_source,
+        crypto.key_check(new),
+        params or settings.kdf,
+    )
+    if settings.key_source == "random":
+        state.keyring_set(state.key_entry(scope.hash), new)
+    state.save(store.layout, new_settings)
+    if settings.key_source == "random":
+        state.keyring_delete(next_entry)
+    else:
+        state.keyring_delete(state.grant_entry(scope.hash))
+        grants.revoke(store.layout, scope.hash, None)
+    store.keys.forget(scope.hash)
+    store.keys.remember(scope.hash, new)
+    store.reindex_scope(scope.hash)  # fingerprints are keyed: recompute them
+    store.audit.append("rotate_key", actor=actor, scope_hash=scope.hash, details={"files": count})
+    return count
+
+
+# -- recovery file ----------------------------------------------------------------------
+def export_key(store: Store, scope: Scope, out: Path, *, passphrase: str, actor: str = "cli") -> None:
+    settings = state.load(store.layout, scope.hash)
+    if settings is None:
+        raise UsageError(f"{scope.root} is not a sensitive scope")
+    gate.check_or_raise(store, scope.hash, actor=actor, what="key-export")
+    key = store.keys.get(scope.hash)
+    params = crypto.KdfParams.fresh()
+    wrap = crypto.derive(passphrase, params)
+    blob = crypto.seal(wrap, key, scope_hash=scope.hash, slug="recovery", kind="key")
+    data = {
+        "format": RECOVERY_FORMAT,
+        "version": 1,
+        "scope_hash": scope.hash,
+        "root": settings.root,
+        "key_source": settings.key_source,
+        "key_check": settings.key_check,
+        "kdf": params.as_dict(),
+        "sealed_key": crypto.b64(blob),
+        "exported_at": clock.now_iso(),
+    }
+    if out.exists():
+        raise UsageError(f"{out} exists; choose another --out")
+    atomic.write_text(out, json.dumps(data, indent=2) + "\n")
+    store.audit.append("key_export", actor=actor, scope_hash=scope.hash, details={})
+
+
+def import_key(store: Store, file: Path, *, passphrase: str, actor: str = "cli") -> str:
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+        if data.get("format") != RECOVERY_FORMAT:
+            raise ValueError
+        h = str(data["scope_hash"])
+        params = crypto.KdfParams.from_dict(data["kdf"])
+        blob = crypto.unb64(data["sealed_key"])
+    except (OSError, ValueError, KeyError, TypeError):
+        raise UsageError(f"{file}: not a memoryd key recovery file") from None
+    wrap = crypto.derive(passphrase, params)
+    try:
+        key = crypto.open_sealed(wrap, blob, scope_hash=h, slug="recovery", kind="key", where=str(file))
+    except Exception:
+        raise KeyUnavailable("wrong passphrase for this recovery file (or the file was changed)") from None
+    settings = state.load(store.layout, h)
+    check = settings.key_check if settings else data.get("key_check")
+    if crypto.key_check(key) != check:
+        raise KeyUnavailable(f"the recovered key does not match scope {h}")
+    state.keyring_set(state.key_entry(h), key)
+    if settings is None:
+        state.save(
+            store.layout,
+            state.Settings(h, str(data.get("root", "")), clock.now_iso(), "random", crypto.key_check(key)),
+        )
+    store.keys.forget(h)
+    store.audit.append("key_import", actor=actor, scope_hash=h, details={})
+    return h
+
+
+def missing_keys(store: Store) -> list[str]:
+    """Sensitive scopes whose random key is not in the keyring (doctor's warning)."""
+    out = []
+    for h in sorted(state.sensitive_hashes(store.layout)):
+        s = state.load(store.layout, h)
+        if s is None or s.key_source != "random":
+            continue
+        try:
+            present = state.keyring_get(state.key_entry(h)) is not None
+        except KeyUnavailable:
+            present = False
+        if not present:
+            out.append(h)
+    return out
+
+
+def status(store: Store) -> list[dict[str, Any]]:
+    out = []
+    for h in sorted(state.sensitive_hashes(store.layout)):
+        s = state.load(store.layout, h)
+        if s:
+            out.append(
+                {"scope_hash": h, "root": s.root, "key_source": s.key_source, "marked_at": s.marked_at}
+            )
+    return out

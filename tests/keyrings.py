@@ -1,0 +1,114 @@
+"""OS keyrings for tests: a real Secret Service (gnome-keyring-daemon, unlocked, on a private
+session bus) and a machine with no keyring at all. Registered as a pytest plugin in
+tests/conftest.py. Every other test gets the fail backend, so no test ever reaches the
+developer's own keyring (nor keyrings.alt's plaintext files, should that be installed)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import closing
+from pathlib import Path
+
+import keyring
+import keyring.backends.fail
+import keyring.backends.SecretService
+import pytest
+
+from tests.delivery import _need, _stop, _wait_for_owner
+
+SECRET_SERVICE = "keyring.backends.SecretService.Keyring"
+FAIL = "keyring.backends.fail.Keyring"
+LOGIN_PASSWORD = "memoryd-test-login"
+
+
+@pytest.fixture(autouse=True)
+def hermetic_keyring(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The default for every test: keyring raises NoKeyringError, here and in subprocesses
+    (PYTHON_KEYRING_BACKEND wins over keyring's config file and its backend detection)."""
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", FAIL)
+    keyring.set_keyring(keyring.backends.fail.Keyring())
+
+
+def _wait_unlocked(timeout: float = 10) -> None:
+    """Until the default collection (gnome-keyring's login keyring) exists and is unlocked."""
+    import secretstorage
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with closing(secretstorage.dbus_init()) as conn:
+            try:
+                if not secretstorage.Collection(conn).is_locked():
+                    return
+            except secretstorage.exceptions.ItemNotFoundException:
+                pass
+        time.sleep(0.05)
+    pytest.fail("gnome-keyring-daemon has no unlocked default collection")
+
+
+@pytest.fixture
+def secret_service(session_bus: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """gnome-keyring-daemon's Secret Service on a private session bus, its login keyring (the
+    default collection) created and unlocked in a fresh data dir. DBUS_SESSION_BUS_ADDRESS and
+    PYTHON_KEYRING_BACKEND are set for the test, so CLI subprocesses use it too; yields the bus."""
+    _need("gnome-keyring-daemon", debian="dbus gnome-keyring")
+    # Its control socket lives in XDG_RUNTIME_DIR: a short private one, never the user's (and
+    # short because a unix socket path must fit in 108 bytes, which tmp_path may not).
+    runtime = tempfile.mkdtemp(prefix="gk-")
+    data = tmp_path / "keyring-data"
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        # No display: gnome-keyring must never put a prompt on the developer's screen.
+        if k not in ("DISPLAY", "WAYLAND_DISPLAY", "GNOME_KEYRING_CONTROL", "SSH_AUTH_SOCK")
+    }
+    env.update(
+        DBUS_SESSION_BUS_ADDRESS=session_bus,
+        XDG_RUNTIME_DIR=runtime,
+        XDG_DATA_HOME=str(data / "share"),  # the keyrings go to $XDG_DATA_HOME/keyrings
+        XDG_CONFIG_HOME=str(data / "config"),
+        XDG_CACHE_HOME=str(data / "cache"),
+    )
+    daemon = subprocess.Popen(
+        ["gnome-keyring-daemon", "--foreground", "--unlock", "--components=secrets"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
+    try:
+        assert daemon.stdin is not None
+        # --unlock reads the login keyring's password from stdin up to EOF, creating it if new.
+        daemon.stdin.write(LOGIN_PASSWORD.encode())
+        daemon.stdin.close()
+        monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", session_bus)
+        monkeypatch.setenv("XDG_RUNTIME_DIR", runtime)
+        monkeypatch.setenv("PYTHON_KEYRING_BACKEND", SECRET_SERVICE)
+        _wait_for_owner(session_bus, "org.freedesktop.secrets")
+        _wait_unlocked()
+        old = keyring.get_keyring()
+        keyring.set_keyring(keyring.backends.SecretService.Keyring())
+        try:
+            yield session_bus
+        finally:
+            keyring.set_keyring(old)
+    finally:
+        _stop(daemon)
+        shutil.rmtree(runtime, ignore_errors=True)
+
+
+@pytest.fixture
+def no_keyring(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A headless machine: no session bus to find (none in the environment, an empty
+    XDG_RUNTIME_DIR) and keyring's fail backend, which raises NoKeyringError, here and in
+    subprocesses."""
+    runtime = tmp_path / "no-runtime"
+    runtime.mkdir(mode=0o700)
+    monkeypatch.delenv("DBUS_SESSION_BUS_ADDRESS", raising=False)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", FAIL)
+    keyring.set_keyring(keyring.backends.fail.Keyring())

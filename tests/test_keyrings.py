@@ -1,0 +1,100 @@
+"""The keyring fixtures are real: a Secret Service that stores and hands back passwords to
+this process and to others, a machine with no keyring, and a hermetic default."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from contextlib import closing
+from pathlib import Path
+
+import keyring
+import keyring.backends.fail
+import keyring.backends.SecretService
+import keyring.errors
+import pytest
+
+SERVICE = "memoryd-keyring-fixture-test"
+
+
+def python(code: str) -> subprocess.CompletedProcess[str]:
+    """A separate Python that finds its keyring by itself, from the inherited environment."""
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=dict(os.environ), timeout=60
+    )
+
+
+def test_secret_service_round_trip(secret_service: str) -> None:
+    assert os.environ["DBUS_SESSION_BUS_ADDRESS"] == secret_service
+    assert isinstance(keyring.get_keyring(), keyring.backends.SecretService.Keyring)
+    assert keyring.get_password(SERVICE, "alice") is None
+
+    keyring.set_password(SERVICE, "alice", "s3cret ünïcode")
+    assert keyring.get_password(SERVICE, "alice") == "s3cret ünïcode"
+
+    child = python(
+        "import keyring, keyring.backends.SecretService as S\n"
+        "assert isinstance(keyring.get_keyring(), S.Keyring), keyring.get_keyring()\n"
+        f"print(keyring.get_password({SERVICE!r}, 'alice'))\n"
+        f"keyring.set_password({SERVICE!r}, 'bob', 'from the child')\n"
+    )
+    assert child.returncode == 0, child.stderr
+    assert child.stdout == "s3cret ünïcode\n"
+    assert keyring.get_password(SERVICE, "bob") == "from the child"
+
+    keyring.delete_password(SERVICE, "alice")
+    assert keyring.get_password(SERVICE, "alice") is None
+    with pytest.raises(keyring.errors.PasswordDeleteError):
+        keyring.delete_password(SERVICE, "alice")
+    child = python(f"import keyring; print(keyring.get_password({SERVICE!r}, 'alice'))")
+    assert child.returncode == 0, child.stderr
+    assert child.stdout == "None\n"
+
+
+def test_secret_service_stores_in_the_unlocked_login_keyring(secret_service: str, tmp_path: Path) -> None:
+    import secretstorage
+
+    keyring.set_password(SERVICE, "alice", "pw")
+    with closing(secretstorage.dbus_init()) as conn:
+        default = secretstorage.get_default_collection(conn)
+        assert default.get_label() == "Login" and not default.is_locked()
+        [item] = default.search_items({"service": SERVICE, "username": "alice"})
+        assert item.get_secret() == b"pw"
+    # On disk in the test's own data dir, never the user's.
+    assert (tmp_path / "keyring-data" / "share" / "keyrings" / "login.keyring").is_file()
+
+
+def test_each_test_gets_a_fresh_keyring(secret_service: str) -> None:
+    # test_secret_service_round_trip left bob behind in its own keyring, not in this one.
+    assert keyring.get_password(SERVICE, "bob") is None
+
+
+def test_no_keyring(no_keyring: None) -> None:
+    assert "DBUS_SESSION_BUS_ADDRESS" not in os.environ
+    assert not any(Path(os.environ["XDG_RUNTIME_DIR"]).iterdir())
+    with pytest.raises(keyring.errors.NoKeyringError):
+        keyring.set_password(SERVICE, "alice", "pw")
+    # Without a bus there is no Secret Service to fall back to either.
+    with pytest.raises(RuntimeError):
+        keyring.backends.SecretService.Keyring.priority  # noqa: B018
+
+    child = python(
+        "import keyring, keyring.errors\n"
+        "try:\n"
+        f"    keyring.set_password({SERVICE!r}, 'alice', 'pw')\n"
+        "except keyring.errors.NoKeyringError as e:\n"
+        "    print('NoKeyringError', type(keyring.get_keyring()).__module__)\n"
+    )
+    assert child.returncode == 0, child.stderr
+    assert child.stdout == "NoKeyringError keyring.backends.fail\n"
+
+
+def test_default_is_hermetic() -> None:
+    """A test that asks for no keyring gets none: never the developer's, never a plaintext file."""
+    assert isinstance(keyring.get_keyring(), keyring.backends.fail.Keyring)
+    with pytest.raises(keyring.errors.NoKeyringError):
+        keyring.get_password(SERVICE, "alice")
+    child = python("import keyring; print(type(keyring.get_keyring()).__module__)")
+    assert child.returncode == 0, child.stderr
+    assert child.stdout == "keyring.backends.fail\n"
