@@ -451,6 +451,8 @@ class Memoryd:
             except KeyUnavailable:
                 warnings.append("no OS keyring to hold the key for the grant: only this process can read")
         g = grants.add(self.layout, scope.hash, duration, task)
+        if spool.pending(self.layout.spool):  # captures that waited for this key
+            self.drain_spool(wait=False)
         self.store.audit.append(
             "grant",
             actor=actor,

@@ -39,3 +39,19 @@ def ensure_dir(path: str) -> str:
     with contextlib.suppress(FileExistsError):
         os.mkdir(path, DIR_MODE)
     return path
+
+
+MARKER = ".memoryd-sensitive"
+
+
+def marker_above(path: str) -> str | None:
+    """The nearest directory at or above `path` holding the sensitive marker: everything
+    under a marked directory is sensitive. A few stat calls, cheap enough for the hook."""
+    current = os.path.abspath(path)
+    while True:
+        if os.path.exists(os.path.join(current, MARKER)):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent

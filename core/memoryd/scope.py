@@ -12,7 +12,10 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from memoryd.envpaths import MARKER, marker_above
 from memoryd.errors import UsageError
+
+__all__ = ["MARKER", "Scope", "marker_above", "resolve"]
 
 
 @dataclass(frozen=True)
@@ -88,21 +91,10 @@ def resolve(path: str | Path, *, must_exist: bool = True) -> Scope:
     if p.is_file():
         p = p.parent
     root = _git_root(p)
-    marked = marker_above(p)
+    found = marker_above(str(p))
+    marked = Path(found) if found else None
     if root is not None:
         return Scope(hash_root(root), root, "git", marked is not None)
     if marked is not None:  # a plain directory under a marked one shares its scope
         return Scope(hash_root(marked), marked, "dir", True)
     return Scope(hash_root(p), p, "dir")
-
-
-MARKER = ".memoryd-sensitive"
-
-
-def marker_above(path: Path) -> Path | None:
-    """The nearest directory at or above `path` holding the sensitive marker: everything
-    under a marked directory is sensitive (a few stat calls: cheap enough for the hook)."""
-    for candidate in (path, *path.parents):
-        if (candidate / MARKER).exists():
-            return candidate
-    return None

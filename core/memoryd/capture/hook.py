@@ -58,6 +58,13 @@ def parse_payload(raw: bytes, fallback_cwd: str) -> dict[str, Any]:
     return data
 
 
+def _marked(cwd: str) -> bool:
+    try:
+        return envpaths.marker_above(cwd) is not None
+    except OSError:
+        return False
+
+
 def redact_payload(data: dict[str, Any], redactor: Redactor) -> dict[str, Any]:
     return {k: (v if k in _KEEP else redactor.redact_obj(v)) for k, v in data.items()}
 
@@ -118,6 +125,11 @@ def capture(source: str, raw: bytes, *, spawn: bool = True) -> tuple[str, list[s
     tp = data.get("transcript_path")
     if tp and not os.path.isfile(tp):
         warnings.append(f"transcript not found: {tp}; capturing what the payload carries")
+    if _marked(data["cwd"]):
+        # A sensitive scope: the spool holds plaintext until the worker runs, so only
+        # ids and paths go there; the worker reads the transcript and writes encrypted.
+        data = {k: v for k, v in data.items() if k in _KEEP}
+        data["_sensitive"] = True
     redactor = Redactor()
     data = redact_payload(data, redactor)
     if redactor.total:

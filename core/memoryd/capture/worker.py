@@ -23,7 +23,7 @@ from filelock import FileLock, Timeout
 from memoryd import clock, slugs
 from memoryd.capture import episode, spool, transcripts
 from memoryd.config import Config
-from memoryd.errors import MemorydError
+from memoryd.errors import KeyUnavailable, MemorydError
 from memoryd.frontmatter import Document
 from memoryd.models import DecayState, Frontmatter, MemoryType, default_ttl
 from memoryd.paths import FILE_MODE, Layout
@@ -38,6 +38,9 @@ log = logging.getLogger("memoryd.worker")
 class DrainReport:
     captured: list[str] = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)
+    # Sensitive scopes whose key cannot be had now: they stay spooled (ids and paths
+    # only, see the hook) until a grant or the keyring makes the key available.
+    deferred: list[str] = field(default_factory=list)
     busy: bool = False
 
 
@@ -54,6 +57,8 @@ def process(store: Store, config: Config, record: dict[str, Any]) -> str:
     parsed = transcripts.parse(payload.get("transcript_path"), config.capture, redactor)
     cwd = payload.get("cwd") or parsed.cwd or "."
     scope = resolve(cwd, must_exist=False)
+    if scope.marked or store.keys.sensitive(scope.hash):
+        store.keys.get(scope.hash)  # KeyUnavailable: the payload waits in the spool
     ep = episode.build(parsed, payload, source, redactor)
     now = clock.now()
 
@@ -158,10 +163,11 @@ def drain(store: Store, config: Config, *, wait: bool = False) -> DrainReport:
         try:
             _sweep_temp(store)
             for path in spool.pending(store.layout.spool):
-                _one(store, config, path, report)
+                if path.name not in report.deferred:
+                    _one(store, config, path, report)
         finally:
             lock.release()
-        if not spool.pending(store.layout.spool):
+        if not [p for p in spool.pending(store.layout.spool) if p.name not in report.deferred]:
             return report
 
 
@@ -194,6 +200,10 @@ def _one(store: Store, config: Config, path: Path, report: DrainReport) -> None:
         return
     try:
         slug = process(store, config, record)
+    except KeyUnavailable as exc:
+        log.info("deferred %s: %s", path.name, exc)
+        report.deferred.append(path.name)
+        return
     except MemorydError as exc:
         spool.reject(path, store.layout.spool_rejected, str(exc))
         log.warning("rejected %s: %s", path.name, exc)

@@ -20,7 +20,7 @@ from memoryd import clock, slugs
 from memoryd.config import Config
 from memoryd.db.engine import read_session, write_session
 from memoryd.envpaths import FILE_MODE
-from memoryd.errors import CorruptFile, NotFound, UsageError
+from memoryd.errors import CorruptFile, KeyUnavailable, NotFound, UsageError
 from memoryd.frontmatter import Document
 from memoryd.llm import prompts, rules, tokens
 from memoryd.llm.base import LLMError, Prompt, Provider
@@ -191,6 +191,11 @@ class Analyzer:
                 "scope_hash": meta.scope_hash,
                 "created_at": clock.now_iso(),
             }
+            if self.store.keys.sensitive(meta.scope_hash):
+                from memoryd.sensitive import content
+
+                key = self.store.keys.get(meta.scope_hash)
+                proposal = content.seal_proposal(key, meta.scope_hash, proposal)
             with write_session(self.store.engine) as s:
                 pid, action = sql.queue_promotion(s, proposal)
             result.promotion_id, result.promotion = pid, action
@@ -230,7 +235,7 @@ class Analyzer:
         for slug in due:
             try:
                 out.append(self.session(slug))
-            except (NotFound, CorruptFile) as exc:  # gone or damaged since the query
+            except (NotFound, CorruptFile, KeyUnavailable) as exc:  # gone, damaged, or locked
                 out.append(Analysis(slug, "skipped", note=str(exc)))
         return out
 

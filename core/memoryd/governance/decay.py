@@ -16,7 +16,7 @@ from typing import Any
 from memoryd import clock
 from memoryd.config import DecayConfig
 from memoryd.db.engine import read_session, write_session
-from memoryd.errors import CorruptFile
+from memoryd.errors import CorruptFile, KeyUnavailable
 from memoryd.models import DecayState
 from memoryd.store import Store
 from memoryd.store import governance as sql
@@ -125,7 +125,7 @@ def _fade(store: Store, batch: list[Transition], report: SweepReport, actor: str
     for t in batch:
         try:
             doc, _path = store.read(t.slug)
-        except CorruptFile as exc:
+        except (CorruptFile, KeyUnavailable) as exc:
             report.skipped.append(f"{t.slug}: {exc}")
             continue
         doc.meta.decay_state = DecayState(t.to_state)
@@ -159,7 +159,7 @@ def _archive(store: Store, t: Transition, report: SweepReport, actor: str) -> No
     """soft-forgotten -> forgotten/: the file moves to the archive and its rows go."""
     try:
         doc, path = store.read(t.slug)
-    except CorruptFile as exc:
+    except (CorruptFile, KeyUnavailable) as exc:
         report.skipped.append(f"{t.slug}: {exc}")
         return
     store.archive(

@@ -15,7 +15,7 @@ from memoryd.db.engine import read_session
 from memoryd.store import Store
 from memoryd.store import governance as sql
 
-from . import decay, spend
+from . import decay, promotions, spend
 
 SCHEMA_VERSION = 1
 
@@ -145,6 +145,8 @@ def build(
             for p in sql.promotions(s, status="pending", scopes=scopes)
             if _mean(p["dura_score"]) >= threshold
         ]
+    pending = [promotions.readable(store, p) for p in pending]
+    with read_session(store.engine) as s:
         groups = sql.duplicate_groups(s, scopes)
         triggers = sql.top_triggers(s, since_day, scopes, top)
         hot = sql.recall_hot(s, since_day, scopes, top)

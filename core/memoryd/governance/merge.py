@@ -32,6 +32,11 @@ def merge(
         raise UsageError("--drop needs at least one slug")
     if keep in drops:
         raise UsageError(f"{keep} is both kept and dropped")
+    from memoryd.sensitive import gate
+
+    for slug in (keep, *drops):
+        row = store.row(slug)
+        gate.check_or_raise(store, row["scope_hash"], actor=actor, what="merge", target=slug)
     kept, _ = store.read(keep)
     rows = {d: store.row(d) for d in drops}  # every slug must exist before anything changes
     foreign = [d for d, r in rows.items() if r["scope_hash"] != kept.meta.scope_hash]

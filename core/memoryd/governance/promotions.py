@@ -7,7 +7,7 @@ from typing import Any
 
 from memoryd import clock, slugs
 from memoryd.db.engine import read_session, write_session
-from memoryd.errors import NotFound, UsageError
+from memoryd.errors import MemorydError, NotFound, UsageError
 from memoryd.frontmatter import Document
 from memoryd.models import LONG_TERM_TYPES, Frontmatter, MemoryType, default_ttl
 from memoryd.store import Store
@@ -28,7 +28,31 @@ def listing(store: Store, *, status: str | None, scopes: list[str] | None = None
     if status is not None and status not in STATUSES:
         raise UsageError(f"--status must be one of {', '.join(STATUSES)}")
     with read_session(store.engine) as s:
-        return sql.promotions(s, status=status, scopes=scopes)
+        rows = sql.promotions(s, status=status, scopes=scopes)
+    return [readable(store, r) for r in rows]
+
+
+SEALED_TITLE = "(sensitive: grant to read)"
+
+
+def readable(store: Store, row: dict[str, Any]) -> dict[str, Any]:
+    """A sensitive scope's proposal opened when a grant is live, else a placeholder."""
+    from memoryd.sensitive import content, gate
+
+    if not content.is_sealed(row.get("proposed_body")):
+        return row
+    if gate.allowed(store, row["scope_hash"]):
+        try:
+            return content.open_proposal(store.keys.get(row["scope_hash"]), row["scope_hash"], row)
+        except MemorydError:
+            pass
+    return {
+        **row,
+        "proposed_title": SEALED_TITLE,
+        "proposed_body": "",
+        "proposed_triggers": [],
+        "reasoning": "",
+    }
 
 
 def _pending(store: Store, pid: int) -> dict[str, Any]:
@@ -42,6 +66,12 @@ def promote(
     store: Store, pid: int, *, memory_type: str | None = None, title: str | None = None, actor: str = "cli"
 ) -> Document:
     row = _pending(store, pid)
+    sensitive = store.keys.sensitive(row["scope_hash"])
+    if sensitive:
+        from memoryd.sensitive import content, gate
+
+        gate.check_or_raise(store, row["scope_hash"], actor=actor, what="promote", target=str(pid))
+        row = content.open_proposal(store.keys.get(row["scope_hash"]), row["scope_hash"], row)
     name = memory_type or row["proposed_type"]
     try:
         mtype = MemoryType(name)
@@ -61,7 +91,9 @@ def promote(
     body = row["proposed_body"].strip() + "\n"
     meta = Frontmatter(
         title=final_title,
-        slug=slugs.for_promotion(pid, final_title),
+        slug=_sensitive_slug(store, row["scope_hash"], pid)
+        if sensitive
+        else slugs.for_promotion(pid, final_title),
         type=mtype,
         scope_hash=row["scope_hash"],
         source=session.source if session else "manual",
@@ -108,3 +140,10 @@ def _session_meta(store: Store, slug: str) -> Frontmatter | None:
         return store.read(slug)[0].meta
     except Exception:  # the session may have faded or been merged away: promote anyway
         return None
+
+
+def _sensitive_slug(store: Store, scope_hash: str, pid: int) -> str:
+    """No title words in a sensitive scope; still the same name on a rerun."""
+    from memoryd.sensitive.marking import opaque
+
+    return opaque(store.keys.get(scope_hash), f"promoted-{pid}")

@@ -57,7 +57,10 @@ class Keys:
             return self._keys[scope_hash]
         s = self.settings(scope_hash)
         if s is None:
-            raise KeyUnavailable(f"scope {scope_hash} is not sensitive")
+            raise KeyUnavailable(
+                f"scope {scope_hash} is marked sensitive but has no key on this machine: "
+                "run `memoryd mark-sensitive` on its directory, or `memoryd key import FILE`"
+            )
         if s.key_source == "random":
             key = state.keyring_get(state.key_entry(scope_hash))
             if key is None:

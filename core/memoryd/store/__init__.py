@@ -19,7 +19,7 @@ from sqlalchemy import Engine
 from memoryd import clock, crypto
 from memoryd.audit import AuditLog, Verdict
 from memoryd.db.engine import open_index, read_session, write_session
-from memoryd.errors import CorruptFile, NotFound
+from memoryd.errors import CorruptFile, KeyUnavailable, NotFound
 from memoryd.frontmatter import Document
 from memoryd.models import DecayState
 from memoryd.paths import Layout
@@ -80,6 +80,9 @@ class DoctorReport:
     spool_pending: int = 0
     spool_rejected: int = 0
     audit: Verdict | None = None
+    # Sensitive scopes whose files could not be opened here (no key at hand).
+    locked_scopes: list[str] = field(default_factory=list)
+    missing_keys: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -87,6 +90,7 @@ class DoctorReport:
             self.files_without_rows
             or self.rows_without_files
             or self.corrupt_files
+            or self.missing_keys
             or (self.audit is not None and not self.audit.ok)
         )
 
@@ -355,7 +359,7 @@ class Store:
         for slug in slugs:
             try:
                 doc, _path = self.read(slug)
-            except (NotFound, CorruptFile):
+            except (NotFound, CorruptFile, KeyUnavailable):
                 continue
             doc.meta.recall_count += 1
             doc.meta.last_recalled_at = now
@@ -370,9 +374,12 @@ class Store:
         """Rebuild everything derivable from the files."""
         report = ReindexReport()
         seen: dict[str, str] = {}
+        locked = self._locked_scopes()
         with write_session(self.engine) as s:
-            index.clear_derived(s)
+            index.clear_derived(s, sorted(locked))
             for path in self.files.all_files():
+                if self.files.scope_of(path) in locked:
+                    continue
                 report.files += 1
                 rel = self.files.relative(path)
                 try:
@@ -391,6 +398,10 @@ class Store:
                 report.indexed += 1
                 report.turns += len(turns)
                 report.by_type[doc.meta.type.value] = report.by_type.get(doc.meta.type.value, 0) + 1
+        for h in sorted(locked):
+            report.skipped.append(
+                f"scope {h}: sensitive and its key is not available here; its rows were kept"
+            )
         if self.get_head() is None:
             self._restore_head()
         self.audit.append(
@@ -399,6 +410,20 @@ class Store:
             details={"files": report.files, "indexed": report.indexed, "skipped": len(report.skipped)},
         )
         return report
+
+    def _locked_scopes(self) -> set[str]:
+        """Sensitive scopes whose key this process cannot get (no keyring entry, or a
+        passphrase scope without a live grant)."""
+        from memoryd.errors import KeyUnavailable
+        from memoryd.sensitive import state
+
+        locked = set()
+        for h in state.sensitive_hashes(self.layout):
+            try:
+                self.keys.get(h)
+            except KeyUnavailable:
+                locked.add(h)
+        return locked
 
     def reindex_scope(self, scope_hash: str) -> int:
         """Rebuild one scope's rows from its files (after it was encrypted or decrypted)."""
@@ -423,9 +448,15 @@ class Store:
         with read_session(self.engine) as s:
             rows = index.all_body_paths(s)
         on_disk = set()
+        locked = self._locked_scopes()
+        report.locked_scopes = sorted(locked)
         for path in self.files.all_files():
             rel = self.files.relative(path)
             on_disk.add(rel)
+            if self.files.scope_of(path) in locked:
+                if rel not in rows:
+                    report.files_without_rows.append(rel)
+                continue
             try:
                 self.files.read(path)
             except CorruptFile as exc:
@@ -443,4 +474,7 @@ class Store:
         if self.layout.spool_rejected.exists():
             report.spool_rejected = sum(1 for _ in self.layout.spool_rejected.iterdir())
         report.audit = self.audit.verify()
+        from memoryd.sensitive import marking
+
+        report.missing_keys = marking.missing_keys(self)
         return report

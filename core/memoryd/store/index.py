@@ -152,11 +152,18 @@ def replace_turns(s: Session, slug: str, turns: Sequence[Turn]) -> None:
         )
 
 
-def clear_derived(s: Session) -> None:
-    """Everything reindex can rebuild from files. Governance tables are left alone."""
+def clear_derived(s: Session, keep_scopes: Sequence[str] = ()) -> None:
+    """Everything reindex can rebuild from files. Governance tables are left alone, and
+    so are the rows of `keep_scopes` (sensitive scopes whose key is not at hand)."""
     for table in ("memories_fts", "turns_fts", "turns", "fts_docs", "triggers"):
         s.exec(text(f"DELETE FROM {table}"))
-    s.exec(text("DELETE FROM memories WHERE slug NOT IN (SELECT source_session_slug FROM promotions)"))
+    s.exec(
+        text(
+            "DELETE FROM memories WHERE slug NOT IN (SELECT source_session_slug FROM promotions) "
+            "AND scope_hash NOT IN :keep"
+        ).bindparams(bindparam("keep", expanding=True)),
+        params={"keep": list(keep_scopes) or [""]},
+    )
 
 
 def get(s: Session, slug: str) -> dict[str, Any] | None:

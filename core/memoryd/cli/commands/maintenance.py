@@ -71,6 +71,14 @@ def run_doctor(args: argparse.Namespace) -> int:
             for item in items[:20]:
                 output.line(f"  {item}")
         output.line(f"spool: {rep.spool_pending} pending, {rep.spool_rejected} rejected")
+        for h in rep.missing_keys:
+            output.line(
+                f"sensitive scope {h}: its key is missing from the OS keyring, so its memories cannot be "
+                "read; restore it with `memoryd key import FILE` (the file `memoryd key export` wrote)"
+            )
+        for h in rep.locked_scopes:
+            if h not in rep.missing_keys:
+                output.line(f"sensitive scope {h}: not checked (its key is not at hand without a grant)")
         if audit:
             state = "intact" if audit.ok else f"BROKEN at seq {audit.first_bad_seq}: {audit.reason}"
             output.line(f"audit chain: {audit.events} events, {state}")
