@@ -39,6 +39,13 @@ def test_every_command_is_listed():
         "merge",
         "decay-sweep",
         "digest",
+        "mark-sensitive",
+        "unmark-sensitive",
+        "rotate-key",
+        "grant",
+        "revoke",
+        "grants",
+        "key",
     }
 
 
@@ -70,6 +77,12 @@ def test_every_command_has_help_with_an_example_and_json(command: str, cli):
         ("merge", "--keep", "a-1"),
         ("merge", "--keep", "2026-01-01-missing-0000", "--drop", "2026-01-01-gone-0000"),
         ("digest", "--since", "yesterday-ish"),
+        ("mark-sensitive", "/definitely/not/here"),
+        ("unmark-sensitive", "."),
+        ("grant", ".", "--duration", "forever"),
+        ("grant", ".", "--duration", "once"),
+        ("revoke", ".", "--task", "nope"),
+        ("key", "import", "/definitely/not/here.key"),
     ],
 )
 def test_errors_are_one_line_without_traceback(args: tuple[str, ...], cli):

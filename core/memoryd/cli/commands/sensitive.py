@@ -243,6 +243,8 @@ def run_key_export(args: argparse.Namespace) -> int:
 
 
 def run_key_import(args: argparse.Namespace) -> int:
+    if not Path(args.file).expanduser().is_file():
+        raise UsageError(f"no such file: {args.file}")
     passphrase = read_passphrase("Passphrase of the recovery file: ")
     h = _app().key_import(Path(args.file).expanduser(), passphrase=passphrase)
     if args.json:
