@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -123,11 +124,22 @@ def mark(store: Store, scope: Scope, *, passphrase: str | None, actor: str = "cl
     return report
 
 
+BATCH = 200
+
+
 def _encrypt_files(store: Store, scope_hash: str, key: bytes, report: MarkReport) -> None:
+    """In batches: write the sealed files (no fsync each), flush them to disk at once,
+    move the index rows in one transaction, and only then delete the plaintext. A crash
+    leaves every memory in at least one readable form; a rerun finishes the batch."""
+    todo = [p for p in store.files.all_files(scope_hash, archived=True) if not p.name.endswith(ENC)]
+    for i in range(0, len(todo), BATCH):
+        _encrypt_batch(store, key, todo[i : i + BATCH], report)
+
+
+def _encrypt_batch(store: Store, key: bytes, batch: list[Path], report: MarkReport) -> None:
     files = store.files
-    for path in list(files.all_files(scope_hash, archived=True)):
-        if not path.name.endswith(MD) or path.name.endswith(ENC):
-            continue
+    done: list[tuple[Path, str, str, Any, Path, bool]] = []
+    for path in batch:
         plain = _read_plain(path)
         turns = files.read_turns(path)
         old = plain.meta.slug
@@ -136,11 +148,13 @@ def _encrypt_files(store: Store, scope_hash: str, key: bytes, report: MarkReport
         if plain.meta.promoted_from:
             plain.meta.promoted_from = opaque(key, plain.meta.promoted_from)
         plain.meta.supersedes = [opaque(key, x) for x in plain.meta.supersedes]
-        new_path = files.write(plain)
+        new_path = files.write(plain, sync=False)
         if turns:
-            files.write_turns(new_path, turns)
-        archived = path.parent.name == "forgotten"
-        with write_session(store.engine) as s:
+            files.write_turns(new_path, turns, sync=False)
+        done.append((path, old, new, plain, new_path, path.parent.name == "forgotten"))
+    os.sync()  # every sealed file is on disk before any plaintext goes
+    with write_session(store.engine) as s:
+        for _path, old, new, plain, new_path, archived in done:
             if not archived:
                 s.exec(
                     text("UPDATE memories SET session_key = NULL WHERE slug = :old AND slug != :new"),
@@ -154,7 +168,8 @@ def _encrypt_files(store: Store, scope_hash: str, key: bytes, report: MarkReport
                     )
             if old != new:
                 gsql.delete_memory(s, old)
-        for p in (path, files.turns_path(path)):
+    for path, old, new, *_ in done:
+        for p in (path, store.files.turns_path(path)):
             p.unlink(missing_ok=True)
         report.encrypted += 1
         report.renamed += old != new
