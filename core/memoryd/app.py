@@ -142,6 +142,7 @@ class Memoryd:
         actor: str = "cli",
     ) -> tuple[Document, Changes]:
         slugs.validate(slug)
+        self.gate(self.store.row(slug)["scope_hash"], what="update", target=slug, actor=actor)
         doc, _ = self.store.read(slug)
         changed = []
         if title is not None and title.strip() and title.strip() != doc.meta.title:
@@ -208,6 +209,7 @@ class Memoryd:
 
     def forget(self, slug: str, *, actor: str = "cli") -> Changes:
         slugs.validate(slug)
+        self.gate(self.store.row(slug)["scope_hash"], what="forget", target=slug, actor=actor)
         doc = self.store.forget(slug, actor=actor)
         return Changes(updated=(slug,), scopes=(doc.meta.scope_hash,))
 

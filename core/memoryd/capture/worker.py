@@ -81,7 +81,7 @@ def process(store: Store, config: Config, record: dict[str, Any]) -> str:
     else:
         meta = Frontmatter(
             title=ep.title,
-            slug=slugs.for_session(source, sid, now),
+            slug=_session_slug(store, scope.hash, source, sid, now),
             type=MemoryType.session,
             scope_hash=scope.hash,
             source=source,
@@ -115,6 +115,16 @@ def process(store: Store, config: Config, record: dict[str, Any]) -> str:
         },
     )
     return meta.slug
+
+
+def _session_slug(store: Store, scope_hash: str, source: str, sid: str, when: datetime) -> str:
+    """In a sensitive scope even the session id's first letters stay out of the name."""
+    slug = slugs.for_session(source, sid, when)
+    if store.keys.sensitive(scope_hash):
+        from memoryd.sensitive.marking import opaque
+
+        return opaque(store.keys.get(scope_hash), slug)
+    return slug
 
 
 def _session_start(first_ts: str | None, received_at: Any, fallback: datetime) -> datetime:

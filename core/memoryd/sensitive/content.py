@@ -33,15 +33,16 @@ PROPOSAL_FIELDS = ("proposed_title", "proposed_body", "proposed_triggers", "reas
 
 
 def seal_proposal(key: bytes, scope_hash: str, row: dict[str, Any]) -> dict[str, Any]:
-    """The words of a proposal go into one sealed value in proposed_body; the session
-    slug binds it (a proposal has no id before it is inserted)."""
+    """The words of a proposal go into one sealed value in proposed_body, bound to the
+    scope (not the session slug, which marking renames; nor the id, which an insert
+    gives only after sealing)."""
     secret = {k: row[k] for k in PROPOSAL_FIELDS}
-    sealed = seal_value(key, scope_hash, f"proposal-{row['source_session_slug']}", secret)
+    sealed = seal_value(key, scope_hash, "proposal", secret)
     return {**row, "proposed_title": "", "proposed_body": sealed, "proposed_triggers": [], "reasoning": None}
 
 
 def open_proposal(key: bytes, scope_hash: str, row: dict[str, Any]) -> dict[str, Any]:
     if not is_sealed(row.get("proposed_body")):
         return row
-    secret = open_value(key, scope_hash, f"proposal-{row['source_session_slug']}", row["proposed_body"])
+    secret = open_value(key, scope_hash, "proposal", row["proposed_body"])
     return {**row, **secret}

@@ -4,10 +4,12 @@ as `access_denied`, each granted read as `sensitive_read` (counts and ids, no co
 
 from __future__ import annotations
 
-from memoryd.errors import AuthorizationRequired
+import contextlib
+
+from memoryd.errors import AuthorizationRequired, KeyUnavailable
 from memoryd.store import Store
 
-from . import grants
+from . import grants, state
 
 
 def check_or_raise(
@@ -17,10 +19,14 @@ def check_or_raise(
         return
     live = grants.live(store.layout, scope_hash)
     if not live:
+        settings = store.keys.settings(scope_hash)
+        if settings is not None and settings.key_source == "passphrase":
+            # An expired grant's cached key leaves the keyring at the first refusal.
+            with contextlib.suppress(KeyUnavailable):
+                state.keyring_delete(state.grant_entry(scope_hash))
         store.audit.append(
             "access_denied", actor=actor, scope_hash=scope_hash, target_id=target, details={"what": what}
         )
-        settings = store.keys.settings(scope_hash)
         where = settings.root if settings else scope_hash
         raise AuthorizationRequired(
             f"scope {scope_hash} is sensitive and has no live grant: the user can run "

@@ -4,6 +4,7 @@ this process. Every key is checked against the scope's key check before use."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 
 from memoryd import crypto
@@ -70,7 +71,11 @@ class Keys:
                 )
         else:
             key = None
-            if grants.live(self.layout, scope_hash):
+            if not grants.live(self.layout, scope_hash):
+                # The grant ended: its cached key leaves the keyring at the first look.
+                with contextlib.suppress(KeyUnavailable):
+                    state.keyring_delete(state.grant_entry(scope_hash))
+            else:
                 key = state.keyring_get_quiet(state.grant_entry(scope_hash))
                 if key is None and _ask is not None and s.kdf is not None:
                     key = crypto.derive(_ask(s), s.kdf)

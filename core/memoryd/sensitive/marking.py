@@ -107,9 +107,11 @@ def mark(store: Store, scope: Scope, *, passphrase: str | None, actor: str = "cl
             f"could not write {scope.root / MARKER} ({exc.strerror}); captures from here "
             "are still encrypted, but the hook will not know to keep them out of the spool"
         )
-    _encrypt_files(store, scope.hash, key, report)
-    _seal_proposals(store, scope.hash, key)
+    # Words out of the index first: while the files are being encrypted (or after a
+    # kill, until the rerun) nothing of the scope is listed or found without a grant.
     _scrub_index(store, scope.hash)
+    _seal_proposals(store, scope.hash, key)
+    _encrypt_files(store, scope.hash, key, report)
     rename = _audit_renames(store, scope.hash, key)
     report.audit_rewritten = store.audit.redact_scope(scope.hash, rename, drop_keys=("reason", "title"))[
         "rewritten"

@@ -1,0 +1,131 @@
+"""The canary: a word put everywhere a scope's content can reach (memory titles, bodies
+and triggers, a captured transcript, a rejected promotion's reason, trigger statistics)
+is, once the scope is marked, in no file of the data directory in any letter case, and
+comes back only through a grant."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from memoryd.app import Memoryd
+from memoryd.scope import resolve
+
+from ..governance.sessions import capture
+from .support import (
+    CANARY,
+    audit_events,
+    enc_files,
+    grant_tty,
+    leaks,
+    one_line_error,
+    plain_files,
+    record,
+    tty_cli,
+)
+
+REMEMBER_CANARY = (
+    f"Remember: in this repo always file invoices under {CANARY}, never under misc. This is important.",
+    f"Understood: invoices go under {CANARY} only; I moved the old ones.",
+)
+
+
+@pytest.fixture
+def marked(cli, secret_service: str, project: Path, tmp_path: Path, isolated_home: Path) -> dict:
+    slugs = [
+        record(cli, project, f"Invoice folder {CANARY}", f"Put invoices under {CANARY}/2026.", CANARY),
+        record(cli, project, f"{CANARY.upper()} account", f"The account is named {CANARY.lower()}.", "bank"),
+        record(cli, project, "Auditor contact", f"Ask the auditor about {CANARY} before May.", "auditor"),
+    ]
+    session = capture(cli, project, tmp_path, "canary-session-1", [REMEMBER_CANARY])
+    pid = json.loads(cli("analyze-session", session, "--json").stdout)["promotion_id"]
+    assert pid, "the rules analyzer proposes a promotion for an explicit 'remember'"
+    assert cli("reject", str(pid), "--reason", f"already covered by {CANARY} note").returncode == 0
+    pending = capture(cli, project, tmp_path, "canary-session-2", [REMEMBER_CANARY])
+    assert json.loads(cli("analyze-session", pending, "--json").stdout)["promotion_id"]
+
+    hits = json.loads(cli("search", CANARY, "--scope", str(project), "--json").stdout)
+    assert slugs[0] in {h["slug"] for h in hits}
+    with Memoryd().store.engine.connect() as c:
+        stats = c.exec_driver_sql('SELECT "trigger" FROM trigger_stats').fetchall()
+    assert (CANARY,) in stats, stats
+    # The scan finds the canary where it lives before marking, so its silence later means something.
+    before = leaks(isolated_home)
+    assert "index.db" in before and "audit/audit.jsonl" in before, before
+    assert any(p.startswith("scopes/") for p in before), before
+
+    out = cli("mark-sensitive", str(project))
+    assert out.returncode == 0, out.stderr
+    assert "5 memories encrypted" in out.stdout, out.stdout
+    return {"slugs": slugs, "session": session, "pid": pid, "hash": resolve(project).hash}
+
+
+def test_mark_leaves_no_canary_and_reads_need_a_grant(cli, marked: dict, project: Path, isolated_home: Path):
+    assert leaks(isolated_home) == []
+    assert plain_files(isolated_home) == [] and len(enc_files(isolated_home)) == 5
+    assert [p.name for p in isolated_home.glob("scopes/*/sessions/*.turns.jsonl.enc")]
+    assert not list(isolated_home.glob("scopes/*/*/*.turns.jsonl"))
+    for old in [*marked["slugs"], marked["session"]]:
+        assert not list(isolated_home.rglob(f"*{old}*"))
+    verify = cli("audit", "verify")
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+    assert cli("doctor").returncode == 0
+
+    # Without a grant: refused, counted, audited.
+    rows = json.loads(cli("list", "--scope", str(project), "--json").stdout)
+    assert len(rows) == 5  # three records, two sessions
+    for r in rows:
+        assert r["title"] == "(sensitive: grant to read)"
+    one_line_error(cli("get", rows[0]["slug"]), 3, "sensitive", "memoryd grant")
+
+    out = cli("search", CANARY, "--scope", str(project), "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == []
+    assert "were not searched" in out.stderr and str(project) in out.stderr
+    assert out.stderr.count("\n") == 1 and f"5 memories of sensitive scope {project}" in out.stderr
+
+    denied = audit_events(cli, "access_denied")
+    whats = [json.loads(e["details"])["what"] for e in denied]
+    assert "get" in whats and "search" in whats
+    assert all(e["scope_hash"] == marked["hash"] for e in denied)
+    proposals = cli("promotions", "--json")
+    assert proposals.returncode == 0 and CANARY not in proposals.stdout
+    assert leaks(isolated_home) == []
+
+    # A grant needs the user at a terminal.
+    one_line_error(cli("grant", str(project), "--duration", "once", stdin="y\n"), 2, "terminal")
+    code, out, term = tty_cli("grant", str(project), "--duration", "once", answer="n")
+    assert code == 2 and "not granted" in term and out == ""
+    assert json.loads(cli("grants", "--json").stdout) == []
+    assert audit_events(cli, "grant") == []
+
+
+def test_a_grant_brings_the_canary_back_and_nowhere_else(
+    cli, marked: dict, project: Path, isolated_home: Path
+):
+    grant_tty(project)
+    out = cli("search", CANARY, "--scope", str(project), "--json")
+    assert out.returncode == 0 and "not searched" not in out.stderr, out.stderr
+    hits = json.loads(out.stdout)
+    assert len(hits) == 5, hits  # three records, two sessions
+    assert any(CANARY in (h.get("title") or "") for h in hits), hits
+    for h in hits:
+        shown = cli("get", h["slug"])
+        assert shown.returncode == 0, shown.stderr
+        assert CANARY.lower() in shown.stdout.lower()
+    sess = json.loads(cli("list", "--scope", str(project), "--type", "session", "--json").stdout)
+    assert len(sess) == 2
+    shown = cli("get", sess[0]["slug"], "--json")
+    assert shown.returncode == 0 and CANARY in shown.stdout
+
+    assert CANARY in cli("promotions", "--json").stdout  # sealed proposals open under the grant
+
+    reads = audit_events(cli, "sensitive_read")
+    assert {json.loads(e["details"])["what"] for e in reads} >= {"get", "search"}
+    assert all(e["scope_hash"] == marked["hash"] for e in reads)
+    # Reading under a grant writes recall counts, trigger statistics and audit events:
+    # none of them may carry the words just read.
+    assert leaks(isolated_home) == []
+    assert cli("audit", "verify").returncode == 0
