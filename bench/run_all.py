@@ -25,7 +25,7 @@ from typing import Any
 import _common as c
 
 BENCH = Path(__file__).resolve().parent
-TIMING = ("hook_latency", "search_scale")
+TIMING = ("hook_latency", "search_scale", "governance", "sensitive")
 RETRIEVAL = ("locomo", "longmemeval")
 
 
@@ -97,6 +97,8 @@ def render(res: dict[str, Any], meta: dict[str, Any]) -> str:
         "",
     ]
     md += hook_section(res["hook_latency"]) + scale_section(res["search_scale"])
+    md += governance_section(res["governance"]) if "governance" in res else []
+    md += sensitive_section(res["sensitive"]) if "sensitive" in res else []
     md += locomo_section(res["locomo"]) + lme_section(res["longmemeval"]) + notes_section()
     return "\n".join(md) + "\n"
 
@@ -213,6 +215,218 @@ def where_time_goes(r: dict[str, Any]) -> list[str]:
         "LIMIT apply; the rest is the Python layers, mostly one `index.get` per pooled hit. No change "
         "to query processing in `search.py` reaches 5 ms while the store's SQL costs this much; the "
         "scope has to move into the FTS query itself.",
+    ]
+
+
+def governance_section(g: dict[str, Any]) -> list[str]:
+    st, sw, dg, du = g["store"], g["sweep"], g["digest"], g["dura"]
+    states = ", ".join(f"{n:,} {state}" for state, n in st["states"].items())
+    daily, first = sw["daily"], sw["first_sweep"]
+
+    def moves(s: dict[str, Any]) -> str:
+        return f"{s['transitions']:,} (" + ", ".join(f"{n:,} to {k}" for k, n in s["counts"].items()) + ")"
+
+    rows = [
+        [
+            label,
+            f"{s['s']:.3f}",
+            moves(s),
+            f"{s['query_s']:.3f}",
+            f"{s['fade_ms_each']:.2f}" if s["fade_ms_each"] else "-",
+            f"{s['archive_ms_each']:.2f}" if s["archive_ms_each"] else "-",
+            f"{s['connections']:,}",
+        ]
+        for label, s in (
+            ("daily sweep (the night's natural transitions)", daily),
+            ("dry run (`--dry-run`)", sw["dry_run"]),
+            ("first sweep of a never-swept store (worst case)", first),
+        )
+    ]
+    at_scale = st["memories"] >= 100_000
+    if not at_scale:
+        sweep_verdict = f"not judged at {st['memories']:,} memories."
+    elif daily["s"] <= sw["target_s"]:
+        sweep_verdict = "met."
+    else:
+        sweep_verdict = f"**missed: {daily['s']:.2f} s**."
+    if not at_scale:
+        digest_verdict = f"not judged at {st['memories']:,} memories"
+    elif dg["total_ms"] <= 1000 * dg["target_s"]:
+        digest_verdict = "met in process"
+    else:
+        digest_verdict = f"**missed: {dg['total_ms']} ms** in process"
+    cli = dg["cli_cold_ms"]
+    d_rows = [
+        [
+            r["session"],
+            r["turns"],
+            r["body_tokens"] if not r["trimmed"] else f"{r['body_tokens']} (cut to {du['max_input_tokens']})",
+            r["existing"],
+            r["input_tokens_est"],
+            r["output_tokens"],
+            f"**{r['total']}**" if r["total"] > du["target_tokens"] else r["total"],
+        ]
+        for r in du["sessions"]
+    ]
+    rc, led = du["real_call"], du["real_call"]["ledger"]
+    rec = du["recorded_usage"]
+    dura_met = du["max_total"] <= du["target_tokens"]
+    return [
+        "## Governance: decay sweep, digest, DURA tokens",
+        "",
+        f"`bench/governance.py`: a deterministic store of {st['memories']:,} memories ({st['sessions']:,} "
+        f"sessions, {st['long_term']:,} long-term of which {st['long_term_with_ttl']:,} carry "
+        "`ttl_days`; words "
+        "from `bench/corpus.py`), created over the last two years, "
+        f"{st['recalled_last_30_days']:,} of them recalled in the last 30 days, in the states "
+        f"yesterday's sweep left ({states}; sessions idle for 210 days or more were archived by earlier "
+        f"sweeps, so the live ones come in at about {st['sessions_per_day_last_30_days']:.0f} a day). "
+        "Beside them the digest's inputs: "
+        f"{st['pending_promotions']} pending and {st['decided_promotions']:,} decided promotions, duplicate "
+        "pairs, a month of trigger, recall and LLM-spend rows. Clock pinned (`MEMORYD_NOW`) at "
+        f"{g['now']}. Each sweep is `Memoryd.decay_sweep` in a warm process on a fresh clone of the home "
+        "(memory files hard-linked, index and audit log copied); seconds are medians of "
+        f"{daily['runs']} sweep(s) of each kind per benchmark run ({first['runs']} for the worst case). "
+        "Query: `decay.due`, the candidate query. Per fade / archive: time in `decay._fade` per memory "
+        "moved to dim or soft-forgotten / in `decay._archive` per memory moved to forgotten/. Connections: "
+        "SQLite connections the engine opened during the sweep. "
+        + (
+            "The daily sweep moved exactly the memories the generator predicts to cross a threshold "
+            "since yesterday's sweep."
+            if daily["counts"] == st["expected_daily"]
+            else f"**The daily sweep's moves differ from the generator's prediction {st['expected_daily']}.**"
+        ),
+        "",
+        *table(
+            ["sweep", "seconds", "transitions", "query s", "per fade ms", "per archive ms", "connections"],
+            rows,
+        ),
+        "",
+        f"Target <= {sw['target_s']:.0f} s for the daily sweep over 100k memories: {sweep_verdict} The fixed "
+        f"part, the candidate query over every memory, takes {sw['dry_run']['s']:.2f} s (the dry "
+        "run); the rest "
+        "grows with the night's transitions, not with the store: "
+        f"{daily['fade_ms_each']:.1f} ms per fade and {daily['archive_ms_each']:.1f} ms per archive here, so "
+        "a store taking in fewer sessions a day sweeps proportionally faster. Where the time goes: "
+        "every store call opens a new SQLite connection (NullPool, three PRAGMAs), "
+        f"{daily['session_ms']:.2f} ms "
+        "for a `read_session` running `SELECT 1`, and the daily sweep opened "
+        f"{daily['connections']:,} of them "
+        "(a `store.row` per transition, a `set_head` write per audit event, a delete per archive); "
+        "an archive "
+        "also writes its own audit event and fsyncs its file. The target is for the daily sweep: a "
+        "sweep moves "
+        "each memory at most one step, so the first sweep of a store never swept moves "
+        f"{first['transitions']:,} "
+        f"memories past their ttl to dim in {first['s']:.1f} s, once; later nights move them on in "
+        "daily-sized "
+        "batches.",
+        "",
+        *table(
+            ["digest", "ms"],
+            [
+                ["`digest.build`", dg["build_ms"]],
+                ["`digest.render_text`", dg["render_ms"]],
+                [f"build + render, warm process (median of {dg['runs']})", f"**{dg['total_ms']}**"],
+                ["the same, first call in the process", dg["first_in_process_ms"]],
+                [
+                    f"cold CLI `memoryd digest --json` (median of {cli['runs']}, {cli['json_kb']:,} KB out)",
+                    cli["median"],
+                ],
+            ],
+        ),
+        "",
+        f"The digest held {dg['pending_promotions']} pending promotions, {dg['duplicate_groups']} duplicate "
+        f"group(s), {dg['ttl_reminders']:,} TTL reminders (memories changing state in the next 7 days), "
+        f"{dg['top_triggers']} top triggers, {dg['recall_hot']} recall-hot memories and "
+        f"{dg['month_llm_calls']:,} LLM calls this month. Target <= {dg['target_s']:.0f} s for the digest "
+        "over 100k memories: "
+        + digest_verdict
+        + "; most of it is the TTL-reminder query (the sweep's candidate query with a 7-day "
+        "horizon) and the duplicate grouping. Of the cold CLI's time, starting the interpreter and "
+        f"importing the CLI (SQLAlchemy, SQLModel, pydantic) take {cli['start_and_imports']} ms (median of "
+        "`python -c 'import memoryd.cli.main, memoryd.app, memoryd.governance.digest'`, same run).",
+        "",
+        f"DURA tokens per session (`{du['model']}`): {len(du['sessions'])} Claude Code sessions "
+        "(the first is "
+        "`bench/hook_latency.py`'s transcript) captured by `capture.worker.process` into a project holding "
+        f"{du['existing_memories']} long-term memories. For each, the prompt `Analyzer` sends: "
+        "`dura` rendered "
+        "with the long-term memories the session's title and triggers find (at most 15, titles only) and the "
+        f"body cut by `tokens.trim` to `max_input_tokens` = {du['max_input_tokens']}.",
+        "",
+        *table(
+            ["session", "turns", "body tokens", "existing listed", "input (est.)", "output", "total"],
+            d_rows,
+        ),
+        "",
+        f"Median {du['median_total']:.0f}, max {du['max_total']} tokens per session; target <= "
+        f"{du['target_tokens']:,}: " + ("met." if dura_met else "**missed.**") + " Input tokens are "
+        "**estimated**, not counted: there is no network here for Anthropic's `count_tokens`, so they are "
+        "`memoryd.llm.tokens.estimate` over the system prompt and the user message exactly as sent (4 ASCII "
+        "characters a token, one token per CJK character, half a token for other non-ASCII; the few "
+        "tokens of "
+        f"message framing not included). Output tokens are the recorded Messages API response's "
+        f"(`tests/core/llm/recorded/anthropic/ok.json`: {rec['output_tokens']} output tokens for "
+        f"{rec['input_tokens']:,} input), the same for every session. The call can spend at most "
+        f"`max_output_tokens` = {du['max_output_tokens']}: with that the worst session here would reach "
+        f"{du['max_ceiling']:,}.",
+        "",
+        f"One real call: `Analyzer.session` on the first session, through the anthropic SDK with "
+        "`httpx.MockTransport` serving that recording (dummy `ANTHROPIC_API_KEY` passed in `env`): "
+        f"{rc['status']} by `{rc['by']}` (DURA mean {rc['mean']}, promotion {rc['promotion']}); the request "
+        "body's system and user text "
+        + (
+            "equal the prompt rendered above"
+            if rc["request_is_rendered_prompt"]
+            else "**differ from the prompt rendered above**"
+        )
+        + f". The ledger (`llm_usage`, `spend.report`) recorded {led['calls']} call, {led['input_tokens']:,} "
+        f"input + {led['output_tokens']} output = {led['tokens']:,} tokens "
+        f"(${led['usd_per_1000_sessions']} per 1,000 such calls at the built-in price): the "
+        "provider's reported usage (here the recording's), not the estimate.",
+        "",
+    ]
+
+
+def sensitive_section(r: dict[str, Any]) -> list[str]:
+    rd, ms = r["read_per_s"], r["read_ms_per_memory"]
+    return [
+        "## Sensitive scopes (`memoryd mark-sensitive`, reads under a grant)",
+        "",
+        f"`bench/sensitive.py`: a store with one project of {r['memories_in_scope']:,} memories (synthetic, "
+        f"bilingual, sessions with raw turns) and {r['memories_elsewhere']:,} elsewhere; each run marks a "
+        "fresh copy with a passphrase key (scrypt n=2^15 included, no keyring needed): encrypt every file, "
+        "rename slugs, seal proposals, rewrite the scope's audit events, drop its words from the index, "
+        "FTS optimize + WAL checkpoint + VACUUM. Reads: every memory of the scope through `Store.read` "
+        "(file + decrypt + YAML) and through the facade's `get` (gate, audit, recall bookkeeping), before "
+        "and after marking, same run.",
+        "",
+        *table(
+            ["measure", "value"],
+            [
+                [f"mark a {r['memories_in_scope']:,}-memory scope sensitive", f"{r['mark_s_median']} s"],
+                [
+                    "`Store.read`, plaintext",
+                    f"{rd['store_plain']:,} memories/s ({ms['store_plain']} ms each)",
+                ],
+                [
+                    "`Store.read`, encrypted",
+                    f"{rd['store_encrypted']:,} memories/s ({ms['store_encrypted']} ms each)",
+                ],
+                ["`get`, plaintext", f"{rd['get_plain']:,} memories/s ({ms['get_plain']} ms each)"],
+                [
+                    "`get`, encrypted, under a grant",
+                    f"{rd['get_encrypted_under_grant']:,} memories/s "
+                    f"({ms['get_encrypted_under_grant']} ms each)",
+                ],
+            ],
+        ),
+        "",
+        "AES-256-GCM itself is microseconds per memory; the differences are the key lookup, the gate's "
+        "audit event and noise. `get` is dominated by recall bookkeeping (index write, file rewrite, and "
+        "for sensitive scopes a `sensitive_read` audit event).",
+        "",
     ]
 
 

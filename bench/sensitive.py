@@ -12,7 +12,7 @@ with a passphrase key (scrypt n=2^15 included; no keyring needed). Reads: every 
 of the scope through the store (`Store.read`: file read + decrypt + YAML parse), and
 through the facade's `get` under a grant (gate, audit and recall bookkeeping included).
 
-    python bench/sensitive.py [--quick] [--json]
+    python bench/sensitive.py [--quick] [--runs N] [--json]
 """
 
 from __future__ import annotations
@@ -76,9 +76,10 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--runs", type=int, default=1, help="marks on fresh copies (run_all repeats the script)")
     args = ap.parse_args()
     n = 200 if args.quick else 1000
-    runs = 1 if args.quick else 3
+    runs = args.runs
     base = c.temp_dir("sensitive")
     try:
         home, proj = build(base / "src", n)

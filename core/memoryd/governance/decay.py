@@ -9,6 +9,7 @@ then the index: an interrupted sweep is simply run again.
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -39,6 +40,7 @@ class Transition:
     to_state: str
     idle_days: int
     due_at: str = ""
+    body_path: str = field(default="", repr=False, compare=False)
 
 
 @dataclass
@@ -98,6 +100,7 @@ def due(store: Store, cfg: DecayConfig, *, now: datetime, horizon_days: float = 
                 NEXT[r["decay_state"]],
                 int(idle),
                 clock.iso(when),
+                r["body_path"],
             )
         )
     return out
@@ -113,9 +116,9 @@ def sweep(store: Store, cfg: DecayConfig, *, dry_run: bool = False, actor: str =
     fading = [t for t in todo if t.to_state != DecayState.forgotten.value]
     for i in range(0, len(fading), BATCH):
         _fade(store, fading[i : i + BATCH], report, actor)
-    for t in todo:
-        if t.to_state == DecayState.forgotten.value:
-            _archive(store, t, report, actor)
+    leaving = [t for t in todo if t.to_state == DecayState.forgotten.value]
+    for i in range(0, len(leaving), BATCH):
+        _archive(store, leaving[i : i + BATCH], report, actor)
     return report
 
 
@@ -124,7 +127,7 @@ def _fade(store: Store, batch: list[Transition], report: SweepReport, actor: str
     done: list[Transition] = []
     for t in batch:
         try:
-            doc, _path = store.read(t.slug)
+            doc = store.files.read(store.files.absolute(t.body_path))
         except (CorruptFile, KeyUnavailable) as exc:
             report.skipped.append(f"{t.slug}: {exc}")
             continue
@@ -135,6 +138,14 @@ def _fade(store: Store, batch: list[Transition], report: SweepReport, actor: str
         done.append(t)
     if not done:
         return
+    _audit(store, done, report, actor)
+    with write_session(store.engine) as s:
+        sql.set_states(s, [(t.slug, t.to_state) for t in done])
+    report.transitions.extend(done)
+
+
+def _audit(store: Store, done: list[Transition], report: SweepReport, actor: str) -> None:
+    """One `decay` event per scope and batch, naming every move."""
     by_scope: dict[str, list[Transition]] = {}
     for t in done:
         by_scope.setdefault(t.scope_hash, []).append(t)
@@ -150,24 +161,35 @@ def _fade(store: Store, batch: list[Transition], report: SweepReport, actor: str
             details={"count": len(moves), "moves": moves},
             dedupe=f"decay:{key}",
         )
-    with write_session(store.engine) as s:
-        sql.set_states(s, [(t.slug, t.to_state) for t in done])
-    report.transitions.extend(done)
 
 
-def _archive(store: Store, t: Transition, report: SweepReport, actor: str) -> None:
-    """soft-forgotten -> forgotten/: the file moves to the archive and its rows go."""
-    try:
-        doc, path = store.read(t.slug)
-    except (CorruptFile, KeyUnavailable) as exc:
-        report.skipped.append(f"{t.slug}: {exc}")
+def _archive(store: Store, batch: list[Transition], report: SweepReport, actor: str) -> None:
+    """soft-forgotten -> forgotten/: files move to the archive (flushed once for the
+    batch), the audit event is written, then the rows go. A file already in the archive
+    (an interrupted run) just loses its rows."""
+    files = store.files
+    done: list[Transition] = []
+    for t in batch:
+        src = files.absolute(t.body_path)
+        try:
+            if src.exists():
+                doc = files.read(src)
+                doc.meta.decay_state = DecayState.forgotten
+                dst = files.write(doc, sync=False)
+                if files.turns_path(src).exists():
+                    os.replace(files.turns_path(src), files.turns_path(dst))
+                src.unlink()
+            elif not (src.parent.parent / "forgotten" / src.name).exists():
+                raise CorruptFile(f"{src}: file is missing")
+        except (CorruptFile, KeyUnavailable) as exc:
+            report.skipped.append(f"{t.slug}: {exc}")
+            continue
+        done.append(t)
+    if not done:
         return
-    store.archive(
-        doc,
-        path,
-        event="decay",
-        actor=actor,
-        details={"count": 1, "moves": [[t.slug, t.from_state, t.to_state]]},
-        dedupe=f"decay:{report.at[:10]}:{t.slug}:forgotten",
-    )
-    report.transitions.append(t)
+    os.sync()
+    _audit(store, done, report, actor)
+    with write_session(store.engine) as s:
+        for t in done:
+            sql.delete_memory(s, t.slug)
+    report.transitions.extend(done)
