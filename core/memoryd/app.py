@@ -276,7 +276,13 @@ class Memoryd:
 
     # -- maintenance ------------------------------------------------------------------
     def reindex(self) -> ReindexReport:
-        return self.store.reindex(actor="cli")
+        from memoryd.db.engine import write_session
+        from memoryd.store import governance as gsql
+
+        report = self.store.reindex(actor="cli")
+        with write_session(self.store.engine) as s:
+            report.requeued = gsql.requeue_lost_proposals(s, self.config.governance.promote_threshold)
+        return report
 
     def doctor(self) -> DoctorReport:
         return self.store.doctor()

@@ -234,7 +234,9 @@ class Analyzer:
         out = []
         for slug in due:
             try:
-                out.append(self.session(slug))
+                # The index says it is due (new, changed, or its proposal was lost with
+                # the index): analyse even if the file says it was analysed.
+                out.append(self.session(slug, force=True))
             except (NotFound, CorruptFile, KeyUnavailable) as exc:  # gone, damaged, or locked
                 out.append(Analysis(slug, "skipped", note=str(exc)))
         return out

@@ -69,6 +69,8 @@ class ReindexReport:
     turns: int = 0
     skipped: list[str] = field(default_factory=list)
     by_type: dict[str, int] = field(default_factory=dict)
+    # Sessions whose promotion proposal was lost with the index: due for analysis again.
+    requeued: int = 0
 
 
 @dataclass

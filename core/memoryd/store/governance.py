@@ -131,6 +131,21 @@ def due_for_analysis(s: Session, limit: int | None, *, failed_before: str | None
     return [r[0] for r in s.exec(text(sql), params=params)]
 
 
+def requeue_lost_proposals(s: Session, threshold: float) -> int:
+    """Proposals live only in the index. When it was rebuilt from files, sessions that
+    scored at or above the threshold but have no promotion row (pending or decided) are
+    marked due again, so the next analysis queues them once more."""
+    result = s.exec(
+        text(
+            "UPDATE memories SET analyzed_fingerprint = NULL WHERE type = 'session' "
+            "AND dura_mean >= :t AND analyzed_fingerprint IS NOT NULL "
+            "AND slug NOT IN (SELECT source_session_slug FROM promotions)"
+        ),
+        params={"t": threshold},
+    )
+    return int(result.rowcount or 0)
+
+
 def record_failure(s: Session, slug: str, error: str, when: str) -> int:
     return int(
         s.exec(

@@ -106,18 +106,28 @@ def test_reanalysis_never_queues_a_second_promotion(cli, project: Path, tmp_path
     assert json.loads(reject_event["details"])["reason"] == "already in README"
 
 
-def test_reindex_keeps_scores(cli, project: Path, tmp_path: Path, isolated_home: Path):
+def test_reindex_keeps_scores_and_requeues_lost_proposals(
+    cli, project: Path, tmp_path: Path, isolated_home: Path
+):
     slug = capture(cli, project, tmp_path, "remember-2", [REMEMBER])
-    assert cli("analyze-session", slug).returncode == 0
+    routine = capture(cli, project, tmp_path, "routine-2", [ROUTINE])
+    assert cli("analyze-pending").returncode == 0
     before = json.loads(cli("digest", "--json").stdout)["pending_promotions"]
+    assert [p["session_slug"] for p in before] == [slug]
     (isolated_home / "index.db").unlink()
     for suffix in ("-wal", "-shm"):
         (isolated_home / f"index.db{suffix}").unlink(missing_ok=True)
-    assert cli("reindex").returncode == 0
-    # Scores come back from the frontmatter; the session is not due again.
-    assert json.loads(cli("analyze-pending", "--json").stdout) == []
-    row = Memoryd().store.row(slug)
-    assert row["dura_mean"] == before[0]["mean"]
+    out = cli("reindex", "--json")
+    assert out.returncode == 0 and json.loads(out.stdout)["requeued"] == 1
+    # Scores came back from the frontmatter; only the session whose proposal was lost
+    # with the index is analysed again, and its proposal is back in the queue.
+    assert Memoryd().store.row(routine)["dura_mean"] is not None
+    again = json.loads(cli("analyze-pending", "--json").stdout)
+    assert [a["slug"] for a in again] == [slug] and again[0]["promotion"] == "queued", again
+    after = json.loads(cli("digest", "--json").stdout)["pending_promotions"]
+    assert [(p["session_slug"], p["mean"]) for p in after] == [(slug, before[0]["mean"])]
+    # With the index intact, reindex re-queues nothing.
+    assert json.loads(cli("reindex", "--json").stdout)["requeued"] == 0
 
 
 def test_only_sessions_are_analysed(cli, project: Path):
