@@ -86,21 +86,23 @@ def search(
     out = []
     for hit, row in ranked:
         text = snippet(_body(store, row), query) if with_snippets else ""
-        out.append(
-            Result(
-                hit.slug,
-                row["title"],
-                row["type"],
-                row["scope_hash"],
-                row["decay_state"],
-                row["source"],
-                row["created_at"],
-                int(row["recall_count"]),
-                round(rank(hit.score, row), 4),
-                text,
-            )
-        )
+        out.append(_result(row, row["title"], hit.score, text))
     return out
+
+
+def _result(row: dict[str, Any], title: str, bm25: float, text: str) -> Result:
+    return Result(
+        row["slug"],
+        title,
+        row["type"],
+        row["scope_hash"],
+        row["decay_state"],
+        row["source"],
+        row["created_at"],
+        int(row["recall_count"]),
+        round(rank(bm25, row), 4),
+        text,
+    )
 
 
 def _body(store: Store, row: dict[str, Any]) -> str:
@@ -223,18 +225,5 @@ def search_sensitive(
     out = []
     for rowid, score in hits:
         row, title, body = docs[rowid]
-        out.append(
-            Result(
-                row["slug"],
-                title,
-                row["type"],
-                row["scope_hash"],
-                row["decay_state"],
-                row["source"],
-                row["created_at"],
-                int(row["recall_count"]),
-                round(rank(score, row), 4),
-                snippet(body, query),
-            )
-        )
+        out.append(_result(row, title, score, snippet(body, query)))
     return sorted(out, key=lambda r: r.score, reverse=True)[:limit]

@@ -173,12 +173,7 @@ def _archive(store: Store, batch: list[Transition], report: SweepReport, actor: 
         src = files.absolute(t.body_path)
         try:
             if src.exists():
-                doc = files.read(src)
-                doc.meta.decay_state = DecayState.forgotten
-                dst = files.write(doc, sync=False)
-                if files.turns_path(src).exists():
-                    os.replace(files.turns_path(src), files.turns_path(dst))
-                src.unlink()
+                files.archive(files.read(src), src, sync=False)
             elif not (src.parent.parent / "forgotten" / src.name).exists():
                 raise CorruptFile(f"{src}: file is missing")
         except (CorruptFile, KeyUnavailable) as exc:

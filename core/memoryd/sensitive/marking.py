@@ -21,7 +21,7 @@ from sqlalchemy import text
 
 from memoryd import atomic, clock, crypto, frontmatter
 from memoryd.db.engine import write_session
-from memoryd.errors import KeyUnavailable, UsageError
+from memoryd.errors import CorruptFile, KeyUnavailable, UsageError
 from memoryd.scope import MARKER, Scope
 from memoryd.store import Store
 from memoryd.store import governance as gsql
@@ -319,7 +319,7 @@ def rotate(store: Store, scope: Scope, *, new_passphrase: str | None, actor: str
         store.keys.use(scope.hash, old)
         try:
             doc, turns = files.read(path), files.read_turns(path)
-        except Exception:
+        except CorruptFile:  # DecryptError under the old key
             store.keys.use(scope.hash, new)  # already rotated by an interrupted run
             doc, turns = files.read(path), files.read_turns(path)
         store.keys.use(scope.hash, new)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -202,6 +201,12 @@ class Store:
                 self._fts(doc),
                 list(turns) if turns is not None else None,
             )
+        self._audit_doc(doc, event, actor, details, dedupe)
+        return path
+
+    def _audit_doc(
+        self, doc: Document, event: str, actor: str, details: dict[str, Any] | None, dedupe: str | None
+    ) -> None:
         self.audit.append(
             event,
             actor=actor,
@@ -210,7 +215,6 @@ class Store:
             details=details,
             dedupe=dedupe,
         )
-        return path
 
     def save_many(
         self,
@@ -275,24 +279,10 @@ class Store:
     ) -> Path:
         """Forgotten (seed 001): the file moves to forgotten/ and its index rows go. Each
         step can be repeated, so an interrupted archive finishes on the next run."""
-        doc.meta.decay_state = DecayState.forgotten
-        new_path = self.files.path_for(doc)
-        self.files.write(doc)
-        old_turns = self.files.turns_path(path)
-        if old_turns.exists():
-            os.replace(old_turns, self.files.turns_path(new_path))
-        if path != new_path:
-            self.files.remove(path)
+        new_path = self.files.archive(doc, path)
         with write_session(self.engine) as s:
             governance.delete_memory(s, doc.meta.slug)
-        self.audit.append(
-            event,
-            actor=actor,
-            scope_hash=doc.meta.scope_hash,
-            target_id=doc.meta.slug,
-            details=details,
-            dedupe=dedupe,
-        )
+        self._audit_doc(doc, event, actor, details, dedupe)
         return new_path
 
     # -- reads ------------------------------------------------------------------------

@@ -149,6 +149,17 @@ class MemoryFiles:
                 continue
         return out
 
+    def archive(self, doc: Document, src: Path, *, sync: bool = True) -> Path:
+        """Rewrite a memory as forgotten into forgotten/, bring its turns, drop the old
+        file. Safe to repeat: an interrupted archive finishes on the next call."""
+        doc.meta.decay_state = DecayState.forgotten
+        dst = self.write(doc, sync=sync)
+        if self.turns_path(src).exists():
+            os.replace(self.turns_path(src), self.turns_path(dst))
+        if src != dst:
+            self.remove(src)
+        return dst
+
     def move(self, src: Path, dst: Path) -> None:
         """Move a memory (and its turns) between folders; the rename is atomic."""
         dst.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
