@@ -6,10 +6,11 @@ Adapters format what these methods return; no business rule lives in an adapter.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from memoryd import clock, paths, search, slugs
 from memoryd import config as config_mod
@@ -34,6 +35,22 @@ if TYPE_CHECKING:  # governance pulls in the LLM layer: imported when first used
 
 
 SENSITIVE_TITLE = "(sensitive: grant to read)"
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _settles(method: _F) -> _F:
+    """After a method that may change memories, re-render the snapshots of the scopes it
+    touched, so the next agent start-up reads a fresh file (memoryd.snapshot)."""
+
+    @functools.wraps(method)
+    def wrapper(self: Memoryd, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            self.settle()
+
+    return wrapper  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)
@@ -67,6 +84,12 @@ class Memoryd:
         # Sensitive scopes the last search could not look into: (scope_hash, root, count).
         self.withheld: list[tuple[str, str, int]] = []
 
+    def settle(self) -> None:
+        if self._store is not None and self._store.changed_scopes:
+            from memoryd import snapshot
+
+            snapshot.refresh_changed(self._store)
+
     @property
     def store(self) -> Store:
         if self._store is None:
@@ -83,6 +106,7 @@ class Memoryd:
         return [self.scope(path).hash]
 
     # -- capture ----------------------------------------------------------------------
+    @_settles
     def drain_spool(self, *, wait: bool = False) -> DrainReport:
         return drain(self.store, self.config, wait=wait)
 
@@ -92,6 +116,7 @@ class Memoryd:
             self.drain_spool(wait=False)
 
     # -- memories ---------------------------------------------------------------------
+    @_settles
     def record(
         self,
         memory_type: str,
@@ -131,6 +156,7 @@ class Memoryd:
         self.store.save(doc, event="record", actor=actor, details={"type": mtype.value})
         return doc, Changes(created=(meta.slug,), scopes=(scope.hash,))
 
+    @_settles
     def update(
         self,
         slug: str,
@@ -207,6 +233,7 @@ class Memoryd:
                 r["title"] = SENSITIVE_TITLE
         return rows
 
+    @_settles
     def forget(self, slug: str, *, actor: str = "cli") -> Changes:
         slugs.validate(slug)
         self.gate(self.store.row(slug)["scope_hash"], what="forget", target=slug, actor=actor)
@@ -275,6 +302,7 @@ class Memoryd:
         )
 
     # -- maintenance ------------------------------------------------------------------
+    @_settles
     def reindex(self) -> ReindexReport:
         from memoryd.db.engine import write_session
         from memoryd.store import governance as gsql
@@ -282,6 +310,9 @@ class Memoryd:
         report = self.store.reindex(actor="cli")
         with write_session(self.store.engine) as s:
             report.requeued = gsql.requeue_lost_proposals(s, self.config.governance.promote_threshold)
+        from memoryd import snapshot
+
+        snapshot.refresh_all(self.store)
         return report
 
     def doctor(self) -> DoctorReport:
@@ -313,9 +344,11 @@ class Memoryd:
 
         return Analyzer(self.store, self.config, actor=actor)
 
+    @_settles
     def analyze_session(self, slug: str, *, force: bool = False, actor: str = "cli") -> Analysis:
         return self.analyzer(actor=actor).session(slug, force=force)
 
+    @_settles
     def analyze_pending(self, *, limit: int | None = None, actor: str = "cli") -> list[Analysis]:
         if limit is not None and limit < 1:
             raise UsageError("--limit must be at least 1")
@@ -326,6 +359,7 @@ class Memoryd:
 
         return promotions.listing(self.store, status=status)
 
+    @_settles
     def promote(
         self, pid: int, *, memory_type: str | None = None, title: str | None = None, actor: str = "cli"
     ) -> tuple[Document, Changes]:
@@ -339,6 +373,7 @@ class Memoryd:
 
         return promotions.reject(self.store, pid, reason=reason, actor=actor)
 
+    @_settles
     def merge(
         self, keep: str, drop: Sequence[str], *, force: bool = False, actor: str = "cli"
     ) -> tuple[MergeResult, Changes]:
@@ -347,6 +382,7 @@ class Memoryd:
         res = merge(self.store, keep, drop, force=force, actor=actor)
         return res, Changes(updated=(keep,), removed=res.dropped, scopes=(res.kept.meta.scope_hash,))
 
+    @_settles
     def decay_sweep(self, *, dry_run: bool = False, actor: str = "cli") -> SweepReport:
         from memoryd.governance import decay
 
@@ -398,6 +434,7 @@ class Memoryd:
         return spend.report(self.store, self.config.llm)
 
     # -- sensitive scopes -------------------------------------------------------------
+    @_settles
     def mark_sensitive(
         self, path: str | Path, *, passphrase: str | None = None, actor: str = "cli"
     ) -> MarkReport:
@@ -405,17 +442,24 @@ class Memoryd:
 
         scope = self.scope(path)
         self.drain_spool(wait=True)  # what hooks spooled for it becomes encrypted too
+        self.store.changed(scope.hash)
         return marking.mark(self.store, scope, passphrase=passphrase, actor=actor)
 
+    @_settles
     def unmark_sensitive(self, path: str | Path, *, actor: str = "cli") -> int:
         from memoryd.sensitive import marking
 
-        return marking.unmark(self.store, self.scope(path), actor=actor)
+        scope = self.scope(path)
+        self.store.changed(scope.hash)
+        return marking.unmark(self.store, scope, actor=actor)
 
+    @_settles
     def rotate_key(self, path: str | Path, *, new_passphrase: str | None = None, actor: str = "cli") -> int:
         from memoryd.sensitive import marking
 
-        return marking.rotate(self.store, self.scope(path), new_passphrase=new_passphrase, actor=actor)
+        scope = self.scope(path)
+        self.store.changed(scope.hash)
+        return marking.rotate(self.store, scope, new_passphrase=new_passphrase, actor=actor)
 
     def sensitive_settings(self, path: str | Path) -> Any:
         return self.store.keys.settings(self.scope(path).hash)

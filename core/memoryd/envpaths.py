@@ -55,3 +55,34 @@ def marker_above(path: str) -> str | None:
         if parent == current:
             return None
         current = parent
+
+
+def git_root_by_walk(path: str) -> str | None:
+    """The git work tree holding `path` (absolute, symlinks resolved), found by looking
+    for .git upwards without running git; a linked worktree's .git file leads to its main
+    repository. memoryd.scope uses git itself and falls back to this; `inject` uses only
+    this, since spawning git would cost the hook more than everything else it does."""
+    current = path
+    while True:
+        marker = os.path.join(current, ".git")
+        if os.path.isdir(marker):
+            return current
+        if os.path.isfile(marker):
+            try:
+                with open(marker, encoding="utf-8", errors="replace") as fh:
+                    text = fh.read(4096).strip()
+                if text.startswith("gitdir:"):
+                    gitdir = os.path.realpath(os.path.join(current, text[7:].strip()))
+                    common = os.path.join(gitdir, "commondir")
+                    if os.path.isfile(common):
+                        with open(common, encoding="utf-8", errors="replace") as fh:
+                            main_git = os.path.realpath(os.path.join(gitdir, fh.read().strip()))
+                        if os.path.basename(main_git) == ".git":
+                            return os.path.dirname(main_git)
+            except OSError:
+                pass
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent

@@ -12,7 +12,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from memoryd.envpaths import MARKER, marker_above
+from memoryd.envpaths import MARKER, git_root_by_walk, marker_above
 from memoryd.errors import UsageError
 
 __all__ = ["MARKER", "Scope", "marker_above", "resolve"]
@@ -62,21 +62,8 @@ def _git_root(path: Path) -> Path | None:
 
 def _walk_root(path: Path) -> Path | None:
     """Without git on PATH: find .git upwards; a worktree's .git file points home."""
-    for candidate in (path, *path.parents):
-        marker = candidate / ".git"
-        if marker.is_dir():
-            return candidate
-        if marker.is_file():
-            text = marker.read_text(encoding="utf-8", errors="replace").strip()
-            if text.startswith("gitdir:"):
-                gitdir = (candidate / text[7:].strip()).resolve()
-                common = gitdir / "commondir"
-                if common.is_file():
-                    main_git = (gitdir / common.read_text().strip()).resolve()
-                    if main_git.name == ".git":
-                        return main_git.parent
-            return candidate
-    return None
+    found = git_root_by_walk(str(path))
+    return Path(found) if found else None
 
 
 def resolve(path: str | Path, *, must_exist: bool = True) -> Scope:

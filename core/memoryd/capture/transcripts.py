@@ -191,7 +191,8 @@ def _codex(b: _Builder, rec: dict[str, Any]) -> None:
         if isinstance(out, dict):
             out = out.get("output") or out.get("content") or json.dumps(out)
         text = str(out or "")
-        b.tool_result(text, "exit code: 0" not in text and "exit code:" in text.lower(), ts)
+        low = text.lower()
+        b.tool_result(text, "exit code:" in low and "exit code: 0" not in low, ts)
 
 
 def _openclaw(b: _Builder, rec: dict[str, Any]) -> None:

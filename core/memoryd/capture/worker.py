@@ -238,6 +238,9 @@ def main() -> int:
 
         for a in after_capture(store, config):
             log.info("analysis %s: %s %s", a.slug, a.status, a.note or a.by)
+        from memoryd import snapshot
+
+        snapshot.refresh_changed(store)
     except MemorydError as exc:
         log.error("%s", exc)
         return 1

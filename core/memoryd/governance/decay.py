@@ -151,6 +151,7 @@ def _audit(store: Store, done: list[Transition], report: SweepReport, actor: str
         by_scope.setdefault(t.scope_hash, []).append(t)
     for scope_hash, items in sorted(by_scope.items()):
         moves = [[t.slug, t.from_state, t.to_state] for t in items]
+        store.changed(scope_hash)
         # Same moves on the same day: a retry of this batch (a memory cannot make the
         # same move twice in one day), so a crash after the append does not log it twice.
         key = hashlib.sha1(repr((report.at[:10], moves)).encode()).hexdigest()[:16]

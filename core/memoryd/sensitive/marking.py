@@ -19,7 +19,7 @@ from typing import Any
 
 from sqlalchemy import text
 
-from memoryd import atomic, clock, crypto, frontmatter
+from memoryd import atomic, clock, crypto, frontmatter, inject
 from memoryd.db.engine import write_session
 from memoryd.errors import CorruptFile, KeyUnavailable, UsageError
 from memoryd.scope import MARKER, Scope
@@ -75,6 +75,9 @@ def mark(store: Store, scope: Scope, *, passphrase: str | None, actor: str = "cl
             kdf=params,
         )
         state.save(h, settings)
+        # The plaintext snapshot goes before anything slow: a kill after this point
+        # leaves no readable summary of the scope behind (memoryd.snapshot reseals it).
+        (h.scope_dir(scope.hash) / inject.SNAPSHOT).unlink(missing_ok=True)
         resumed = False
     else:
         if settings.key_source == "passphrase":

@@ -6,6 +6,7 @@ steps leaves nothing `reindex` cannot heal and never a half-written memory file.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from collections.abc import Iterable, Sequence
@@ -15,7 +16,7 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from memoryd import clock, crypto
+from memoryd import clock, crypto, inject
 from memoryd.audit import AuditLog, Verdict
 from memoryd.db.engine import open_index, read_session, write_session
 from memoryd.errors import CorruptFile, KeyUnavailable, NotFound
@@ -103,6 +104,8 @@ class Store:
         self.keys = Keys(layout)
         self.files = MemoryFiles(layout, self.keys)
         self.audit = AuditLog(layout, self)
+        # Scopes written through this Store since the last snapshot refresh.
+        self.changed_scopes: set[str] = set()
 
     @classmethod
     def open(cls, layout: Layout) -> Store:
@@ -175,6 +178,15 @@ class Store:
         }
 
     # -- writes -----------------------------------------------------------------------
+    def changed(self, scope_hash: str) -> None:
+        """A scope's content changed: its snapshot is stale until someone renders it
+        (memoryd.snapshot; the marker tells `inject` if no one does)."""
+        self.changed_scopes.add(scope_hash)
+        folder = self.layout.scope_dir(scope_hash)
+        if folder.is_dir():
+            with contextlib.suppress(OSError):
+                (folder / inject.STALE).touch(mode=0o600)
+
     def save(
         self,
         doc: Document,
@@ -201,6 +213,7 @@ class Store:
                 self._fts(doc),
                 list(turns) if turns is not None else None,
             )
+        self.changed(doc.meta.scope_hash)
         self._audit_doc(doc, event, actor, details, dedupe)
         return path
 
@@ -242,6 +255,8 @@ class Store:
                         list(turns) if turns is not None else None,
                     )
             scopes = sorted({d.meta.scope_hash for d, _, _ in pending})
+            for h in scopes:
+                self.changed(h)
             self.audit.append(
                 event,
                 actor=actor,
@@ -282,6 +297,7 @@ class Store:
         new_path = self.files.archive(doc, path)
         with write_session(self.engine) as s:
             governance.delete_memory(s, doc.meta.slug)
+        self.changed(doc.meta.scope_hash)
         self._audit_doc(doc, event, actor, details, dedupe)
         return new_path
 

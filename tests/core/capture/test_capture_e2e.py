@@ -156,7 +156,7 @@ def test_worker_killed_at_random_points_loses_nothing(cli, tmp_path: Path, isola
 
     mems = _memories(cli)
     assert _session_ids(mems) == sorted(sids)
-    for md in (isolated_home / "scopes").rglob("*.md"):
+    for md in (isolated_home / "scopes").glob("*/*/*.md"):
         assert md.read_text(encoding="utf-8").startswith("---\n")  # every memory file whole
     assert len(_audit(cli, "capture")) == 35  # one event per payload, none doubled by a rerun
     doctor = cli("doctor", "--json")

@@ -1,0 +1,250 @@
+"""The Layer 1 snapshot (seed 003): a scope's start-up context, rendered when it changes.
+
+What goes in, in this order: who the user is (the identity profile's summary), the
+constraints the agent should keep (preferences, warnings, decisions), the scope's other
+key long-term memories, the last few sessions in a line each, and how to search for more.
+Long-term memories are ranked by `score`, which weighs type, DURA quality, recall and
+recency. The text is cut to the token budget (memoryd.inject.fit) before it is written,
+so reading it back costs the agent's hook one file read.
+
+A sensitive scope's snapshot is sealed with the scope key (`snapshot.md.enc`): its
+plaintext exists only in memory, and only `memoryd inject` under a live grant opens it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from memoryd import atomic, clock, crypto, inject
+from memoryd.errors import CorruptFile, KeyUnavailable, MemorydError
+from memoryd.models import VISIBLE_STATES, MemoryType
+from memoryd.paths import Layout
+from memoryd.store import Store
+
+# How much each type matters at the start of a session: a warning ignored costs most.
+TYPE_WEIGHT = {
+    MemoryType.warning.value: 1.0,
+    MemoryType.decision.value: 0.95,
+    MemoryType.preference.value: 0.9,
+    MemoryType.playbook.value: 0.8,
+    MemoryType.fact.value: 0.75,
+}
+CONSTRAINT_TYPES = (MemoryType.warning.value, MemoryType.preference.value, MemoryType.decision.value)
+MAX_CONSTRAINTS = 12
+MAX_KEY = 10
+MAX_SESSIONS = 5
+RECENCY_HALF_LIFE_DAYS = 30.0
+GIST_CHARS = 200
+
+
+def score(row: dict[str, Any], now: datetime) -> float:
+    """Type weight x (base + DURA quality + recall + recency), dimmed memories at 60%.
+
+    quality is the DURA mean (0.6 when never scored), recall saturates at 20 recalls,
+    recency halves every 30 days since the memory was last recalled or changed."""
+    weight = TYPE_WEIGHT.get(row["type"], 0.5)
+    quality = row.get("dura_mean")
+    quality = 0.6 if quality is None else float(quality)
+    recall = min(1.0, math.log1p(int(row.get("recall_count") or 0)) / math.log1p(20))
+    stamps = [row.get("last_recalled_at"), row.get("updated_at"), row.get("created_at")]
+    last = max((clock.parse_ts(s) for s in stamps if s), default=now)
+    age = max(0.0, (now - last).total_seconds() / 86400)
+    recency = 0.5 ** (age / RECENCY_HALF_LIFE_DAYS)
+    value = weight * (0.45 + 0.2 * quality + 0.2 * recall + 0.15 * recency)
+    return value * (0.6 if row.get("decay_state") == "dim" else 1.0)
+
+
+@dataclass(frozen=True)
+class Picked:
+    rows: list[dict[str, Any]]
+    constraints: list[dict[str, Any]]
+    key: list[dict[str, Any]]
+    sessions: list[dict[str, Any]]
+    long_term: int
+    session_count: int
+
+
+def pick(rows: Iterable[dict[str, Any]], now: datetime) -> Picked:
+    all_rows = list(rows)
+    lt = [r for r in all_rows if r["type"] != MemoryType.session.value]
+    sessions = [r for r in all_rows if r["type"] == MemoryType.session.value]
+    ranked = sorted(lt, key=lambda r: (-score(r, now), r["slug"]))
+    constraints = [r for r in ranked if r["type"] in CONSTRAINT_TYPES][:MAX_CONSTRAINTS]
+    chosen = {r["slug"] for r in constraints}
+    key = [r for r in ranked if r["slug"] not in chosen][:MAX_KEY]
+    sessions.sort(key=lambda r: (r.get("updated_at") or r["created_at"], r["slug"]), reverse=True)
+    return Picked(all_rows, constraints, key, sessions[:MAX_SESSIONS], len(lt), len(sessions))
+
+
+def _gist(body: str) -> str:
+    """The first line of prose in a body: headings, blank lines and list markers skipped."""
+    for line in body.splitlines():
+        text = line.strip().lstrip("-*> ").strip()
+        if text and not text.startswith("#"):
+            flat = " ".join(text.split())
+            return flat if len(flat) <= GIST_CHARS else flat[: GIST_CHARS - 1] + "…"
+    return ""
+
+
+def _day(ts: str | None) -> str:
+    return ts[:10] if ts else "?"
+
+
+def render(store: Store, scope_hash: str, *, budget: int = inject.DEFAULT_BUDGET) -> str | None:
+    """The snapshot text of a scope, cut to `budget`; None when it holds no visible memory."""
+    rows = store.list(scopes=[scope_hash], states=list(VISIBLE_STATES))
+    if not rows:
+        return None
+    now = clock.now()
+    p = pick(rows, now)
+
+    def line(row: dict[str, Any], *, label: bool) -> str | None:
+        try:
+            doc, _ = store.read(row["slug"])
+        except (CorruptFile, KeyUnavailable, MemorydError):
+            return None
+        title = " ".join(doc.meta.title.split())
+        gist = _gist(doc.body)
+        text = title if not gist or gist.rstrip(".") == title.rstrip(".") else f"{title}: {gist}"
+        return f"- [{row['type']}] {text}" if label else f"- {text}"
+
+    constraints = [ln for r in p.constraints if (ln := line(r, label=True))]
+    key = [ln for r in p.key if (ln := line(r, label=True))]
+    sessions = []
+    for r in p.sessions:
+        try:
+            doc, _ = store.read(r["slug"])
+        except (CorruptFile, KeyUnavailable, MemorydError):
+            continue
+        sessions.append(f"- {_day(r.get('updated_at') or r['created_at'])} ({r['source']}): {doc.meta.title}")
+
+    out = [
+        "# Memory for this project",
+        f"Updated {clock.iso(now)[:16].replace('T', ' ')} UTC from {p.long_term} long-term memories "
+        f"and {p.session_count} sessions.",
+    ]
+    for title, lines in (
+        ("## About the user", inject.identity_lines(str(store.layout.home))),
+        ("## Constraints", constraints),
+        ("## Key memories", key),
+        ("## Recent sessions", sessions),
+        ("## More", [inject.MORE]),
+    ):
+        if lines:
+            out += ["", title, *lines]
+    return inject.fit("\n".join(out) + "\n", budget)
+
+
+# -- on disk ---------------------------------------------------------------------------
+def _dir(layout: Layout, scope_hash: str) -> Path:
+    return layout.scope_dir(scope_hash)
+
+
+def mark_stale(layout: Layout, scope_hash: str) -> None:
+    """Called on every write to a scope: the next reader (or the writer's own refresh)
+    renders again. A marker file, so a writer that stops before refreshing still leaves
+    the next `inject` knowing the file is out of date."""
+    folder = _dir(layout, scope_hash)
+    if folder.is_dir():
+        with contextlib.suppress(OSError):
+            (folder / inject.STALE).touch(mode=0o600)
+
+
+def refresh(store: Store, scope_hash: str) -> str | None:
+    """Render and write one scope's snapshot; returns the text (None: nothing to show).
+
+    The stale marker is claimed (renamed) before rendering, so a write that lands while we
+    render leaves a new marker behind and the next reader renders again."""
+    folder = _dir(store.layout, scope_hash)
+    marker, claimed = folder / inject.STALE, folder / f"{inject.STALE}.{os.getpid()}"
+    had_marker = False
+    with contextlib.suppress(FileNotFoundError):
+        os.replace(marker, claimed)
+        had_marker = True
+    try:
+        text = render(store, scope_hash)
+        plain, sealed = folder / inject.SNAPSHOT, folder / inject.SNAPSHOT_ENC
+        if text is None:
+            for stale in (plain, sealed):
+                stale.unlink(missing_ok=True)
+            return None
+        if store.keys.sensitive(scope_hash):
+            data = crypto.seal(
+                store.keys.get(scope_hash), text.encode("utf-8"), scope_hash=scope_hash, slug="snapshot",
+                kind="snapshot",
+            )
+            atomic.write_bytes(sealed, data)
+            plain.unlink(missing_ok=True)
+        else:
+            atomic.write_text(plain, text)
+            sealed.unlink(missing_ok=True)
+    except BaseException:
+        if had_marker:
+            with contextlib.suppress(OSError):
+                os.replace(claimed, marker)
+        raise
+    claimed.unlink(missing_ok=True)
+    return text
+
+
+def refresh_changed(store: Store) -> list[str]:
+    """Render every scope this Store wrote to; a scope whose key is out of reach keeps
+    its stale marker for a later reader with the key."""
+    done = []
+    for scope_hash in sorted(store.changed_scopes):
+        try:
+            refresh(store, scope_hash)
+        except KeyUnavailable:
+            continue
+        done.append(scope_hash)
+    store.changed_scopes.clear()
+    return done
+
+
+def refresh_all(store: Store) -> int:
+    """Every scope on disk (after a reindex, or when the identity profile changes)."""
+    root = store.layout.scopes
+    count = 0
+    for folder in sorted(root.iterdir()) if root.exists() else []:
+        if folder.is_dir() and len(folder.name) == 12:
+            with contextlib.suppress(KeyUnavailable):
+                refresh(store, folder.name)
+                count += 1
+    return count
+
+
+def render_now(scope_hash: str) -> str:
+    """The inject slow path: the file was missing or stale."""
+    from memoryd import paths
+
+    layout = paths.layout()
+    text = refresh(Store.open(layout), scope_hash)
+    return text if text is not None else inject.empty_snapshot(str(layout.home))
+
+
+def read_sensitive(scope_hash: str, *, actor: str = "inject") -> str:
+    """A sensitive scope's snapshot, for a caller that found a live grant: the gate
+    checks again and audits the read; the sealed file is opened in memory."""
+    from memoryd import paths
+    from memoryd.sensitive import gate
+
+    layout = paths.layout()
+    store = Store.open(layout)
+    gate.check_or_raise(store, scope_hash, actor=actor, what="snapshot")
+    folder = _dir(layout, scope_hash)
+    sealed = folder / inject.SNAPSHOT_ENC
+    if (folder / inject.STALE).exists() or not sealed.exists():
+        text = refresh(store, scope_hash)
+        return text if text is not None else inject.empty_snapshot(str(layout.home))
+    data = crypto.open_sealed(
+        store.keys.get(scope_hash), sealed.read_bytes(), scope_hash=scope_hash, slug="snapshot",
+        kind="snapshot", where=str(sealed),
+    )
+    return data.decode("utf-8")
