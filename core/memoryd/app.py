@@ -128,6 +128,7 @@ class Memoryd:
         category: str | None = None,
         scope_path: str | Path | None = None,
         actor: str = "cli",
+        source: str = "manual",
     ) -> tuple[Document, Changes]:
         mtype = _long_term_type(memory_type)
         title = title.strip()
@@ -143,7 +144,7 @@ class Memoryd:
             slug=slugs.for_sensitive(now) if sensitive else slugs.for_title(title, now),
             type=mtype,
             scope_hash=scope.hash,
-            source="manual",
+            source=source,
             created_at=now,
             updated_at=now,
             tags=list(dict.fromkeys(tags)),
@@ -250,6 +251,7 @@ class Memoryd:
         limit: int | None = None,
         include_forgotten: bool = False,
         count_recall: bool = True,
+        actor: str = "cli",
     ) -> list[search.Result]:
         types = [_any_type(memory_type).value] if memory_type else None
         limit = self.config.search.default_limit if limit is None else limit
@@ -263,7 +265,7 @@ class Memoryd:
             from memoryd.sensitive import gate
 
             if gate.allowed(self.store, h):
-                self.gate(h, what="search")
+                self.gate(h, what="search", actor=actor)
                 results += search.search_sensitive(
                     self.store, query, h, types=types, limit=limit, include_forgotten=include_forgotten
                 )
@@ -272,7 +274,7 @@ class Memoryd:
                 if n:
                     self.withheld.append((h, self.store.keys.settings(h).root, n))  # type: ignore[union-attr]
                     self.store.audit.append(
-                        "access_denied", actor="cli", scope_hash=h, details={"what": "search", "withheld": n}
+                        "access_denied", actor=actor, scope_hash=h, details={"what": "search", "withheld": n}
                     )
         results = sorted(results, key=lambda r: r.score, reverse=True)[:limit]
         if count_recall and results:

@@ -16,7 +16,6 @@ from collections.abc import Sequence
 
 from memoryd import envpaths
 from memoryd.errors import UsageError
-from memoryd.llm.tokens import estimate
 
 DEFAULT_BUDGET = 2000
 # Claude Code caps hook output strings at 10,000 characters; stay clear of the edge so a
@@ -41,8 +40,8 @@ TRIM_ORDER: tuple[tuple[str, int], ...] = (
     ("## About the user", 0),
 )
 MORE = (
-    "More is searchable: the MCP tools mem_search (memories by keywords), mem_get (one memory "
-    "in full) and mem_traces (raw conversation turns), or `memoryd search QUERY` in a shell."
+    "Everything else is searchable: the MCP tools mem_search (memories by keywords), mem_get (one "
+    "memory in full) and mem_traces (raw conversation turns), or `memoryd search QUERY` in a shell."
 )
 
 
@@ -72,11 +71,16 @@ def _join(head: list[str], sections: list[tuple[str, list[str]]]) -> str:
 
 
 def fits(text: str, budget: int, max_chars: int = MAX_CHARS) -> bool:
-    return estimate(text) <= budget and len(text) <= max_chars
+    """Within `budget` real tokens (memoryd.tokencount) and `max_chars` characters."""
+    if len(text) > max_chars:
+        return False
+    from memoryd import tokencount
+
+    return tokencount.count(text) <= budget
 
 
 def fit(text: str, budget: int, max_chars: int = MAX_CHARS) -> str:
-    """`text` (a rendered snapshot) cut to `budget` estimated tokens and `max_chars`
+    """`text` (a rendered snapshot) cut to `budget` tokens and `max_chars`
     characters by dropping whole lines, least important first (TRIM_ORDER). Never returns
     more than the budget: in the worst case only the header and the closing line remain,
     and if even those do not fit, nothing."""
@@ -208,8 +212,9 @@ def empty_snapshot(home: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def snapshot_for(cwd: str, home: str | None = None) -> str:
-    """The snapshot text for `cwd`, rendering it first when needed (slow path)."""
+def snapshot_for(cwd: str, home: str | None = None) -> tuple[str, bool]:
+    """The snapshot text for `cwd`, rendering it first when needed (slow path), and
+    whether it is already cut to DEFAULT_BUDGET (a rendered file is; composed text not)."""
     home = home or envpaths.data_home()
     scopes = os.path.join(home, "scopes")
     scope_hash = quick_scope(cwd)
@@ -220,22 +225,22 @@ def snapshot_for(cwd: str, home: str | None = None) -> str:
         try:
             scope_hash = resolve(cwd, must_exist=False).hash
         except UsageError:
-            return empty_snapshot(home)
+            return empty_snapshot(home), False
         scope_dir = os.path.join(scopes, scope_hash)
         if not os.path.isdir(scope_dir):
-            return empty_snapshot(home)
+            return empty_snapshot(home), False
     if os.path.exists(os.path.join(scope_dir, SENSITIVE_STATE)):
         if not _grant_live(home, scope_hash):
-            return sensitive_note(scope_hash)
+            return sensitive_note(scope_hash), False
         from memoryd import snapshot
 
-        return snapshot.read_sensitive(scope_hash)
+        return snapshot.read_sensitive(scope_hash), True
     text = _read_plain(scope_dir, home)
     if text is not None:
-        return text
+        return text, True
     from memoryd import snapshot
 
-    return snapshot.render_now(scope_hash)
+    return snapshot.render_now(scope_hash), True
 
 
 def hook_json(text: str, event: str = "SessionStart") -> str:
@@ -301,5 +306,7 @@ def run(cwd: str | None, budget: int, fmt: str) -> str:
     cwd = cwd or os.getcwd()
     if not os.path.isdir(cwd) and not os.path.isfile(cwd):
         raise UsageError(f"no such directory: {cwd}")
-    text = fit(snapshot_for(cwd), budget)
+    text, fitted = snapshot_for(cwd)
+    if not (fitted and budget >= DEFAULT_BUDGET and len(text) <= MAX_CHARS):
+        text = fit(text, budget)
     return hook_json(text) if fmt == "claude-hook" else text

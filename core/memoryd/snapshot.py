@@ -93,6 +93,12 @@ def _gist(body: str) -> str:
     return ""
 
 
+def _n(count: int, noun: str) -> str:
+    if count == 1:
+        return f"1 {noun}"
+    return f"{count} {noun[:-1]}ies" if noun.endswith("y") else f"{count} {noun}s"
+
+
 def _day(ts: str | None) -> str:
     return ts[:10] if ts else "?"
 
@@ -127,8 +133,8 @@ def render(store: Store, scope_hash: str, *, budget: int = inject.DEFAULT_BUDGET
 
     out = [
         "# Memory for this project",
-        f"Updated {clock.iso(now)[:16].replace('T', ' ')} UTC from {p.long_term} long-term memories "
-        f"and {p.session_count} sessions.",
+        f"Updated {clock.iso(now)[:16].replace('T', ' ')} UTC from {_n(p.long_term, 'long-term memory')} "
+        f"and {_n(p.session_count, 'session')}.",
     ]
     for title, lines in (
         ("## About the user", inject.identity_lines(str(store.layout.home))),
@@ -220,13 +226,17 @@ def refresh_all(store: Store) -> int:
     return count
 
 
+def _empty(layout: Layout) -> str:
+    return inject.fit(inject.empty_snapshot(str(layout.home)), inject.DEFAULT_BUDGET)
+
+
 def render_now(scope_hash: str) -> str:
     """The inject slow path: the file was missing or stale."""
     from memoryd import paths
 
     layout = paths.layout()
     text = refresh(Store.open(layout), scope_hash)
-    return text if text is not None else inject.empty_snapshot(str(layout.home))
+    return text if text is not None else _empty(layout)
 
 
 def read_sensitive(scope_hash: str, *, actor: str = "inject") -> str:
@@ -242,7 +252,7 @@ def read_sensitive(scope_hash: str, *, actor: str = "inject") -> str:
     sealed = folder / inject.SNAPSHOT_ENC
     if (folder / inject.STALE).exists() or not sealed.exists():
         text = refresh(store, scope_hash)
-        return text if text is not None else inject.empty_snapshot(str(layout.home))
+        return text if text is not None else _empty(layout)
     data = crypto.open_sealed(
         store.keys.get(scope_hash), sealed.read_bytes(), scope_hash=scope_hash, slug="snapshot",
         kind="snapshot", where=str(sealed),

@@ -7,32 +7,18 @@ package or next to the executable instead. Looking in all three places keeps one
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from PySide6.QtGui import QIcon
 
+from memoryd import resources
+
 MARKER = Path("icons") / "memoryd.svg"
-
-
-def _candidates() -> list[Path]:
-    here = Path(__file__).resolve().parent
-    out = []
-    frozen = getattr(sys, "_MEIPASS", None)
-    if frozen:  # PyInstaller unpacks data files here
-        out.append(Path(frozen) / "resources")
-    out.append(here / "resources")  # a wheel that maps resources/ into the package
-    out.append(here.parents[1] / "resources")  # source checkout / editable install
-    return out
 
 
 def resources_dir() -> Path:
     """The first resources folder that holds our icon; an error naming every place tried."""
-    tried = _candidates()
-    for path in tried:
-        if (path / MARKER).is_file():
-            return path
-    raise FileNotFoundError("memoryd-tray resources not found; looked in " + ", ".join(str(p) for p in tried))
+    return resources.find(MARKER, Path(__file__).resolve().parent).parents[1]
 
 
 def translations_dir() -> Path:

@@ -44,10 +44,32 @@ def _fast_capture(argv: Sequence[str]) -> int | None:
     return 0
 
 
+def _fast_inject(argv: Sequence[str]) -> int | None:
+    """`memoryd inject`, the SessionStart hook: read a prebuilt snapshot and print it,
+    without argparse or the database (memoryd.inject)."""
+    if not argv or argv[0] != "inject":
+        return None
+    from memoryd import inject
+
+    parsed = inject.parse_args(argv[1:])
+    if parsed is None:
+        return None
+    try:
+        out = inject.run(*parsed)
+    except MemorydError as exc:
+        sys.stderr.write(f"memoryd: {exc}\n")
+        return exc.exit_code
+    sys.stdout.write(out if out.endswith("\n") else out + "\n")
+    sys.stdout.flush()
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     os.umask(0o077)  # memories, index, logs and locks are the user's alone
     fast = _fast_capture(argv)
+    if fast is None:
+        fast = _fast_inject(argv)
     if fast is not None:
         return fast
     from memoryd.cli.parser import build_parser

@@ -21,6 +21,7 @@ class Parser(argparse.ArgumentParser):
 def build_parser() -> Parser:
     from memoryd import __version__
     from memoryd.cli.commands import (
+        agents,
         audit,
         capture,
         governance,
@@ -36,6 +37,6 @@ def build_parser() -> Parser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     common = Parser(add_help=False)
     common.add_argument("--json", action="store_true", help="print machine-readable JSON")
-    for module in (capture, scope, memories, search, governance, sensitive, maintenance, audit):
+    for module in (capture, scope, memories, search, governance, sensitive, agents, maintenance, audit):
         module.register(sub, common)
     return parser

@@ -1,0 +1,192 @@
+"""What every `memoryd setup <agent>` shares: how the agent should call memoryd, how a
+config file is changed (parsed, merged, written whole, the old one kept as a backup), and
+the report of what changed."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import shlex
+import shutil
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memoryd import atomic, clock
+from memoryd.errors import UsageError
+
+BACKUP_SUFFIX = ".memoryd-backup-"
+
+
+def memoryd_argv() -> list[str]:
+    """The command an agent runs to reach this memoryd, absolute so it works whatever the
+    agent's PATH (a venv not activated, a GUI-launched app)."""
+    found = shutil.which("memoryd")
+    if found:
+        return [os.path.abspath(found)]
+    here = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    if here is not None and here.name == "memoryd" and here.exists():
+        return [str(here.resolve())]
+    return [sys.executable, "-m", "memoryd"]
+
+
+def shell_command(*args: str) -> str:
+    return shlex.join([*memoryd_argv(), *args])
+
+
+def is_ours(command: Any) -> bool:
+    """A hook command memoryd wrote: its program is memoryd (any path) or `python -m
+    memoryd`, running inject or capture. Used to replace and to remove only our own."""
+    if not isinstance(command, str):
+        return False
+    try:
+        argv = shlex.split(command)
+    except ValueError:
+        return False
+    if len(argv) >= 3 and argv[1:3] == ["-m", "memoryd"]:
+        argv = argv[2:]
+    return len(argv) >= 2 and os.path.basename(argv[0]) == "memoryd" and argv[1] in ("inject", "capture")
+
+
+def mcp_env() -> dict[str, str]:
+    """Agents pass MCP servers few environment variables (Codex only a whitelist), so a
+    non-default data directory is written into the registration."""
+    home = os.environ.get("MEMORYD_HOME")
+    return {"MEMORYD_HOME": os.path.abspath(os.path.expanduser(home))} if home else {}
+
+
+@dataclass
+class FileChange:
+    path: Path
+    before: str | None  # None: the file did not exist
+    after: str | None  # None: the file is to be removed
+    backup: Path | None = None
+    keep_backup: bool = True  # False for files that are wholly ours (the OpenClaw skill)
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after
+
+    def diff(self) -> str:
+        a = (self.before or "").splitlines(keepends=True)
+        b = (self.after or "").splitlines(keepends=True)
+        return "".join(difflib.unified_diff(a, b, f"{self.path} (now)", f"{self.path} (after)"))
+
+
+@dataclass
+class SetupReport:
+    agent: str
+    action: str  # "install" or "uninstall"
+    changes: list[FileChange] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    dry_run: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "agent": self.agent,
+            "action": self.action,
+            "dry_run": self.dry_run,
+            "changed": [str(c.path) for c in self.changes if c.changed],
+            "unchanged": [str(c.path) for c in self.changes if not c.changed],
+            "backups": [str(c.backup) for c in self.changes if c.backup],
+            "notes": self.notes,
+        }
+
+
+def read_text(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read {path}: {exc.__class__.__name__}: {exc}") from None
+
+
+def load_json_object(path: Path, text: str | None) -> dict[str, Any]:
+    """The file as a JSON object ({} when absent). Anything else is the user's to fix: we
+    never overwrite a file we could not understand."""
+    if text is None or not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise UsageError(f"{path} is not valid JSON ({exc}); fix it first, nothing was changed") from None
+    if not isinstance(data, dict):
+        raise UsageError(f"{path} does not hold a JSON object; nothing was changed")
+    return data
+
+
+def dump_json(data: dict[str, Any]) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def _free(path: Path) -> Path:
+    """`path`, or `path-2`, `path-3`...: two runs in one second keep both backups."""
+    n, candidate = 1, path
+    while candidate.exists():
+        n += 1
+        candidate = path.with_name(f"{path.name}-{n}")
+    return candidate
+
+
+LEDGER = "setup-created.json"
+
+
+def _ledger_path() -> Path:
+    from memoryd import paths
+
+    return paths.layout().home / LEDGER
+
+
+def _ledger() -> list[str]:
+    try:
+        data = json.loads(_ledger_path().read_text(encoding="utf-8"))
+        return [str(p) for p in data.get("created", [])]
+    except (OSError, ValueError, AttributeError):
+        return []
+
+
+def _save_ledger(created: list[str]) -> None:
+    atomic.write_text(_ledger_path(), json.dumps({"created": sorted(set(created))}, indent=2) + "\n")
+
+
+def apply(report: SetupReport) -> SetupReport:
+    """Write every changed file whole (atomic rename), each after a timestamped backup of
+    what was there. A dry run writes nothing. Files that setup created are remembered
+    (setup-created.json in the data directory), so an uninstall that leaves one empty
+    removes it instead of leaving `{}` behind."""
+    created = _ledger()
+    for ch in report.changes:
+        if (
+            report.action == "uninstall"
+            and ch.after is not None
+            and ch.after.strip() in ("", "{}")
+            and str(ch.path) in created
+        ):
+            ch.after = None
+    if report.dry_run:
+        return report
+    stamp = clock.now().strftime("%Y%m%dT%H%M%S")
+    ledger = list(created)
+    for ch in report.changes:
+        if not ch.changed:
+            continue
+        if ch.before is None and ch.after is not None:
+            ledger.append(str(ch.path))
+        elif ch.after is None and str(ch.path) in ledger:
+            ledger.remove(str(ch.path))
+        if ch.before is not None and ch.keep_backup:
+            ch.backup = _free(ch.path.with_name(f"{ch.path.name}{BACKUP_SUFFIX}{stamp}"))
+            shutil.copy2(ch.path, ch.backup)
+        if ch.after is None:
+            ch.path.unlink(missing_ok=True)
+            continue
+        ch.path.parent.mkdir(parents=True, exist_ok=True)
+        mode = ch.path.stat().st_mode & 0o777 if ch.path.exists() else 0o600
+        atomic.write_text(ch.path, ch.after)
+        os.chmod(ch.path, mode)
+    if ledger != created:
+        _save_ledger(ledger)
+    return report

@@ -1,0 +1,287 @@
+"""`memoryd mcp`: memoryd as an MCP server over stdio, for any MCP client.
+
+Seed 004's progressive disclosure: the start-up snapshot gives the gist, `mem_search`
+(level 1) finds memories by keywords, `mem_get` reads one in full, `mem_traces` (level 2)
+returns the raw conversation turns behind them. `mem_record` writes a long-term memory,
+`mem_recent` lists what changed lately. Every tool works in one scope: the `scope`
+argument (a project path or a scope hash) when given, else the client's project
+(CLAUDE_PROJECT_DIR, which Claude Code sets), else the server's working directory. A
+sensitive scope without a live grant is a tool error that says how to grant; every grant
+check and write is audited as actor "mcp".
+
+Codex gives a server 10 s to start, so nothing heavier than the MCP SDK loads at start-up:
+the store, SQLAlchemy and the search code load on the first call. stdout is the protocol
+channel; nothing here prints.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import TYPE_CHECKING, Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+from memoryd.errors import MemorydError
+
+if TYPE_CHECKING:
+    from memoryd.app import Memoryd
+
+ACTOR = "mcp"
+_HASH = re.compile(r"^[0-9a-f]{12}$")
+
+INSTRUCTIONS = """\
+memoryd is the user's local long-term memory across coding and chat sessions: decisions,
+preferences, facts, playbooks, warnings, and summaries of earlier sessions, per project.
+Start with mem_search when the user refers to earlier work ("last time", "as we decided",
+"do you remember", 之前, 上次) or before making a choice the project may already have made.
+Read one result in full with mem_get; use mem_traces only when you need the exact words,
+commands or tool output of an earlier session. Record durable knowledge with mem_record
+when the user states a preference, a decision is made, or a pitfall is found."""
+
+
+class Tools:
+    """The tool bodies, separate from the MCP wiring so the facade opens once, lazily."""
+
+    def __init__(self, app: Memoryd | None = None) -> None:
+        self._app = app
+
+    @property
+    def app(self) -> Memoryd:
+        if self._app is None:
+            from memoryd.app import Memoryd
+
+            self._app = Memoryd()
+        return self._app
+
+    # -- scope ------------------------------------------------------------------------
+    def scope_hash(self, scope: str | None) -> str:
+        if scope and _HASH.match(scope):
+            return scope
+        where = scope or os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
+        return self.app.scope(where).hash
+
+    def _gate(self, scope_hash: str, what: str, target: str | None = None) -> None:
+        self.app.gate(scope_hash, what=what, target=target, actor=ACTOR)
+
+    # -- tools ------------------------------------------------------------------------
+    def search(self, query: str, scope: str | None, type_: str | None, limit: int) -> dict[str, Any]:
+        h = self.scope_hash(scope)
+        self._gate(h, "search")
+        self.app.catch_up()
+        results = self.app.search(query, scopes=[h], memory_type=type_, limit=limit, actor=ACTOR)
+        return {
+            "scope": h,
+            "results": [
+                {
+                    "slug": r.slug,
+                    "type": r.type,
+                    "title": r.title,
+                    "snippet": r.snippet,
+                    "when": r.created_at[:10],
+                    "source": r.source,
+                    "state": r.decay_state,
+                }
+                for r in results
+            ],
+        }
+
+    def get(self, slug: str) -> dict[str, Any]:
+        view = self.app.get(slug, actor=ACTOR)
+        m = view.doc.meta
+        return {
+            "slug": m.slug,
+            "type": m.type.value,
+            "title": m.title,
+            "scope": m.scope_hash,
+            "source": m.source,
+            "created_at": m.created_at.isoformat(),
+            "updated_at": m.updated_at.isoformat() if m.updated_at else None,
+            "state": m.decay_state.value,
+            "tags": m.tags,
+            "triggers": m.triggers,
+            "supersedes": m.supersedes,
+            "body": view.doc.body,
+            "turns": len(view.turns),
+        }
+
+    def traces(self, query: str, scope: str | None, limit: int) -> dict[str, Any]:
+        h = self.scope_hash(scope)
+        self._gate(h, "traces")
+        self.app.catch_up()
+        hits = self.app.traces(query, scopes=[h], limit=limit)
+        return {
+            "scope": h,
+            "turns": [
+                {"slug": t.slug, "seq": t.seq, "role": t.role, "when": t.ts, "text": t.text} for t in hits
+            ],
+        }
+
+    def record(
+        self,
+        type_: str,
+        title: str,
+        body: str,
+        triggers: list[str] | None,
+        tags: list[str] | None,
+        scope: str | None,
+        client: str | None,
+    ) -> dict[str, Any]:
+        where = scope or os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
+        if _HASH.match(where):
+            raise ToolError("mem_record needs the project's path as scope, not a scope hash")
+        doc, _ = self.app.record(
+            type_,
+            title,
+            body,
+            triggers=triggers or (),
+            tags=tags or (),
+            scope_path=where,
+            actor=ACTOR,
+            source=source_for(client),
+        )
+        return {"slug": doc.meta.slug, "type": doc.meta.type.value, "scope": doc.meta.scope_hash}
+
+    def recent(self, scope: str | None, type_: str | None, limit: int) -> dict[str, Any]:
+        h = self.scope_hash(scope)
+        self._gate(h, "recent")
+        self.app.catch_up()
+        rows = self.app.list(scopes=[h], memory_type=type_, limit=limit)
+        return {
+            "scope": h,
+            "memories": [
+                {
+                    "slug": r["slug"],
+                    "type": r["type"],
+                    "title": r["title"],
+                    "when": (r.get("updated_at") or r["created_at"])[:10],
+                    "source": r["source"],
+                    "state": r["decay_state"],
+                }
+                for r in rows
+            ],
+        }
+
+    def snapshot(self) -> str:
+        from memoryd import inject
+
+        where = os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
+        text, fitted = inject.snapshot_for(where, str(self.app.layout.home))
+        return text if fitted else inject.fit(text, inject.DEFAULT_BUDGET)
+
+
+def source_for(client: str | None) -> str:
+    """The memory's source (seed 002's list) from the MCP client's name."""
+    name = (client or "").lower()
+    for key, source in (("claude", "claude-code"), ("codex", "codex"), ("openclaw", "openclaw")):
+        if key in name:
+            return source
+    return "manual"
+
+
+def _client_name(ctx: Context) -> str | None:
+    try:
+        return str(ctx.session.client_params.client_info.name)  # type: ignore[union-attr]
+    except AttributeError:
+        return None
+
+
+def _call(fn: Any, *args: Any) -> Any:
+    """memoryd's one-line errors become tool errors the model can read and act on."""
+    try:
+        return fn(*args)
+    except MemorydError as exc:
+        raise ToolError(str(exc)) from None
+
+
+def build(app: Memoryd | None = None) -> MCPServer:
+    tools = Tools(app)
+    srv = MCPServer("memoryd", instructions=INSTRUCTIONS)
+
+    @srv.tool(
+        name="mem_search",
+        description=(
+            "Level 1 recall. Search the user's memories of this project by keywords (English or "
+            "Chinese): long-term decisions, preferences, facts, playbooks, warnings, and summaries of "
+            "earlier sessions. Call it first whenever the user refers to earlier work or a past "
+            "decision, or before choosing something the project may already have settled. Returns "
+            "slugs with short snippets; follow up with mem_get for one memory in full. "
+            "type filters to one of session, decision, preference, fact, playbook, warning."
+        ),
+    )
+    def mem_search(
+        query: str, scope: str | None = None, type: str | None = None, limit: int = 8
+    ) -> dict[str, Any]:
+        return _call(tools.search, query, scope, type, limit)
+
+    @srv.tool(
+        name="mem_get",
+        description=(
+            "Read one memory in full (its body, tags, what it supersedes), by the slug that "
+            "mem_search or mem_recent returned. Counts as a recall, which keeps the memory alive."
+        ),
+    )
+    def mem_get(slug: str) -> dict[str, Any]:
+        return _call(tools.get, slug)
+
+    @srv.tool(
+        name="mem_traces",
+        description=(
+            "Level 2 recall: the raw conversation turns of earlier sessions that match the keywords "
+            "(the exact user words, commands, tool output, error messages). Use it only when a "
+            "mem_search summary is not enough, e.g. to find the exact command that fixed a build or "
+            "what the user said word for word."
+        ),
+    )
+    def mem_traces(query: str, scope: str | None = None, limit: int = 10) -> dict[str, Any]:
+        return _call(tools.traces, query, scope, limit)
+
+    @srv.tool(
+        name="mem_record",
+        description=(
+            "Save a durable long-term memory for this project. type is one of decision (a choice "
+            "made and why), preference (how the user wants things done), fact (something true about "
+            "the project or the user), playbook (steps that worked), warning (a pitfall to avoid). "
+            "title is one line; body says the what and the why in a few sentences. Record when the "
+            "user states a preference, a decision is made, or a pitfall is found; do not record "
+            "routine progress (sessions are captured automatically)."
+        ),
+    )
+    def mem_record(
+        type: str,
+        title: str,
+        body: str,
+        ctx: Context,
+        triggers: list[str] | None = None,
+        tags: list[str] | None = None,
+        scope: str | None = None,
+    ) -> dict[str, Any]:
+        return _call(tools.record, type, title, body, triggers, tags, scope, _client_name(ctx))
+
+    @srv.tool(
+        name="mem_recent",
+        description=(
+            "List this project's most recent memories (newest first), optionally of one type. "
+            "Useful at the start of a task to see what happened lately, or to find a slug."
+        ),
+    )
+    def mem_recent(scope: str | None = None, type: str | None = None, limit: int = 10) -> dict[str, Any]:
+        return _call(tools.recent, scope, type, limit)
+
+    @srv.resource(
+        "memoryd://snapshot",
+        name="snapshot",
+        description="The project's start-up snapshot: who the user is, constraints, key memories, "
+        "recent sessions (about 2000 tokens).",
+        mime_type="text/markdown",
+    )
+    def snapshot() -> str:
+        return _call(tools.snapshot)
+
+    return srv
+
+
+def main() -> int:
+    build().run()
+    return 0
