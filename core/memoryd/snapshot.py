@@ -183,7 +183,10 @@ def refresh(store: Store, scope_hash: str) -> str | None:
             return None
         if store.keys.sensitive(scope_hash):
             data = crypto.seal(
-                store.keys.get(scope_hash), text.encode("utf-8"), scope_hash=scope_hash, slug="snapshot",
+                store.keys.get(scope_hash),
+                text.encode("utf-8"),
+                scope_hash=scope_hash,
+                slug="snapshot",
                 kind="snapshot",
             )
             atomic.write_bytes(sealed, data)
@@ -254,7 +257,11 @@ def read_sensitive(scope_hash: str, *, actor: str = "inject") -> str:
         text = refresh(store, scope_hash)
         return text if text is not None else _empty(layout)
     data = crypto.open_sealed(
-        store.keys.get(scope_hash), sealed.read_bytes(), scope_hash=scope_hash, slug="snapshot",
-        kind="snapshot", where=str(sealed),
+        store.keys.get(scope_hash),
+        sealed.read_bytes(),
+        scope_hash=scope_hash,
+        slug="snapshot",
+        kind="snapshot",
+        where=str(sealed),
     )
     return data.decode("utf-8")

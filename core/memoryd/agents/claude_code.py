@@ -96,7 +96,7 @@ def with_ours(settings: dict[str, Any], spec: Spec = HOOKS, what: str = "setting
     if hooks is None:
         hooks = out["hooks"] = {}
     if not isinstance(hooks, dict):
-        raise UsageError(f"{what} has a \"hooks\" value that is not an object; nothing was changed")
+        raise UsageError(f'{what} has a "hooks" value that is not an object; nothing was changed')
     for event, (matcher, args, timeout) in spec.items():
         groups = hooks.setdefault(event, [])
         if not isinstance(groups, list):
