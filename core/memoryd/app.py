@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # governance pulls in the LLM layer: imported when first used
     from memoryd.governance.digest import Digest
     from memoryd.governance.merge import MergeResult
     from memoryd.governance.spend import SpendReport
+    from memoryd.importers.common import ImportReport
     from memoryd.sensitive.grants import Grant
     from memoryd.sensitive.marking import MarkReport
 
@@ -434,6 +435,48 @@ class Memoryd:
         from memoryd.governance import spend
 
         return spend.report(self.store, self.config.llm)
+
+    # -- imports ----------------------------------------------------------------------
+    @_settles
+    def import_from(
+        self,
+        kind: str,
+        path: str | Path | None = None,
+        *,
+        since: str | None = None,
+        scope_path: str | Path | None = None,
+        progress: Any = None,
+        actor: str = "cli",
+    ) -> ImportReport:
+        """Import another system's store (docs/importers.md). Safe to repeat: what was
+        imported before is updated when it changed and left alone when it did not."""
+        from datetime import date
+
+        from memoryd.importers import agent_memory, codex, memory_system, openclaw
+
+        scope = self.scope(scope_path) if scope_path else None
+        if kind == "codex":
+            day = None
+            if since:
+                try:
+                    day = date.fromisoformat(since)
+                except ValueError:
+                    raise UsageError(f"--since must be a date like 2026-11-01, not {since!r}") from None
+            home = Path(path).expanduser() if path else None
+            return codex.run(self.store, self.config, home=home, since=day, scope=scope, progress=progress)
+        if since:
+            raise UsageError("--since is for codex only")
+        if path is None:
+            raise UsageError(f"import {kind} needs the PATH of the store to read")
+        where = Path(path)
+        if kind == "openclaw":
+            return openclaw.run(self.store, self.config, where, scope=scope, progress=progress, actor=actor)
+        target = scope or self.scope(None)
+        if kind == "memory-system":
+            return memory_system.run(self.store, where, scope=target, progress=progress, actor=actor)
+        if kind == "agent-memory":
+            return agent_memory.run(self.store, where, scope=target, progress=progress, actor=actor)
+        raise UsageError(f"unknown import kind {kind!r}")
 
     # -- sensitive scopes -------------------------------------------------------------
     @_settles

@@ -79,7 +79,7 @@ def pick(rows: Iterable[dict[str, Any]], now: datetime) -> Picked:
     constraints = [r for r in ranked if r["type"] in CONSTRAINT_TYPES][:MAX_CONSTRAINTS]
     chosen = {r["slug"] for r in constraints}
     key = [r for r in ranked if r["slug"] not in chosen][:MAX_KEY]
-    sessions.sort(key=lambda r: (r.get("updated_at") or r["created_at"], r["slug"]), reverse=True)
+    sessions.sort(key=lambda r: (r["created_at"], r["slug"]), reverse=True)
     return Picked(all_rows, constraints, key, sessions[:MAX_SESSIONS], len(lt), len(sessions))
 
 
@@ -129,7 +129,7 @@ def render(store: Store, scope_hash: str, *, budget: int = inject.DEFAULT_BUDGET
             doc, _ = store.read(r["slug"])
         except (CorruptFile, KeyUnavailable, MemorydError):
             continue
-        sessions.append(f"- {_day(r.get('updated_at') or r['created_at'])} ({r['source']}): {doc.meta.title}")
+        sessions.append(f"- {_day(r['created_at'])} ({r['source']}): {doc.meta.title}")
 
     out = [
         "# Memory for this project",

@@ -44,6 +44,10 @@ class Parsed:
     cwd: str | None = None
     first_ts: str | None = None
     seq: int = 0
+    # The session's own id when the file states it (Codex session_meta, OpenClaw header).
+    session_id: str | None = None
+    # Lines that were not a JSON object (damaged, truncated, oversized): skipped.
+    bad_lines: int = 0
 
 
 def _text_of(content: Any) -> str:
@@ -170,8 +174,13 @@ def _codex(b: _Builder, rec: dict[str, Any]) -> None:
         return
     ts = rec.get("timestamp")
     kind = rec.get("type")
-    if kind == "session_meta" and isinstance(payload.get("cwd"), str):
-        b.out.cwd = payload["cwd"]
+    if kind == "session_meta":
+        if isinstance(payload.get("cwd"), str):
+            b.out.cwd = payload["cwd"]
+        if isinstance(payload.get("id"), str) and b.out.session_id is None:
+            b.out.session_id = payload["id"]
+        if isinstance(ts, str) and b.out.first_ts is None:
+            b.out.first_ts = ts
         return
     if kind != "response_item":
         return
@@ -196,8 +205,13 @@ def _codex(b: _Builder, rec: dict[str, Any]) -> None:
 
 
 def _openclaw(b: _Builder, rec: dict[str, Any]) -> None:
-    if rec.get("type") == "session" and isinstance(rec.get("cwd"), str):
-        b.out.cwd = rec["cwd"]
+    if rec.get("type") == "session":
+        if isinstance(rec.get("cwd"), str):
+            b.out.cwd = rec["cwd"]
+        if isinstance(rec.get("id"), str) and b.out.session_id is None:
+            b.out.session_id = rec["id"]
+        if isinstance(rec.get("timestamp"), str) and b.out.first_ts is None:
+            b.out.first_ts = rec["timestamp"]
         return
     msg = rec.get("message") if rec.get("type") == "message" else None
     if not isinstance(msg, dict):
@@ -262,11 +276,13 @@ def parse(path: str | None, cfg: CaptureConfig, redactor: Redactor) -> Parsed:
                 bad += 1
                 continue
             if not isinstance(rec, dict):
+                bad += 1
                 continue
             handler = handler or _detect(rec)
             handler(b, rec)
     except OSError as exc:
         b.out.warnings.append(f"transcript unreadable: {p}: {exc.strerror or exc}")
     if bad:
-        b.out.warnings.append(f"{bad} transcript line(s) were not JSON")
+        b.out.warnings.append(f"{bad} transcript line(s) were not a JSON object")
+    b.out.bad_lines = bad + sum(int(w.split()[0]) for w in b.out.warnings if "oversized" in w)
     return b.out

@@ -54,7 +54,7 @@ def process(store: Store, config: Config, record: dict[str, Any]) -> str:
     if not isinstance(sid, str) or not sid:
         raise MemorydError("payload has no session_id")
     redactor = Redactor(config.capture.extra_secret_patterns)
-    parsed = transcripts.parse(payload.get("transcript_path"), config.capture, redactor)
+    parsed = transcripts.parse(_transcript_path(source, payload, sid), config.capture, redactor)
     cwd = payload.get("cwd") or parsed.cwd or "."
     scope = resolve(cwd, must_exist=False)
     if scope.marked or store.keys.sensitive(scope.hash):
@@ -115,6 +115,18 @@ def process(store: Store, config: Config, record: dict[str, Any]) -> str:
         },
     )
     return meta.slug
+
+
+def _transcript_path(source: str, payload: dict[str, Any], sid: str) -> str | None:
+    """The payload's transcript; Codex's notify sends none, but its rollout file is named
+    after the thread id, so the whole session is read, not only the last turn."""
+    path = payload.get("transcript_path")
+    if path or source != "codex":
+        return path
+    from memoryd.importers.codex import find_rollout
+
+    found = find_rollout(sid)
+    return str(found) if found else None
 
 
 def _session_slug(store: Store, scope_hash: str, source: str, sid: str, when: datetime) -> str:

@@ -25,6 +25,7 @@ def build_parser() -> Parser:
         audit,
         capture,
         governance,
+        imports,
         maintenance,
         memories,
         scope,
@@ -37,6 +38,7 @@ def build_parser() -> Parser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     common = Parser(add_help=False)
     common.add_argument("--json", action="store_true", help="print machine-readable JSON")
-    for module in (capture, scope, memories, search, governance, sensitive, agents, maintenance, audit):
+    modules = (capture, scope, memories, search, governance, sensitive, agents, imports, maintenance, audit)
+    for module in modules:
         module.register(sub, common)
     return parser

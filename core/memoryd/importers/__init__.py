@@ -1,0 +1,1 @@
+"""Importers: other agents' and memory systems' stores -> memoryd memories."""
