@@ -621,7 +621,10 @@ def _any_type(name: str) -> MemoryType:
 
 
 def _long_term_type(name: str) -> MemoryType:
-    mtype = _any_type(name)
+    if name not in {t.value for t in MemoryType}:
+        allowed = ", ".join(t.value for t in LONG_TERM_TYPES)
+        raise UsageError(f"unknown type {name!r}; expected one of {allowed}")
+    mtype = MemoryType(name)
     if mtype not in LONG_TERM_TYPES:
         raise UsageError(
             "sessions come from capture; record one of " + ", ".join(t.value for t in LONG_TERM_TYPES)

@@ -68,7 +68,10 @@ class Tools:
     # -- tools ------------------------------------------------------------------------
     def search(self, query: str, scope: str | None, type_: str | None, limit: int) -> dict[str, Any]:
         h = self.scope_hash(scope)
-        self._gate(h, "search")
+        from memoryd.sensitive import gate
+
+        if not gate.allowed(self.app.store, h):
+            self._gate(h, "search")  # refuses, audited; a granted search is audited by the facade
         self.app.catch_up()
         results = self.app.search(query, scopes=[h], memory_type=type_, limit=limit, actor=ACTOR)
         return {
