@@ -291,18 +291,34 @@ class Memoryd:
         return sorted(hashes if scopes is None else hashes & set(scopes))
 
     def traces(
-        self, query: str, *, scopes: Sequence[str] | None, limit: int = 10, include_forgotten: bool = False
+        self,
+        query: str,
+        *,
+        scopes: Sequence[str] | None,
+        limit: int = 10,
+        include_forgotten: bool = False,
+        actor: str = "cli",
     ) -> list[TurnHit]:
         if limit < 1:
             raise UsageError("--limit must be at least 1")
-        self.withheld = [
-            (h, self.store.keys.settings(h).root, n)  # type: ignore[union-attr]
-            for h in self._sensitive_in(scopes)
-            if (n := len(self.store.list(scopes=[h], states=search.states_for(include_forgotten))))
-        ]
-        return search.traces(
+        from memoryd.sensitive import gate
+
+        self.withheld = []
+        hits = search.traces(
             self.store, query, scopes=scopes, limit=limit, include_forgotten=include_forgotten
         )
+        sealed: list[TurnHit] = []
+        for h in self._sensitive_in(scopes):
+            if gate.allowed(self.store, h):
+                self.gate(h, what="traces", actor=actor)
+                sealed += search.traces_sensitive(
+                    self.store, query, h, limit=limit, include_forgotten=include_forgotten
+                )
+            elif n := len(self.store.list(scopes=[h], states=search.states_for(include_forgotten))):
+                self.withheld.append((h, self.store.keys.settings(h).root, n))  # type: ignore[union-attr]
+        if not sealed:
+            return hits
+        return search.rerank_turns([*hits, *sealed], search.dates(query))[:limit]
 
     # -- maintenance ------------------------------------------------------------------
     @_settles

@@ -65,13 +65,18 @@ class Tools:
     def _gate(self, scope_hash: str, what: str, target: str | None = None) -> None:
         self.app.gate(scope_hash, what=what, target=target, actor=ACTOR)
 
+    def _refuse_unless_granted(self, scope_hash: str, what: str) -> None:
+        """Without a grant: a tool error saying how to grant (audited). With one, the
+        facade's search/traces audit the read themselves, once."""
+        from memoryd.sensitive import gate
+
+        if not gate.allowed(self.app.store, scope_hash):
+            self._gate(scope_hash, what)
+
     # -- tools ------------------------------------------------------------------------
     def search(self, query: str, scope: str | None, type_: str | None, limit: int) -> dict[str, Any]:
         h = self.scope_hash(scope)
-        from memoryd.sensitive import gate
-
-        if not gate.allowed(self.app.store, h):
-            self._gate(h, "search")  # refuses, audited; a granted search is audited by the facade
+        self._refuse_unless_granted(h, "search")
         self.app.catch_up()
         results = self.app.search(query, scopes=[h], memory_type=type_, limit=limit, actor=ACTOR)
         return {
@@ -111,9 +116,9 @@ class Tools:
 
     def traces(self, query: str, scope: str | None, limit: int) -> dict[str, Any]:
         h = self.scope_hash(scope)
-        self._gate(h, "traces")
+        self._refuse_unless_granted(h, "traces")
         self.app.catch_up()
-        hits = self.app.traces(query, scopes=[h], limit=limit)
+        hits = self.app.traces(query, scopes=[h], limit=limit, actor=ACTOR)
         return {
             "scope": h,
             "turns": [

@@ -227,3 +227,43 @@ def search_sensitive(
         row, title, body = docs[rowid]
         out.append(_result(row, title, score, snippet(body, query)))
     return sorted(out, key=lambda r: r.score, reverse=True)[:limit]
+
+
+def traces_sensitive(
+    store: Store, query: str, scope_hash: str, *, limit: int = 10, include_forgotten: bool = False
+) -> list[TurnHit]:
+    """Level 2 in a sensitive scope, under a grant: its sessions' turns are decrypted and
+    searched in a private in-memory FTS table, like search_sensitive does for memories."""
+    import sqlite3
+
+    from memoryd.errors import CorruptFile
+    from memoryd.textproc import segment
+
+    match = match_query(query)
+    if match is None or limit <= 0:
+        return []
+    rows = store.list(scopes=[scope_hash], types=["session"], states=states_for(include_forgotten))
+    db = sqlite3.connect(":memory:")
+    turns: list[tuple[str, Any]] = []
+    try:
+        db.execute(
+            "CREATE VIRTUAL TABLE t USING fts5(text, tokenize = 'porter unicode61 remove_diacritics 2')"
+        )
+        for row in rows:
+            try:
+                for turn in store.files.read_turns(store.files.absolute(row["body_path"])):
+                    db.execute("INSERT INTO t (rowid, text) VALUES (?, ?)", (len(turns), segment(turn.text)))
+                    turns.append((row["slug"], turn))
+            except CorruptFile:
+                continue
+        hits = db.execute(
+            "SELECT rowid, bm25(t) FROM t WHERE t MATCH ? ORDER BY 2 LIMIT ?", (match, max(limit, TRACE_POOL))
+        ).fetchall()
+    finally:
+        db.close()
+    pool = [
+        TurnHit(turns[i][0], t.seq, t.role, t.ts, t.ext_id, t.text, float(score))
+        for i, score in hits
+        for t in [turns[i][1]]
+    ]
+    return rerank_turns(pool, dates(query))[:limit]

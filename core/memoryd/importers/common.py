@@ -21,6 +21,7 @@ from typing import Any
 from memoryd import clock, slugs
 from memoryd.frontmatter import Document
 from memoryd.models import DecayState, Frontmatter, MemoryType, default_ttl
+from memoryd.redact import Redactor
 from memoryd.scope import Scope, resolve
 from memoryd.store import Store
 from memoryd.store.files import Turn
@@ -124,6 +125,9 @@ class Writer:
         self.report = ImportReport(source)
         self._pending: list[tuple[Document, Sequence[Turn] | None]] = []
         self._seen: set[str] = set()
+        # Transcripts were redacted by the capture parser; notes and records from other
+        # stores were not: secrets in a MEMORY.md bullet never reach a memory file either.
+        self._redact = Redactor()
 
     def _slug(self, item: Item) -> str:
         if item.type is MemoryType.session:
@@ -143,8 +147,8 @@ class Writer:
             self.report.skipped.append(f"{item.key}: duplicate in the source")
             return
         self._seen.add(item.key)
-        body = item.body if item.body.endswith("\n") else item.body + "\n"
-        title = " ".join(item.title.split()) or first_line(body) or item.key
+        body = self._redact(item.body if item.body.endswith("\n") else item.body + "\n")
+        title = self._redact(" ".join(item.title.split())) or first_line(body) or item.key
         triggers = item.triggers if item.triggers is not None else keywords(f"{title} {body}", 8)
         tags = list(dict.fromkeys([self.source, *item.tags]))[:12]
         existing = self.store.slug_for_session(self.source, item.key)

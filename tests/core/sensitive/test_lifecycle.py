@@ -215,10 +215,16 @@ def test_capture_in_a_marked_scope_keeps_the_transcript_out_of_the_spool(
     assert list((isolated_home / "spool").glob("*.json")) == []
     assert plain_files(isolated_home) == [] and leaks(isolated_home) == []
     (session,) = isolated_home.glob("scopes/*/sessions/*.md.enc")
+    hidden = cli("traces", CANARY, "--scope", str(project), "--json")
+    assert hidden.returncode == 0 and CANARY not in hidden.stdout, hidden.stdout  # no grant: withheld
     grant_tty(project)
     shown = cli("get", session.name[: -len(".md.enc")], "--json")
     assert shown.returncode == 0 and CANARY in shown.stdout, shown.stderr
     assert json.loads(shown.stdout)["turns"] >= 2
+    # Level 2 under the grant: the raw turns are decrypted and searched in memory.
+    turns = cli("traces", CANARY, "--scope", str(project), "--json")
+    assert turns.returncode == 0, turns.stderr
+    assert any(CANARY in t["text"] for t in json.loads(turns.stdout)), turns.stdout
     assert leaks(isolated_home) == []
 
 
