@@ -63,6 +63,8 @@ def process(store: Store, config: Config, record: dict[str, Any]) -> str:
     now = clock.now()
 
     existing = store.slug_for_session(source, sid)
+    if existing is None and source == "codex":  # imported earlier, now resumed: one memory
+        existing = store.slug_for_session("codex-rollout", sid)
     turns: list[Any] | None = list(parsed.turns)
     if existing:
         doc, _ = store.read(existing)
