@@ -110,7 +110,7 @@ def run(
 ) -> ImportReport:
     base = home or default_home()
     if not base.is_dir():
-        raise UsageError(f"no Codex data at {base} (set CODEX_HOME or give the path: memoryd import codex PATH)")
+        raise UsageError(f"no Codex data at {base} (set CODEX_HOME, or: memoryd import codex PATH)")
     paths = rollouts(base, since)
     writer = Writer(store, SOURCE, actor=actor)
     for n, (item, path) in enumerate(items(paths, config, writer.report, scope), 1):
