@@ -182,13 +182,17 @@ def _read_plain(scope_dir: str, home: str) -> str | None:
         st = os.stat(path)
     except OSError:
         return None
-    if os.path.exists(os.path.join(scope_dir, STALE)) or identity_mtime(home) > st.st_mtime:
+    who = identity_mtime(home)
+    if os.path.exists(os.path.join(scope_dir, STALE)) or who > st.st_mtime:
         return None
     try:
         with open(path, encoding="utf-8") as fh:
-            return fh.read()
+            text = fh.read()
     except (OSError, UnicodeDecodeError):
         return None
+    if not who and "\n## About the user\n" in text:  # the profile was deleted since
+        return None
+    return text
 
 
 def sensitive_note(scope_hash: str) -> str:

@@ -107,6 +107,41 @@ def with_ours(settings: dict[str, Any], spec: Spec = HOOKS, what: str = "setting
     return out
 
 
+def empties(settings: dict[str, Any]) -> dict[str, Any]:
+    """The user's empty hooks object and empty event lists, which stripping ours would
+    otherwise remove along with our handlers (kept in the setup ledger)."""
+    hooks = settings.get("hooks")
+    if not isinstance(hooks, dict):
+        return {}
+    return {
+        "empty_hooks": not hooks,
+        "empty_events": sorted(e for e, groups in hooks.items() if groups == []),
+    }
+
+
+def restore_empties(settings: dict[str, Any], found: dict[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(settings)
+    events = [e for e in found.get("empty_events", []) if isinstance(e, str)]
+    if found.get("empty_hooks") or events:
+        hooks = out.setdefault("hooks", {})
+        if isinstance(hooks, dict):
+            for e in events:
+                hooks.setdefault(e, [])
+    return out
+
+
+def hooks_change(path: Path, spec: Spec, *, uninstall: bool) -> common.FileChange:
+    """settings.json (Claude Code) or hooks.json (Codex): our handlers in or out."""
+    before = common.read_text(path)
+    settings = common.load_json_object(path, before)
+    if uninstall:
+        new = restore_empties(strip_ours(settings), common.Ledger().get(path))
+    else:
+        new = with_ours(settings, spec, str(path))
+    after = before if new == settings else common.dump_json(new)
+    return common.FileChange(path, before, after, found=empties(settings))
+
+
 def _server_entry() -> dict[str, Any]:
     argv = common.memoryd_argv()
     return {"type": "stdio", "command": argv[0], "args": [*argv[1:], "mcp"], "env": common.mcp_env()}
@@ -133,12 +168,7 @@ def _mcp_change(path: Path, install: bool) -> common.FileChange:
 
 def plan(home: Path, project: Path | None, *, uninstall: bool, dry_run: bool) -> common.SetupReport:
     report = common.SetupReport("claude-code", "uninstall" if uninstall else "install", dry_run=dry_run)
-    path = settings_path(home, project)
-    before = common.read_text(path)
-    settings = common.load_json_object(path, before)
-    new = strip_ours(settings) if uninstall else with_ours(settings, HOOKS, str(path))
-    after = before if new == settings else common.dump_json(new)
-    report.changes.append(common.FileChange(path, before, after))
+    report.changes.append(hooks_change(settings_path(home, project), HOOKS, uninstall=uninstall))
     report.changes.append(_mcp_change(mcp_path(home, project), install=not uninstall))
     if not uninstall:
         report.notes.append("restart Claude Code (or run /hooks) to load the hooks")

@@ -12,22 +12,25 @@ its SessionStart hook, and the MCP server in config.toml.
   written (matcher, type, command, timeout): Codex rejects unknown ones. Codex asks the
   user to trust a new hook once, in /hooks.
 
-config.toml is edited with tomlkit, which keeps the user's comments, order and layout.
+config.toml is edited as text, line by line: only memoryd's own lines are added or
+removed, so comments, order and layout stay, and an uninstall restores the file exactly.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import re
+import shlex
+import tomllib
 from pathlib import Path
 from typing import Any
-
-import tomlkit
-from tomlkit.exceptions import TOMLKitError
 
 from memoryd.agents import claude_code, common
 from memoryd.errors import UsageError
 
 SERVER = "memoryd"
+HEADER = f"[mcp_servers.{SERVER}]"
 HOOKS: claude_code.Spec = {
     "SessionStart": ("startup|resume|clear|compact", ("inject", "--format", "claude-hook"), 10),
 }
@@ -45,62 +48,128 @@ def notify_argv() -> list[str]:
 def _is_our_notify(value: Any) -> bool:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         return False
-    import shlex
-
     return common.is_ours(shlex.join(value))
 
 
-def _config_change(path: Path, *, uninstall: bool, force: bool) -> tuple[common.FileChange, list[str]]:
-    before = common.read_text(path)
+def _toml(value: Any) -> str:
+    """A TOML value for strings, lists of strings and flat string tables (JSON's string
+    escapes are TOML's)."""
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    return "{ " + ", ".join(f"{k} = {_toml(v)}" for k, v in value.items()) + " }"
+
+
+def _block() -> list[str]:
+    argv = common.memoryd_argv()
+    lines = [HEADER, f"command = {_toml(argv[0])}", f"args = {_toml([*argv[1:], 'mcp'])}"]
+    env = common.mcp_env()
+    if env:
+        lines.append(f"env = {_toml(env)}")
+    return [ln + "\n" for ln in lines]
+
+
+def _parse(path: Path, text: str) -> dict[str, Any]:
     try:
-        doc = tomlkit.parse(before or "")
-    except TOMLKitError as exc:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"{path} is not valid TOML ({exc}); fix it first, nothing was changed") from None
+
+
+_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"|\'[^\']*\'')
+
+
+def _first_header(lines: list[str]) -> int:
+    return next((i for i, ln in enumerate(lines) if ln.lstrip().startswith("[")), len(lines))
+
+
+def _notify_span(lines: list[str]) -> tuple[int, int] | None:
+    """Lines [start, end) of the top-level `notify = [...]`, which may span lines."""
+    for i in range(_first_header(lines)):
+        if re.match(r"\s*notify\s*=", lines[i]):
+            depth, j = 0, i
+            while j < len(lines):
+                bare = _STRINGS.sub("", lines[j]).split("#", 1)[0]
+                depth += bare.count("[") - bare.count("]")
+                j += 1
+                if depth <= 0:
+                    break
+            return i, j
+    return None
+
+
+def _block_span(lines: list[str]) -> tuple[int, int] | None:
+    """Lines [start, end) of our [mcp_servers.memoryd] table, with the blank line that
+    setup put before it."""
+    for i, ln in enumerate(lines):
+        if ln.split("#", 1)[0].strip() == HEADER:
+            j = i + 1
+            while j < len(lines) and not lines[j].lstrip().startswith("["):
+                j += 1
+            start = i - 1 if i > 0 and not lines[i - 1].strip() else i
+            return start, j
+    return None
+
+
+def _config_change(path: Path, *, uninstall: bool, force: bool) -> tuple[common.FileChange, list[str]]:
+    """Edit config.toml as text, touching only our lines: the top-level notify line (put
+    first in the file) and our table (appended at the end), so an uninstall gives back
+    the file byte for byte. The result is parsed again before anything is written."""
+    before = common.read_text(path)
+    text = before or ""
+    data = _parse(path, text)
+    lines = text.splitlines(keepends=True)
     notes: list[str] = []
-    current = doc.get("notify")
-    plain = current.unwrap() if hasattr(current, "unwrap") else current
+    found: dict[str, Any] = {}
+    current = data.get("notify")
+    servers = data.get("mcp_servers", {})
     if uninstall:
-        if current is not None and _is_our_notify(plain):
-            del doc["notify"]
-        servers = doc.get("mcp_servers")
-        if servers is not None and SERVER in servers:
-            del servers[SERVER]
-            if not servers:
-                del doc["mcp_servers"]
+        span = _notify_span(lines) if _is_our_notify(current) else None
+        if span:
+            del lines[span[0] : span[1]]
+        block = _block_span(lines)
+        if block:
+            del lines[block[0] : block[1]]
+        after = "".join(lines)
+        if common.Ledger().get(path).get("no_final_newline") and after.endswith("\n"):
+            after = after[:-1]
     else:
-        if current is not None and not _is_our_notify(plain) and not force:
+        if current is not None and not _is_our_notify(current) and not force:
             raise UsageError(
-                f"{path} already runs notify = {plain!r}; Codex allows one notify program. "
+                f"{path} already runs notify = {current!r}; Codex allows one notify program. "
                 "Run `memoryd setup codex --force` to replace it, or capture with `memoryd import codex`"
             )
-        doc["notify"] = notify_argv()
-        servers = doc.get("mcp_servers")
-        if servers is None:
-            servers = tomlkit.table(is_super_table=True)
-            doc["mcp_servers"] = servers
-        entry = tomlkit.table()
-        argv = common.memoryd_argv()
-        entry["command"] = argv[0]
-        entry["args"] = [*argv[1:], "mcp"]
-        env = common.mcp_env()
-        if env:
-            entry["env"] = env
-        entry.add(tomlkit.nl())
-        servers[SERVER] = entry
+        if isinstance(servers, dict) and SERVER in servers and _block_span(lines) is None:
+            raise UsageError(
+                f"{path} defines mcp_servers.{SERVER} in a form setup does not edit; "
+                f"remove it, or write it as a [mcp_servers.{SERVER}] table"
+            )
+        span = _notify_span(lines)
+        if span:
+            del lines[span[0] : span[1]]
+        block = _block_span(lines)
+        if block:
+            del lines[block[0] : block[1]]
+        if lines and not lines[-1].endswith("\n"):
+            lines[-1] += "\n"
+            found["no_final_newline"] = True
+        lines = [f"notify = {_toml(notify_argv())}\n", *lines, *(["\n"] if lines else []), *_block()]
+        after = "".join(lines)
+        parsed = _parse(path, after)
+        entry = parsed.get("mcp_servers", {}).get(SERVER, {})
+        if not _is_our_notify(parsed.get("notify")) or entry.get("command") != common.memoryd_argv()[0]:
+            raise UsageError(f"{path}: could not add memoryd's settings safely; nothing was changed")
         notes.append("Codex asks once to trust the new SessionStart hook: open /hooks in Codex")
-    after = tomlkit.dumps(doc)
+    if uninstall:
+        _parse(path, after)
     if before is None and not after.strip():
         after = None
-    return common.FileChange(path, before, after), notes
+    return common.FileChange(path, before, after, found=found), notes
 
 
 def _hooks_change(path: Path, *, uninstall: bool) -> common.FileChange:
-    before = common.read_text(path)
-    data = common.load_json_object(path, before)
-    new = claude_code.strip_ours(data) if uninstall else claude_code.with_ours(data, HOOKS, str(path))
-    if new == data:
-        return common.FileChange(path, before, before)
-    return common.FileChange(path, before, common.dump_json(new))
+    return claude_code.hooks_change(path, HOOKS, uninstall=uninstall)
 
 
 def plan(home: Path, *, uninstall: bool, dry_run: bool, force: bool = False) -> common.SetupReport:

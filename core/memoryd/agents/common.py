@@ -23,13 +23,16 @@ BACKUP_SUFFIX = ".memoryd-backup-"
 def memoryd_argv() -> list[str]:
     """The command an agent runs to reach this memoryd, absolute so it works whatever the
     agent's PATH (a venv not activated, a GUI-launched app)."""
+    beside = Path(sys.executable).parent / ("memoryd.exe" if os.name == "nt" else "memoryd")
+    if beside.is_file():  # the console script of this very install (not a pyenv shim)
+        return [str(beside)]
     found = shutil.which("memoryd")
     if found:
         return [os.path.abspath(found)]
     here = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
     if here is not None and here.name == "memoryd" and here.exists():
         return [str(here.resolve())]
-    return [sys.executable, "-m", "memoryd"]
+    return [sys.executable, "-m", "memoryd"]  # memoryd/__main__.py
 
 
 def shell_command(*args: str) -> str:
@@ -64,6 +67,7 @@ class FileChange:
     after: str | None  # None: the file is to be removed
     backup: Path | None = None
     keep_backup: bool = True  # False for files that are wholly ours (the OpenClaw skill)
+    found: dict[str, Any] = field(default_factory=dict)  # for the ledger: what the user had
 
     @property
     def changed(self) -> bool:
@@ -131,52 +135,61 @@ def _free(path: Path) -> Path:
     return candidate
 
 
-LEDGER = "setup-created.json"
+LEDGER = "setup-ledger.json"
 
 
-def _ledger_path() -> Path:
-    from memoryd import paths
+class Ledger:
+    """What setup found before it changed a file, kept in the data directory
+    (setup-ledger.json): whether setup created the file, and shapes of the user's that our
+    removal would otherwise take along (an empty hooks object, an empty event list). An
+    uninstall reads it to give the file back as it was."""
 
-    return paths.layout().home / LEDGER
+    def __init__(self) -> None:
+        from memoryd import paths
 
+        self.path = paths.layout().home / LEDGER
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            files = data.get("files", {})
+            self.files: dict[str, dict[str, Any]] = files if isinstance(files, dict) else {}
+        except (OSError, ValueError, AttributeError):
+            self.files = {}
 
-def _ledger() -> list[str]:
-    try:
-        data = json.loads(_ledger_path().read_text(encoding="utf-8"))
-        return [str(p) for p in data.get("created", [])]
-    except (OSError, ValueError, AttributeError):
-        return []
+    def get(self, path: Path) -> dict[str, Any]:
+        entry = self.files.get(str(path))
+        return entry if isinstance(entry, dict) else {}
 
-
-def _save_ledger(created: list[str]) -> None:
-    atomic.write_text(_ledger_path(), json.dumps({"created": sorted(set(created))}, indent=2) + "\n")
+    def save(self) -> None:
+        atomic.write_text(self.path, json.dumps({"files": self.files}, indent=2, sort_keys=True) + "\n")
 
 
 def apply(report: SetupReport) -> SetupReport:
     """Write every changed file whole (atomic rename), each after a timestamped backup of
-    what was there. A dry run writes nothing. Files that setup created are remembered
-    (setup-created.json in the data directory), so an uninstall that leaves one empty
-    removes it instead of leaving `{}` behind."""
-    created = _ledger()
+    what was there. A dry run writes nothing. An install notes in the ledger what it found
+    (FileChange.found); an uninstall that leaves a file setup created empty removes it, and
+    makes no backup of a file that was only ever ours."""
+    ledger = Ledger()
     for ch in report.changes:
+        created = bool(ledger.get(ch.path).get("created"))
         if (
             report.action == "uninstall"
+            and created
             and ch.after is not None
             and ch.after.strip() in ("", "{}")
-            and str(ch.path) in created
         ):
-            ch.after = None
+            ch.after, ch.keep_backup = None, False
     if report.dry_run:
         return report
     stamp = clock.now().strftime("%Y%m%dT%H%M%S")
-    ledger = list(created)
     for ch in report.changes:
+        key = str(ch.path)
+        if report.action == "install" and ch.changed:
+            entry = ledger.files.setdefault(key, {"created": ch.before is None})
+            entry.update({k: v for k, v in ch.found.items() if k not in entry})
+        elif report.action == "uninstall" and ch.changed:
+            ledger.files.pop(key, None)
         if not ch.changed:
             continue
-        if ch.before is None and ch.after is not None:
-            ledger.append(str(ch.path))
-        elif ch.after is None and str(ch.path) in ledger:
-            ledger.remove(str(ch.path))
         if ch.before is not None and ch.keep_backup:
             ch.backup = _free(ch.path.with_name(f"{ch.path.name}{BACKUP_SUFFIX}{stamp}"))
             shutil.copy2(ch.path, ch.backup)
@@ -187,6 +200,5 @@ def apply(report: SetupReport) -> SetupReport:
         mode = ch.path.stat().st_mode & 0o777 if ch.path.exists() else 0o600
         atomic.write_text(ch.path, ch.after)
         os.chmod(ch.path, mode)
-    if ledger != created:
-        _save_ledger(ledger)
+    ledger.save()
     return report

@@ -1,0 +1,288 @@
+"""`memoryd setup claude-code`: our hooks go into settings.json beside the user's own,
+a rerun changes nothing, a backup keeps the original, `--uninstall` gives it back, the
+MCP server is registered where `claude mcp add` puts it; bad files are left alone."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.core.sensitive.support import one_line_error
+
+Cli = Callable[..., subprocess.CompletedProcess[str]]
+
+ORIGINAL: dict[str, Any] = {
+    "model": "claude-opus-4-1",
+    "permissions": {"allow": ["Bash(npm test:*)", "Read(~/.zshrc)"], "deny": ["Bash(rm -rf:*)"]},
+    "env": {"NODE_ENV": "development"},
+    "hooks": {
+        "Stop": [{"hooks": [{"type": "command", "command": "echo hi"}]}],
+        "PreToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": "~/bin/guard.sh", "timeout": 5}]}
+        ],
+    },
+    "statusLine": {"type": "command", "command": "~/bin/status.sh"},
+}
+# The user's own formatting, which setup may reflow but must parse to the same values.
+ORIGINAL_TEXT = json.dumps(ORIGINAL, indent=4) + "\n"
+OUR_EVENTS = {
+    "SessionStart": ("startup|resume|clear|compact", ["inject", "--format", "claude-hook"]),
+    "Stop": (None, ["capture", "--source=claude-code"]),
+    "PreCompact": (None, ["capture", "--source=claude-code"]),
+    "SessionEnd": (None, ["capture", "--source=claude-code"]),
+}
+
+
+@pytest.fixture
+def home() -> Path:
+    """The HOME the autouse fixture made (tmp/userhome)."""
+    return Path(os.environ["HOME"])
+
+
+def _settings(home: Path) -> Path:
+    return home / ".claude" / "settings.json"
+
+
+def _write_original(home: Path) -> Path:
+    path = _settings(home)
+    path.parent.mkdir(parents=True)
+    path.write_text(ORIGINAL_TEXT, encoding="utf-8")
+    return path
+
+
+def _backups(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.iterdir() if ".memoryd-backup-" in p.name)
+
+
+def _is_memoryd(command: str) -> bool:
+    argv = shlex.split(command)
+    if argv[1:3] == ["-m", "memoryd"]:
+        argv = argv[2:]
+    return Path(argv[0]).name == "memoryd"
+
+
+def _check_ours_appended(before: dict[str, Any], after: dict[str, Any]) -> None:
+    """Every key but hooks unchanged; every event's groups start with the user's groups,
+    untouched, and end with exactly one group of ours for each of our events."""
+    assert {k: v for k, v in after.items() if k != "hooks"} == {
+        k: v for k, v in before.items() if k != "hooks"
+    }
+    old_hooks, new_hooks = before.get("hooks", {}), after["hooks"]
+    assert set(new_hooks) == set(old_hooks) | set(OUR_EVENTS)
+    for event, groups in new_hooks.items():
+        mine = old_hooks.get(event, [])
+        assert groups[: len(mine)] == mine, event
+        added = groups[len(mine) :]
+        if event not in OUR_EVENTS:
+            assert added == [], event
+            continue
+        matcher, args = OUR_EVENTS[event]
+        assert len(added) == 1, (event, added)
+        (group,) = added
+        assert group.get("matcher") == matcher
+        (handler,) = group["hooks"]
+        assert handler["type"] == "command" and _is_memoryd(handler["command"]), handler
+        assert shlex.split(handler["command"])[-len(args) :] == args
+        if event == "SessionEnd":
+            assert "timeout" not in handler, "a SessionEnd timeout raises every SessionEnd hook's budget"
+        else:
+            assert handler["timeout"] == 10
+
+
+def test_setup_keeps_the_users_hooks_and_keys(cli: Cli, home: Path) -> None:
+    path = _write_original(home)
+    out = cli("setup", "claude-code")
+    assert out.returncode == 0, out.stderr
+    _check_ours_appended(ORIGINAL, json.loads(path.read_text(encoding="utf-8")))
+
+
+def test_setup_twice_is_setup_once(cli: Cli, home: Path) -> None:
+    """A rerun writes nothing: same bytes, no second backup."""
+    path = _write_original(home)
+    assert cli("setup", "claude-code").returncode == 0
+    once = path.read_bytes()
+    claude_json = (home / ".claude.json").read_bytes()
+    backups = _backups(path.parent) + _backups(home)
+    again = cli("setup", "claude-code", "--json")
+    assert again.returncode == 0, again.stderr
+    report = json.loads(again.stdout)
+    assert report["changed"] == [] and report["backups"] == []
+    assert path.read_bytes() == once
+    assert (home / ".claude.json").read_bytes() == claude_json
+    assert _backups(path.parent) + _backups(home) == backups
+
+
+def test_a_rerun_replaces_an_older_memoryd_handler(cli: Cli, home: Path) -> None:
+    """Handlers of an earlier install (say, another path to memoryd) are replaced, not
+    doubled; the user's handler in the same group stays."""
+    stale = dict(ORIGINAL)
+    stale["hooks"] = {
+        **ORIGINAL["hooks"],
+        "Stop": [
+            {
+                "hooks": [
+                    {"type": "command", "command": "echo hi"},
+                    {"type": "command", "command": "/opt/old/bin/memoryd capture --source=claude-code"},
+                ]
+            }
+        ],
+    }
+    path = _settings(home)
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(stale), encoding="utf-8")
+    assert cli("setup", "claude-code").returncode == 0
+    after = json.loads(path.read_text(encoding="utf-8"))
+    _check_ours_appended(ORIGINAL, after)
+    assert "/opt/old" not in path.read_text(encoding="utf-8")
+
+
+def test_backup_holds_the_original_and_uninstall_gives_it_back(cli: Cli, home: Path) -> None:
+    path = _write_original(home)
+    out = cli("setup", "claude-code", "--json")
+    assert out.returncode == 0, out.stderr
+    (backup,) = _backups(path.parent)
+    assert backup.read_text(encoding="utf-8") == ORIGINAL_TEXT
+    assert json.loads(out.stdout)["backups"] == [str(backup)]
+
+    out = cli("setup", "claude-code", "--uninstall")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(path.read_text(encoding="utf-8")) == ORIGINAL
+    assert not (home / ".claude.json").exists(), "setup created ~/.claude.json, uninstall removes it"
+    again = cli("setup", "claude-code", "--uninstall", "--json")
+    assert again.returncode == 0 and json.loads(again.stdout)["changed"] == []
+
+
+def test_uninstall_keeps_an_empty_hooks_object_the_user_had(cli: Cli, home: Path) -> None:
+    """Exactly what setup added goes: a `"hooks": {}` or an empty event list that was
+    there before setup is still there after uninstall."""
+    original = {"model": "sonnet", "hooks": {"Stop": []}}
+    path = _settings(home)
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(original), encoding="utf-8")
+    assert cli("setup", "claude-code").returncode == 0
+    assert cli("setup", "claude-code", "--uninstall").returncode == 0
+    assert json.loads(path.read_text(encoding="utf-8")) == original
+
+
+def test_fresh_home_setup_then_uninstall_removes_what_it_created(cli: Cli, home: Path) -> None:
+    """No settings.json and no ~/.claude.json before: setup creates both, and uninstall
+    removes both rather than leaving `{}` behind."""
+    assert cli("setup", "claude-code").returncode == 0
+    after = json.loads(_settings(home).read_text(encoding="utf-8"))
+    _check_ours_appended({}, after)
+    assert (home / ".claude.json").is_file()
+    assert cli("setup", "claude-code", "--uninstall").returncode == 0
+    assert not _settings(home).exists()
+    assert not (home / ".claude.json").exists()
+
+
+def test_dry_run_writes_nothing_and_prints_a_diff(cli: Cli, home: Path, isolated_home: Path) -> None:
+    path = _write_original(home)
+
+    def tree() -> dict[str, bytes]:
+        files = [p for root in (home, isolated_home) if root.exists() for p in root.rglob("*")]
+        return {str(p): p.read_bytes() for p in files if p.is_file()}
+
+    before = tree()
+    out = cli("setup", "claude-code", "--dry-run")
+    assert out.returncode == 0, out.stderr
+    assert tree() == before
+    assert f"--- {path} (now)" in out.stdout and f"+++ {path} (after)" in out.stdout
+    assert "@@" in out.stdout
+    added = [ln for ln in out.stdout.splitlines() if ln.startswith("+") and not ln.startswith("+++")]
+    assert any("inject --format claude-hook" in ln for ln in added)
+    assert any('"mcpServers"' in ln for ln in added)
+    assert "would change" in out.stdout
+
+    assert cli("setup", "claude-code").returncode == 0
+    installed = tree()
+    out = cli("setup", "claude-code", "--uninstall", "--dry-run")
+    assert out.returncode == 0 and tree() == installed
+    assert any(ln.startswith("-") and "capture --source=claude-code" in ln for ln in out.stdout.splitlines())
+
+
+def test_project_setup_writes_the_projects_files(cli: Cli, home: Path, project: Path) -> None:
+    """--project PATH: <project>/.claude/settings.json and <project>/.mcp.json; the user's
+    own files are not touched. --project alone means the current directory."""
+    out = cli("setup", "claude-code", "--project", str(project))
+    assert out.returncode == 0, out.stderr
+    _check_ours_appended({}, json.loads((project / ".claude" / "settings.json").read_text(encoding="utf-8")))
+    server = json.loads((project / ".mcp.json").read_text(encoding="utf-8"))["mcpServers"]["memoryd"]
+    assert server["args"][-1] == "mcp"
+    assert not _settings(home).exists() and not (home / ".claude.json").exists()
+
+    out = cli("setup", "claude-code", "--project", "--uninstall", cwd=project)
+    assert out.returncode == 0, out.stderr
+    assert not (project / ".claude" / "settings.json").exists()
+    assert not (project / ".mcp.json").exists()
+
+
+@pytest.mark.parametrize("junk", ['{"model": "opus",', "not json at all", "[1, 2, 3]"])
+def test_a_settings_file_that_is_not_a_json_object_is_left_alone(cli: Cli, home: Path, junk: str) -> None:
+    path = _settings(home)
+    path.parent.mkdir(parents=True)
+    path.write_text(junk, encoding="utf-8")
+    out = cli("setup", "claude-code")
+    one_line_error(out, 2, str(path))
+    assert path.read_text(encoding="utf-8") == junk
+    assert _backups(path.parent) == []
+    assert not (home / ".claude.json").exists(), "nothing at all is changed"
+
+
+def test_mcp_server_is_registered_in_claude_json(cli: Cli, home: Path, isolated_home: Path) -> None:
+    """~/.claude.json mcpServers.memoryd: stdio, an absolute program, args ending in `mcp`,
+    the data directory passed on; the user's other servers and keys stay."""
+    claude_json = home / ".claude.json"
+    theirs = {
+        "numStartups": 42,
+        "projects": {"/src/app": {"allowedTools": []}},
+        "mcpServers": {"github": {"type": "stdio", "command": "gh-mcp", "args": []}},
+    }
+    claude_json.write_text(json.dumps(theirs), encoding="utf-8")
+    assert cli("setup", "claude-code").returncode == 0
+    data = json.loads(claude_json.read_text(encoding="utf-8"))
+    entry = data["mcpServers"]["memoryd"]
+    assert entry["type"] == "stdio"
+    assert Path(entry["command"]).is_absolute()
+    assert entry["args"][-1] == "mcp"
+    assert entry["env"] == {"MEMORYD_HOME": str(isolated_home)}
+    assert {k: v for k, v in data.items() if k != "mcpServers"} == {
+        k: v for k, v in theirs.items() if k != "mcpServers"
+    }
+    assert data["mcpServers"]["github"] == theirs["mcpServers"]["github"]
+
+    assert cli("setup", "claude-code", "--uninstall").returncode == 0
+    assert json.loads(claude_json.read_text(encoding="utf-8")) == theirs
+
+
+def test_hooks_written_without_memoryd_on_path_still_run(cli: Cli, home: Path, project: Path) -> None:
+    """memoryd reached as `python -m memoryd.cli.main` with no `memoryd` on PATH (a venv
+    not activated): the command setup writes must still run."""
+    out = cli("setup", "claude-code", env={"PATH": "/usr/bin:/bin"})
+    assert out.returncode == 0, out.stderr
+    settings = json.loads(_settings(home).read_text(encoding="utf-8"))
+    command = settings["hooks"]["SessionStart"][-1]["hooks"][0]["command"]
+    payload = {
+        "session_id": "s1",
+        "transcript_path": "",
+        "cwd": str(project),
+        "hook_event_name": "SessionStart",
+    }
+    run = subprocess.run(
+        ["sh", "-c", command],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        cwd=project,
+        env=os.environ,
+        timeout=60,
+        check=False,
+    )
+    assert run.returncode == 0, (command, run.stderr.decode())
+    assert json.loads(run.stdout)["hookSpecificOutput"]["hookEventName"] == "SessionStart"
