@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 
 APP = "memoryd"
 DIR_MODE = 0o700
@@ -15,9 +16,19 @@ def data_home() -> str:
     env = os.environ.get("MEMORYD_HOME")
     if env:
         return os.path.expanduser(env)
+    full_site()
     import platformdirs
 
     return platformdirs.user_data_dir(APP, appauthor=False)
+
+
+def full_site() -> None:
+    """Under `python -S` (the agents' hooks, see memoryd.hookrun) site-packages are not on
+    sys.path: bring them in before the first import of a third-party package."""
+    if sys.flags.no_site and "site" not in sys.modules:
+        import site
+
+        site.main()
 
 
 def spool_dir(home: str) -> str:

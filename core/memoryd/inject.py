@@ -74,6 +74,7 @@ def fits(text: str, budget: int, max_chars: int = MAX_CHARS) -> bool:
     """Within `budget` real tokens (memoryd.tokencount) and `max_chars` characters."""
     if len(text) > max_chars:
         return False
+    envpaths.full_site()
     from memoryd import tokencount
 
     return tokencount.count(text) <= budget
@@ -146,13 +147,16 @@ def identity_mtime(home: str) -> float:
 # -- finding the scope without spawning git ---------------------------------------------
 def quick_scope(cwd: str) -> str:
     """The scope hash of `cwd` by the rules of memoryd.scope.resolve, minus the git call."""
-    import hashlib
+    try:
+        from _sha256 import sha256  # the built-in: hashlib would load OpenSSL first
+    except ImportError:
+        from hashlib import sha256
 
     path = os.path.realpath(cwd)
     if os.path.isfile(path):
         path = os.path.dirname(path)
     root = envpaths.git_root_by_walk(path) or envpaths.marker_above(path) or path
-    return hashlib.sha256(root.encode("utf-8")).hexdigest()[:12]
+    return sha256(root.encode("utf-8")).hexdigest()[:12]
 
 
 # -- the fast read ----------------------------------------------------------------------
@@ -236,12 +240,14 @@ def snapshot_for(cwd: str, home: str | None = None) -> tuple[str, bool]:
     if os.path.exists(os.path.join(scope_dir, SENSITIVE_STATE)):
         if not _grant_live(home, scope_hash):
             return sensitive_note(scope_hash), False
+        envpaths.full_site()
         from memoryd import snapshot
 
         return snapshot.read_sensitive(scope_hash), True
     text = _read_plain(scope_dir, home)
     if text is not None:
         return text, True
+    envpaths.full_site()
     from memoryd import snapshot
 
     return snapshot.render_now(scope_hash), True

@@ -42,7 +42,7 @@ def codex_home(home: Path) -> Path:
 
 
 def notify_argv() -> list[str]:
-    return [*common.memoryd_argv(), "capture", "--source=codex"]
+    return [*common.hook_argv(), "capture", "--source=codex"]
 
 
 def _is_our_notify(value: Any) -> bool:

@@ -35,22 +35,44 @@ def memoryd_argv() -> list[str]:
     return [sys.executable, "-m", "memoryd"]  # memoryd/__main__.py
 
 
+def hook_argv() -> list[str]:
+    """How a hook runs memoryd: this interpreter with -S on memoryd/hookrun.py, which
+    skips site-packages start-up (most of a bare interpreter's cost; see hookrun)."""
+    import memoryd
+
+    return [sys.executable, "-S", str(Path(memoryd.__file__).resolve().parent / "hookrun.py")]
+
+
 def shell_command(*args: str) -> str:
-    return shlex.join([*memoryd_argv(), *args])
+    return shlex.join([*hook_argv(), *args])
 
 
 def is_ours(command: Any) -> bool:
-    """A hook command memoryd wrote: its program is memoryd (any path) or `python -m
-    memoryd`, running inject or capture. Used to replace and to remove only our own."""
+    """A hook command memoryd wrote, running inject or capture: through memoryd/hookrun.py,
+    the `memoryd` script (any path) or `python -m memoryd`. Used to replace and to remove
+    only our own."""
     if not isinstance(command, str):
         return False
     try:
         argv = shlex.split(command)
     except ValueError:
         return False
-    if len(argv) >= 3 and argv[1:3] == ["-m", "memoryd"]:
-        argv = argv[2:]
-    return len(argv) >= 2 and os.path.basename(argv[0]) == "memoryd" and argv[1] in ("inject", "capture")
+    return _memoryd_args(argv) is not None
+
+
+def _memoryd_args(argv: list[str]) -> list[str] | None:
+    """The arguments after the program part, when the program is memoryd's."""
+    for i, word in enumerate(argv[:4]):
+        rest = argv[i + 1 :]
+        base = os.path.basename(word)
+        program = (
+            base in ("memoryd", "memoryd.exe")
+            or (base == "hookrun.py" and os.path.basename(os.path.dirname(word)) == "memoryd")
+            or (word == "memoryd" and i > 0 and argv[i - 1] == "-m")
+        )
+        if program:
+            return rest if rest and rest[0] in ("inject", "capture") else None
+    return None
 
 
 def mcp_env() -> dict[str, str]:

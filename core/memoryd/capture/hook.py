@@ -74,6 +74,7 @@ def worker_idle(home: str) -> bool:
     releases the lock, so a payload spooled meanwhile is never stranded."""
     path = envpaths.worker_lock(home)
     if os.name != "posix":
+        envpaths.full_site()
         from filelock import FileLock, Timeout
 
         lock = FileLock(path)

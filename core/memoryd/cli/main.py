@@ -72,6 +72,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         fast = _fast_inject(argv)
     if fast is not None:
         return fast
+    from memoryd.envpaths import full_site
+
+    full_site()  # every other command imports third-party packages
     from memoryd.cli.parser import build_parser
 
     parser = build_parser()

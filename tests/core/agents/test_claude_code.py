@@ -8,12 +8,14 @@ import json
 import os
 import shlex
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+import memoryd
 from tests.core.sensitive.support import one_line_error
 
 Cli = Callable[..., subprocess.CompletedProcess[str]]
@@ -62,10 +64,10 @@ def _backups(folder: Path) -> list[Path]:
 
 
 def _is_memoryd(command: str) -> bool:
+    """This interpreter, -S, on the installed memoryd package's hookrun.py (fast start-up)."""
     argv = shlex.split(command)
-    if argv[1:3] == ["-m", "memoryd"]:
-        argv = argv[2:]
-    return Path(argv[0]).name == "memoryd"
+    hookrun = Path(memoryd.__file__).resolve().parent / "hookrun.py"
+    return argv[:3] == [sys.executable, "-S", str(hookrun)]
 
 
 def _check_ours_appended(before: dict[str, Any], after: dict[str, Any]) -> None:

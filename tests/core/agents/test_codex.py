@@ -9,6 +9,7 @@ import difflib
 import json
 import os
 import subprocess
+import sys
 import tomllib
 import uuid
 from collections.abc import Callable
@@ -17,6 +18,7 @@ from typing import Any
 
 import pytest
 
+import memoryd
 from tests.core.sensitive.support import one_line_error
 
 Cli = Callable[..., subprocess.CompletedProcess[str]]
@@ -107,10 +109,10 @@ def test_setup_keeps_every_other_byte_and_uninstall_restores_it(
         for ln in added
     ), added
     data = tomllib.loads(after)
-    assert data["notify"][1:] == ["capture", "--source=codex"]
-    assert Path(data["notify"][0]).name == "memoryd" and Path(data["notify"][0]).is_absolute()
+    hookrun = Path(memoryd.__file__).resolve().parent / "hookrun.py"
+    assert data["notify"] == [sys.executable, "-S", str(hookrun), "capture", "--source=codex"]
     server = data["mcp_servers"]["memoryd"]
-    assert server["command"] == data["notify"][0] and server["args"] == ["mcp"]
+    assert Path(server["command"]).name == "memoryd" and server["args"] == ["mcp"]
     assert server["env"] == {"MEMORYD_HOME": str(isolated_home)}, "Codex passes MCP servers a whitelist only"
     assert _without_ours(data) == tomllib.loads(original), "the user's settings must mean what they meant"
 
@@ -158,7 +160,7 @@ def test_a_foreign_notify_program_needs_force(cli: Cli, codex_dir: Path) -> None
     out = cli("setup", "codex", "--force")
     assert out.returncode == 0, out.stderr
     data = tomllib.loads(config.read_text(encoding="utf-8"))
-    assert data["notify"][1:] == ["capture", "--source=codex"]
+    assert data["notify"][-2:] == ["capture", "--source=codex"]
     assert data["model"] == "gpt-5-codex" and data["profiles"] == {
         "x": {"model": "o3", "approval_policy": "never"}
     }
