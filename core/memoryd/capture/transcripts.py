@@ -283,6 +283,6 @@ def parse(path: str | None, cfg: CaptureConfig, redactor: Redactor) -> Parsed:
     except OSError as exc:
         b.out.warnings.append(f"transcript unreadable: {p}: {exc.strerror or exc}")
     if bad:
-        b.out.warnings.append(f"{bad} transcript line(s) were not a JSON object")
+        b.out.warnings.append(f"{bad} transcript line(s) were not JSON objects")
     b.out.bad_lines = bad + sum(int(w.split()[0]) for w in b.out.warnings if "oversized" in w)
     return b.out
