@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ AGENTS = ("claude-code", "codex", "openclaw")
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
         "inject",
+        parents=[common],
         help="print the start-up context for an agent (the scope's snapshot)",
         description="Print who the user is, the project's constraints, its key memories and recent "
         "sessions, within a token budget. The SessionStart hook runs it. "
@@ -61,6 +63,12 @@ def run_inject(args: argparse.Namespace) -> int:
     from memoryd import inject
 
     out = inject.run(args.cwd, args.budget, args.format)
+    if args.json:
+        from memoryd import tokencount
+
+        text = out if args.format == "text" else json.loads(out)["hookSpecificOutput"]["additionalContext"]
+        output.emit_json({"context": text, "tokens": tokencount.count(text), "chars": len(text)})
+        return 0
     sys.stdout.write(out if out.endswith("\n") else out + "\n")
     return 0
 
