@@ -47,9 +47,15 @@ def _settles(method: _F) -> _F:
     @functools.wraps(method)
     def wrapper(self: Memoryd, *args: Any, **kwargs: Any) -> Any:
         try:
-            return method(self, *args, **kwargs)
-        finally:
-            self.settle()
+            result = method(self, *args, **kwargs)
+        except BaseException:
+            # What was written before the failure still gets its snapshot; a failure to
+            # render must not hide the error the caller needs to see.
+            with contextlib.suppress(Exception):
+                self.settle()
+            raise
+        self.settle()
+        return result
 
     return wrapper  # type: ignore[return-value]
 
@@ -479,7 +485,9 @@ class Memoryd:
                 except ValueError:
                     raise UsageError(f"--since must be a date like 2026-11-01, not {since!r}") from None
             home = Path(path).expanduser() if path else None
-            return codex.run(self.store, self.config, home=home, since=day, scope=scope, progress=progress)
+            return codex.run(
+                self.store, self.config, home=home, since=day, scope=scope, progress=progress, actor=actor
+            )
         if since:
             raise UsageError("--since is for codex only")
         if path is None:
