@@ -11,14 +11,14 @@ from pathlib import Path
 
 from PySide6.QtGui import QIcon
 
-from memoryd import resources
+from memoryd import bundled
 
 MARKER = Path("icons") / "memoryd.svg"
 
 
 def resources_dir() -> Path:
     """The first resources folder that holds our icon; an error naming every place tried."""
-    return resources.find(MARKER, Path(__file__).resolve().parent).parents[1]
+    return bundled.find(MARKER, Path(__file__).resolve().parent).parents[1]
 
 
 def translations_dir() -> Path:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from memoryd_desktop import assets
 
-ALLOWED_CORE = {"memoryd.app", "memoryd.errors", "memoryd.paths", "memoryd.resources"}
+ALLOWED_CORE = {"memoryd.app", "memoryd.errors", "memoryd.paths", "memoryd.bundled"}
 FORBIDDEN = ("sqlite3", "sqlalchemy", "sqlmodel")
 PACKAGE = Path(assets.__file__).parent  # the package __file__ is None while an install maps it as a namespace
 

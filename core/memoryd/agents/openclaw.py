@@ -13,7 +13,7 @@ import contextlib
 import os
 from pathlib import Path
 
-from memoryd import resources
+from memoryd import bundled
 from memoryd.agents import common
 
 SKILL = Path("openclaw") / "memoryd" / "SKILL.md"
@@ -25,7 +25,7 @@ def state_dir(home: Path) -> Path:
 
 
 def skill_text() -> str:
-    return resources.find(SKILL).read_text(encoding="utf-8")
+    return bundled.find(SKILL).read_text(encoding="utf-8")
 
 
 def plan(home: Path, *, uninstall: bool, dry_run: bool) -> common.SetupReport:
