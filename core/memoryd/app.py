@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # governance pulls in the LLM layer: imported when first used
     from memoryd.governance.merge import MergeResult
     from memoryd.governance.spend import SpendReport
     from memoryd.importers.common import ImportReport
+    from memoryd.profile.identity import Rewrite
     from memoryd.sensitive.grants import Grant
     from memoryd.sensitive.marking import MarkReport
 
@@ -457,6 +458,27 @@ class Memoryd:
         from memoryd.governance import spend
 
         return spend.report(self.store, self.config.llm)
+
+    # -- the identity profile -----------------------------------------------------------
+    def rewrite_identity(self, *, trigger: str = "manual", actor: str = "cli") -> Rewrite:
+        from memoryd.profile import identity
+
+        return identity.rewrite(self.store, self.config, trigger=trigger, actor=actor)
+
+    def profile_versions(self) -> list[dict[str, Any]]:
+        from memoryd.profile import identity
+
+        return identity.versions(self.store)
+
+    def profile_version(self, num: int | None = None) -> dict[str, Any]:
+        from memoryd.profile import identity
+
+        return identity.version(self.store, num)
+
+    def profile_diff(self, a: int, b: int) -> str:
+        from memoryd.profile import identity
+
+        return identity.diff_versions(self.store, a, b)
 
     # -- imports ----------------------------------------------------------------------
     @_settles

@@ -28,6 +28,7 @@ def build_parser() -> Parser:
         imports,
         maintenance,
         memories,
+        profile,
         scope,
         search,
         sensitive,
@@ -38,7 +39,19 @@ def build_parser() -> Parser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     common = Parser(add_help=False)
     common.add_argument("--json", action="store_true", help="print machine-readable JSON")
-    modules = (capture, scope, memories, search, governance, sensitive, agents, imports, maintenance, audit)
+    modules = (
+        capture,
+        scope,
+        memories,
+        search,
+        governance,
+        profile,
+        sensitive,
+        agents,
+        imports,
+        maintenance,
+        audit,
+    )
     for module in modules:
         module.register(sub, common)
     return parser

@@ -1,0 +1,106 @@
+"""memoryd profile: the identity profile and its versions."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from memoryd.cli import output
+
+
+def register(sub: Any, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser(
+        "profile",
+        parents=[common],
+        help="the identity profile: rewrite it, list, show and diff its versions",
+        description="profile/identity.md says who you are to every agent (its Summary opens each "
+        "project's start-up snapshot). Example: memoryd profile rewrite-identity",
+    )
+    ps = p.add_subparsers(dest="action", metavar="ACTION", parser_class=type(p))
+    rw = ps.add_parser(
+        "rewrite-identity",
+        parents=[common],
+        help="rewrite identity.md from the long-term memories (LLM, or rules without one)",
+        description="Example: memoryd profile rewrite-identity --weekly",
+    )
+    rw.add_argument("--weekly", action="store_true", help="mark it as the weekly rewrite (what cron runs)")
+    rw.set_defaults(handler=run_rewrite)
+    v = ps.add_parser(
+        "versions",
+        parents=[common],
+        help="list the versions",
+        description="Example: memoryd profile versions",
+    )
+    v.set_defaults(handler=run_versions)
+    sh = ps.add_parser(
+        "show",
+        parents=[common],
+        help="print a version (default: the latest)",
+        description="Example: memoryd profile show 3",
+    )
+    sh.add_argument("version", nargs="?", type=int)
+    sh.set_defaults(handler=run_show)
+    d = ps.add_parser(
+        "diff",
+        parents=[common],
+        help="what changed between two versions",
+        description="Example: memoryd profile diff 2 3",
+    )
+    d.add_argument("a", type=int)
+    d.add_argument("b", type=int)
+    d.set_defaults(handler=run_diff)
+    p.set_defaults(handler=lambda args: (p.print_help(), 2)[1])
+
+
+def _app() -> Any:
+    from memoryd.app import Memoryd
+
+    return Memoryd()
+
+
+def run_rewrite(args: argparse.Namespace) -> int:
+    res = _app().rewrite_identity(trigger="weekly_cron" if args.weekly else "manual")
+    if args.json:
+        output.emit_json(res.as_dict())
+        return 0
+    if not res.changed:
+        output.line(f"no change (still version {res.version}); {res.note}")
+        return 0
+    output.line(f"identity profile version {res.version} by {res.by}: {res.change_summary}")
+    if res.note:
+        output.note(res.note)
+    return 0
+
+
+def run_versions(args: argparse.Namespace) -> int:
+    rows = _app().profile_versions()
+    if args.json:
+        output.emit_json(rows)
+        return 0
+    if not rows:
+        output.line("no versions yet: run `memoryd profile rewrite-identity`")
+        return 0
+    output.table(
+        [[str(r["version_num"]), r["written_at"], r["trigger"], r["change_summary"] or ""] for r in rows],
+        ["version", "written", "trigger", "change"],
+    )
+    return 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    row = _app().profile_version(args.version)
+    if args.json:
+        output.emit_json(row)
+    else:
+        sys.stdout.write(row["content_md"])
+    return 0
+
+
+def run_diff(args: argparse.Namespace) -> int:
+    text = _app().profile_diff(args.a, args.b)
+    if args.json:
+        output.emit_json({"a": args.a, "b": args.b, "diff": text})
+    else:
+        sys.stdout.write(text or f"versions {args.a} and {args.b} are the same\n")
+    return 0

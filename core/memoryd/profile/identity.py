@@ -1,0 +1,294 @@
+"""The identity profile (seed 001 section 6): `profile/identity.md`, a mirror in which the
+future you sees the present you, rewritten weekly and kept as numbered versions.
+
+Each rewrite reads the long-term memories (and the week's recall-hot ones) outside
+sensitive scopes: the profile is plaintext and reaches every project's start-up snapshot,
+so nothing of a sensitive scope may enter it. With an LLM configured (and within the day's
+token budget) the `rewrite_identity` prompt rewrites the current profile; without one, or
+when it fails, a structured rendering by rules: preferences, decisions, warnings, tools and
+languages, activity. A rewrite that changes nothing makes no version; one that does is a
+`profile_versions` row with the unified diff from the previous version, and an audit event.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+import httpx
+
+from memoryd import atomic, clock
+from memoryd.config import Config
+from memoryd.db.engine import read_session, write_session
+from memoryd.errors import CorruptFile, KeyUnavailable, NotFound, UsageError
+from memoryd.models import VISIBLE_STATES, MemoryType
+from memoryd.store import Store
+from memoryd.store import profile as sql
+
+PROMPT = "rewrite_identity"
+TRIGGERS = ("manual", "weekly_cron", "on_event")
+WINDOW_DAYS = 7
+MAX_LINES = {"preference": 12, "decision": 10, "warning": 8, "playbook": 6, "fact": 8}
+RULES = "rules"
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    changed: bool
+    version: int | None  # the new version, or the current one when nothing changed
+    by: str  # "rules" or "<provider>:<model>"
+    note: str
+    change_summary: str
+    diff: str
+    sources: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def path(store: Store) -> str:
+    return str(store.layout.profile / "identity.md")
+
+
+def current_text(store: Store) -> str:
+    try:
+        with open(path(store), encoding="utf-8") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        return ""
+
+
+def _sources(store: Store, since: datetime) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(long-term rows outside sensitive scopes, the window's sessions there)."""
+    rows = [r for r in store.list(states=list(VISIBLE_STATES)) if not r.get("scope_sensitive")]
+    lt = [r for r in rows if r["type"] != MemoryType.session.value]
+    cutoff = clock.iso(since)
+    sessions = [r for r in rows if r["type"] == MemoryType.session.value and r["created_at"] >= cutoff]
+    return lt, sessions
+
+
+def _read(store: Store, slug: str) -> tuple[str, str, list[str]]:
+    try:
+        doc, _ = store.read(slug)
+    except (CorruptFile, KeyUnavailable, NotFound):
+        return "", "", []
+    from memoryd.snapshot import _gist
+
+    return " ".join(doc.meta.title.split()), _gist(doc.body), doc.meta.tags
+
+
+def by_rules(store: Store, now: datetime) -> tuple[str, int]:
+    """The structured profile: who the memories say the user is, in a fixed shape."""
+    from memoryd.snapshot import score
+
+    lt, sessions = _sources(store, now - timedelta(days=WINDOW_DAYS))
+    ranked = sorted(lt, key=lambda r: (-score(r, now), r["slug"]))
+    lines: dict[str, list[str]] = {k: [] for k in MAX_LINES}
+    for r in ranked:
+        kind = r["type"]
+        if kind in lines and len(lines[kind]) < MAX_LINES[kind]:
+            title, gist, _ = _read(store, r["slug"])
+            if title:
+                lines[kind].append(
+                    f"- {title}" + (f": {gist}" if gist and gist.rstrip(".") != title.rstrip(".") else "")
+                )
+    tools: Counter[str] = Counter()
+    for r in sessions:
+        _, _, tags = _read(store, r["slug"])
+        tools.update(t for t in tags if t not in _SOURCE_TAGS)
+    projects = len({r["scope_hash"] for r in sessions})
+
+    summary = []
+    if lines["preference"]:
+        summary.append("- Prefers: " + "; ".join(ln[2:].split(": ")[0] for ln in lines["preference"][:3]))
+    if lines["decision"]:
+        summary.append(
+            "- Recent decisions: " + "; ".join(ln[2:].split(": ")[0] for ln in lines["decision"][:3])
+        )
+    if tools:
+        summary.append("- Works with: " + ", ".join(t for t, _ in tools.most_common(6)))
+    if sessions:
+        summary.append(
+            f"- This week: {len(sessions)} sessions in {projects} project{'s' if projects != 1 else ''}"
+        )
+    if not summary:
+        summary.append("- Nothing is known yet: no long-term memories outside sensitive projects")
+    out = ["# Identity profile", "", "## Summary", *summary]
+    for title, kind in (
+        ("Preferences", "preference"),
+        ("Decisions", "decision"),
+        ("Warnings", "warning"),
+        ("Playbooks", "playbook"),
+        ("Facts", "fact"),
+    ):
+        if lines[kind]:
+            out += ["", f"## {title}", *lines[kind]]
+    if tools:
+        out += ["", "## Tools and languages", *(f"- {t} ({n})" for t, n in tools.most_common(12))]
+    return "\n".join(out) + "\n", len(lt) + len(sessions)
+
+
+_SOURCE_TAGS = frozenset(
+    {"claude-code", "codex", "codex-rollout", "openclaw", "openclaw-fs", "manual", "daily-log", "episode"}
+)
+
+
+def _by_llm(
+    store: Store, config: Config, now: datetime, env: Mapping[str, str] | None, transport: Any
+) -> tuple[str, str, str, int] | str:
+    """(content, change summary, by, sources) from the LLM, or why it was not used."""
+    from memoryd.governance import spend
+    from memoryd.llm import prompts, tokens
+    from memoryd.llm.base import LLMError
+    from memoryd.llm.factory import choose
+    from memoryd.llm.schemas import IdentityRewrite
+
+    choice = choose(config.llm, env=os.environ if env is None else env, transport=transport)
+    provider = choice.provider
+    if provider is None:
+        return choice.reason
+    since = now - timedelta(days=WINDOW_DAYS)
+    lt, _ = _sources(store, since)
+    cutoff = clock.iso(since)
+    with read_session(store.engine) as s:
+        from memoryd.store import governance as gsql
+
+        hot = {r["slug"] for r in gsql.recall_hot(s, since.strftime("%Y-%m-%d"), None, 20)}
+    fresh = [r for r in lt if (r.get("updated_at") or r["created_at"]) >= cutoff or r["slug"] in hot]
+    if not fresh:
+        return "no new or recall-hot long-term memories this week"
+    items = []
+    for r in fresh:
+        title, gist, _ = _read(store, r["slug"])
+        if title:
+            items.append(f"- [{r['type']}] {title}" + (f": {gist}" if gist else ""))
+    budget = max(config.llm.max_input_tokens, 300)
+    prompt = prompts.render(
+        PROMPT,
+        current=tokens.trim(current_text(store) or "(no profile yet)", budget),
+        memories=tokens.trim("\n".join(items), budget),
+    )
+    spent = spend.tokens_today(store)
+    expected = tokens.estimate(prompt.system + prompt.user) + prompt.max_output_tokens
+    if spent + expected > config.llm.daily_token_budget:
+        return f"daily token budget spent ({spent:,} of {config.llm.daily_token_budget:,} tokens)"
+    try:
+        reply = provider.generate_json(prompt, IdentityRewrite)
+    except LLMError as exc:
+        spend.record(
+            store,
+            config.llm,
+            provider=provider.name,
+            model=provider.model,
+            task=PROMPT,
+            usage=exc.usage,
+            ok=False,
+        )
+        return f"the LLM failed: {exc}"
+    spend.record(
+        store,
+        config.llm,
+        provider=provider.name,
+        model=provider.model,
+        task=PROMPT,
+        usage=reply.usage,
+        ok=True,
+    )
+    content = reply.data.content_md.strip()
+    if not content:
+        return "the LLM returned an empty profile"
+    return content + "\n", reply.data.change_summary.strip(), f"{provider.name}:{provider.model}", len(fresh)
+
+
+def diff(old: str, new: str, a: str, b: str) -> str:
+    return "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True), a, b))
+
+
+def _summary(old: str, new: str) -> str:
+    added = sum(1 for ln in difflib.ndiff(old.splitlines(), new.splitlines()) if ln.startswith("+ "))
+    removed = sum(1 for ln in difflib.ndiff(old.splitlines(), new.splitlines()) if ln.startswith("- "))
+    return "first version" if not old else f"{added} line(s) added, {removed} removed"
+
+
+def rewrite(
+    store: Store,
+    config: Config,
+    *,
+    trigger: str = "manual",
+    actor: str = "cli",
+    env: Mapping[str, str] | None = None,
+    transport: httpx.BaseTransport | None = None,
+) -> Rewrite:
+    if trigger not in TRIGGERS:
+        raise UsageError(f"trigger must be one of {', '.join(TRIGGERS)}")
+    now = clock.now()
+    old = current_text(store)
+    got = _by_llm(store, config, now, env, transport)
+    if isinstance(got, str):
+        note = f"rules: {got}"
+        content, sources = by_rules(store, now)
+        change, by = "", RULES
+    else:
+        content, change, by, sources = got
+        note = ""
+    with read_session(store.engine) as s:
+        last = sql.latest(s)
+    if last is not None and content == last["content_md"] and content == old:
+        return Rewrite(False, last["version_num"], by, note or "no change", "no change", "", sources)
+    num = (last["version_num"] if last else 0) + 1
+    prev = last["content_md"] if last else old
+    patch = diff(prev, content, f"v{num - 1}" if last else "identity.md", f"v{num}")
+    change = change or _summary(prev, content)
+    atomic.write_text(path(store), content)
+    with write_session(store.engine) as s:
+        sql.add_version(
+            s,
+            {
+                "version_num": num,
+                "written_at": clock.iso(now),
+                "trigger": trigger,
+                "content_md": content,
+                "diff_from_prev": patch,
+                "change_summary": change,
+                "sources_count": sources,
+                "sources_window_start": clock.iso(now - timedelta(days=WINDOW_DAYS)),
+                "sources_window_end": clock.iso(now),
+            },
+        )
+    store.audit.append(
+        "profile_rewrite",
+        actor=actor,
+        target_id=f"identity:v{num}",
+        details={"version": num, "trigger": trigger, "by": by, "sources": sources},
+    )
+    from memoryd import snapshot
+
+    snapshot.refresh_all(store)  # every project's snapshot shows the new summary
+    return Rewrite(True, num, by, note, change, patch, sources)
+
+
+def versions(store: Store) -> list[dict[str, Any]]:
+    with read_session(store.engine) as s:
+        return sql.versions(s)
+
+
+def version(store: Store, num: int | None) -> dict[str, Any]:
+    with read_session(store.engine) as s:
+        row = sql.latest(s) if num is None else sql.version(s, num)
+    if row is None:
+        raise NotFound(
+            "no identity profile version yet: run `memoryd profile rewrite-identity`"
+            if num is None
+            else f"no identity profile version {num}"
+        )
+    return row
+
+
+def diff_versions(store: Store, a: int, b: int) -> str:
+    va, vb = version(store, a), version(store, b)
+    return diff(va["content_md"], vb["content_md"], f"v{a}", f"v{b}")

@@ -1,0 +1,130 @@
+"""The identity profile: rewritten by rules or by the LLM (the real anthropic SDK against a
+recorded response), kept as numbered versions with diffs, never holding anything of a
+sensitive scope, and shown at the top of every project's start-up snapshot."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from memoryd.app import Memoryd
+from memoryd.config import Config, LLMConfig
+from memoryd.profile import identity
+from tests.core.llm.replay import Replay, recorded
+
+CANARY = "QuokkaLedger5521"
+
+
+def _at(monkeypatch, when: str) -> None:
+    monkeypatch.setenv("MEMORYD_NOW", when)
+
+
+def test_two_weekly_rewrites_give_two_versions_and_a_diff(
+    cli, project: Path, monkeypatch, isolated_home: Path
+):
+    """The issue's acceptance: a week apart, with a new preference in between."""
+    _at(monkeypatch, "2026-11-08T09:00:00Z")
+    Memoryd().record("preference", "Tabs over spaces", "The user indents with tabs.", scope_path=project)
+    first = cli("profile", "rewrite-identity", "--weekly", "--json")
+    assert first.returncode == 0, first.stderr
+    v1 = json.loads(first.stdout)
+    assert v1["changed"] and v1["version"] == 1 and v1["by"] == "rules"
+
+    _at(monkeypatch, "2026-11-15T09:00:00Z")
+    Memoryd().record(
+        "preference", "Short answers", "The user wants short, direct answers.", scope_path=project
+    )
+    second = json.loads(cli("profile", "rewrite-identity", "--weekly", "--json").stdout)
+    assert second["changed"] and second["version"] == 2
+
+    versions = json.loads(cli("profile", "versions", "--json").stdout)
+    assert [v["version_num"] for v in versions] == [1, 2]
+    assert [v["trigger"] for v in versions] == ["weekly_cron", "weekly_cron"]
+    assert [v["written_at"][:10] for v in versions] == ["2026-11-08", "2026-11-15"]
+
+    diff = cli("profile", "diff", "1", "2")
+    assert diff.returncode == 0, diff.stderr
+    added = [ln for ln in diff.stdout.splitlines() if ln.startswith("+") and not ln.startswith("+++")]
+    assert any("Short answers" in ln for ln in added), diff.stdout
+    assert "- Tabs over spaces" in cli("profile", "show", "2").stdout  # kept, not replaced
+
+    shown = cli("profile", "show", "1")
+    assert "Tabs over spaces" in shown.stdout and "Short answers" not in shown.stdout
+    latest = (isolated_home / "profile" / "identity.md").read_text(encoding="utf-8")
+    assert latest == cli("profile", "show").stdout and "Short answers" in latest
+
+    # What the agent sees next: the profile's Summary heads the project's snapshot.
+    out = cli("inject", "--cwd", str(project))
+    about = out.stdout.split("## About the user", 1)[1].split("\n## ", 1)[0]
+    assert "Short answers" in about, out.stdout
+
+
+def test_a_rewrite_that_changes_nothing_makes_no_version(cli, project: Path):
+    Memoryd().record(
+        "warning", "Never force-push main", "It rewrote shared history once.", scope_path=project
+    )
+    assert json.loads(cli("profile", "rewrite-identity", "--json").stdout)["version"] == 1
+    again = json.loads(cli("profile", "rewrite-identity", "--json").stdout)
+    assert again["changed"] is False and again["version"] == 1
+    assert len(json.loads(cli("profile", "versions", "--json").stdout)) == 1
+    events = [e for e in json.loads(cli("audit", "--json").stdout) if e["event_type"] == "profile_rewrite"]
+    assert len(events) == 1 and json.loads(events[0]["details"])["version"] == 1
+
+
+def test_nothing_of_a_sensitive_scope_enters_the_profile(
+    cli, secret_service: str, project: Path, tmp_path: Path, isolated_home: Path
+):
+    secret = tmp_path / "payroll"
+    secret.mkdir()
+    Memoryd().record("preference", f"Payroll runs use {CANARY}", f"Always {CANARY}.", scope_path=secret)
+    Memoryd().record("preference", "Tabs over spaces", "The user indents with tabs.", scope_path=project)
+    assert cli("mark-sensitive", str(secret)).returncode == 0
+    assert cli("profile", "rewrite-identity").returncode == 0
+    text = (isolated_home / "profile" / "identity.md").read_text(encoding="utf-8")
+    assert "Tabs over spaces" in text and CANARY not in text
+    assert CANARY not in json.dumps(identity.versions(Memoryd().store))
+
+
+def test_the_llm_rewrites_the_profile(project: Path, monkeypatch, isolated_home: Path):
+    """The anthropic SDK against a recorded answer: what was sent is the current profile and
+    the week's memories, the answer becomes version 1, the tokens are on the ledger."""
+    app = Memoryd(config=Config(llm=LLMConfig(provider="anthropic", model="claude-haiku-4-5-20251001")))
+    app.record("preference", "Short answers", "The user wants short, direct answers.", scope_path=project)
+    replay = Replay(recorded("anthropic", "identity_ok"))
+    res = identity.rewrite(
+        app.store, app.config, env={"ANTHROPIC_API_KEY": "sk-test-0123456789"}, transport=replay.transport
+    )
+    assert res.changed and res.version == 1 and res.by == "anthropic:claude-haiku-4-5-20251001"
+    assert res.change_summary.startswith("Added the indentation")
+    (sent,) = replay.bodies()
+    user = " ".join(
+        m["content"] if isinstance(m["content"], str) else json.dumps(m["content"]) for m in sent["messages"]
+    )
+    assert "Short answers" in user and "(no profile yet)" in user
+    text = (isolated_home / "profile" / "identity.md").read_text(encoding="utf-8")
+    assert "Backend developer who works in Python 3.11" in text
+    assert app.spend().today.tokens == 412 + 96
+
+
+def test_a_failing_llm_falls_back_to_rules(project: Path):
+    app = Memoryd(
+        config=Config(llm=LLMConfig(provider="anthropic", model="claude-haiku-4-5-20251001", max_retries=0))
+    )
+    app.record("preference", "Short answers", "The user wants short, direct answers.", scope_path=project)
+    replay = Replay(recorded("anthropic", "server_error"))
+    res = identity.rewrite(
+        app.store, app.config, env={"ANTHROPIC_API_KEY": "sk-test-0123456789"}, transport=replay.transport
+    )
+    assert res.changed and res.by == "rules" and "LLM failed" in res.note
+    assert "Short answers" in identity.current_text(app.store)
+
+
+def test_bad_input_is_one_line(cli):
+    for args, code in (
+        (["profile", "show", "7"], 1),
+        (["profile", "diff", "1", "x"], 2),
+        (["profile", "show"], 1),
+    ):
+        out = cli(*args)
+        assert out.returncode == code, (args, out.returncode, out.stderr)
+        assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr, out.stderr
