@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # governance pulls in the LLM layer: imported when first used
     from memoryd.governance.spend import SpendReport
     from memoryd.importers.common import ImportReport
     from memoryd.profile.identity import Rewrite
+    from memoryd.profile.report import Report
     from memoryd.sensitive.grants import Grant
     from memoryd.sensitive.marking import MarkReport
 
@@ -474,6 +475,11 @@ class Memoryd:
         from memoryd.profile import identity
 
         return identity.version(self.store, num)
+
+    def monthly_report(self, month: str | None = None, *, actor: str = "cli") -> Report:
+        from memoryd.profile import report
+
+        return report.generate(self.store, self.config, month, actor=actor)
 
     def profile_diff(self, a: int, b: int) -> str:
         from memoryd.profile import identity

@@ -50,6 +50,14 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     d.add_argument("a", type=int)
     d.add_argument("b", type=int)
     d.set_defaults(handler=run_diff)
+    m = ps.add_parser(
+        "generate-monthly-report",
+        parents=[common],
+        help="write profile/change-reports/YYYY-MM.md: how the profile changed in a month",
+        description="Example: memoryd profile generate-monthly-report --month 2026-10",
+    )
+    m.add_argument("--month", help="YYYY-MM (default: this month)")
+    m.set_defaults(handler=run_report)
     p.set_defaults(handler=lambda args: (p.print_help(), 2)[1])
 
 
@@ -103,4 +111,16 @@ def run_diff(args: argparse.Namespace) -> int:
         output.emit_json({"a": args.a, "b": args.b, "diff": text})
     else:
         sys.stdout.write(text or f"versions {args.a} and {args.b} are the same\n")
+    return 0
+
+
+def run_report(args: argparse.Namespace) -> int:
+    rep = _app().monthly_report(args.month)
+    if args.json:
+        output.emit_json(rep.as_dict())
+    else:
+        output.line(
+            f"{rep.path}: {rep.versions} version(s), {rep.supersedes} supersede(s), "
+            f"{rep.entities_added} new and {rep.entities_dropped} dropped entities"
+        )
     return 0

@@ -1,0 +1,226 @@
+"""The monthly change report (seed 001 section 6): `profile/change-reports/YYYY-MM.md` and a
+`profile_change_reports` row, saying how the identity profile changed in a month.
+
+The structure comes from the data: the month's versions with their summaries, the diff
+from the last version before the month to the last one in it, the supersedes decided in
+the month (old -> new), and the entities first seen in the month or no longer mentioned
+since the month before. With an LLM configured, the `profile_change_report` prompt adds a
+readable account on top; without one the report is the structure alone.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx
+from sqlalchemy import text
+
+from memoryd import atomic, clock
+from memoryd.config import Config
+from memoryd.db.engine import read_session, write_session
+from memoryd.errors import UsageError
+from memoryd.profile import identity
+from memoryd.store import Store
+from memoryd.store.index import _rows
+
+PROMPT = "profile_change_report"
+
+
+@dataclass(frozen=True)
+class Report:
+    period: str
+    path: str
+    versions: int
+    supersedes: int
+    entities_added: int
+    entities_dropped: int
+    by: str
+    note: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def bounds(month: str | None) -> tuple[str, datetime, datetime, datetime]:
+    """(YYYY-MM, its first instant, the next month's, the previous month's first instant)."""
+    now = clock.now()
+    if month is None:
+        start = datetime(now.year, now.month, 1, tzinfo=UTC)
+    else:
+        try:
+            start = datetime.strptime(month, "%Y-%m").replace(tzinfo=UTC)
+        except ValueError:
+            raise UsageError(f"--month must look like 2026-11, not {month!r}") from None
+    end = datetime(start.year + (start.month == 12), start.month % 12 + 1, 1, tzinfo=UTC)
+    prev = datetime(start.year - (start.month == 1), (start.month - 2) % 12 + 1, 1, tzinfo=UTC)
+    return start.strftime("%Y-%m"), start, end, prev
+
+
+def _q(store: Store, sql: str, **params: Any) -> list[dict[str, Any]]:
+    with read_session(store.engine) as s:
+        return _rows(s.exec(text(sql), params=params))
+
+
+def generate(
+    store: Store,
+    config: Config,
+    month: str | None = None,
+    *,
+    actor: str = "cli",
+    env: Mapping[str, str] | None = None,
+    transport: httpx.BaseTransport | None = None,
+) -> Report:
+    period, start, end, prev = bounds(month)
+    a, b, p = clock.iso(start), clock.iso(end), clock.iso(prev)
+    versions = _q(
+        store,
+        "SELECT version_num, written_at, trigger, change_summary, content_md FROM profile_versions "
+        "WHERE written_at >= :a AND written_at < :b ORDER BY version_num",
+        a=a,
+        b=b,
+    )
+    before = _q(
+        store,
+        "SELECT content_md FROM profile_versions WHERE written_at < :a ORDER BY version_num DESC LIMIT 1",
+        a=a,
+    )
+    supersedes = _q(
+        store,
+        "SELECT newer_memory_id, older_memory_id, confidence, decided_by FROM supersedes_chain "
+        "WHERE decided_at >= :a AND decided_at < :b ORDER BY decided_at",
+        a=a,
+        b=b,
+    )
+    added = _q(
+        store,
+        "SELECT name, type FROM entities WHERE first_seen_at >= :a AND first_seen_at < :b ORDER BY name",
+        a=a,
+        b=b,
+    )
+    dropped = _q(
+        store,
+        "SELECT name, type FROM entities WHERE last_seen_at >= :p AND last_seen_at < :a ORDER BY name",
+        p=p,
+        a=a,
+    )
+    old = before[0]["content_md"] if before else ""
+    new = versions[-1]["content_md"] if versions else old
+
+    lines = [f"# Identity profile: changes in {period}", ""]
+    if versions:
+        first, last = versions[0]["version_num"], versions[-1]["version_num"]
+        lines.append(f"{len(versions)} version(s) this month, v{first} to v{last}.")
+    else:
+        lines.append("The profile did not change this month.")
+    narrative, by, note = (
+        _narrative(store, config, period, old, new, env, transport) if versions else ("", "rules", "")
+    )
+    if narrative:
+        lines += ["", narrative.strip()]
+    if versions:
+        lines += ["", "## Versions"]
+        lines += [
+            f"- v{v['version_num']} {v['written_at'][:10]} ({v['trigger']}): {v['change_summary'] or ''}"
+            for v in versions
+        ]
+        patch = identity.diff(old, new, "before the month", f"v{versions[-1]['version_num']}")
+        if patch:
+            lines += ["", "## What changed", "", "```diff", patch.rstrip("\n"), "```"]
+    if supersedes:
+        lines += ["", "## Superseded"]
+        for sup in supersedes:
+            how = f"{sup['decided_by']}, confidence {sup['confidence']:.2f}"
+            lines.append(f"- {sup['older_memory_id']} -> {sup['newer_memory_id']} ({how})")
+    if added or dropped:
+        lines += ["", "## Entities"]
+        if added:
+            lines.append("- New: " + ", ".join(f"{e['name']} ({e['type']})" for e in added))
+        if dropped:
+            lines.append("- No longer mentioned: " + ", ".join(f"{e['name']} ({e['type']})" for e in dropped))
+    content = "\n".join(lines) + "\n"
+
+    folder = store.layout.profile / "change-reports"
+    out = folder / f"{period}.md"
+    atomic.write_text(out, content)
+    row = {
+        "period": period,
+        "generated_at": clock.now_iso(),
+        "content_md": content,
+        "versions_count": len(versions),
+        "supersedes_count": len(supersedes),
+        "entities_added": len(added),
+        "entities_dropped": len(dropped),
+    }
+    with write_session(store.engine) as s:
+        s.exec(text("DELETE FROM profile_change_reports WHERE period = :period"), params={"period": period})
+        cols = ", ".join(row)
+        s.exec(
+            text(f"INSERT INTO profile_change_reports ({cols}) VALUES ({', '.join(':' + c for c in row)})"),
+            params=row,
+        )
+    store.audit.append(
+        "profile_report",
+        actor=actor,
+        target_id=f"change-report:{period}",
+        details={k: v for k, v in row.items() if k not in ("content_md", "generated_at")},
+    )
+    return Report(period, str(out), len(versions), len(supersedes), len(added), len(dropped), by, note)
+
+
+def _narrative(
+    store: Store,
+    config: Config,
+    period: str,
+    old: str,
+    new: str,
+    env: Mapping[str, str] | None,
+    transport: Any,
+) -> tuple[str, str, str]:
+    """(account, by, note): the LLM's readable account of the change, or none."""
+    from memoryd.governance import spend
+    from memoryd.llm import prompts, tokens
+    from memoryd.llm.base import LLMError
+    from memoryd.llm.factory import choose
+    from memoryd.llm.schemas import ChangeReport
+
+    provider = choose(config.llm, env=os.environ if env is None else env, transport=transport).provider
+    if provider is None:
+        return "", "rules", ""
+    budget = max(config.llm.max_input_tokens, 300)
+    prompt = prompts.render(
+        PROMPT,
+        since=period,
+        before=tokens.trim(old or "(no profile)", budget),
+        after=tokens.trim(new, budget),
+        memories="(see the versions' summaries)",
+    )
+    expected = tokens.estimate(prompt.system + prompt.user) + prompt.max_output_tokens
+    if spend.tokens_today(store) + expected > config.llm.daily_token_budget:
+        return "", "rules", "daily token budget spent"
+    try:
+        reply = provider.generate_json(prompt, ChangeReport)
+    except LLMError as exc:
+        spend.record(
+            store,
+            config.llm,
+            provider=provider.name,
+            model=provider.model,
+            task=PROMPT,
+            usage=exc.usage,
+            ok=False,
+        )
+        return "", "rules", f"the LLM failed: {exc}"
+    spend.record(
+        store,
+        config.llm,
+        provider=provider.name,
+        model=provider.model,
+        task=PROMPT,
+        usage=reply.usage,
+        ok=True,
+    )
+    return reply.data.content_md, f"{provider.name}:{provider.model}", ""
