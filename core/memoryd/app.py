@@ -540,7 +540,15 @@ class Memoryd:
         scope = self.scope(path)
         self.drain_spool(wait=True)  # what hooks spooled for it becomes encrypted too
         self.store.changed(scope.hash)
-        return marking.mark(self.store, scope, passphrase=passphrase, actor=actor)
+        report = marking.mark(self.store, scope, passphrase=passphrase, actor=actor)
+        from memoryd.profile import identity
+
+        if identity.withdraw_scope(self.store, self.config, scope.hash, actor=actor):
+            from memoryd import snapshot
+
+            marking.compact(self.store)  # the withdrawn rows' bytes leave the free pages too
+            snapshot.refresh_all(self.store)  # every project's "About the user" changed
+        return report
 
     @_settles
     def unmark_sensitive(self, path: str | Path, *, actor: str = "cli") -> int:

@@ -16,6 +16,15 @@ def data_home() -> str:
     env = os.environ.get("MEMORYD_HOME")
     if env:
         return os.path.expanduser(env)
+    if sys.platform.startswith("linux") and "ANDROID_DATA" not in os.environ:
+        # platformdirs' rule for Linux, without importing it (under the hooks' `python -S`
+        # that would mean running site first): $XDG_DATA_HOME, else ~/.local/share.
+        base = os.environ.get("XDG_DATA_HOME", "")
+        if not base.strip():
+            base = os.path.expanduser("~/.local/share")
+        return os.path.join(base, APP)
+    if sys.platform == "darwin":
+        return os.path.join(os.path.expanduser("~/Library/Application Support"), APP)
     full_site()
     import platformdirs
 

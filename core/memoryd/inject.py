@@ -178,6 +178,15 @@ def _grant_live(home: str, scope_hash: str) -> bool:
     return False
 
 
+def _stale(scope_dir: str) -> bool:
+    """The marker, or one a refresher claimed (`.snapshot-stale.<pid>`) and never finished:
+    a killed render must not leave an old snapshot looking fresh."""
+    if os.path.exists(os.path.join(scope_dir, STALE)):
+        return True
+    with os.scandir(scope_dir) as entries:
+        return any(e.name.startswith(STALE) for e in entries)
+
+
 def _read_plain(scope_dir: str, home: str) -> str | None:
     """The rendered snapshot when it is there and fresh; None sends the caller to the
     renderer."""
@@ -187,7 +196,7 @@ def _read_plain(scope_dir: str, home: str) -> str | None:
     except OSError:
         return None
     who = identity_mtime(home)
-    if os.path.exists(os.path.join(scope_dir, STALE)) or who > st.st_mtime:
+    if who > st.st_mtime or _stale(scope_dir):
         return None
     try:
         with open(path, encoding="utf-8") as fh:
@@ -313,10 +322,16 @@ def run(cwd: str | None, budget: int, fmt: str) -> str:
         raise UsageError(f"--budget must be at least {MIN_BUDGET} tokens")
     if fmt == "claude-hook":
         cwd = cwd or _stdin_cwd() or os.environ.get("CLAUDE_PROJECT_DIR")
-    cwd = cwd or os.getcwd()
+    try:
+        cwd = cwd or os.getcwd()
+    except FileNotFoundError:
+        raise UsageError("the current directory no longer exists; pass --cwd") from None
     if not os.path.isdir(cwd) and not os.path.isfile(cwd):
         raise UsageError(f"no such directory: {cwd}")
     text, fitted = snapshot_for(cwd)
-    if not (fitted and budget >= DEFAULT_BUDGET and len(text) <= MAX_CHARS):
+    # Every token covers at least one byte, so a text of no more bytes than the budget
+    # fits without loading the tokenizer (the empty snapshot, the sensitive note).
+    small = len(text.encode("utf-8")) <= budget and len(text) <= MAX_CHARS
+    if not (small or (fitted and budget >= DEFAULT_BUDGET and len(text) <= MAX_CHARS)):
         text = fit(text, budget)
     return hook_json(text) if fmt == "claude-hook" else text

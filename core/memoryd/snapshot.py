@@ -164,42 +164,54 @@ def mark_stale(layout: Layout, scope_hash: str) -> None:
 
 
 def refresh(store: Store, scope_hash: str) -> str | None:
-    """Render and write one scope's snapshot; returns the text (None: nothing to show).
+    """Render and write one scope's snapshot; returns the text (None: nothing to show, and
+    the empty snapshot is written so the hook does not render again at every start).
 
-    The stale marker is claimed (renamed) before rendering, so a write that lands while we
-    render leaves a new marker behind and the next reader renders again."""
+    One refresher per scope at a time (a file lock), so an older render never lands after a
+    newer one. The stale marker is claimed (renamed) before rendering: a write that lands
+    while we render leaves a new marker, and the next reader renders again. Claims that a
+    killed refresher left behind are ours to finish, and go with our successful write."""
+    from filelock import FileLock
+
     folder = _dir(store.layout, scope_hash)
-    marker, claimed = folder / inject.STALE, folder / f"{inject.STALE}.{os.getpid()}"
-    had_marker = False
-    with contextlib.suppress(FileNotFoundError):
-        os.replace(marker, claimed)
-        had_marker = True
-    try:
-        text = render(store, scope_hash)
-        plain, sealed = folder / inject.SNAPSHOT, folder / inject.SNAPSHOT_ENC
-        if text is None:
-            for stale in (plain, sealed):
-                stale.unlink(missing_ok=True)
-            return None
-        if store.keys.sensitive(scope_hash):
-            data = crypto.seal(
-                store.keys.get(scope_hash),
-                text.encode("utf-8"),
-                scope_hash=scope_hash,
-                slug="snapshot",
-                kind="snapshot",
-            )
-            atomic.write_bytes(sealed, data)
-            plain.unlink(missing_ok=True)
-        else:
-            atomic.write_text(plain, text)
-            sealed.unlink(missing_ok=True)
-    except BaseException:
-        if had_marker:
-            with contextlib.suppress(OSError):
-                os.replace(claimed, marker)
-        raise
-    claimed.unlink(missing_ok=True)
+    if not folder.is_dir():
+        return None
+    with FileLock(str(folder / ".snapshot.lock"), timeout=60):
+        marker, claimed = folder / inject.STALE, folder / f"{inject.STALE}.{os.getpid()}"
+        had_marker = False
+        with contextlib.suppress(FileNotFoundError):
+            os.replace(marker, claimed)
+            had_marker = True
+        leftovers = [p for p in folder.glob(f"{inject.STALE}.*") if p != claimed]
+        # The state file, not the key cache: another process may have marked the scope
+        # since this one read its settings, and then nothing may be written in plaintext.
+        sensitive = (folder / inject.SENSITIVE_STATE).exists()
+        if sensitive and not store.keys.sensitive(scope_hash):
+            store.keys.forget(scope_hash)
+        try:
+            text = render(store, scope_hash)
+            body = text if text is not None else _empty(store.layout)
+            plain, sealed = folder / inject.SNAPSHOT, folder / inject.SNAPSHOT_ENC
+            if sensitive:
+                data = crypto.seal(
+                    store.keys.get(scope_hash),
+                    body.encode("utf-8"),
+                    scope_hash=scope_hash,
+                    slug="snapshot",
+                    kind="snapshot",
+                )
+                plain.unlink(missing_ok=True)
+                atomic.write_bytes(sealed, data)
+            else:
+                atomic.write_text(plain, body)
+                sealed.unlink(missing_ok=True)
+        except BaseException:
+            if had_marker:
+                with contextlib.suppress(OSError):
+                    os.replace(claimed, marker)
+            raise
+        for done in [claimed, *leftovers]:
+            done.unlink(missing_ok=True)
     return text
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
+import pytest
+
 from memoryd.testing import claude_exchange, stop_payload, write_jsonl
 
 
@@ -24,3 +26,19 @@ def test_everything_created_is_private(cli, project: Path, tmp_path: Path, isola
         assert mode == want, f"{path.relative_to(isolated_home)} is {oct(mode)}"
         seen += 1
     assert seen > 15
+
+
+@pytest.mark.parametrize("xdg", [None, "", "  ", "/tmp/xdg-data"])
+def test_default_data_dir_is_platformdirs_without_importing_it(monkeypatch, xdg):
+    """The hooks find the default data dir with the standard library only (under `python -S`
+    platformdirs is not importable); it must be the very dir platformdirs names."""
+    import platformdirs
+
+    from memoryd import envpaths
+
+    monkeypatch.delenv("MEMORYD_HOME", raising=False)
+    if xdg is None:
+        monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    else:
+        monkeypatch.setenv("XDG_DATA_HOME", xdg)
+    assert envpaths.data_home() == platformdirs.user_data_dir("memoryd", appauthor=False)

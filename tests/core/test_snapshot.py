@@ -129,10 +129,13 @@ def test_forget_removes_a_memory_from_the_snapshot(cli: Cli, project: Path, isol
 def test_forgetting_everything_leaves_the_empty_snapshot(
     cli: Cli, project: Path, isolated_home: Path
 ) -> None:
-    """No visible memory left: no snapshot.md, and inject prints the empty snapshot."""
+    """No visible memory left: snapshot.md is the empty snapshot (written, so the hook does
+    not render again at every start), and inject prints it."""
     out = cli("record", "--type", "fact", "--title", "Lonely fact", "--body", "x", "--json", cwd=project)
     cli("forget", json.loads(out.stdout)["slug"])
-    assert not _snap(isolated_home, project).exists()
+    assert _snap(isolated_home, project).read_text(encoding="utf-8") == inject.empty_snapshot(
+        str(isolated_home)
+    )
     injected = cli("inject", cwd=project)
     assert injected.returncode == 0
     assert injected.stdout == inject.empty_snapshot(str(isolated_home))

@@ -23,7 +23,8 @@ from memoryd.errors import UsageError
 SERVER = "memoryd"
 # event -> (matcher or None, arguments after `memoryd`, timeout in seconds or None)
 HOOKS: dict[str, tuple[str | None, tuple[str, ...], int | None]] = {
-    "SessionStart": ("startup|resume|clear|compact", ("inject", "--format", "claude-hook"), 10),
+    # No matcher: every source, including `fork` (v2.1.214+) and any added later.
+    "SessionStart": (None, ("inject", "--format", "claude-hook"), 10),
     "Stop": (None, ("capture", "--source=claude-code"), 10),
     "PreCompact": (None, ("capture", "--source=claude-code"), 10),
     # No timeout: SessionEnd hooks share a 1.5 s budget that a per-hook timeout would

@@ -32,7 +32,7 @@ from memoryd.errors import UsageError
 SERVER = "memoryd"
 HEADER = f"[mcp_servers.{SERVER}]"
 HOOKS: claude_code.Spec = {
-    "SessionStart": ("startup|resume|clear|compact", ("inject", "--format", "claude-hook"), 10),
+    "SessionStart": (None, ("inject", "--format", "claude-hook"), 10),
 }
 
 
@@ -100,12 +100,13 @@ def _notify_span(lines: list[str]) -> tuple[int, int] | None:
 
 
 def _block_span(lines: list[str]) -> tuple[int, int] | None:
-    """Lines [start, end) of our [mcp_servers.memoryd] table, with the blank line that
-    setup put before it."""
+    """Lines [start, end) of our [mcp_servers.memoryd] table: the header and the keys setup
+    writes (a user's comment or key after them is not ours), with the blank line that setup
+    put before it."""
     for i, ln in enumerate(lines):
         if ln.split("#", 1)[0].strip() == HEADER:
             j = i + 1
-            while j < len(lines) and not lines[j].lstrip().startswith("["):
+            while j < len(lines) and re.match(r"\s*(command|args|env)\s*=", lines[j]):
                 j += 1
             start = i - 1 if i > 0 and not lines[i - 1].strip() else i
             return start, j
@@ -128,6 +129,10 @@ def _config_change(path: Path, *, uninstall: bool, force: bool) -> tuple[common.
         span = _notify_span(lines) if _is_our_notify(current) else None
         if span:
             del lines[span[0] : span[1]]
+            found_then = common.Ledger().get(path)
+            replaced, at = found_then.get("replaced_notify"), found_then.get("replaced_notify_at")
+            if isinstance(replaced, str) and replaced:  # --force took the user's: give it back
+                lines.insert(at if isinstance(at, int) and 0 <= at <= len(lines) else 0, replaced)
         block = _block_span(lines)
         if block:
             del lines[block[0] : block[1]]
@@ -147,6 +152,9 @@ def _config_change(path: Path, *, uninstall: bool, force: bool) -> tuple[common.
             )
         span = _notify_span(lines)
         if span:
+            if not _is_our_notify(current):
+                found["replaced_notify"] = "".join(lines[span[0] : span[1]])
+                found["replaced_notify_at"] = span[0]
             del lines[span[0] : span[1]]
         block = _block_span(lines)
         if block:

@@ -32,7 +32,7 @@ def memoryd_argv() -> list[str]:
     here = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
     if here is not None and here.name == "memoryd" and here.exists():
         return [str(here.resolve())]
-    return [sys.executable, "-m", "memoryd"]  # memoryd/__main__.py
+    return [sys.executable, "-P", "-m", "memoryd"]  # memoryd/__main__.py; -P: not the cwd first
 
 
 def hook_argv() -> list[str]:
@@ -204,6 +204,8 @@ def apply(report: SetupReport) -> SetupReport:
         return report
     stamp = clock.now().strftime("%Y%m%dT%H%M%S")
     for ch in report.changes:
+        if ch.path.is_symlink():  # a dotfile manager's link: change its target, keep the link
+            ch.path = Path(os.path.realpath(ch.path))
         key = str(ch.path)
         if report.action == "install" and ch.changed:
             entry = ledger.files.setdefault(key, {"created": ch.before is None})

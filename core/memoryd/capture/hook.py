@@ -98,7 +98,9 @@ def worker_idle(home: str) -> bool:
 
 def spawn_worker() -> None:
     """Start `python -m memoryd.capture.worker` detached (own session, no terminal)."""
-    argv = [sys.executable, "-m", "memoryd.capture.worker"]
+    # -P: the hook runs in the agent's working directory, and `-m` would otherwise put it
+    # first on sys.path, so a project's own `memoryd/` or `json.py` would run as the worker.
+    argv = [sys.executable, "-P", "-m", "memoryd.capture.worker"]
     if os.name == "posix":
         null = os.devnull
         actions = [(os.POSIX_SPAWN_OPEN, fd, null, os.O_RDWR, 0) for fd in (0, 1, 2)]

@@ -59,7 +59,11 @@ def _fast_inject(argv: Sequence[str]) -> int | None:
     except MemorydError as exc:
         sys.stderr.write(f"memoryd: {exc}\n")
         return exc.exit_code
-    sys.stdout.write(out if out.endswith("\n") else out + "\n")
+    except Exception as exc:  # the agent shows stderr's first line: one line, never a trace
+        sys.stderr.write(f"memoryd: inject failed: {exc.__class__.__name__}: {exc}\n")
+        return 1
+    # Bytes, UTF-8: a Windows console's code page cannot encode every title.
+    sys.stdout.buffer.write((out if out.endswith("\n") else out + "\n").encode("utf-8"))
     sys.stdout.flush()
     return 0
 

@@ -110,6 +110,7 @@ class ProfileVersionRow(SQLModel, table=True):
     sources_count: int | None = None
     sources_window_start: str | None = None
     sources_window_end: str | None = None
+    source_scopes: str | None = None
 
 
 class TriggerStatRow(SQLModel, table=True):
@@ -130,6 +131,7 @@ class ProfileChangeReportRow(SQLModel, table=True):
     supersedes_count: int | None = None
     entities_added: int | None = None
     entities_dropped: int | None = None
+    source_scopes: str | None = None
 
 
 class FtsDocRow(SQLModel, table=True):

@@ -19,7 +19,7 @@ from memoryd import clock
 from memoryd.capture import episode, transcripts
 from memoryd.config import Config
 from memoryd.errors import UsageError
-from memoryd.importers.common import ImportReport, Item, Progress, Writer, scope_of
+from memoryd.importers.common import ImportReport, Item, Progress, Writer, parse_when, scope_of
 from memoryd.models import MemoryType
 from memoryd.redact import Redactor
 from memoryd.scope import Scope
@@ -83,7 +83,7 @@ def items(
             continue
         report.malformed += parsed.bad_lines  # damaged lines inside a session that was read
         ep = episode.build(parsed, {"session_id": sid, "cwd": parsed.cwd}, SOURCE, redactor)
-        when = clock.parse_ts(parsed.first_ts) if parsed.first_ts else clock.now()
+        when = parse_when(parsed.first_ts, clock.now())
         item = Item(
             key=sid,
             type=MemoryType.session,

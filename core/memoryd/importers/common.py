@@ -28,6 +28,9 @@ from memoryd.store.files import Turn
 from memoryd.textproc import keywords
 
 BATCH = 500
+# Frontmatter key: a hash of the title, body and tags as last imported, so a rerun can
+# tell an origin that changed (update) from a memory the user edited (keep).
+IMPORT_FP = "import_fingerprint"
 TITLE_CHARS = 80
 
 
@@ -143,6 +146,14 @@ class Writer:
         return slugs.validate(slug)
 
     def put(self, item: Item) -> None:
+        if item.scope.marked and not self.store.keys.sensitive(item.scope.hash):
+            # Marked sensitive (say, a fresh clone) with no key on this machine: writing it
+            # would be plaintext. The user marks it (or imports the key) and imports again.
+            self.report.skipped.append(
+                f"{item.key}: {item.scope.root} is marked sensitive and has no key here "
+                f"(run `memoryd mark-sensitive {item.scope.root}` first)"
+            )
+            return
         if item.key in self._seen:  # the origin holds the same item twice
             self.report.skipped.append(f"{item.key}: duplicate in the source")
             return
@@ -152,15 +163,22 @@ class Writer:
         triggers = item.triggers if item.triggers is not None else keywords(f"{title} {body}", 8)
         tags = list(dict.fromkeys([self.source, *item.tags]))[:12]
         existing = self.store.slug_for_session(self.source, item.key)
+        imported = text_key(title, body, *tags)  # what this import would write
         if existing:
             doc, _ = self.store.read(existing)
             m = doc.meta
-            if (m.title, doc.body, m.tags) == (title, body, tags):
+            last = m.extras.get(IMPORT_FP)  # what the previous import wrote
+            if isinstance(last, str) and last != text_key(m.title, doc.body, *m.tags):
+                # Edited since it was imported: the user's version stands.
+                self.report.skipped.append(f"{item.key}: edited since the last import, kept as it is")
+                return
+            if last == imported or (m.title, doc.body, m.tags) == (title, body, tags):
                 self.report.unchanged += 1
                 return
             # The type stays: the user may have retyped it, and the file stays in its folder.
             m.title, m.tags, m.triggers = title, tags, triggers
             m.updated_at = clock.now()
+            setattr(m, IMPORT_FP, imported)
             self._pending.append((Document(meta=m, body=body), item.turns))
             self.report.updated += 1
         else:
@@ -179,6 +197,7 @@ class Writer:
                 decay_state=item.decay_state,
                 last_recalled_at=item.created_at,
                 session_id=item.key,
+                **{IMPORT_FP: imported},
             )
             self._pending.append((Document(meta=meta, body=body), item.turns))
             self.report.imported += 1

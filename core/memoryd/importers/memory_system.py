@@ -64,6 +64,11 @@ def _records(path: Path, report: ImportReport) -> list[dict[str, Any]]:
     return out
 
 
+def _list(value: Any) -> list[Any]:
+    """A list field as a list; anything else (a damaged record) as none."""
+    return value if isinstance(value, list) else []
+
+
 def _num(value: Any) -> str | None:
     return f"{value:g}" if isinstance(value, int | float) and not isinstance(value, bool) else None
 
@@ -79,7 +84,7 @@ def _item(kind: str, rec: dict[str, Any], pool: str, scope: Scope) -> Item:
             lines.append(f"Basis: {rec['basis'].strip()}")
     elif kind == "summaries":
         mtype, tags = MemoryType.fact, ["summary"]
-        facts = [str(f) for f in rec.get("source_facts") or [] if isinstance(f, str | int)]
+        facts = [str(f) for f in _list(rec.get("source_facts")) if isinstance(f, str | int)]
         if facts:
             lines.append("Summarises: " + ", ".join(facts))
     else:
@@ -87,7 +92,7 @@ def _item(kind: str, rec: dict[str, Any], pool: str, scope: Scope) -> Item:
     meta = [f"{k} {v}" for k in ("importance", "score") if (v := _num(rec.get(k)))]
     origin = ", ".join([f"{pool}/{kind}.jsonl", *meta])
     lines.append(f"Imported from memory-system ({origin}).")
-    entities = [kinds.tag(str(e)) for e in rec.get("entities") or [] if isinstance(e, str)]
+    entities = [kinds.tag(e) for e in _list(rec.get("entities")) if isinstance(e, str)]
     rid = rec.get("id")
     return Item(
         key=str(rid) if isinstance(rid, str | int) and str(rid) else text_key(kind, content),
@@ -115,7 +120,7 @@ def _entities(folder: Path, report: ImportReport, scope: Scope) -> list[Item]:
             report.malformed += 1
             continue
         lines = [f"{name} ({ent.get('type') or 'entity'})."]
-        aliases = [str(a) for a in ent.get("aliases") or []]
+        aliases = [str(a) for a in _list(ent.get("aliases"))]
         if aliases:
             lines.append("Also known as: " + ", ".join(aliases) + ".")
         attrs = ent.get("attributes") if isinstance(ent.get("attributes"), dict) else {}

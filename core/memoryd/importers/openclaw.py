@@ -22,7 +22,16 @@ from memoryd.capture import episode, transcripts
 from memoryd.config import Config
 from memoryd.errors import UsageError
 from memoryd.importers import kinds
-from memoryd.importers.common import ImportReport, Item, Progress, Writer, first_line, scope_of, text_key
+from memoryd.importers.common import (
+    ImportReport,
+    Item,
+    Progress,
+    Writer,
+    first_line,
+    parse_when,
+    scope_of,
+    text_key,
+)
 from memoryd.models import MemoryType
 from memoryd.redact import Redactor
 from memoryd.scope import Scope
@@ -71,7 +80,7 @@ def _transcripts(
                     type=MemoryType.session,
                     title=ep.title,
                     body=ep.body,
-                    created_at=clock.parse_ts(parsed.first_ts) if parsed.first_ts else clock.now(),
+                    created_at=parse_when(parsed.first_ts, clock.now()),
                     scope=scope_of(parsed.cwd, override),
                     tags=["openclaw", *ep.tags],
                     triggers=ep.triggers,

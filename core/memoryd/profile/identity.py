@@ -13,6 +13,7 @@ languages, activity. A rewrite that changes nothing makes no version; one that d
 from __future__ import annotations
 
 import difflib
+import json
 import os
 from collections import Counter
 from collections.abc import Mapping
@@ -82,7 +83,7 @@ def _read(store: Store, slug: str) -> tuple[str, str, list[str]]:
     return " ".join(doc.meta.title.split()), _gist(doc.body), doc.meta.tags
 
 
-def by_rules(store: Store, now: datetime) -> tuple[str, int]:
+def by_rules(store: Store, now: datetime) -> tuple[str, int, set[str]]:
     """The structured profile: who the memories say the user is, in a fixed shape."""
     from memoryd.snapshot import score
 
@@ -130,7 +131,7 @@ def by_rules(store: Store, now: datetime) -> tuple[str, int]:
             out += ["", f"## {title}", *lines[kind]]
     if tools:
         out += ["", "## Tools and languages", *(f"- {t} ({n})" for t, n in tools.most_common(12))]
-    return "\n".join(out) + "\n", len(lt) + len(sessions)
+    return "\n".join(out) + "\n", len(lt) + len(sessions), {r["scope_hash"] for r in [*lt, *sessions]}
 
 
 _SOURCE_TAGS = frozenset(
@@ -140,8 +141,8 @@ _SOURCE_TAGS = frozenset(
 
 def _by_llm(
     store: Store, config: Config, now: datetime, env: Mapping[str, str] | None, transport: Any
-) -> tuple[str, str, str, int] | str:
-    """(content, change summary, by, sources) from the LLM, or why it was not used."""
+) -> tuple[str, str, str, int, set[str]] | str:
+    """(content, change summary, by, sources, their scopes) from the LLM, or why not."""
     from memoryd.governance import spend
     from memoryd.llm import prompts, tokens
     from memoryd.llm.base import LLMError
@@ -202,7 +203,8 @@ def _by_llm(
     content = reply.data.content_md.strip()
     if not content:
         return "the LLM returned an empty profile"
-    return content + "\n", reply.data.change_summary.strip(), f"{provider.name}:{provider.model}", len(fresh)
+    by = f"{provider.name}:{provider.model}"
+    return content + "\n", reply.data.change_summary.strip(), by, len(fresh), {r["scope_hash"] for r in fresh}
 
 
 def diff(old: str, new: str, a: str, b: str) -> str:
@@ -231,13 +233,15 @@ def rewrite(
     got = _by_llm(store, config, now, env, transport)
     if isinstance(got, str):
         note = f"rules: {got}"
-        content, sources = by_rules(store, now)
+        content, sources, scopes = by_rules(store, now)
         change, by = "", RULES
     else:
-        content, change, by, sources = got
+        content, change, by, sources, scopes = got
         note = ""
     with read_session(store.engine) as s:
         last = sql.latest(s)
+    if by != RULES and last is not None:  # an LLM rewrite keeps what the last version said
+        scopes |= set(json.loads(last.get("source_scopes") or "[]"))
     if last is not None and content == last["content_md"] and content == old:
         return Rewrite(False, last["version_num"], by, note or "no change", "no change", "", sources)
     num = (last["version_num"] if last else 0) + 1
@@ -258,6 +262,7 @@ def rewrite(
                 "sources_count": sources,
                 "sources_window_start": clock.iso(now - timedelta(days=WINDOW_DAYS)),
                 "sources_window_end": clock.iso(now),
+                "source_scopes": json.dumps(sorted(scopes)),
             },
         )
     store.audit.append(
@@ -292,3 +297,52 @@ def version(store: Store, num: int | None) -> dict[str, Any]:
 def diff_versions(store: Store, a: int, b: int) -> str:
     va, vb = version(store, a), version(store, b)
     return diff(va["content_md"], vb["content_md"], f"v{a}", f"v{b}")
+
+
+def withdraw_scope(store: Store, config: Config, scope_hash: str, *, actor: str = "cli") -> int:
+    """A scope just became sensitive: every identity version and monthly report that drew on
+    it goes (rows and report files), and identity.md is written again by rules from what is
+    left, so nothing of the scope stays in plaintext or reaches another project's snapshot.
+    Returns how many versions went."""
+    from memoryd.store import profile as psql
+
+    with read_session(store.engine) as s:
+        gone = psql.versions_drawing_on(s, scope_hash)
+        periods = psql.reports_drawing_on(s, scope_hash)
+    had_profile = bool(current_text(store))
+    if not gone and not periods:
+        return 0
+    with write_session(store.engine) as s:
+        psql.withdraw(s, gone, periods)
+    for period in periods:
+        (store.layout.profile / "change-reports" / f"{period}.md").unlink(missing_ok=True)
+    if had_profile:
+        content, sources, scopes = by_rules(store, clock.now())
+        with read_session(store.engine) as s:
+            last = sql.latest(s)
+        num = (last["version_num"] if last else max(gone, default=0)) + 1
+        atomic.write_text(path(store), content)
+        now = clock.now()
+        with write_session(store.engine) as s:
+            sql.add_version(
+                s,
+                {
+                    "version_num": num,
+                    "written_at": clock.iso(now),
+                    "trigger": "on_event",
+                    "content_md": content,
+                    "diff_from_prev": None,
+                    "change_summary": "rewritten by rules: a scope was marked sensitive",
+                    "sources_count": sources,
+                    "sources_window_start": clock.iso(now - timedelta(days=WINDOW_DAYS)),
+                    "sources_window_end": clock.iso(now),
+                    "source_scopes": json.dumps(sorted(scopes)),
+                },
+            )
+    store.audit.append(
+        "profile_withdraw",
+        actor=actor,
+        scope_hash=scope_hash,
+        details={"versions": gone, "reports": periods},
+    )
+    return len(gone)

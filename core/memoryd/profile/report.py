@@ -10,6 +10,7 @@ readable account on top; without one the report is the structure alone.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
@@ -55,6 +56,8 @@ def bounds(month: str | None) -> tuple[str, datetime, datetime, datetime]:
             start = datetime.strptime(month, "%Y-%m").replace(tzinfo=UTC)
         except ValueError:
             raise UsageError(f"--month must look like 2026-11, not {month!r}") from None
+        if not 1970 <= start.year <= 9998:
+            raise UsageError(f"--month must be between 1970-01 and 9998-12, not {month!r}")
     end = datetime(start.year + (start.month == 12), start.month % 12 + 1, 1, tzinfo=UTC)
     prev = datetime(start.year - (start.month == 1), (start.month - 2) % 12 + 1, 1, tzinfo=UTC)
     return start.strftime("%Y-%m"), start, end, prev
@@ -78,7 +81,8 @@ def generate(
     a, b, p = clock.iso(start), clock.iso(end), clock.iso(prev)
     versions = _q(
         store,
-        "SELECT version_num, written_at, trigger, change_summary, content_md FROM profile_versions "
+        "SELECT version_num, written_at, trigger, change_summary, content_md, source_scopes "
+        "FROM profile_versions "
         "WHERE written_at >= :a AND written_at < :b ORDER BY version_num",
         a=a,
         b=b,
@@ -154,6 +158,9 @@ def generate(
         "supersedes_count": len(supersedes),
         "entities_added": len(added),
         "entities_dropped": len(dropped),
+        "source_scopes": json.dumps(
+            sorted({h for v in versions for h in json.loads(v.get("source_scopes") or "[]")})
+        ),
     }
     with write_session(store.engine) as s:
         s.exec(text("DELETE FROM profile_change_reports WHERE period = :period"), params={"period": period})
@@ -166,7 +173,7 @@ def generate(
         "profile_report",
         actor=actor,
         target_id=f"change-report:{period}",
-        details={k: v for k, v in row.items() if k not in ("content_md", "generated_at")},
+        details={k: v for k, v in row.items() if k not in ("content_md", "generated_at", "source_scopes")},
     )
     return Report(period, str(out), len(versions), len(supersedes), len(added), len(dropped), by, note)
 

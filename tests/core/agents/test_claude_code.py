@@ -35,7 +35,7 @@ ORIGINAL: dict[str, Any] = {
 # The user's own formatting, which setup may reflow but must parse to the same values.
 ORIGINAL_TEXT = json.dumps(ORIGINAL, indent=4) + "\n"
 OUR_EVENTS = {
-    "SessionStart": ("startup|resume|clear|compact", ["inject", "--format", "claude-hook"]),
+    "SessionStart": (None, ["inject", "--format", "claude-hook"]),
     "Stop": (None, ["capture", "--source=claude-code"]),
     "PreCompact": (None, ["capture", "--source=claude-code"]),
     "SessionEnd": (None, ["capture", "--source=claude-code"]),

@@ -11,6 +11,7 @@ from memoryd.app import Memoryd
 from memoryd.config import Config, LLMConfig
 from memoryd.profile import identity
 from tests.core.llm.replay import Replay, recorded
+from tests.core.sensitive.support import leaks
 
 CANARY = "QuokkaLedger5521"
 
@@ -128,3 +129,32 @@ def test_bad_input_is_one_line(cli):
         out = cli(*args)
         assert out.returncode == code, (args, out.returncode, out.stderr)
         assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr, out.stderr
+
+
+def test_marking_a_scope_sensitive_withdraws_it_from_the_profile(
+    cli, secret_service: str, project: Path, tmp_path: Path, isolated_home: Path
+):
+    """Written into the profile, a version and a monthly report while the scope was plain;
+    marked afterwards: every version and report that drew on it goes, identity.md is
+    rewritten without it, and no other project's snapshot shows it."""
+    secret = tmp_path / "payroll"
+    secret.mkdir()
+    Memoryd().record("preference", f"Payroll runs use {CANARY}", f"Always {CANARY}.", scope_path=secret)
+    Memoryd().record("preference", "Tabs over spaces", "The user indents with tabs.", scope_path=project)
+    assert cli("profile", "rewrite-identity").returncode == 0
+    assert cli("profile", "generate-monthly-report").returncode == 0
+    assert CANARY in (isolated_home / "profile" / "identity.md").read_text(encoding="utf-8")
+    assert CANARY in cli("inject", "--cwd", str(project)).stdout
+
+    assert cli("mark-sensitive", str(secret)).returncode == 0
+    profile = isolated_home / "profile"
+    assert CANARY not in (profile / "identity.md").read_text(encoding="utf-8")
+    assert "Tabs over spaces" in (profile / "identity.md").read_text(encoding="utf-8")
+    assert not list((profile / "change-reports").glob("*.md"))
+    assert CANARY not in json.dumps(
+        [identity.version(Memoryd().store, v["version_num"]) for v in identity.versions(Memoryd().store)]
+    )
+    assert CANARY not in cli("inject", "--cwd", str(project)).stdout
+    events = [e for e in json.loads(cli("audit", "--json").stdout) if e["event_type"] == "profile_withdraw"]
+    assert len(events) == 1
+    assert leaks(isolated_home, CANARY) == []  # no byte left anywhere, index.db's free pages included
