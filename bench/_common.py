@@ -26,6 +26,17 @@ REPO = Path(__file__).resolve().parent.parent
 OUT = REPO / "bench" / ".out"
 
 
+def compile_memoryd() -> None:
+    """Bytecode for every memoryd module, as `pip install` writes it. A checkout has none
+    for a module just edited, and with PYTHONDONTWRITEBYTECODE (set on these machines) a
+    process timed on the hook path would otherwise compile it again on every run."""
+    import compileall
+
+    import memoryd
+
+    compileall.compile_dir(str(Path(memoryd.__file__).resolve().parent), quiet=1)
+
+
 def data_dir() -> Path:
     """External benchmark data: $MEMORYD_BENCH_DATA, else ../shared/bench next to the repo."""
     env = os.environ.get("MEMORYD_BENCH_DATA")

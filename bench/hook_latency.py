@@ -144,6 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
+    c.compile_memoryd()
     runs = 5 if args.quick else args.runs
 
     work = c.temp_dir("hook")

@@ -710,6 +710,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=3, help="rounds (figures are medians over them)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
+    c.compile_memoryd()
     runs = 5 if args.quick else args.runs
     big_n, mcp_n, n_q, q_rounds, renders, stdio_n, starts = (
         (2000, 2000, 15, 1, 3, 10, 1) if args.quick else (10_000, 100_000, 50, 3, 5, 30, 3)

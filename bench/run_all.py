@@ -94,6 +94,7 @@ def render(res: dict[str, Any], meta: dict[str, Any]) -> str:
                 ["python", m["python"]],
                 ["sqlite", m["sqlite"]],
                 ["mode", "quick (smoke run, not for comparison)" if meta["quick"] else "full"],
+                *([["re-run", meta["note"]]] if meta.get("note") else []),
             ],
         ),
         "",
