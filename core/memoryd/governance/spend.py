@@ -92,3 +92,22 @@ def describe(rep: SpendReport) -> list[str]:
         f"daily budget {rep.daily_budget:,}, {rep.left_today:,} left",
         f"LLM this month: {rep.month.tokens:,} tokens in {rep.month.calls} call(s) ({cost(rep.month)})",
     ]
+
+
+def ask(store: Store, cfg: LLMConfig, provider: Any, prompt: Any, schema: Any, task: str) -> Any:
+    """One budgeted LLM call with its tokens on the ledger, for the one-shot tasks (identity
+    rewrite, change report): the reply, or a string saying why there is none."""
+    from memoryd.llm import tokens
+    from memoryd.llm.base import LLMError
+
+    spent = tokens_today(store)
+    expected = tokens.estimate(prompt.system + prompt.user) + prompt.max_output_tokens
+    if spent + expected > cfg.daily_token_budget:
+        return f"daily token budget spent ({spent:,} of {cfg.daily_token_budget:,} tokens)"
+    try:
+        reply = provider.generate_json(prompt, schema)
+    except LLMError as exc:
+        record(store, cfg, provider=provider.name, model=provider.model, task=task, usage=exc.usage, ok=False)
+        return f"the LLM failed: {exc}"
+    record(store, cfg, provider=provider.name, model=provider.model, task=task, usage=reply.usage, ok=True)
+    return reply

@@ -145,7 +145,6 @@ def _by_llm(
     """(content, change summary, by, sources, their scopes) from the LLM, or why not."""
     from memoryd.governance import spend
     from memoryd.llm import prompts, tokens
-    from memoryd.llm.base import LLMError
     from memoryd.llm.factory import choose
     from memoryd.llm.schemas import IdentityRewrite
 
@@ -174,32 +173,9 @@ def _by_llm(
         current=tokens.trim(current_text(store) or "(no profile yet)", budget),
         memories=tokens.trim("\n".join(items), budget),
     )
-    spent = spend.tokens_today(store)
-    expected = tokens.estimate(prompt.system + prompt.user) + prompt.max_output_tokens
-    if spent + expected > config.llm.daily_token_budget:
-        return f"daily token budget spent ({spent:,} of {config.llm.daily_token_budget:,} tokens)"
-    try:
-        reply = provider.generate_json(prompt, IdentityRewrite)
-    except LLMError as exc:
-        spend.record(
-            store,
-            config.llm,
-            provider=provider.name,
-            model=provider.model,
-            task=PROMPT,
-            usage=exc.usage,
-            ok=False,
-        )
-        return f"the LLM failed: {exc}"
-    spend.record(
-        store,
-        config.llm,
-        provider=provider.name,
-        model=provider.model,
-        task=PROMPT,
-        usage=reply.usage,
-        ok=True,
-    )
+    reply = spend.ask(store, config.llm, provider, prompt, IdentityRewrite, PROMPT)
+    if isinstance(reply, str):
+        return reply
     content = reply.data.content_md.strip()
     if not content:
         return "the LLM returned an empty profile"
@@ -248,6 +224,31 @@ def rewrite(
     prev = last["content_md"] if last else old
     patch = diff(prev, content, f"v{num - 1}" if last else "identity.md", f"v{num}")
     change = change or _summary(prev, content)
+    _save(store, num, trigger, content, patch, change, sources, scopes, now)
+    store.audit.append(
+        "profile_rewrite",
+        actor=actor,
+        target_id=f"identity:v{num}",
+        details={"version": num, "trigger": trigger, "by": by, "sources": sources},
+    )
+    from memoryd import snapshot
+
+    snapshot.refresh_all(store)  # every project's snapshot shows the new summary
+    return Rewrite(True, num, by, note, change, patch, sources)
+
+
+def _save(
+    store: Store,
+    num: int,
+    trigger: str,
+    content: str,
+    patch: str | None,
+    change: str,
+    sources: int,
+    scopes: set[str],
+    now: datetime,
+) -> None:
+    """identity.md and its version row, with the scopes it drew on (see withdraw_scope)."""
     atomic.write_text(path(store), content)
     with write_session(store.engine) as s:
         sql.add_version(
@@ -265,16 +266,6 @@ def rewrite(
                 "source_scopes": json.dumps(sorted(scopes)),
             },
         )
-    store.audit.append(
-        "profile_rewrite",
-        actor=actor,
-        target_id=f"identity:v{num}",
-        details={"version": num, "trigger": trigger, "by": by, "sources": sources},
-    )
-    from memoryd import snapshot
-
-    snapshot.refresh_all(store)  # every project's snapshot shows the new summary
-    return Rewrite(True, num, by, note, change, patch, sources)
 
 
 def versions(store: Store) -> list[dict[str, Any]]:
@@ -321,24 +312,8 @@ def withdraw_scope(store: Store, config: Config, scope_hash: str, *, actor: str 
         with read_session(store.engine) as s:
             last = sql.latest(s)
         num = (last["version_num"] if last else max(gone, default=0)) + 1
-        atomic.write_text(path(store), content)
-        now = clock.now()
-        with write_session(store.engine) as s:
-            sql.add_version(
-                s,
-                {
-                    "version_num": num,
-                    "written_at": clock.iso(now),
-                    "trigger": "on_event",
-                    "content_md": content,
-                    "diff_from_prev": None,
-                    "change_summary": "rewritten by rules: a scope was marked sensitive",
-                    "sources_count": sources,
-                    "sources_window_start": clock.iso(now - timedelta(days=WINDOW_DAYS)),
-                    "sources_window_end": clock.iso(now),
-                    "source_scopes": json.dumps(sorted(scopes)),
-                },
-            )
+        note = "rewritten by rules: a scope was marked sensitive"
+        _save(store, num, "on_event", content, None, note, sources, scopes, clock.now())
     store.audit.append(
         "profile_withdraw",
         actor=actor,

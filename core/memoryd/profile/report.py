@@ -18,7 +18,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 import httpx
-from sqlalchemy import text
 
 from memoryd import atomic, clock
 from memoryd.config import Config
@@ -26,7 +25,7 @@ from memoryd.db.engine import read_session, write_session
 from memoryd.errors import UsageError
 from memoryd.profile import identity
 from memoryd.store import Store
-from memoryd.store.index import _rows
+from memoryd.store import profile as psql
 
 PROMPT = "profile_change_report"
 
@@ -63,11 +62,6 @@ def bounds(month: str | None) -> tuple[str, datetime, datetime, datetime]:
     return start.strftime("%Y-%m"), start, end, prev
 
 
-def _q(store: Store, sql: str, **params: Any) -> list[dict[str, Any]]:
-    with read_session(store.engine) as s:
-        return _rows(s.exec(text(sql), params=params))
-
-
 def generate(
     store: Store,
     config: Config,
@@ -79,39 +73,12 @@ def generate(
 ) -> Report:
     period, start, end, prev = bounds(month)
     a, b, p = clock.iso(start), clock.iso(end), clock.iso(prev)
-    versions = _q(
-        store,
-        "SELECT version_num, written_at, trigger, change_summary, content_md, source_scopes "
-        "FROM profile_versions "
-        "WHERE written_at >= :a AND written_at < :b ORDER BY version_num",
-        a=a,
-        b=b,
-    )
-    before = _q(
-        store,
-        "SELECT content_md FROM profile_versions WHERE written_at < :a ORDER BY version_num DESC LIMIT 1",
-        a=a,
-    )
-    supersedes = _q(
-        store,
-        "SELECT newer_memory_id, older_memory_id, confidence, decided_by FROM supersedes_chain "
-        "WHERE decided_at >= :a AND decided_at < :b ORDER BY decided_at",
-        a=a,
-        b=b,
-    )
-    added = _q(
-        store,
-        "SELECT name, type FROM entities WHERE first_seen_at >= :a AND first_seen_at < :b ORDER BY name",
-        a=a,
-        b=b,
-    )
-    dropped = _q(
-        store,
-        "SELECT name, type FROM entities WHERE last_seen_at >= :p AND last_seen_at < :a ORDER BY name",
-        p=p,
-        a=a,
-    )
-    old = before[0]["content_md"] if before else ""
+    with read_session(store.engine) as s:
+        versions = psql.versions_between(s, a, b)
+        before = psql.last_before(s, a)
+        supersedes = psql.supersedes_between(s, a, b)
+        added, dropped = psql.entities_added(s, a, b), psql.entities_dropped(s, p, a)
+    old = before["content_md"] if before else ""
     new = versions[-1]["content_md"] if versions else old
 
     lines = [f"# Identity profile: changes in {period}", ""]
@@ -163,12 +130,7 @@ def generate(
         ),
     }
     with write_session(store.engine) as s:
-        s.exec(text("DELETE FROM profile_change_reports WHERE period = :period"), params={"period": period})
-        cols = ", ".join(row)
-        s.exec(
-            text(f"INSERT INTO profile_change_reports ({cols}) VALUES ({', '.join(':' + c for c in row)})"),
-            params=row,
-        )
+        psql.save_report(s, row)
     store.audit.append(
         "profile_report",
         actor=actor,
@@ -190,7 +152,6 @@ def _narrative(
     """(account, by, note): the LLM's readable account of the change, or none."""
     from memoryd.governance import spend
     from memoryd.llm import prompts, tokens
-    from memoryd.llm.base import LLMError
     from memoryd.llm.factory import choose
     from memoryd.llm.schemas import ChangeReport
 
@@ -205,29 +166,7 @@ def _narrative(
         after=tokens.trim(new, budget),
         memories="(see the versions' summaries)",
     )
-    expected = tokens.estimate(prompt.system + prompt.user) + prompt.max_output_tokens
-    if spend.tokens_today(store) + expected > config.llm.daily_token_budget:
-        return "", "rules", "daily token budget spent"
-    try:
-        reply = provider.generate_json(prompt, ChangeReport)
-    except LLMError as exc:
-        spend.record(
-            store,
-            config.llm,
-            provider=provider.name,
-            model=provider.model,
-            task=PROMPT,
-            usage=exc.usage,
-            ok=False,
-        )
-        return "", "rules", f"the LLM failed: {exc}"
-    spend.record(
-        store,
-        config.llm,
-        provider=provider.name,
-        model=provider.model,
-        task=PROMPT,
-        usage=reply.usage,
-        ok=True,
-    )
+    reply = spend.ask(store, config.llm, provider, prompt, ChangeReport, PROMPT)
+    if isinstance(reply, str):
+        return "", "rules", reply
     return reply.data.content_md, f"{provider.name}:{provider.model}", ""

@@ -65,3 +65,49 @@ def withdraw(s: Session, versions: list[int], periods: list[str]) -> None:
         s.exec(text("DELETE FROM profile_versions WHERE version_num = :n"), params={"n": n})
     for p in periods:
         s.exec(text("DELETE FROM profile_change_reports WHERE period = :p"), params={"p": p})
+
+
+# -- the monthly change report: what happened between two instants ----------------------
+def versions_between(s: Session, a: str, b: str) -> list[dict[str, Any]]:
+    sql = (
+        "SELECT version_num, written_at, trigger, change_summary, content_md, source_scopes "
+        "FROM profile_versions WHERE written_at >= :a AND written_at < :b ORDER BY version_num"
+    )
+    return _rows(s.exec(text(sql), params={"a": a, "b": b}))
+
+
+def last_before(s: Session, a: str) -> dict[str, Any] | None:
+    sql = "SELECT content_md FROM profile_versions WHERE written_at < :a ORDER BY version_num DESC LIMIT 1"
+    rows = _rows(s.exec(text(sql), params={"a": a}))
+    return rows[0] if rows else None
+
+
+def supersedes_between(s: Session, a: str, b: str) -> list[dict[str, Any]]:
+    sql = (
+        "SELECT newer_memory_id, older_memory_id, confidence, decided_by FROM supersedes_chain "
+        "WHERE decided_at >= :a AND decided_at < :b ORDER BY decided_at"
+    )
+    return _rows(s.exec(text(sql), params={"a": a, "b": b}))
+
+
+def entities_added(s: Session, a: str, b: str) -> list[dict[str, Any]]:
+    sql = "SELECT name, type FROM entities WHERE first_seen_at >= :a AND first_seen_at < :b ORDER BY name"
+    return _rows(s.exec(text(sql), params={"a": a, "b": b}))
+
+
+def entities_dropped(s: Session, prev: str, a: str) -> list[dict[str, Any]]:
+    """Seen in the month before, not since."""
+    sql = "SELECT name, type FROM entities WHERE last_seen_at >= :p AND last_seen_at < :a ORDER BY name"
+    return _rows(s.exec(text(sql), params={"p": prev, "a": a}))
+
+
+def save_report(s: Session, row: dict[str, Any]) -> None:
+    """One report per period: regenerating replaces it."""
+    s.exec(
+        text("DELETE FROM profile_change_reports WHERE period = :period"), params={"period": row["period"]}
+    )
+    cols = ", ".join(row)
+    s.exec(
+        text(f"INSERT INTO profile_change_reports ({cols}) VALUES ({', '.join(':' + c for c in row)})"),
+        params=row,
+    )
