@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # governance pulls in the LLM layer: imported when first used
     from memoryd.governance.merge import MergeResult
     from memoryd.governance.spend import SpendReport
     from memoryd.importers.common import ImportReport
+    from memoryd.kg.learn import Learned, Learner
     from memoryd.profile.identity import Rewrite
     from memoryd.profile.report import Report
     from memoryd.sensitive.grants import Grant
@@ -86,10 +87,23 @@ class MemoryView:
 
 
 class Memoryd:
-    def __init__(self, layout: paths.Layout | None = None, config: Config | None = None) -> None:
+    def __init__(
+        self,
+        layout: paths.Layout | None = None,
+        config: Config | None = None,
+        *,
+        llm_env: Mapping[str, str] | None = None,
+        llm_transport: Any = None,
+    ) -> None:
         self.layout = layout or paths.layout()
         self.config = config or config_mod.load()
+        # Where the LLM's key is read (default: the environment) and an httpx transport
+        # for its traffic (tests replay recorded answers through the real SDK).
+        self.llm_env = llm_env
+        self.llm_transport = llm_transport
         self._store: Store | None = None
+        # What the knowledge graph learned from the last record / update / promote.
+        self.learned: Learned | None = None
         # Sensitive scopes the last search could not look into: (scope_hash, root, count).
         self.withheld: list[tuple[str, str, int]] = []
 
@@ -164,7 +178,8 @@ class Memoryd:
         )
         doc = Document(meta=meta, body=body if body.endswith("\n") else body + "\n")
         self.store.save(doc, event="record", actor=actor, details={"type": mtype.value})
-        return doc, Changes(created=(meta.slug,), scopes=(scope.hash,))
+        doc, touched = self._learn(meta.slug, actor=actor, project=scope.root.name)
+        return doc, Changes(created=(meta.slug,), updated=touched, scopes=(scope.hash,))
 
     @_settles
     def update(
@@ -199,7 +214,30 @@ class Memoryd:
             return doc, Changes()
         doc.meta.updated_at = clock.now()
         self.store.save(doc, event="update", actor=actor, details={"fields": changed})
+        if doc.meta.type.long_term and ({"title", "body"} & set(changed)):
+            doc, touched = self._learn(slug, actor=actor)
+            return doc, Changes(updated=(slug, *touched), scopes=(doc.meta.scope_hash,))
         return doc, Changes(updated=(slug,), scopes=(doc.meta.scope_hash,))
+
+    def learner(self, *, actor: str = "cli") -> Learner:
+        from memoryd.kg.learn import Learner
+
+        return Learner(self.store, self.config, actor=actor, env=self.llm_env, transport=self.llm_transport)
+
+    def _learn(
+        self, slug: str, *, actor: str, project: str | None = None, hints: Sequence[str] = ()
+    ) -> tuple[Document, tuple[str, ...]]:
+        """The knowledge-graph step after a write. The memory is already saved: a failure
+        here is a note on `self.learned`, never a lost write."""
+        from memoryd.errors import MemorydError
+        from memoryd.kg.learn import Learned
+
+        try:
+            self.learned = self.learner(actor=actor).learn(slug, project=project, hints=hints)
+        except MemorydError as exc:
+            self.learned = Learned(slug, "", notes=[f"knowledge graph not updated: {exc}"])
+        touched = tuple(j["older"] for j in self.learned.judgements if j["outcome"] == "superseded")
+        return self.store.read(slug)[0], touched
 
     def _sensitive_scope(self, scope: Scope) -> bool:
         if self.store.keys.sensitive(scope.hash):
@@ -285,7 +323,7 @@ class Memoryd:
                     self.store.audit.append(
                         "access_denied", actor=actor, scope_hash=h, details={"what": "search", "withheld": n}
                     )
-        results = sorted(results, key=lambda r: r.score, reverse=True)[:limit]
+        results = search.successors_first(sorted(results, key=lambda r: r.score, reverse=True)[:limit])
         if count_recall and results:
             self.store.record_recall(
                 [r.slug for r in results], search.matched_triggers(self.store, results, query)
@@ -369,7 +407,7 @@ class Memoryd:
     def analyzer(self, *, actor: str = "cli") -> Analyzer:
         from memoryd.governance.analyze import Analyzer
 
-        return Analyzer(self.store, self.config, actor=actor)
+        return Analyzer(self.store, self.config, actor=actor, env=self.llm_env, transport=self.llm_transport)
 
     @_settles
     def analyze_session(self, slug: str, *, force: bool = False, actor: str = "cli") -> Analysis:
@@ -392,8 +430,10 @@ class Memoryd:
     ) -> tuple[Document, Changes]:
         from memoryd.governance import promotions
 
+        hints = promotions.get(self.store, pid).get("proposed_supersedes") or []
         doc = promotions.promote(self.store, pid, memory_type=memory_type, title=title, actor=actor)
-        return doc, Changes(created=(doc.meta.slug,), scopes=(doc.meta.scope_hash,))
+        doc, touched = self._learn(doc.meta.slug, actor=actor, hints=hints)
+        return doc, Changes(created=(doc.meta.slug,), updated=touched, scopes=(doc.meta.scope_hash,))
 
     def reject(self, pid: int, *, reason: str | None = None, actor: str = "cli") -> dict[str, Any]:
         from memoryd.governance import promotions
@@ -459,6 +499,91 @@ class Memoryd:
         from memoryd.governance import spend
 
         return spend.report(self.store, self.config.llm)
+
+    # -- knowledge graph ----------------------------------------------------------------
+    def pending_supersedes(self, *, status: str | None = "pending") -> list[dict[str, Any]]:
+        from memoryd.kg import supersedes
+
+        rows = supersedes.listing(self.store, status=status)
+        return [self._readable_pair(r) for r in rows]
+
+    def _readable_pair(self, row: dict[str, Any]) -> dict[str, Any]:
+        from memoryd.sensitive import gate
+
+        if gate.allowed(self.store, row["scope_hash"]) or not self.store.keys.sensitive(row["scope_hash"]):
+            return row
+        return {**row, "newer_title": SENSITIVE_TITLE, "older_title": SENSITIVE_TITLE, "reason": None}
+
+    @_settles
+    def confirm_supersede(self, pid: int, *, decided_by: str = "user", actor: str = "cli") -> dict[str, Any]:
+        from memoryd.kg import supersedes
+
+        row = supersedes.get_pending(self.store, pid)
+        self.gate(row["scope_hash"], what="supersede", target=str(pid), actor=actor)
+        return supersedes.confirm(self.store, pid, decided_by=decided_by, actor=actor)
+
+    def dismiss_supersede(self, pid: int, *, actor: str = "cli") -> dict[str, Any]:
+        from memoryd.kg import supersedes
+
+        row = supersedes.get_pending(self.store, pid)
+        self.gate(row["scope_hash"], what="supersede", target=str(pid), actor=actor)
+        return supersedes.dismiss(self.store, pid, actor=actor)
+
+    @_settles
+    def link_supersede(self, newer: str, older: str, *, actor: str = "cli") -> Changes:
+        """The user says `newer` replaces `older` (no judgement asked)."""
+        from memoryd.kg import supersedes
+
+        for slug in (newer, older):
+            slugs.validate(slug)
+        for slug in (newer, older):
+            self.gate(self.store.row(slug)["scope_hash"], what="supersede", target=slug, actor=actor)
+        supersedes.supersede(
+            self.store,
+            newer,
+            older,
+            confidence=1.0,
+            decided_by="user",
+            reason="linked by the user",
+            entity=None,
+            actor=actor,
+        )
+        return Changes(updated=(newer, older), scopes=(self.store.row(newer)["scope_hash"],))
+
+    def history(self, slug: str, *, actor: str = "cli") -> dict[str, Any]:
+        from memoryd.kg import supersedes
+
+        slugs.validate(slug)
+        self.gate(self.store.row(slug)["scope_hash"], what="history", target=slug, actor=actor)
+        return supersedes.history(self.store, slug)
+
+    def entity(self, name: str) -> dict[str, Any]:
+        from memoryd.kg import graph
+
+        return graph.entity(self.store, name)
+
+    def entities(self, *, kind: str | None = None, top: int | None = None) -> list[dict[str, Any]]:
+        from memoryd.kg import graph
+
+        return graph.entities(self.store, kind=kind, top=top)
+
+    def graph_export(self, fmt: str, *, scopes: Sequence[str] | None = None) -> str:
+        from memoryd.kg import graph
+
+        return graph.export(self.store, fmt, scopes=scopes)
+
+    @_settles
+    def graph_extract(
+        self, *, all_memories: bool = False, use_llm: bool = False, progress: Any = None, actor: str = "cli"
+    ) -> dict[str, int]:
+        """Entities for memories written before the knowledge graph (or by an importer):
+        by the rules unless `use_llm`; no supersedes are judged (their order is history)."""
+        from memoryd.kg import graph
+
+        learner = self.learner(actor=actor)
+        if not use_llm:
+            learner.config = _rules_only(self.config)
+        return graph.backfill(self.store, learner, all_memories=all_memories, progress=progress)
 
     # -- the identity profile -----------------------------------------------------------
     def rewrite_identity(self, *, trigger: str = "manual", actor: str = "cli") -> Rewrite:
@@ -669,6 +794,12 @@ class Memoryd:
 
     def audit_verify(self) -> Verdict:
         return self.store.audit.verify()
+
+
+def _rules_only(config: Config) -> Config:
+    from dataclasses import replace
+
+    return replace(config, knowledge=replace(config.knowledge, llm_entities=False))
 
 
 def _any_type(name: str) -> MemoryType:

@@ -73,6 +73,23 @@ class GovernanceConfig:
 
 
 @dataclass(frozen=True)
+class KnowledgeConfig:
+    """`[knowledge]`: the supersedes thresholds of seed 001 section 5. A judgement at or above
+    `supersede_auto` retires the old memory at once; from `supersede_review` up it waits in
+    the digest for the user; below it is ignored."""
+
+    supersede_auto: float = 0.85
+    supersede_review: float = 0.5
+    # Older memories compared with a new one (the LLM sees at most this many).
+    max_candidates: int = 5
+    # Ask the LLM for entities when one is configured (off: the rules always extract).
+    llm_entities: bool = True
+    # Sessions too: one more LLM call per captured session, for the graph and trends only
+    # (sessions are never superseded), so by default the rules read them.
+    llm_session_entities: bool = False
+
+
+@dataclass(frozen=True)
 class DecayConfig:
     """Days without recall before each step (seed 001: 90, then 30, then 90)."""
 
@@ -114,6 +131,7 @@ class Config:
     search: SearchConfig = field(default_factory=SearchConfig)
     llm: LLMConfig = field(default_factory=LLMConfig)
     governance: GovernanceConfig = field(default_factory=GovernanceConfig)
+    knowledge: KnowledgeConfig = field(default_factory=KnowledgeConfig)
     decay: DecayConfig = field(default_factory=DecayConfig)
     digest: DigestConfig = field(default_factory=DigestConfig)
     email: EmailConfig = field(default_factory=EmailConfig)
@@ -124,6 +142,7 @@ _SECTIONS: dict[str, type] = {
     "capture": CaptureConfig,
     "search": SearchConfig,
     "governance": GovernanceConfig,
+    "knowledge": KnowledgeConfig,
     "decay": DecayConfig,
     "digest": DigestConfig,
     "email": EmailConfig,
@@ -195,4 +214,10 @@ def load(path: Path | None = None) -> Config:
     email: EmailConfig = sections["email"]
     if email.security not in ("starttls", "ssl", "none"):
         raise UsageError(f"{path}: [email] security must be starttls, ssl or none")
+    kn: KnowledgeConfig = sections["knowledge"]
+    if not 0 < kn.supersede_review <= kn.supersede_auto <= 1:
+        raise UsageError(
+            f"{path}: [knowledge] needs 0 < supersede_review <= supersede_auto <= 1 "
+            f"(got {kn.supersede_review:g} and {kn.supersede_auto:g})"
+        )
     return Config(path=path, llm=_llm(raw, path), raw=raw, **sections)

@@ -41,8 +41,9 @@ def _plain(value: Any) -> Any:
 
 def render(doc: Document) -> str:
     data = {k: _plain(v) for k, v in doc.meta.model_dump().items()}
-    if data.get("session_id") is None:
-        data.pop("session_id", None)
+    for optional in ("session_id", "superseded_by"):  # absent rather than null
+        if data.get(optional) is None:
+            data.pop(optional, None)
     head = yaml.dump(
         data, Dumper=_DUMPER, sort_keys=False, allow_unicode=True, default_flow_style=False, width=10_000
     )

@@ -71,6 +71,8 @@ class Frontmatter(BaseModel):
     dura_score: dict[str, float] | None = None
     promoted_from: str | None = None
     supersedes: list[str] = Field(default_factory=list)
+    # The newer memory that replaced this one (seed 001 section 5); kept, ranked below it.
+    superseded_by: str | None = None
     observations: list[str] = Field(default_factory=list)
     relations: list[str] = Field(default_factory=list)
     # memoryd extension: the agent's session id, so a re-capture updates, never duplicates.

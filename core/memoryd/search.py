@@ -27,6 +27,8 @@ STATE_FACTOR = {
     DecayState.soft_forgotten.value: 0.6,
     DecayState.forgotten.value: 0.5,
 }
+# A superseded memory is kept for history but must not outrank what replaced it.
+SUPERSEDED_FACTOR = 0.3
 
 # Level-2 re-ranking (see the module docstring): candidates fetched by bm25, and the share
 # of a neighbouring turn's, the session's best turn's and the top score's relevance added.
@@ -48,6 +50,7 @@ class Result:
     recall_count: int
     score: float
     snippet: str = ""
+    superseded_by: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -63,7 +66,22 @@ def states_for(include_forgotten: bool) -> list[str]:
 def rank(score: float, row: dict[str, Any]) -> float:
     relevance = -score  # bm25() is lower-is-better
     boost = LONG_TERM_BOOST if row.get("type") != MemoryType.session.value else 1.0
+    if row.get("superseded_by"):
+        boost *= SUPERSEDED_FACTOR
     return relevance * boost * STATE_FACTOR.get(row.get("decay_state", "alive"), 1.0)
+
+
+def successors_first(results: list[Result]) -> list[Result]:
+    """A superseded hit never stands above its successor when both are found."""
+    out = list(results)
+    for r in results:
+        if r.superseded_by is None:
+            continue
+        i = out.index(r)
+        j = next((k for k, x in enumerate(out) if x.slug == r.superseded_by), -1)
+        if j > i:
+            out.insert(j, out.pop(i))
+    return out
 
 
 def search(
@@ -87,7 +105,7 @@ def search(
     for hit, row in ranked:
         text = snippet(_body(store, row), query) if with_snippets else ""
         out.append(_result(row, row["title"], hit.score, text))
-    return out
+    return successors_first(out)
 
 
 def _result(row: dict[str, Any], title: str, bm25: float, text: str) -> Result:
@@ -102,6 +120,7 @@ def _result(row: dict[str, Any], title: str, bm25: float, text: str) -> Result:
         int(row["recall_count"]),
         round(rank(bm25, row), 4),
         text,
+        row.get("superseded_by"),
     )
 
 

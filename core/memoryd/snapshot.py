@@ -45,7 +45,8 @@ GIST_CHARS = 200
 
 
 def score(row: dict[str, Any], now: datetime) -> float:
-    """Type weight x (base + DURA quality + recall + recency), dimmed memories at 60%.
+    """Type weight x (base + DURA quality + recall + recency), dimmed memories at 60%,
+    superseded ones at 30%.
 
     quality is the DURA mean (0.6 when never scored), recall saturates at 20 recalls,
     recency halves every 30 days since the memory was last recalled or changed."""
@@ -58,6 +59,8 @@ def score(row: dict[str, Any], now: datetime) -> float:
     age = max(0.0, (now - last).total_seconds() / 86400)
     recency = 0.5 ** (age / RECENCY_HALF_LIFE_DAYS)
     value = weight * (0.45 + 0.2 * quality + 0.2 * recall + 0.15 * recency)
+    if row.get("superseded_by"):  # kept for history, below what replaced it
+        value *= 0.3
     return value * (0.6 if row.get("decay_state") == "dim" else 1.0)
 
 
@@ -76,7 +79,9 @@ def pick(rows: Iterable[dict[str, Any]], now: datetime) -> Picked:
     lt = [r for r in all_rows if r["type"] != MemoryType.session.value]
     sessions = [r for r in all_rows if r["type"] == MemoryType.session.value]
     ranked = sorted(lt, key=lambda r: (-score(r, now), r["slug"]))
-    constraints = [r for r in ranked if r["type"] in CONSTRAINT_TYPES][:MAX_CONSTRAINTS]
+    # A superseded preference or decision is no longer one to keep.
+    constraints = [r for r in ranked if r["type"] in CONSTRAINT_TYPES and not r.get("superseded_by")]
+    constraints = constraints[:MAX_CONSTRAINTS]
     chosen = {r["slug"] for r in constraints}
     key = [r for r in ranked if r["slug"] not in chosen][:MAX_KEY]
     sessions.sort(key=lambda r: (r["created_at"], r["slug"]), reverse=True)
@@ -119,7 +124,8 @@ def render(store: Store, scope_hash: str, *, budget: int = inject.DEFAULT_BUDGET
         title = " ".join(doc.meta.title.split())
         gist = _gist(doc.body)
         text = title if not gist or gist.rstrip(".") == title.rstrip(".") else f"{title}: {gist}"
-        return f"- [{row['type']}] {text}" if label else f"- {text}"
+        kind = f"{row['type']}, superseded" if row.get("superseded_by") else row["type"]
+        return f"- [{kind}] {text}" if label else f"- {text}"
 
     constraints = [ln for r in p.constraints if (ln := line(r, label=True))]
     key = [ln for r in p.key if (ln := line(r, label=True))]

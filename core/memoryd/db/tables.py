@@ -26,6 +26,7 @@ class MemoryRow(SQLModel, table=True):
     dura_score: str | None = None
     dura_mean: float | None = None
     analyzed_fingerprint: str | None = None
+    superseded_by: str | None = None
 
 
 class TriggerRow(SQLModel, table=True):
@@ -70,6 +71,17 @@ class EntityRow(SQLModel, table=True):
     mention_count: int = 1
     scope_hash: str | None = None
     decay_state: str = "fresh"
+    norm: str | None = None
+
+
+class EntityMentionRow(SQLModel, table=True):
+    __tablename__ = "entity_mentions"
+    slug: str = Field(primary_key=True, foreign_key="memories.slug", ondelete="CASCADE")
+    entity_id: str = Field(primary_key=True)
+    scope_hash: str
+    memory_type: str
+    mentions: int = 1
+    seen_at: str
 
 
 class RelationRow(SQLModel, table=True):
@@ -96,6 +108,21 @@ class SupersedesRow(SQLModel, table=True):
     decided_at: str
     decided_by: str
     reason: str | None = None
+
+
+class PendingSupersedeRow(SQLModel, table=True):
+    __tablename__ = "pending_supersedes"
+    id: int | None = Field(default=None, primary_key=True)
+    newer_memory_id: str
+    older_memory_id: str
+    entity_id: str | None = None
+    scope_hash: str
+    confidence: float
+    reason: str | None = None
+    judged_by: str
+    status: str = "pending"
+    created_at: str
+    decided_at: str | None = None
 
 
 class ProfileVersionRow(SQLModel, table=True):

@@ -48,6 +48,7 @@ class Analysis:
     promotion: str | None = None  # queued | updated | decided
     note: str = ""
     tokens: int = 0
+    entities: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -96,7 +97,26 @@ class Analyzer:
         scored = self._score(doc, row, user_turns)
         if scored.out is None:
             return Analysis(slug, "deferred", by=scored.by, note=scored.note, tokens=scored.tokens)
-        return self._write(doc, fp, scored)
+        result = self._write(doc, fp, scored)
+        self._entities(slug, result)
+        return result
+
+    def _entities(self, slug: str, result: Analysis) -> None:
+        """The session's entities for the graph and the trends (no supersedes: a session
+        is working memory); a failure here does not undo the analysis."""
+        from memoryd.errors import MemorydError
+        from memoryd.kg.learn import Learner
+
+        try:
+            learner = Learner(
+                self.store, self.config, actor=self.actor, env=self.env, transport=self.transport
+            )
+            learner._choice = self._choice
+            learned = learner.learn(slug, judge=False)
+        except MemorydError as exc:
+            result.note = "; ".join(filter(None, [result.note, f"entities not extracted: {exc}"]))
+            return
+        result.entities = len(learned.entities)
 
     def _score(self, doc: Document, row: dict[str, Any], user_turns: list[str]) -> Scored:
         llm = self.config.llm

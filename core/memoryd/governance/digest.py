@@ -80,21 +80,42 @@ class RecallHot(BaseModel):
 
 
 class EntityTrend(BaseModel):
-    """Filled by the knowledge graph (entities rising in mentions)."""
+    """An entity named more in this window than in the one of the same length before."""
 
     name: str
     kind: str
-    delta: int
+    delta: int = Field(description="mentions this window minus mentions the window before")
+    id: str = ""
+    mentions: int = Field(default=0, description="mentions this window")
 
 
 class SupersedeLine(BaseModel):
-    """Filled by the knowledge graph (decisions replaced within the window)."""
+    """A memory replaced by a newer one within the window."""
 
     old_slug: str
     new_slug: str
     old_title: str = ""
     new_title: str = ""
+    old_type: str = ""
+    new_type: str = ""
     at: str = ""
+    decided_by: str = Field(default="", description="auto, user or digest")
+    confidence: float | None = None
+
+
+class PendingSupersede(BaseModel):
+    """A judgement between the review and the automatic thresholds: the user decides."""
+
+    id: int = Field(description="pass to `memoryd supersede confirm ID` / `memoryd supersede dismiss ID`")
+    new_slug: str
+    old_slug: str
+    new_title: str
+    old_title: str
+    scope_hash: str
+    confidence: float
+    reason: str
+    judged_by: str
+    created_at: str
 
 
 class Trends(BaseModel):
@@ -127,6 +148,7 @@ class Digest(BaseModel):
     pending_promotions: list[PendingPromotion]
     duplicates: list[DuplicateGroup]
     ttl_reminders: list[TTLReminder]
+    pending_supersedes: list[PendingSupersede] = Field(default_factory=list)
     trends: Trends
     spend: Spend
 
@@ -156,6 +178,11 @@ def build(
         if scopes is None or t.scope_hash in scopes
     ]
     rep = spend.report(store, config.llm)
+    from memoryd.kg import supersedes, trends
+
+    waiting = [promotions_pair(store, r) for r in supersedes.listing(store, status="pending", scopes=scopes)]
+    rising = trends.rising(store, since, now, scopes, top)
+    replaced = trends.supersedes_since(store, since, scopes, top)
     return Digest(
         generated_at=clock.iso(now),
         since=clock.iso(since),
@@ -199,8 +226,24 @@ def build(
             )
             for t in reminders
         ],
+        pending_supersedes=[PendingSupersede(**w) for w in waiting],
         trends=Trends(
             top_triggers=[TriggerCount(trigger=r["trigger"], hits=int(r["hits"])) for r in triggers],
+            rising_entities=[EntityTrend(**e) for e in rising],  # type: ignore[arg-type]
+            recent_supersedes=[
+                SupersedeLine(
+                    old_slug=r["older_memory_id"],
+                    new_slug=r["newer_memory_id"],
+                    old_title=r["older_title"] or "",
+                    new_title=r["newer_title"] or "",
+                    old_type=r["older_type"] or "",
+                    new_type=r["newer_type"] or "",
+                    at=r["decided_at"],
+                    decided_by=r["decided_by"],
+                    confidence=r["confidence"],
+                )
+                for r in replaced
+            ],
             recall_hot=[
                 RecallHot(
                     **{k: r[k] for k in ("slug", "title", "type", "scope_hash")}, recalls=int(r["recalls"])
@@ -215,6 +258,35 @@ def build(
             left_today=rep.left_today,
         ),
     )
+
+
+def promotions_pair(store: Store, row: dict[str, object]) -> dict[str, object]:
+    """A pending supersede as the digest shows it (a sensitive scope's only under a grant)."""
+    from memoryd.sensitive import gate
+
+    sealed = store.keys.sensitive(str(row["scope_hash"])) and not gate.allowed(store, str(row["scope_hash"]))
+    return {
+        "id": row["id"],
+        "new_slug": row["newer_memory_id"],
+        "old_slug": row["older_memory_id"],
+        "new_title": promotions.SEALED_TITLE if sealed else _opened_title(store, row, "newer"),
+        "old_title": promotions.SEALED_TITLE if sealed else _opened_title(store, row, "older"),
+        "scope_hash": row["scope_hash"],
+        "confidence": row["confidence"],
+        "reason": "" if sealed else (row["reason"] or ""),
+        "judged_by": row["judged_by"],
+        "created_at": row["created_at"],
+    }
+
+
+def _opened_title(store: Store, row: dict[str, object], which: str) -> str:
+    title = row.get(f"{which}_title")
+    if title:
+        return str(title)
+    try:
+        return store.read(str(row[f"{which}_memory_id"]))[0].meta.title
+    except Exception:  # gone, damaged or locked: the slug still says which one
+        return ""
 
 
 def _mean(score: dict[str, float]) -> float:
@@ -274,18 +346,32 @@ def render_text(d: Digest) -> str:
     out.append("  a search hit or `memoryd get SLUG` keeps a memory alive")
     out.append("")
 
+    out.append(f"=== Supersedes to confirm ({len(d.pending_supersedes)}) ===")
+    for ps in d.pending_supersedes[:LIST_LIMIT]:
+        out.append(
+            f'  #{ps.id} "{ps.new_title}" replaces "{ps.old_title}"? '
+            f"confidence {ps.confidence:.2f} ({ps.judged_by})"
+        )
+        out.append(f"     {ps.new_slug} -> supersedes {ps.old_slug}")
+        if ps.reason:
+            out.append(f"     why: {ps.reason}")
+    if d.pending_supersedes:
+        out.append("  confirm: memoryd supersede confirm ID    dismiss: memoryd supersede dismiss ID")
+    else:
+        out.append("  none")
+    out.append("")
+
     tr = d.trends
     out.append(f"=== Trends (since {d.since[:10]}) ===")
     out.append("Top triggers:")
     out += [f"  {t.trigger:<24} {t.hits} hits" for t in tr.top_triggers] or ["  none"]
     out.append("Top entities (rising):")
-    out += [f"  {e.name:<24} {e.delta:+d} mentions" for e in tr.rising_entities] or [
-        "  none yet (filled by the knowledge graph)"
-    ]
+    out += [f"  {e.name:<24} {e.delta:+d} mentions" for e in tr.rising_entities] or ["  none"]
     out.append("Recent supersedes:")
-    out += [f"  {s.old_slug} -> {s.new_slug}" for s in tr.recent_supersedes] or [
-        "  none yet (filled by the knowledge graph)"
-    ]
+    out += [
+        f"  {s.old_type or 'memory'}#{s.old_slug} → {s.new_type or 'memory'}#{s.new_slug}"
+        for s in tr.recent_supersedes
+    ] or ["  none"]
     out.append("Recall hot:")
     out += [f"  {r.type}#{r.slug}  recalled {r.recalls} times" for r in tr.recall_hot] or ["  none"]
     out.append("")
@@ -309,6 +395,8 @@ def headline(d: Digest) -> str:
         parts.append(f"{len(d.duplicates)} duplicate group(s)")
     if d.ttl_reminders:
         parts.append(f"{len(d.ttl_reminders)} fading soon")
+    if d.pending_supersedes:
+        parts.append(f"{len(d.pending_supersedes)} supersede(s) to confirm")
     return "memoryd: " + ", ".join(parts)
 
 

@@ -105,7 +105,6 @@ def promote(
         last_recalled_at=now,
         dura_score=row["dura_score"] or None,
         promoted_from=row["source_session_slug"],
-        supersedes=list(row["proposed_supersedes"]),
     )
     doc = Document(meta=meta, body=body)
     store.save(

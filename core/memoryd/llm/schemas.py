@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 Score = float  # 0.0 .. 1.0, checked by Field bounds below
 
@@ -30,11 +30,22 @@ class DuraOutput(BaseModel):
 
 
 class Entity(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
 
     name: str = Field(min_length=1, max_length=120)
-    kind: str = Field(default="other", max_length=40, description="person, project, tool, place...")
+    type: str = Field(
+        default="concept",
+        max_length=40,
+        validation_alias=AliasChoices("type", "kind"),
+        description="person, organization, place, library, tool, project or concept",
+    )
     mentions: int = Field(default=1, ge=1, description="How many times the text names it")
+    relation: str = Field(
+        default="mentions",
+        max_length=40,
+        description="prefers, uses, works_on, runs_on, located_at, cites, mentions",
+    )
+    replaced: bool = Field(default=False, description="The text says the user dropped or replaced it")
 
 
 class Entities(BaseModel):
@@ -52,7 +63,16 @@ class SupersedesJudgement(BaseModel):
 
     supersedes: bool
     old_slug: str = Field(default="", max_length=200)
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
     reasoning: str = Field(default="", max_length=1000)
+
+
+class SupersedesJudgements(BaseModel):
+    """One judgement per older memory the new one was compared with."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    judgements: list[SupersedesJudgement] = Field(default_factory=list, max_length=20)
 
 
 class IdentityRewrite(BaseModel):
@@ -76,7 +96,7 @@ class ChangeReport(BaseModel):
 PROMPT_SCHEMAS: dict[str, type[BaseModel]] = {
     "dura": DuraOutput,
     "extract_entities": Entities,
-    "judge_supersedes": SupersedesJudgement,
+    "judge_supersedes": SupersedesJudgements,
     "rewrite_identity": IdentityRewrite,
     "profile_change_report": ChangeReport,
 }

@@ -153,6 +153,8 @@ def _encrypt_batch(store: Store, key: bytes, batch: list[Path], report: MarkRepo
         if plain.meta.promoted_from:
             plain.meta.promoted_from = opaque(key, plain.meta.promoted_from)
         plain.meta.supersedes = [opaque(key, x) for x in plain.meta.supersedes]
+        if plain.meta.superseded_by:
+            plain.meta.superseded_by = opaque(key, plain.meta.superseded_by)
         new_path = files.write(plain, sync=False)
         if turns:
             files.write_turns(new_path, turns, sync=False)
@@ -166,7 +168,14 @@ def _encrypt_batch(store: Store, key: bytes, batch: list[Path], report: MarkRepo
                     params={"old": old, "new": new},
                 )
                 isql.upsert_memory(s, store._row(plain, new_path), [], {}, None)
-                for table, col in (("promotions", "source_session_slug"), ("recall_stats", "slug")):
+                for table, col in (
+                    ("promotions", "source_session_slug"),
+                    ("recall_stats", "slug"),
+                    ("supersedes_chain", "newer_memory_id"),
+                    ("supersedes_chain", "older_memory_id"),
+                    ("pending_supersedes", "newer_memory_id"),
+                    ("pending_supersedes", "older_memory_id"),
+                ):
                     s.exec(
                         text(f"UPDATE OR IGNORE {table} SET {col} = :new WHERE {col} = :old"),
                         params={"old": old, "new": new},
@@ -200,14 +209,31 @@ def _seal_proposals(store: Store, scope_hash: str, key: bytes) -> None:
 
 
 def _scrub_index(store: Store, scope_hash: str) -> None:
-    """Words of the scope outside memory rows: trigger statistics, knowledge-graph rows."""
+    """Words of the scope outside memory rows: trigger statistics, knowledge-graph rows
+    (mentions, relations, the reasons given for its supersedes, and entities no other
+    scope names)."""
+    from memoryd.store import kg
+
     with write_session(store.engine) as s:
         for table in ("trigger_stats", "entities", "relations"):
             s.exec(text(f"DELETE FROM {table} WHERE scope_hash = :h"), params={"h": scope_hash})
-        for slug in [
+        slugs = [
             r[0]
             for r in s.exec(text("SELECT slug FROM memories WHERE scope_hash = :h"), params={"h": scope_hash})
-        ]:
+        ]
+        for slug in slugs:
+            kg.remove_memory(s, slug)
+        kg.forget_unmentioned(s)
+        for table in ("supersedes_chain", "pending_supersedes"):
+            s.exec(
+                text(
+                    f"UPDATE {table} SET reason = NULL WHERE newer_memory_id IN "
+                    "(SELECT slug FROM memories WHERE scope_hash = :h) OR older_memory_id IN "
+                    "(SELECT slug FROM memories WHERE scope_hash = :h)"
+                ),
+                params={"h": scope_hash},
+            )
+        for slug in slugs:
             isql.drop_words(s, slug)
             s.exec(text("DELETE FROM triggers WHERE slug = :slug"), params={"slug": slug})
             s.exec(
@@ -226,7 +252,7 @@ def _audit_renames(store: Store, scope_hash: str, key: bytes) -> dict[str, str]:
         if ev.target_id and not ev.target_id.isdigit():
             names.add(ev.target_id)
         details = ev.details_obj
-        for k in ("session", "from", "into", "merged_from"):
+        for k in ("session", "from", "into", "merged_from", "older", "newer"):
             v = details.get(k)
             names.update([v] if isinstance(v, str) else v if isinstance(v, list) else [])
     return {n: opaque(key, n) for n in names if n != opaque(key, n)}

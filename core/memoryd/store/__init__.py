@@ -24,7 +24,7 @@ from memoryd.frontmatter import Document
 from memoryd.models import DecayState
 from memoryd.paths import Layout
 from memoryd.sensitive.keys import Keys
-from memoryd.store import governance, index
+from memoryd.store import governance, index, kg
 from memoryd.store.files import MemoryFiles, Turn
 from memoryd.store.index import Hit, TurnHit
 
@@ -56,6 +56,45 @@ def _analyzed(analysed: str | None, plain_fp: str, index_fp: str) -> str | None:
     if analysed is None:
         return None
     return index_fp if analysed == plain_fp else analysed
+
+
+def links(doc: Document) -> tuple[dict[str, int], list[tuple[str, str, str]]]:
+    """A memory's knowledge-graph rows as its frontmatter states them: {entity: mentions}
+    from `observations` (counts in the `entity_mentions` extension), and (predicate,
+    object, kind) from `relations` ("prefers:entity:library:solid"), `supersedes` and
+    `superseded_by`. Entries that do not parse are left out, not fatal: files are edited."""
+    from memoryd.kg.extract import PREDICATES
+
+    m = doc.meta
+    counts = m.extras.get("entity_mentions")
+    counts = counts if isinstance(counts, dict) else {}
+    mentions: dict[str, int] = {}
+    for eid in m.observations:
+        if eid.startswith("entity:") and eid.count(":") >= 2:
+            n = counts.get(eid, 1)
+            mentions[eid] = n if isinstance(n, int) and n > 0 else 1
+    relations: list[tuple[str, str, str]] = []
+    for rel in m.relations:
+        predicate, _, obj = rel.partition(":")
+        if predicate in PREDICATES and obj:
+            relations.append((predicate, obj, "entity" if obj.startswith("entity:") else "memory"))
+    relations += [("supersedes", old, "memory") for old in m.supersedes]
+    if m.superseded_by:
+        relations.append(("superseded_by", m.superseded_by, "memory"))
+    return mentions, relations
+
+
+def rebuilt_link(doc: Document, older: str) -> dict[str, Any]:
+    when = doc.meta.updated_at or doc.meta.created_at
+    return {
+        "newer_memory_id": doc.meta.slug,
+        "older_memory_id": older,
+        "entity_id": None,
+        "confidence": 1.0,
+        "decided_at": clock.iso(when),
+        "decided_by": "user",
+        "reason": "rebuilt from the memory files",
+    }
 
 
 def session_key(source: str, session_id: str) -> str:
@@ -165,7 +204,25 @@ class Store:
             "dura_score": json.dumps(m.dura_score, sort_keys=True) if m.dura_score else None,
             "dura_mean": dura_mean(m.dura_score),
             "analyzed_fingerprint": _analyzed(analysis_fingerprint(m.extras), fingerprint(doc.body), fp),
+            "superseded_by": m.superseded_by,
         }
+
+    def _index(self, s: Any, doc: Document, path: Path, turns: Sequence[Turn] | None) -> None:
+        """One memory's rows: the memory, its words, and its knowledge-graph links."""
+        row = self._row(doc, path)
+        index.upsert_memory(
+            s, row, doc.meta.triggers, self._fts(doc), list(turns) if turns is not None else None
+        )
+        mentions, relations = ({}, []) if row["scope_sensitive"] else links(doc)
+        kg.replace_for_memory(
+            s,
+            slug=doc.meta.slug,
+            scope_hash=doc.meta.scope_hash,
+            memory_type=doc.meta.type.value,
+            seen_at=row["created_at"],
+            mentions=mentions,
+            relations=relations,
+        )
 
     @staticmethod
     def _fts(doc: Document) -> dict[str, str]:
@@ -206,13 +263,7 @@ class Store:
         if old and old["body_path"] != self.files.relative(path):
             self.files.remove(self.files.absolute(old["body_path"]))
         with write_session(self.engine) as s:
-            index.upsert_memory(
-                s,
-                self._row(doc, path),
-                doc.meta.triggers,
-                self._fts(doc),
-                list(turns) if turns is not None else None,
-            )
+            self._index(s, doc, path, turns)
         self.changed(doc.meta.scope_hash)
         self._audit_doc(doc, event, actor, details, dedupe)
         return path
@@ -247,13 +298,7 @@ class Store:
                 return
             with write_session(self.engine) as s:
                 for doc, path, turns in pending:
-                    index.upsert_memory(
-                        s,
-                        self._row(doc, path),
-                        doc.meta.triggers,
-                        self._fts(doc),
-                        list(turns) if turns is not None else None,
-                    )
+                    self._index(s, doc, path, turns)
             scopes = sorted({d.meta.scope_hash for d, _, _ in pending})
             for h in scopes:
                 self.changed(h)
@@ -385,6 +430,7 @@ class Store:
         locked = self._locked_scopes()
         with write_session(self.engine) as s:
             index.clear_derived(s, sorted(locked))
+            kg.clear_derived(s)
             for path in self.files.all_files():
                 if self.files.scope_of(path) in locked:
                     continue
@@ -402,7 +448,9 @@ class Store:
                     continue
                 seen[doc.meta.slug] = rel
                 turns = self.files.read_turns(path)
-                index.upsert_memory(s, self._row(doc, path), doc.meta.triggers, self._fts(doc), turns)
+                self._index(s, doc, path, turns)
+                for older in doc.meta.supersedes:  # a chain lost with the index, or edited by hand
+                    kg.add_chain(s, rebuilt_link(doc, older), replace=False)
                 report.indexed += 1
                 report.turns += len(turns)
                 report.by_type[doc.meta.type.value] = report.by_type.get(doc.meta.type.value, 0) + 1
@@ -441,7 +489,7 @@ class Store:
                 doc = self.files.read(path)
                 seen.add(doc.meta.slug)
                 turns = None if self.files.sensitive(scope_hash) else self.files.read_turns(path)
-                index.upsert_memory(s, self._row(doc, path), doc.meta.triggers, self._fts(doc), turns)
+                self._index(s, doc, path, turns)
             stale = [
                 r["slug"]
                 for r in index.list_rows(s, scopes=[scope_hash], types=None, states=None, limit=None)

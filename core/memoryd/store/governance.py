@@ -243,6 +243,9 @@ def set_states(s: Session, changes: Sequence[tuple[str, str]]) -> None:
 
 def delete_memory(s: Session, slug: str) -> None:
     """Drop a memory's rows; the FTS rows by hand (virtual tables have no cascade)."""
+    from memoryd.store import kg
+
+    kg.remove_memory(s, slug)
     s.exec(
         text("DELETE FROM memories_fts WHERE rowid IN (SELECT id FROM fts_docs WHERE slug = :slug)"),
         params={"slug": slug},

@@ -31,6 +31,7 @@ MEMORY_COLUMNS = (
     "dura_score",
     "dura_mean",
     "analyzed_fingerprint",
+    "superseded_by",
 )
 _COLS = ", ".join(MEMORY_COLUMNS)
 _PARAMS = ", ".join(":" + c for c in MEMORY_COLUMNS)

@@ -59,7 +59,10 @@ def test_sections(cli, week: dict[str, str]):
     assert hot[week["keep"]] == 3 and hot[week["dup"]] == 3
     triggers = {t.trigger: t.hits for t in d.trends.top_triggers}
     assert triggers == {"staging": 3}
-    assert d.trends.rising_entities == [] and d.trends.recent_supersedes == []
+    # The analysed session names pnpm four times (the rules read sessions); nothing before.
+    rising = {e.name: e.delta for e in d.trends.rising_entities}
+    assert rising["pnpm"] == 4 and all(delta > 0 for delta in rising.values()), rising
+    assert d.trends.recent_supersedes == [] and d.pending_supersedes == []
     assert d.spend.today.tokens == 0 and d.spend.daily_budget == 200_000
 
     text = cli("digest").stdout
@@ -71,12 +74,14 @@ def test_sections(cli, week: dict[str, str]):
         "Top triggers:",
         "Top entities (rising):",
         "Recent supersedes:",
+        "Supersedes to confirm (0",
         "Recall hot:",
         "LLM spend",
     ):
         assert heading in text
     (merge_hint,) = [ln for ln in text.splitlines() if "memoryd merge --keep" in ln]
     assert week["keep"] in merge_hint and week["dup"] in merge_hint
+    assert "  pnpm                     +4 mentions" in text
     assert f"#{p.id} preference" in text
     # --since narrows the window: the searches were 2 days ago.
     narrow = Digest.model_validate_json(cli("digest", "--json", "--since", _at(-1)).stdout)

@@ -99,7 +99,11 @@ def test_promote_options_and_errors(cli, project: Path, tmp_path: Path, isolated
     out = cli("promote", str(pid), "--type", "decision", "--title", "Use pnpm, never npm", "--json")
     assert out.returncode == 0, out.stderr
     promoted = json.loads(out.stdout)
+    knowledge = promoted.pop("knowledge")
     assert promoted == {"id": pid, "slug": f"promoted-{pid}-use-pnpm-never-npm", "type": "decision"}
+    # The new decision's entities, by the rules: pnpm chosen, npm replaced ("never npm").
+    stance = {e["name"]: e["relation"] for e in knowledge["entities"]}
+    assert stance["pnpm"] == "uses" and stance["npm"] == "mentions", knowledge
     doc = Memoryd().store.read(promoted["slug"])[0]
     assert doc.meta.promoted_from == slug and doc.meta.title == "Use pnpm, never npm"
     assert doc.meta.dura_score == a["scores"] and doc.meta.ttl_days is None

@@ -179,11 +179,18 @@ def run_promotions(args: argparse.Namespace) -> int:
 
 
 def run_promote(args: argparse.Namespace) -> int:
-    doc, _ = _app().promote(args.id, memory_type=args.type, title=args.title)
+    from memoryd.cli.commands.knowledge import report_learned
+
+    app = _app()
+    doc, _ = app.promote(args.id, memory_type=args.type, title=args.title)
     if args.json:
-        output.emit_json({"id": args.id, "slug": doc.meta.slug, "type": doc.meta.type.value})
-    else:
-        output.line(f"promotion #{args.id} approved: {doc.meta.type.value} {doc.meta.slug}")
+        learned = app.learned.as_dict() if app.learned else None
+        output.emit_json(
+            {"id": args.id, "slug": doc.meta.slug, "type": doc.meta.type.value, "knowledge": learned}
+        )
+        return 0
+    output.line(f"promotion #{args.id} approved: {doc.meta.type.value} {doc.meta.slug}")
+    report_learned(app)
     return 0
 
 

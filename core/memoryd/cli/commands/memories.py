@@ -97,9 +97,11 @@ def _read_body(value: str | None, *, required: bool) -> str | None:
 
 def run_record(args: argparse.Namespace) -> int:
     from memoryd.app import Memoryd
+    from memoryd.cli.commands.knowledge import report_learned
 
     body = _read_body(args.body, required=True) or ""
-    doc, _ = Memoryd().record(
+    app = Memoryd()
+    doc, _ = app.record(
         args.type,
         args.title,
         body,
@@ -108,9 +110,15 @@ def run_record(args: argparse.Namespace) -> int:
         category=args.category,
         scope_path=args.scope,
     )
+    learned = report_learned(app) if not args.json else (app.learned.as_dict() if app.learned else None)
     if args.json:
         output.emit_json(
-            {"slug": doc.meta.slug, "type": doc.meta.type.value, "scope_hash": doc.meta.scope_hash}
+            {
+                "slug": doc.meta.slug,
+                "type": doc.meta.type.value,
+                "scope_hash": doc.meta.scope_hash,
+                "knowledge": learned,
+            }
         )
     else:
         output.line(doc.meta.slug)

@@ -58,7 +58,8 @@ def run_search(args: argparse.Namespace) -> int:
     if not results:
         output.line("no matches")
     for r in results:
-        output.line(f"{r.slug}  [{r.type}, {r.decay_state}]  {r.title}")
+        mark = f"  (superseded by {r.superseded_by})" if r.superseded_by else ""
+        output.line(f"{r.slug}  [{r.type}, {r.decay_state}]  {r.title}{mark}")
         if r.snippet:
             output.line(f"    {r.snippet}")
     return 0

@@ -1,0 +1,464 @@
+"""Which entities a memory names, and how it stands to each: by the rules (the curated
+lexicon, capitalised and CJK proper-noun heuristics, the project's own name) or by the
+LLM prompt extract_entities. Both give the same shape, so everything after is one path.
+
+The rules also read the explicit replacements a memory states ("switched from React to
+Solid", "不再用 React,改用 Solid"): the supersedes check uses them when no LLM judges."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from memoryd.kg import lexicon
+from memoryd.kg.lexicon import Known
+
+PREDICATES = (
+    "mentions",
+    "works_on",
+    "uses",
+    "prefers",
+    "supersedes",
+    "superseded_by",
+    "conflicts_with",
+    "cites",
+    "runs_on",
+    "belongs_to",
+    "located_at",
+)
+# How a memory can stand to an entity it names (the rest link memories or entities).
+STANCES = ("prefers", "uses", "works_on", "runs_on", "located_at", "cites", "mentions")
+POSITIVE = ("prefers", "uses")
+MAX_ENTITIES = 15
+
+
+@dataclass
+class Found:
+    id: str
+    name: str
+    type: str
+    mentions: int = 0
+    predicate: str = "mentions"
+    surfaces: set[str] = field(default_factory=set)
+    category: str | None = None
+    first: int = 0
+
+    @property
+    def norm(self) -> str:
+        return lexicon.norm(self.name)
+
+
+@dataclass
+class Extraction:
+    found: list[Found]
+    # Entities the memory says were dropped or replaced (ids).
+    replaced: set[str] = field(default_factory=set)
+    by: str = "rules"
+    note: str = ""
+
+    def ids(self) -> list[str]:
+        return [f.id for f in self.found]
+
+    def positive(self) -> list[Found]:
+        return [f for f in self.found if f.predicate in POSITIVE]
+
+
+# -- tokens -------------------------------------------------------------------------------
+_LATIN = re.compile(r"(?<![\w/\\.@#+-])[A-Za-z][A-Za-z0-9]*(?:[.\-][A-Za-z0-9]+)*[+#]*")
+_BOUNDARY = re.compile(r"[.!?]+(?=\s|$)|[。！？;；]+|\n")
+_LEAD = re.compile(r"^[\s\-*>#\d.)(\[\]]*")
+_PLAIN = re.compile(r"[A-Za-z][a-z]*")
+_CAMEL = re.compile(r"(?:[A-Z][a-z0-9]+){2,}|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][A-Za-z]*\d[A-Za-z0-9]*")
+_CJK = "\u3400-\u4dbf\u4e00-\u9fff"
+_ORG = re.compile(rf"[{_CJK}]{{2,8}}?(?:公司|集团|大学|学院|银行|研究院|研究所|实验室|医院|工作室)")
+_PLACE = re.compile(rf"[{_CJK}]{{2,4}}?(?:市|省|县)(?![{_CJK}])")
+_QUOTED = re.compile(r"[「《“]([^」》”\n]{2,20})[」》”]")
+_FUNCTION_CHARS = set(
+    "的在和与是了我你他她它们去到从给把被用为这那个一也都就还很再不要会能说对向跟同及或而但并且如果因所以"
+)
+
+# Capitalised words that are not names.
+_STOP_WORDS = """I I'm I've I'd I'll A An The This That These Those It Its We We're Our You Your
+    He She They Them
+    There Here Then When Where What Which Who Why How If Else Also And But Or Not No Yes OK Ok Okay
+    Please Thanks Thank Note Notes Todo TODO FIXME Done Next Now Today Tomorrow Yesterday Always
+    Never Use Using Used Prefer Prefers Preferred Switch Switched Moved Keep Avoid Do Don't Does Did
+    Is Are Was Were Be Been Has Have Had Can Could Should Would Will Must May Might Let Let's Make
+    Run See Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April
+    June July August September October November December User Users Agent Assistant Goal Outcome
+    Summary Error Errors Files File Commands Command Decision Decisions Preference Preferences Fact
+    Facts Warning Playbook Session Sessions Memory Memories Project Projects Step Steps Added Fixed
+    Updated Removed New Old First Last After Before Because Since For From With Without Into Onto
+    About Over Under English Chinese"""
+_STOP = frozenset(_STOP_WORDS.split())
+
+# A memory saying it left an entity for another (the `old` and `new` groups).
+_EN_REPLACE = [
+    re.compile(
+        r"\b(?:switch\w*|mov\w*|migrat\w*|port\w*|chang\w*|went|transition\w*|convert\w*|jump\w*|"
+        r"rewr\w*|replatform\w*)\b[^.;]{0,30}?\bfrom\s+(?P<old>[^,.;]{1,60}?)\s+(?:to|for|onto)\s+"
+        r"(?P<new>[^,.;]{1,60})",
+        re.I,
+    ),
+    re.compile(
+        r"\b(?:switch\w*|mov\w*|migrat\w*|went|go(?:ing)?|came|coming)\s+(?:back\s+)?to\s+(?P<new>[^,.;]{1,60}?)"
+        r"\s+from\s+(?P<old>[^,.;]{1,60})",
+        re.I,
+    ),
+    re.compile(r"\breplac\w*\s+(?P<old>[^,.;]{1,60}?)\s+(?:with|by)\s+(?P<new>[^,.;]{1,60})", re.I),
+    re.compile(
+        r"(?P<new>[^,.;]{1,60}?)\s+(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?P<old>[^,.;]{1,60})",
+        re.I,
+    ),
+    re.compile(r"\bprefer\w*\s+(?P<new>[^,.;]{1,60}?)\s+(?:over|to)\s+(?P<old>[^,.;]{1,60})", re.I),
+    re.compile(
+        r"\b(?:no\s+longer|not\s+anymore|stop(?:ped|s)?|quit|don'?t|do\s+not|never|won'?t)\s+"
+        r"(?:\w+\s+)?(?:us(?:e|ing)|prefer\w*|want\w*|recommend\w*|choos\w*)\s+(?P<old>[^,.;]{1,60})",
+        re.I,
+    ),
+    # Only the next word or two: "never npm", "avoid Redux", not "never forget to run pytest".
+    re.compile(r"\b(?:never|avoid\w*)\s+(?:us(?:e|ing)\s+)?(?P<old>[^\s,.;]+(?:\s+[^\s,.;]+)?)", re.I),
+    re.compile(
+        r"\b(?:dropp(?:ed|ing)|drop|abandon\w*|ditch\w*|deprecat\w*|retir\w*|got\s+rid\s+of|"
+        r"mov\w*\s+(?:away|off)\s+(?:from|of))\s+(?P<old>[^,.;]{1,60})",
+        re.I,
+    ),
+]
+_C = r"[^,，。;；、]"
+_CN_REPLACE = [
+    re.compile(rf"不再(?:用|使用|采用|喜欢|推荐|选用|考虑)(?P<old>{_C}{{1,30}})"),
+    re.compile(r"(?:别|不要|禁止|避免|切勿|绝不)(?:再)?(?:用|使用)?\s*(?P<old>[^\s,，。;；、]{1,30})"),
+    re.compile(rf"(?:弃用|放弃|抛弃|淘汰|停用|去掉|移除|告别)(?:了)?(?P<old>{_C}{{1,30}})"),
+    re.compile(rf"从(?P<old>{_C}{{1,30}}?)(?:换|切|迁移|迁|转|改)(?:成|到|为|向|回)?(?P<new>{_C}{{1,30}})"),
+    re.compile(rf"(?:用|拿)(?P<new>{_C}{{1,30}}?)(?:替换|取代|代替|替代)(?:了|掉)?(?P<old>{_C}{{1,30}})"),
+    re.compile(rf"(?P<old>{_C}{{1,30}}?)(?:换成|改成|替换为|替换成|切换到|迁移到)(?P<new>{_C}{{1,30}})"),
+    re.compile(rf"(?:改用|换用|转用|改为使用|切换到|迁移到)(?P<new>{_C}{{1,30}})"),
+    re.compile(rf"(?P<new>{_C}{{1,30}}?)(?:而不是|而非)(?P<old>{_C}{{1,30}})"),
+]
+_PREFER = re.compile(
+    r"\b(?:prefer\w*|favou?r\w*|lik(?:e|es|ed)|lov(?:e|es|ed)|cho(?:se|ose|osing)|pick\w*|"
+    r"go(?:es|ing)?\s+with|stick\w*\s+with|opt\w*\s+for|settled\s+on|recommend\w*)\b|"
+    r"偏好|喜欢|倾向|首选|选择|选用|推荐|更爱",
+    re.I,
+)
+_USE = re.compile(
+    r"\b(?:use[sd]?|using|adopt\w*|rel(?:y|ies|ied)\s+on|built\s+(?:with|on)|written\s+in|"
+    r"depend\w*\s+on|switch\w*\s+to|mov\w*\s+to|migrat\w*\s+to)\b|使用|采用|基于|改用|换用|用",
+    re.I,
+)
+_RUNS_ON = re.compile(r"\b(?:runs?\s+on|deploy\w*\s+(?:to|on)|hosted\s+on)\b|部署在|跑在|运行在", re.I)
+
+
+@dataclass(frozen=True)
+class _Hit:
+    start: int
+    end: int
+    surface: str
+    id: str
+    name: str
+    type: str
+    category: str | None
+
+
+def _cjk_aliases() -> re.Pattern[str] | None:
+    spellings = sorted(
+        {sp for k in lexicon.table() for sp in (k.name, *k.aliases) if re.search(f"[{_CJK}]", sp)},
+        key=len,
+        reverse=True,
+    )
+    return re.compile("|".join(map(re.escape, spellings))) if spellings else None
+
+
+_CJK_ALIASES = _cjk_aliases()
+
+
+def _strict_ok(known: Known, surface: str, initial: bool) -> bool:
+    """A name that is also a common word counts only as written with its capital, and not
+    as the first word of a sentence ("Solid", not "solid" or "Solid work ahead")."""
+    if not known.ambiguous or not _PLAIN.fullmatch(surface):
+        return True
+    spellings = {sp for sp in (known.name, *known.aliases) if _PLAIN.fullmatch(sp)}
+    if surface not in spellings:
+        return False
+    return not (initial and surface[0].isupper() and surface[1:].islower())
+
+
+def _known_hits(sentence: str, offset: int, initial_at: int) -> list[_Hit]:
+    tokens = [(m.start(), m.end(), m.group()) for m in _LATIN.finditer(sentence)]
+    hits: list[_Hit] = []
+    i = 0
+    while i < len(tokens):
+        for width in (3, 2, 1):
+            span = tokens[i : i + width]
+            if len(span) < width or any(span[j + 1][0] - span[j][1] != 1 for j in range(width - 1)):
+                continue
+            start, end = span[0][0], span[-1][1]
+            surface = sentence[start:end]
+            known = lexicon.lookup(surface)
+            if known is None or not _strict_ok(known, surface, start == initial_at):
+                continue
+            hits.append(
+                _Hit(offset + start, offset + end, surface, known.id, known.name, known.type, known.category)
+            )
+            i += width
+            break
+        else:
+            i += 1
+    if _CJK_ALIASES is not None:
+        for m in _CJK_ALIASES.finditer(sentence):
+            known = lexicon.lookup(m.group())
+            if known is not None:
+                hits.append(
+                    _Hit(
+                        offset + m.start(),
+                        offset + m.end(),
+                        m.group(),
+                        known.id,
+                        known.name,
+                        known.type,
+                        known.category,
+                    )
+                )
+    return hits
+
+
+def _trim_cjk(name: str, keep_tail: int) -> str:
+    """Drop leading function characters ("在腾讯公司" -> "腾讯公司")."""
+    head = name[: len(name) - keep_tail]
+    cut = max((i + 1 for i, ch in enumerate(head) if ch in _FUNCTION_CHARS), default=0)
+    return name[cut:]
+
+
+def _heuristic_hits(sentence: str, offset: int, initial_at: int, taken: list[tuple[int, int]]) -> list[_Hit]:
+    def free(a: int, b: int) -> bool:
+        return all(b <= s or a >= e for s, e in taken)
+
+    out: list[_Hit] = []
+    for m in _ORG.finditer(sentence):
+        suffix = next(
+            sfx
+            for sfx in (
+                "研究院",
+                "研究所",
+                "实验室",
+                "工作室",
+                "公司",
+                "集团",
+                "大学",
+                "学院",
+                "银行",
+                "医院",
+            )
+            if m.group().endswith(sfx)
+        )
+        name = _trim_cjk(m.group(), len(suffix))
+        if len(name) - len(suffix) >= 2 and free(offset + m.start(), offset + m.end()):
+            out.append(
+                _Hit(
+                    offset + m.end() - len(name),
+                    offset + m.end(),
+                    name,
+                    lexicon.entity_id("organization", name),
+                    name,
+                    "organization",
+                    None,
+                )
+            )
+    for m in _PLACE.finditer(sentence):
+        name = _trim_cjk(m.group(), 1)
+        if len(name) >= 2 and free(offset + m.start(), offset + m.end()):
+            out.append(
+                _Hit(
+                    offset + m.end() - len(name),
+                    offset + m.end(),
+                    name,
+                    lexicon.entity_id("place", name),
+                    name,
+                    "place",
+                    None,
+                )
+            )
+    for m in _QUOTED.finditer(sentence):
+        name = m.group(1).strip()
+        if name and free(offset + m.start(1), offset + m.end(1)) and not name.isdigit():
+            out.append(
+                _Hit(
+                    offset + m.start(1),
+                    offset + m.end(1),
+                    name,
+                    lexicon.entity_id("concept", name),
+                    name,
+                    "concept",
+                    None,
+                )
+            )
+    # Capitalised runs of one to three words, and CamelCase or digit-bearing names.
+    tokens = [(m.start(), m.end(), m.group()) for m in _LATIN.finditer(sentence)]
+    i = 0
+    while i < len(tokens):
+        start, _end, word = tokens[i]
+        camel = bool(_CAMEL.fullmatch(word))
+        capital = word[0].isupper() and word[1:].islower() and len(word) > 1
+        if not (camel or capital) or word in _STOP:
+            i += 1
+            continue
+        j = i + 1
+        while (
+            j < len(tokens)
+            and j - i < 3
+            and tokens[j][0] - tokens[j - 1][1] == 1
+            and tokens[j][2][0].isupper()
+            and tokens[j][2] not in _STOP
+        ):
+            j += 1
+        a, b = start, tokens[j - 1][1]
+        if start == initial_at and not camel and j == i + 1:  # a sentence's first word
+            i = j
+            continue
+        if free(offset + a, offset + b):
+            name = sentence[a:b]
+            out.append(
+                _Hit(offset + a, offset + b, name, lexicon.entity_id("concept", name), name, "concept", None)
+            )
+        i = j
+    return out
+
+
+def _sentences(text: str) -> Iterable[tuple[int, str, int]]:
+    """(offset, sentence, offset within it of its first word)."""
+    start = 0
+    for m in [*_BOUNDARY.finditer(text), None]:
+        end = m.end() if m is not None else len(text)
+        sentence = text[start:end]
+        if sentence.strip():
+            lead = _LEAD.match(sentence)
+            yield start, sentence, lead.end() if lead else 0
+        start = end
+
+
+def _groups(
+    sentence: str, offset: int, patterns: list[re.Pattern[str]]
+) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    old: list[tuple[int, int]] = []
+    new: list[tuple[int, int]] = []
+    for pattern in patterns:
+        for m in pattern.finditer(sentence):
+            for name, spans in (("old", old), ("new", new)):
+                if name in pattern.groupindex and m.group(name) is not None:
+                    spans.append((offset + m.start(name), offset + m.end(name)))
+    return old, new
+
+
+def _inside(hit: _Hit, spans: list[tuple[int, int]]) -> bool:
+    return any(a <= hit.start and hit.end <= b for a, b in spans)
+
+
+def by_rules(
+    title: str, body: str, *, memory_type: str, project: str | None = None, min_unknown: int = 1
+) -> Extraction:
+    """The rules' reading of a memory. `min_unknown`: how often a name the lexicon does not
+    know must appear to count (sessions are long and full of capitalised noise: 2)."""
+    text = f"{title}\n{body}"
+    found: dict[str, Found] = {}
+    replaced: set[str] = set()
+    adopted: set[str] = set()
+    stance: dict[str, set[str]] = {}
+    unknown: dict[str, Found] = {}
+    for offset, sentence, initial in _sentences(text):
+        hits = _known_hits(sentence, offset, initial)
+        taken = [(h.start, h.end) for h in hits]
+        extra = _heuristic_hits(sentence, offset, initial, taken)
+        if project:
+            for m in re.finditer(rf"(?<![\w-]){re.escape(project)}(?![\w-])", sentence, re.I):
+                if all(m.end() + offset <= s or m.start() + offset >= e for s, e in taken):
+                    extra = [h for h in extra if not (h.start <= offset + m.start() < h.end)]
+                    hits.append(
+                        _Hit(
+                            offset + m.start(),
+                            offset + m.end(),
+                            m.group(),
+                            lexicon.entity_id("project", project),
+                            project,
+                            "project",
+                            None,
+                        )
+                    )
+        old, new = _groups(sentence, offset, _EN_REPLACE + _CN_REPLACE)
+        prefer, use, runs = _PREFER.search(sentence), _USE.search(sentence), _RUNS_ON.search(sentence)
+        for h, pool in [(h, found) for h in hits] + [(h, unknown) for h in extra]:
+            f = pool.get(h.id)
+            if f is None:
+                f = pool[h.id] = Found(h.id, h.name, h.type, category=h.category, first=h.start)
+            f.mentions += 1
+            f.surfaces.add(h.surface)
+            marks = stance.setdefault(h.id, set())
+            if _inside(h, old):
+                replaced.add(h.id)
+            elif _inside(h, new):
+                adopted.add(h.id)
+            if h.type == "project":
+                marks.add("works_on")
+            if runs and h.type in ("tool", "organization", "place"):
+                marks.add("runs_on")
+            if prefer:
+                marks.add("prefers")
+            if use:
+                marks.add("uses")
+    for f in unknown.values():
+        if f.mentions >= min_unknown and f.id not in found:
+            found[f.id] = f
+    for f in found.values():
+        f.predicate = _predicate(
+            f, memory_type, stance.get(f.id, set()), f.id in replaced and f.id not in adopted, f.id in adopted
+        )
+    replaced -= adopted
+    chosen = sorted(found.values(), key=lambda f: (-f.mentions, f.first))[:MAX_ENTITIES]
+    return Extraction(chosen, replaced={f.id for f in chosen if f.id in replaced})
+
+
+def _predicate(f: Found, memory_type: str, marks: set[str], was_replaced: bool, was_adopted: bool) -> str:
+    if was_replaced:
+        return "mentions"
+    if f.type == "project":
+        return "works_on"
+    choosable = f.type in ("library", "tool")
+    if was_adopted or (choosable and ("prefers" in marks or "uses" in marks)):
+        return "prefers" if memory_type == "preference" or "prefers" in marks else "uses"
+    if choosable and memory_type == "preference":
+        return "prefers"
+    if choosable and memory_type == "decision":
+        return "uses"
+    if "runs_on" in marks:
+        return "runs_on"
+    return "mentions"
+
+
+def from_llm(items: Iterable[tuple[str, str, int, str, bool]], *, by: str) -> Extraction:
+    """The LLM's answer (name, type, mentions, relation, replaced) in the rules' shape; a
+    name the lexicon knows takes the lexicon's type and id, so both roads meet."""
+    found: dict[str, Found] = {}
+    replaced: set[str] = set()
+    for i, (name, kind, mentions, relation, was_replaced) in enumerate(items):
+        name = " ".join(name.split())
+        if not name:
+            continue
+        known = lexicon.lookup(name)
+        if known is not None:
+            eid, display, kind, category = known.id, known.name, known.type, known.category
+        else:
+            kind = kind if kind in lexicon.TYPES else "concept"
+            eid, display, category = lexicon.entity_id(kind, name), name, None
+        f = found.get(eid)
+        if f is None:
+            f = found[eid] = Found(eid, display, kind, category=category, first=i)
+        f.mentions += max(1, mentions)
+        f.surfaces.add(name)
+        pred = relation if relation in STANCES else "mentions"
+        if was_replaced:
+            replaced.add(eid)
+            pred = "mentions"
+        if f.predicate == "mentions" or pred in POSITIVE:
+            f.predicate = pred
+    chosen = list(found.values())[:MAX_ENTITIES]
+    return Extraction(chosen, replaced={f.id for f in chosen if f.id in replaced}, by=by)

@@ -1,0 +1,224 @@
+"""What the knowledge graph learns from one memory, run after capture (sessions, from the
+analysis) and on record, update and promote: its entities (LLM or rules), written into
+its frontmatter (observations, relations, entity_mentions) and so into the index, the
+entities' names and spellings, and, for a preference, decision or fact, the supersedes
+check against the older memories of its scope."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from memoryd import clock
+from memoryd.config import Config
+from memoryd.db.engine import read_session, write_session
+from memoryd.frontmatter import Document
+from memoryd.kg import extract, lexicon, supersedes
+from memoryd.kg.extract import Extraction, Found
+from memoryd.llm.factory import Choice
+from memoryd.models import MemoryType
+from memoryd.store import Store
+from memoryd.store import kg as sql
+
+
+@dataclass
+class Learned:
+    slug: str
+    by: str
+    entities: list[dict[str, Any]] = field(default_factory=list)
+    judged_by: str = ""
+    judgements: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "slug": self.slug,
+            "by": self.by,
+            "entities": self.entities,
+            "judged_by": self.judged_by,
+            "judgements": self.judgements,
+            "notes": self.notes,
+        }
+
+
+@dataclass
+class Learner:
+    store: Store
+    config: Config
+    actor: str = "cli"
+    env: Mapping[str, str] | None = None
+    transport: httpx.BaseTransport | None = None
+    _choice: Choice | None = field(default=None, init=False)
+
+    @property
+    def choice(self) -> Choice:
+        if self._choice is None:
+            import os
+
+            from memoryd.llm.factory import choose
+
+            env = os.environ if self.env is None else self.env
+            self._choice = choose(self.config.llm, env=env, transport=self.transport)
+        return self._choice
+
+    def _provider(self, scope_hash: str) -> Any:
+        if self.store.keys.sensitive(scope_hash) and not self.config.llm.allow_sensitive:
+            return None
+        return self.choice.provider
+
+    def learn(
+        self, slug: str, *, project: str | None = None, judge: bool = True, hints: Sequence[str] = ()
+    ) -> Learned:
+        doc, _ = self.store.read(slug)
+        ex = self.extract(doc, project=project)
+        self._name(doc, ex)
+        self._write(doc, ex)
+        out = Learned(
+            slug,
+            ex.by,
+            [
+                {"id": f.id, "name": f.name, "type": f.type, "mentions": f.mentions, "relation": f.predicate}
+                for f in ex.found
+            ],
+            notes=[ex.note] if ex.note else [],
+        )
+        if judge and doc.meta.type.value in supersedes.JUDGED_TYPES and not doc.meta.superseded_by:
+            check = self.judge(doc, ex, hints=hints)
+            out.judged_by, out.judgements = check.judged_by, [j.as_dict() for j in check.judgements]
+            if check.note:
+                out.notes.append(check.note)
+        return out
+
+    # -- entities -----------------------------------------------------------------------
+    def extract(self, doc: Document, *, project: str | None = None) -> Extraction:
+        m = doc.meta
+        min_unknown = 2 if m.type is MemoryType.session else 1
+        rules = extract.by_rules(
+            m.title, doc.body, memory_type=m.type.value, project=project, min_unknown=min_unknown
+        )
+        kc = self.config.knowledge
+        wanted = kc.llm_entities and (m.type.long_term or kc.llm_session_entities)
+        provider = self._provider(m.scope_hash) if wanted else None
+        if provider is None:
+            return rules
+        from memoryd.governance import spend
+        from memoryd.llm import prompts, tokens
+        from memoryd.llm.schemas import Entities
+
+        prompt = prompts.render(
+            "extract_entities",
+            memory_type=m.type.value,
+            title=m.title,
+            body=tokens.trim(doc.body, self.config.llm.max_input_tokens),
+        )
+        reply = spend.ask(self.store, self.config.llm, provider, prompt, Entities, "extract_entities")
+        if isinstance(reply, str):
+            rules.note = f"entities by the rules: {reply}"
+            return rules
+        items = [(e.name, e.type, e.mentions, e.relation, e.replaced) for e in reply.data.entities]
+        ex = extract.from_llm(items, by=f"{provider.name}:{provider.model}")
+        if project:  # the scope's own name is known without asking
+            for f in rules.found:
+                if f.type == "project" and f.id not in ex.ids():
+                    ex.found.append(f)
+        return ex
+
+    def _name(self, doc: Document, ex: Extraction) -> None:
+        """Use the id an entity already has (another spelling, another type), and record
+        the spellings seen; a sensitive scope's names stay out of the index."""
+        with read_session(self.store.engine) as s:
+            known = sql.resolve(s, [f.norm for f in ex.found])
+        merged: dict[str, Found] = {}
+        for f in ex.found:
+            eid = known.get(f.norm, f.id)
+            if eid != f.id:
+                if f.id in ex.replaced:
+                    ex.replaced.discard(f.id)
+                    ex.replaced.add(eid)
+                f.id = eid
+            if eid in merged:
+                merged[eid].mentions += f.mentions
+                merged[eid].surfaces |= f.surfaces
+            else:
+                merged[eid] = f
+        ex.found = list(merged.values())
+        if self.store.keys.sensitive(doc.meta.scope_hash):
+            return
+        seen = clock.iso(doc.meta.created_at)
+        with write_session(self.store.engine) as s:
+            for f in ex.found:
+                kind, name = lexicon.split_id(f.id)
+                sql.upsert_entity(
+                    s,
+                    eid=f.id,
+                    name=name if f.id in lexicon.by_id() else f.name,
+                    kind=kind,
+                    norm=f.norm,
+                    aliases=f.surfaces,
+                    context=f.category,
+                    scope_hash=doc.meta.scope_hash if kind == "project" else None,
+                    seen=seen,
+                )
+
+    def _write(self, doc: Document, ex: Extraction) -> None:
+        m = doc.meta
+        observations = [f.id for f in ex.found]
+        relations = [f"{f.predicate}:{f.id}" for f in ex.found]
+        counts = {f.id: f.mentions for f in ex.found}
+        extras = m.model_extra if m.model_extra is not None else {}
+        if (
+            m.observations == observations
+            and m.relations == relations
+            and extras.get("entity_mentions") == counts
+        ):
+            return
+        m.observations, m.relations = observations, relations
+        extras["entity_mentions"] = counts
+        self.store.save(
+            doc, event="entities", actor=self.actor, details={"by": ex.by, "entities": len(counts)}
+        )
+
+    # -- supersedes ---------------------------------------------------------------------
+    def judge(self, doc: Document, ex: Extraction, *, hints: Sequence[str] = ()) -> supersedes.Check:
+        pool = supersedes.candidates(self.store, doc, ex, hints)
+        check = supersedes.Check()
+        if not pool:
+            return check
+        provider = self._provider(doc.meta.scope_hash)
+        judgements = None
+        if provider is not None:
+            judgements, note = self._ask(doc, pool[: self.config.knowledge.max_candidates], provider)
+            check.judged_by = f"{provider.name}:{provider.model}"
+            check.note = note
+        if judgements is None:
+            check.judged_by = "rules"
+            judgements = [supersedes.by_rules(doc.meta.type.value, ex, c) for c in pool]
+        supersedes.apply(
+            self.store, self.config, doc.meta.slug, judgements, judged_by=check.judged_by, actor=self.actor
+        )
+        check.judgements = judgements
+        return check
+
+    def _ask(
+        self, doc: Document, pool: Sequence[supersedes.Candidate], provider: Any
+    ) -> tuple[list[supersedes.Judgement] | None, str]:
+        from memoryd.governance import spend
+        from memoryd.llm.schemas import SupersedesJudgements
+
+        prompt = supersedes.llm_prompt(self.store, self.config, doc, pool)
+        reply = spend.ask(
+            self.store, self.config.llm, provider, prompt, SupersedesJudgements, "judge_supersedes"
+        )
+        if isinstance(reply, str):
+            return None, f"supersedes judged by the rules: {reply}"
+        asked = {c.slug for c in pool}
+        out = []
+        for j in reply.data.judgements:
+            if j.old_slug in asked:
+                confidence = j.confidence if j.supersedes else 0.0
+                out.append(supersedes.Judgement(j.old_slug, confidence, j.reasoning))
+                asked.discard(j.old_slug)
+        return out, ""

@@ -1,0 +1,429 @@
+"""Which decisions replace which (seed 001 section 5). A new preference, decision or fact
+is compared with the older ones of its scope that name the same entities (or another
+entity filling the same slot, such as a second frontend framework): judged by the LLM
+prompt judge_supersedes, or by the rules when there is no LLM. At or above
+`supersede_auto` the old memory is superseded at once; from `supersede_review` it waits
+in the digest for `memoryd supersede confirm|dismiss ID`; below, nothing happens.
+
+A superseded memory is kept: `superseded_by` on it, `supersedes` on its successor, a row
+in supersedes_chain. Search and the start-up snapshot rank it below its successor."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from memoryd import clock
+from memoryd.config import Config
+from memoryd.db.engine import read_session, write_session
+from memoryd.errors import CorruptFile, KeyUnavailable, NotFound, UsageError
+from memoryd.frontmatter import Document
+from memoryd.kg import lexicon
+from memoryd.kg.extract import POSITIVE, Extraction
+from memoryd.models import VISIBLE_STATES, MemoryType
+from memoryd.store import Store
+from memoryd.store import kg as sql
+
+JUDGED_TYPES = (MemoryType.preference.value, MemoryType.decision.value, MemoryType.fact.value)
+# Older memories fetched for the rules (the LLM sees config.knowledge.max_candidates).
+RULES_POOL = 20
+BODY_CHARS = 700
+RULE_EXPLICIT = 0.9
+RULE_LIKELY = 0.6
+
+
+@dataclass
+class Judgement:
+    older: str
+    confidence: float
+    reason: str
+    entity: str | None = None
+    outcome: str = ""  # superseded | pending | ignored
+    pending_id: int | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Check:
+    judged_by: str = ""
+    judgements: list[Judgement] = field(default_factory=list)
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    slug: str
+    type: str
+    created_at: str
+    relations: list[tuple[str, str]]
+    shared: int
+
+
+# -- candidates ---------------------------------------------------------------------------
+def neighbourhood(ex: Extraction) -> list[str]:
+    """The new memory's entities, and every curated entity filling the same slot as one."""
+    ids = dict.fromkeys(ex.ids())
+    for f in ex.found:
+        if f.category:
+            ids.update(dict.fromkeys(lexicon.siblings(f.category)))
+    return list(ids)
+
+
+def candidates(store: Store, doc: Document, ex: Extraction, hints: Sequence[str] = ()) -> list[Candidate]:
+    m = doc.meta
+    ids = neighbourhood(ex)
+    before = clock.iso(m.created_at)
+    skip = {m.slug, *m.supersedes}
+    if store.keys.sensitive(m.scope_hash):
+        return _sealed_candidates(store, doc, ids, skip, hints)
+    with read_session(store.engine) as s:
+        rows = sql.candidates(
+            s,
+            scope_hash=m.scope_hash,
+            entity_ids=ids,
+            types=JUDGED_TYPES,
+            exclude=m.slug,
+            before=before,
+            limit=RULES_POOL,
+        )
+        extra = [h for h in hints if h not in {r["slug"] for r in rows}]
+        for slug in extra:
+            r = _hint_row(s, slug, m.scope_hash)
+            if r is not None:
+                rows.insert(0, r)
+        rels = sql.relations_from(s, [r["slug"] for r in rows])
+    return [
+        Candidate(r["slug"], r["type"], r["created_at"], rels.get(r["slug"], []), int(r["shared"]))
+        for r in rows
+        if r["slug"] not in skip
+    ]
+
+
+def _hint_row(s: Any, slug: str, scope_hash: str) -> dict[str, Any] | None:
+    from memoryd.store import index
+
+    row = index.get(s, slug)
+    if (
+        row is None
+        or row["scope_hash"] != scope_hash
+        or row["type"] not in JUDGED_TYPES
+        or row["superseded_by"]
+    ):
+        return None
+    return {"slug": slug, "type": row["type"], "created_at": row["created_at"], "shared": 0}
+
+
+def _sealed_candidates(
+    store: Store, doc: Document, ids: list[str], skip: set[str], hints: Sequence[str]
+) -> list[Candidate]:
+    """A sensitive scope has no graph rows in the index: its memories are opened (the
+    caller holds the key) and compared by their frontmatter."""
+    from memoryd.store import links
+
+    wanted = set(ids)
+    out = []
+    for row in store.list(
+        scopes=[doc.meta.scope_hash], types=list(JUDGED_TYPES), states=list(VISIBLE_STATES)
+    ):
+        if row["slug"] in skip or row["superseded_by"] or row["created_at"] > clock.iso(doc.meta.created_at):
+            continue
+        try:
+            other, _ = store.read(row["slug"])
+        except (CorruptFile, KeyUnavailable, NotFound):
+            continue
+        mentions, relations = links(other)
+        shared = len(wanted & mentions.keys())
+        if shared or row["slug"] in hints:
+            rels = [(p, o) for p, o, kind in relations if kind == "entity"]
+            out.append(Candidate(row["slug"], row["type"], row["created_at"], rels, shared))
+    out.sort(key=lambda c: (c.created_at, c.slug), reverse=True)  # newest first, then:
+    out.sort(key=lambda c: (c.slug not in hints, -c.shared))
+    return out[:RULES_POOL]
+
+
+# -- judging ------------------------------------------------------------------------------
+def by_rules(new_type: str, ex: Extraction, cand: Candidate) -> Judgement:
+    """Explicit replacement ("switched from React to Solid", "不再用 React,改用 Solid") of
+    something the old memory chose: RULE_EXPLICIT. Something it only named, or the same
+    slot filled by another choice of the same kind of memory: RULE_LIKELY, for the user."""
+    old_pos = {e for p, e in cand.relations if p in POSITIVE}
+    old_all = {e for _, e in cand.relations}
+    for eid in sorted(ex.replaced & old_pos):
+        name = lexicon.split_id(eid)[1]
+        return Judgement(cand.slug, RULE_EXPLICIT, f"the new memory says {name} was replaced", eid)
+    for eid in sorted(ex.replaced & old_all):
+        name = lexicon.split_id(eid)[1]
+        return Judgement(
+            cand.slug, RULE_LIKELY, f"the new memory says {name} was replaced; the old one names it", eid
+        )
+    new_pos = {f.id for f in ex.found if f.predicate in POSITIVE}
+    if new_type == cand.type:
+        for new_id in sorted(new_pos):
+            category = lexicon.category_of(new_id)
+            if not category:
+                continue
+            for old_id in sorted(old_pos - new_pos):
+                if lexicon.category_of(old_id) == category:
+                    old_name, new_name = lexicon.split_id(old_id)[1], lexicon.split_id(new_id)[1]
+                    return Judgement(
+                        cand.slug,
+                        RULE_LIKELY,
+                        f"both choose a {category}: {old_name}, now {new_name}",
+                        old_id,
+                    )
+    return Judgement(cand.slug, 0.0, "no replacement the rules can see")
+
+
+def llm_prompt(store: Store, config: Config, doc: Document, pool: Sequence[Candidate]) -> Any:
+    from memoryd.llm import prompts, tokens
+
+    parts = []
+    for c in pool:
+        try:
+            old, _ = store.read(c.slug)
+        except (CorruptFile, KeyUnavailable, NotFound):
+            continue
+        body = " ".join(old.body.split())[:BODY_CHARS]
+        parts.append(
+            f"- slug: {c.slug}\n  type: {c.type}, {c.created_at[:10]}\n  title: {old.meta.title}\n  {body}"
+        )
+    return prompts.render(
+        "judge_supersedes",
+        new_type=doc.meta.type.value,
+        new_date=clock.iso(doc.meta.created_at)[:10],
+        new_title=doc.meta.title,
+        new_body=tokens.trim(doc.body, config.llm.max_input_tokens),
+        candidates="\n".join(parts) or "(none)",
+    )
+
+
+# -- acting -------------------------------------------------------------------------------
+def apply(
+    store: Store, config: Config, newer: str, judgements: list[Judgement], *, judged_by: str, actor: str
+) -> None:
+    kc = config.knowledge
+    for j in judgements:
+        if j.confidence >= kc.supersede_auto:
+            supersede(
+                store,
+                newer,
+                j.older,
+                confidence=j.confidence,
+                decided_by="auto",
+                reason=j.reason,
+                entity=j.entity,
+                actor=actor,
+            )
+            j.outcome = "superseded"
+        elif j.confidence >= kc.supersede_review:
+            j.pending_id = propose(store, newer, j, judged_by=judged_by, actor=actor)
+            j.outcome = "pending"
+        else:
+            j.outcome = "ignored"
+
+
+def propose(store: Store, newer: str, j: Judgement, *, judged_by: str, actor: str) -> int | None:
+    """Queue a supersede for the user; a pair already judged (even dismissed) stays as it is."""
+    scope_hash = store.row(newer)["scope_hash"]
+    with write_session(store.engine) as s:
+        pid, created = sql.add_pending(
+            s,
+            {
+                "newer_memory_id": newer,
+                "older_memory_id": j.older,
+                "entity_id": j.entity,
+                "scope_hash": scope_hash,
+                "confidence": round(j.confidence, 4),
+                "reason": j.reason[:500],
+                "judged_by": judged_by,
+                "created_at": clock.now_iso(),
+            },
+        )
+    if created:
+        store.audit.append(
+            "supersede_proposed",
+            actor=actor,
+            scope_hash=scope_hash,
+            target_id=newer,
+            details={
+                "id": pid,
+                "older": j.older,
+                "confidence": round(j.confidence, 4),
+                "reason": j.reason[:500],
+            },
+        )
+    return pid
+
+
+def supersede(
+    store: Store,
+    newer: str,
+    older: str,
+    *,
+    confidence: float,
+    decided_by: str,
+    reason: str,
+    entity: str | None,
+    actor: str,
+) -> None:
+    """Mark `older` as replaced by `newer` in both files, the chain and the audit log.
+    Each step can be repeated, so an interrupted run finishes on the next."""
+    if newer == older:
+        raise UsageError("a memory cannot supersede itself")
+    old_doc, _ = store.read(older)
+    new_doc, _ = store.read(newer)
+    if old_doc.meta.scope_hash != new_doc.meta.scope_hash:
+        raise UsageError(f"{older} and {newer} belong to different scopes")
+    if older in _successors(store, newer):
+        raise UsageError(f"{older} already supersedes {newer}: that would make a loop")
+    details = {"confidence": round(confidence, 4), "decided_by": decided_by, "reason": reason[:500]}
+    if old_doc.meta.superseded_by != newer:
+        old_doc.meta.superseded_by = newer
+        store.save(old_doc, event="superseded", actor=actor, details={"newer": newer, **details})
+    if older not in new_doc.meta.supersedes:
+        new_doc.meta.supersedes = [*new_doc.meta.supersedes, older]
+        store.save(new_doc, event="supersede", actor=actor, details={"older": older, **details})
+    now = clock.now_iso()
+    with write_session(store.engine) as s:
+        sql.add_chain(
+            s,
+            {
+                "newer_memory_id": newer,
+                "older_memory_id": older,
+                "entity_id": entity,
+                "confidence": round(confidence, 4),
+                "decided_at": now,
+                "decided_by": decided_by,
+                "reason": reason[:500],
+            },
+        )
+        sql.settle_pair(s, newer, older, now)
+
+
+def _successors(store: Store, slug: str) -> set[str]:
+    """Every memory that replaced `slug`, directly or down the chain."""
+    with read_session(store.engine) as s:
+        links = sql.chain_links(s, slug)
+    nxt: dict[str, list[str]] = {}
+    for link in links:
+        nxt.setdefault(link["older_memory_id"], []).append(link["newer_memory_id"])
+    out, todo = set(), [slug]
+    while todo:
+        for n in nxt.get(todo.pop(), []):
+            if n not in out:
+                out.add(n)
+                todo.append(n)
+    return out
+
+
+PENDING_STATUSES = ("pending", "confirmed", "dismissed")
+
+
+def get_pending(store: Store, pid: int) -> dict[str, Any]:
+    with read_session(store.engine) as s:
+        row = sql.pending(s, pid)
+    if row is None:
+        raise NotFound(f"no pending supersede with id {pid}; `memoryd supersede list` shows them")
+    return row
+
+
+def listing(store: Store, *, status: str | None, scopes: list[str] | None = None) -> list[dict[str, Any]]:
+    if status is not None and status not in PENDING_STATUSES:
+        raise UsageError(f"--status must be one of {', '.join(PENDING_STATUSES)}")
+    with read_session(store.engine) as s:
+        return sql.pending_list(s, status=status, scopes=scopes)
+
+
+def confirm(store: Store, pid: int, *, decided_by: str = "user", actor: str = "cli") -> dict[str, Any]:
+    row = _open(store, pid)
+    for slug in (row["newer_memory_id"], row["older_memory_id"]):
+        try:
+            store.row(slug)
+        except NotFound:
+            raise UsageError(
+                f"memory {slug} is gone (forgotten or merged): dismiss this one with "
+                f"`memoryd supersede dismiss {pid}`"
+            ) from None
+    supersede(
+        store,
+        row["newer_memory_id"],
+        row["older_memory_id"],
+        confidence=row["confidence"],
+        decided_by=decided_by,
+        reason=row["reason"] or "",
+        entity=row["entity_id"],
+        actor=actor,
+    )
+    now = clock.now_iso()
+    with write_session(store.engine) as s:
+        sql.decide_pending(s, pid, "confirmed", now)
+    return {**row, "status": "confirmed", "decided_at": now}
+
+
+def dismiss(store: Store, pid: int, *, actor: str = "cli") -> dict[str, Any]:
+    row = _open(store, pid)
+    now = clock.now_iso()
+    with write_session(store.engine) as s:
+        sql.decide_pending(s, pid, "dismissed", now)
+    store.audit.append(
+        "supersede_dismissed",
+        actor=actor,
+        scope_hash=row["scope_hash"],
+        target_id=row["newer_memory_id"],
+        details={"id": pid, "older": row["older_memory_id"]},
+    )
+    return {**row, "status": "dismissed", "decided_at": now}
+
+
+def _open(store: Store, pid: int) -> dict[str, Any]:
+    row = get_pending(store, pid)
+    if row["status"] != "pending":
+        raise UsageError(f"supersede {pid} is already {row['status']} ({row['decided_at']})")
+    return row
+
+
+def history(store: Store, slug: str) -> dict[str, Any]:
+    """The chain a memory belongs to, oldest first, with how each link was decided, and
+    the supersedes about it that wait for the user."""
+    store.row(slug)  # NotFound when unknown
+    with read_session(store.engine) as s:
+        links = sql.chain_links(s, slug)
+        waiting = [
+            r
+            for r in sql.pending_list(s, status="pending", scopes=None)
+            if slug in (r["newer_memory_id"], r["older_memory_id"])
+        ]
+    slugs = {slug} | {x for link in links for x in (link["newer_memory_id"], link["older_memory_id"])}
+    chain = []
+    for x in slugs:
+        try:
+            row = store.row(x)
+        except NotFound:
+            chain.append(
+                {"slug": x, "title": "", "type": "", "created_at": "", "state": "gone", "superseded_by": None}
+            )
+            continue
+        chain.append(
+            {
+                "slug": x,
+                "title": _title(store, row),
+                "type": row["type"],
+                "created_at": row["created_at"],
+                "state": row["decay_state"],
+                "superseded_by": row["superseded_by"],
+            }
+        )
+    chain.sort(key=lambda r: (r["created_at"] or "", r["slug"]))
+    return {"slug": slug, "chain": chain, "links": links, "pending": waiting}
+
+
+def _title(store: Store, row: dict[str, Any]) -> str:
+    if row["title"] or not row.get("scope_sensitive"):
+        return str(row["title"])
+    try:
+        return store.read(row["slug"])[0].meta.title  # the caller checked the grant
+    except (CorruptFile, KeyUnavailable, NotFound):
+        return ""
