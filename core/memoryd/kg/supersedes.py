@@ -228,6 +228,7 @@ def apply(
 def propose(store: Store, newer: str, j: Judgement, *, judged_by: str, actor: str) -> int | None:
     """Queue a supersede for the user; a pair already judged (even dismissed) stays as it is."""
     scope_hash = store.row(newer)["scope_hash"]
+    j = _sealed(store, scope_hash, j)
     with write_session(store.engine) as s:
         pid, created = sql.add_pending(
             s,
@@ -277,6 +278,8 @@ def supersede(
     new_doc, _ = store.read(newer)
     if old_doc.meta.scope_hash != new_doc.meta.scope_hash:
         raise UsageError(f"{older} and {newer} belong to different scopes")
+    sealed = _sealed(store, new_doc.meta.scope_hash, Judgement(older, confidence, reason, entity))
+    reason, entity = sealed.reason, sealed.entity
     if older in _successors(store, newer):
         raise UsageError(f"{older} already supersedes {newer}: that would make a loop")
     details = {"confidence": round(confidence, 4), "decided_by": decided_by, "reason": reason[:500]}
@@ -317,6 +320,14 @@ def _successors(store: Store, slug: str) -> set[str]:
                 out.add(n)
                 todo.append(n)
     return out
+
+
+def _sealed(store: Store, scope_hash: str, j: Judgement) -> Judgement:
+    """A sensitive scope's reasons and entity names are its words: they stay out of
+    index.db and the audit log (the files say what was replaced, encrypted)."""
+    if not store.keys.sensitive(scope_hash):
+        return j
+    return Judgement(j.older, j.confidence, "", None, j.outcome, j.pending_id)
 
 
 PENDING_STATUSES = ("pending", "confirmed", "dismissed")
