@@ -236,6 +236,12 @@ class Memoryd:
             self.learned = self.learner(actor=actor).learn(slug, project=project, hints=hints)
         except MemorydError as exc:
             self.learned = Learned(slug, "", notes=[f"knowledge graph not updated: {exc}"])
+        except Exception as exc:  # e.g. the index busy past its timeout: retry with `graph extract`
+            self.learned = Learned(
+                slug,
+                "",
+                notes=[f"knowledge graph not updated ({type(exc).__name__}: {exc}); the memory is saved"],
+            )
         touched = tuple(j["older"] for j in self.learned.judgements if j["outcome"] == "superseded")
         return self.store.read(slug)[0], touched
 
@@ -286,7 +292,13 @@ class Memoryd:
         slugs.validate(slug)
         self.gate(self.store.row(slug)["scope_hash"], what="forget", target=slug, actor=actor)
         doc = self.store.forget(slug, actor=actor)
+        self._release_orphans(actor=actor)
         return Changes(updated=(slug,), scopes=(doc.meta.scope_hash,))
+
+    def _release_orphans(self, merged: dict[str, str] | None = None, *, actor: str) -> None:
+        from memoryd.kg import supersedes
+
+        supersedes.release_orphans(self.store, merged, actor=actor)
 
     # -- search -----------------------------------------------------------------------
     def search(
@@ -447,13 +459,17 @@ class Memoryd:
         from memoryd.governance.merge import merge
 
         res = merge(self.store, keep, drop, force=force, actor=actor)
+        self._release_orphans(dict.fromkeys(res.dropped, keep), actor=actor)
         return res, Changes(updated=(keep,), removed=res.dropped, scopes=(res.kept.meta.scope_hash,))
 
     @_settles
     def decay_sweep(self, *, dry_run: bool = False, actor: str = "cli") -> SweepReport:
         from memoryd.governance import decay
 
-        return decay.sweep(self.store, self.config.decay, dry_run=dry_run, actor=actor)
+        report = decay.sweep(self.store, self.config.decay, dry_run=dry_run, actor=actor)
+        if not dry_run:
+            self._release_orphans(actor=actor)
+        return report
 
     def digest(self, *, since: str | None = None, scopes: list[str] | None = None) -> Digest:
         from memoryd.governance import digest
@@ -548,6 +564,16 @@ class Memoryd:
             entity=None,
             actor=actor,
         )
+        return Changes(updated=(newer, older), scopes=(self.store.row(newer)["scope_hash"],))
+
+    @_settles
+    def undo_supersede(self, newer: str, older: str, *, actor: str = "cli") -> Changes:
+        from memoryd.kg import supersedes
+
+        for slug in (newer, older):
+            slugs.validate(slug)
+            self.gate(self.store.row(slug)["scope_hash"], what="supersede", target=slug, actor=actor)
+        supersedes.undo(self.store, newer, older, actor=actor)
         return Changes(updated=(newer, older), scopes=(self.store.row(newer)["scope_hash"],))
 
     def history(self, slug: str, *, actor: str = "cli") -> dict[str, Any]:

@@ -92,7 +92,13 @@ class Frontmatter(BaseModel):
             return []
         if isinstance(value, str):
             return [value]
-        return [str(v) for v in value] if isinstance(value, list) else value
+        # A hand edit that made a list something else costs that list, not the memory.
+        return [str(v) for v in value] if isinstance(value, list) else []
+
+    @field_validator("superseded_by", mode="before")
+    @classmethod
+    def _slug_or_none(cls, value: Any) -> Any:
+        return value.strip() or None if isinstance(value, str) else None
 
     @property
     def extras(self) -> dict[str, Any]:

@@ -97,14 +97,17 @@ class Analyzer:
         scored = self._score(doc, row, user_turns)
         if scored.out is None:
             return Analysis(slug, "deferred", by=scored.by, note=scored.note, tokens=scored.tokens)
+        entities, note = self._entities(doc)
         result = self._write(doc, fp, scored)
-        self._entities(slug, result)
+        result.entities = entities
+        if note:
+            result.note = "; ".join(filter(None, [result.note, note]))
         return result
 
-    def _entities(self, slug: str, result: Analysis) -> None:
-        """The session's entities for the graph and the trends (no supersedes: a session
-        is working memory); a failure here does not undo the analysis."""
-        from memoryd.errors import MemorydError
+    def _entities(self, doc: Document) -> tuple[int, str]:
+        """The session's entities for the graph and the trends, set in the frontmatter the
+        analysis saves (no supersedes: a session is working memory). A failure here costs
+        the entities, not the analysis."""
         from memoryd.kg.learn import Learner
 
         try:
@@ -112,11 +115,10 @@ class Analyzer:
                 self.store, self.config, actor=self.actor, env=self.env, transport=self.transport
             )
             learner._choice = self._choice
-            learned = learner.learn(slug, judge=False)
-        except MemorydError as exc:
-            result.note = "; ".join(filter(None, [result.note, f"entities not extracted: {exc}"]))
-            return
-        result.entities = len(learned.entities)
+            ex, _ = learner.annotate(doc)
+        except Exception as exc:  # any failure: the scores still count
+            return 0, f"entities not extracted: {exc}"
+        return len(ex.found), ex.note
 
     def _score(self, doc: Document, row: dict[str, Any], user_turns: list[str]) -> Scored:
         llm = self.config.llm

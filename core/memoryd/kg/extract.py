@@ -11,25 +11,15 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from memoryd.kg import lexicon
+from memoryd.kg import PREDICATES, lexicon
 from memoryd.kg.lexicon import Known
 
-PREDICATES = (
-    "mentions",
-    "works_on",
-    "uses",
-    "prefers",
-    "supersedes",
-    "superseded_by",
-    "conflicts_with",
-    "cites",
-    "runs_on",
-    "belongs_to",
-    "located_at",
-)
+__all__ = ["PREDICATES", "Extraction", "Found", "by_rules", "from_llm"]
 # How a memory can stand to an entity it names (the rest link memories or entities).
 STANCES = ("prefers", "uses", "works_on", "runs_on", "located_at", "cites", "mentions")
 POSITIVE = ("prefers", "uses")
+# What extraction writes for a memory (its relations with other predicates are kept).
+RULE_PREDICATES = ("mentions", "prefers", "uses", "works_on", "runs_on")
 MAX_ENTITIES = 15
 
 
@@ -65,16 +55,22 @@ class Extraction:
 
 
 # -- tokens -------------------------------------------------------------------------------
-_LATIN = re.compile(r"(?<![\w/\\.@#+-])[A-Za-z][A-Za-z0-9]*(?:[.\-][A-Za-z0-9]+)*[+#]*")
+# A Latin name, also when written against Chinese text ("改用Solid"): CJK counts as \w.
+_LATIN = re.compile(r"(?<![A-Za-z0-9_/\\.@#+-])[A-Za-z][A-Za-z0-9]*(?:[.\-][A-Za-z0-9]+)*[+#]*")
 _BOUNDARY = re.compile(r"[.!?]+(?=\s|$)|[。！？;；]+|\n")
 _LEAD = re.compile(r"^[\s\-*>#\d.)(\[\]]*")
-_PLAIN = re.compile(r"[A-Za-z][a-z]*")
 _CAMEL = re.compile(r"(?:[A-Z][a-z0-9]+){2,}|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][A-Za-z]*\d[A-Za-z0-9]*")
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff"
-_ORG = re.compile(rf"[{_CJK}]{{2,8}}?(?:公司|集团|大学|学院|银行|研究院|研究所|实验室|医院|工作室)")
-_PLACE = re.compile(rf"[{_CJK}]{{2,4}}?(?:市|省|县)(?![{_CJK}])")
-_QUOTED = re.compile(r"[「《“]([^」》”\n]{2,20})[」》”]")
+_ORG_SUFFIXES = ("研究院", "研究所", "实验室", "工作室", "公司", "集团", "大学", "学院", "银行", "医院")
+_ORG = re.compile(rf"[{_CJK}]{{2,8}}?(?:{'|'.join(_ORG_SUFFIXES)})")
+# Kinds of company, not names: "一家互联网公司", "客户公司".
+_GENERIC_ORG = re.compile(
+    r"(?:互联网|科技|技术|网络|软件|外包|创业|客户|合作|母|子|分|总|上市|私营|国有|大|小|新|老|本|该|某)"
+)
+# Chinese quotation marks for names and titles (not English quotes: they quote anything).
+_QUOTED = re.compile(r"[「《]([^」》\n]{2,20})[」》]")
 _FUNCTION_CHARS = set(
+    "家个间座"
     "的在和与是了我你他她它们去到从给把被用为这那个一也都就还很再不要会能说对向跟同及或而但并且如果因所以"
 )
 
@@ -137,14 +133,14 @@ _CN_REPLACE = [
     re.compile(rf"(?P<new>{_C}{{1,30}}?)(?:而不是|而非)(?P<old>{_C}{{1,30}})"),
 ]
 _PREFER = re.compile(
-    r"\b(?:prefer\w*|favou?r\w*|lik(?:e|es|ed)|lov(?:e|es|ed)|cho(?:se|ose|osing)|pick\w*|"
+    r"\b(?:prefer\w*|favou?r\w*|lov(?:e|es|ed)|cho(?:se|ose|osing)|pick\w*|"
     r"go(?:es|ing)?\s+with|stick\w*\s+with|opt\w*\s+for|settled\s+on|recommend\w*)\b|"
     r"偏好|喜欢|倾向|首选|选择|选用|推荐|更爱",
     re.I,
 )
 _USE = re.compile(
     r"\b(?:use[sd]?|using|adopt\w*|rel(?:y|ies|ied)\s+on|built\s+(?:with|on)|written\s+in|"
-    r"depend\w*\s+on|switch\w*\s+to|mov\w*\s+to|migrat\w*\s+to)\b|使用|采用|基于|改用|换用|用",
+    r"depend\w*\s+on|switch\w*\s+to|mov\w*\s+to|migrat\w*\s+to)\b|使用|采用|基于|改用|换用|选用",
     re.I,
 )
 _RUNS_ON = re.compile(r"\b(?:runs?\s+on|deploy\w*\s+(?:to|on)|hosted\s+on)\b|部署在|跑在|运行在", re.I)
@@ -173,19 +169,28 @@ def _cjk_aliases() -> re.Pattern[str] | None:
 _CJK_ALIASES = _cjk_aliases()
 
 
-def _strict_ok(known: Known, surface: str, initial: bool) -> bool:
-    """A name that is also a common word counts only as written with its capital, and not
-    as the first word of a sentence ("Solid", not "solid" or "Solid work ahead")."""
-    if not known.ambiguous or not _PLAIN.fullmatch(surface):
+def _title_case(tokens: list[tuple[int, int, str]]) -> bool:
+    """A heading such as "Plan For Next Sprint": most words capitalised."""
+    words = [w for _, _, w in tokens if w.isalpha() and len(w) > 3]
+    return len(words) >= 3 and sum(w[0].isupper() for w in words) >= 0.75 * len(words)
+
+
+def _strict_ok(known: Known, surface: str, initial: bool, heading: bool) -> bool:
+    """A name that is also a common word counts only as written in the lexicon (its
+    capital, not "solid" or "SOLID"), and not as the first word of a sentence or a word of
+    a Title Case heading ("Solid work ahead", "Plan For Next Sprint")."""
+    if not known.ambiguous or not re.fullmatch(r"[A-Za-z]+", surface):
         return True
-    spellings = {sp for sp in (known.name, *known.aliases) if _PLAIN.fullmatch(sp)}
+    spellings = {sp for sp in (known.name, *known.aliases) if re.fullmatch(r"[A-Za-z]+", sp)}
     if surface not in spellings:
         return False
-    return not (initial and surface[0].isupper() and surface[1:].islower())
+    capitalised = surface[0].isupper() and surface[1:].islower()
+    return not (capitalised and (initial or heading))
 
 
 def _known_hits(sentence: str, offset: int, initial_at: int) -> list[_Hit]:
     tokens = [(m.start(), m.end(), m.group()) for m in _LATIN.finditer(sentence)]
+    heading = _title_case(tokens)
     hits: list[_Hit] = []
     i = 0
     while i < len(tokens):
@@ -196,7 +201,7 @@ def _known_hits(sentence: str, offset: int, initial_at: int) -> list[_Hit]:
             start, end = span[0][0], span[-1][1]
             surface = sentence[start:end]
             known = lexicon.lookup(surface)
-            if known is None or not _strict_ok(known, surface, start == initial_at):
+            if known is None or not _strict_ok(known, surface, start == initial_at, heading):
                 continue
             hits.append(
                 _Hit(offset + start, offset + end, surface, known.id, known.name, known.type, known.category)
@@ -236,46 +241,19 @@ def _heuristic_hits(sentence: str, offset: int, initial_at: int, taken: list[tup
 
     out: list[_Hit] = []
     for m in _ORG.finditer(sentence):
-        suffix = next(
-            sfx
-            for sfx in (
-                "研究院",
-                "研究所",
-                "实验室",
-                "工作室",
-                "公司",
-                "集团",
-                "大学",
-                "学院",
-                "银行",
-                "医院",
-            )
-            if m.group().endswith(sfx)
-        )
+        suffix = next(sfx for sfx in _ORG_SUFFIXES if m.group().endswith(sfx))
         name = _trim_cjk(m.group(), len(suffix))
-        if len(name) - len(suffix) >= 2 and free(offset + m.start(), offset + m.end()):
+        stem = name[: -len(suffix)]
+        if len(stem) >= 2 and not _GENERIC_ORG.fullmatch(stem) and free(offset + m.start(), offset + m.end()):
+            start = offset + m.end() - len(name)
             out.append(
                 _Hit(
-                    offset + m.end() - len(name),
+                    start,
                     offset + m.end(),
                     name,
                     lexicon.entity_id("organization", name),
                     name,
                     "organization",
-                    None,
-                )
-            )
-    for m in _PLACE.finditer(sentence):
-        name = _trim_cjk(m.group(), 1)
-        if len(name) >= 2 and free(offset + m.start(), offset + m.end()):
-            out.append(
-                _Hit(
-                    offset + m.end() - len(name),
-                    offset + m.end(),
-                    name,
-                    lexicon.entity_id("place", name),
-                    name,
-                    "place",
                     None,
                 )
             )
@@ -293,13 +271,15 @@ def _heuristic_hits(sentence: str, offset: int, initial_at: int, taken: list[tup
                     None,
                 )
             )
-    # Capitalised runs of one to three words, and CamelCase or digit-bearing names.
+    # Capitalised runs of one to three words, and CamelCase or digit-bearing names; in a
+    # Title Case heading every word is capitalised, so only CamelCase counts there.
     tokens = [(m.start(), m.end(), m.group()) for m in _LATIN.finditer(sentence)]
+    heading = _title_case(tokens)
     i = 0
     while i < len(tokens):
         start, _end, word = tokens[i]
         camel = bool(_CAMEL.fullmatch(word))
-        capital = word[0].isupper() and word[1:].islower() and len(word) > 1
+        capital = word[0].isupper() and word[1:].islower() and len(word) > 1 and not heading
         if not (camel or capital) or word in _STOP:
             i += 1
             continue
@@ -309,6 +289,7 @@ def _heuristic_hits(sentence: str, offset: int, initial_at: int, taken: list[tup
             and j - i < 3
             and tokens[j][0] - tokens[j - 1][1] == 1
             and tokens[j][2][0].isupper()
+            and not tokens[j][2].isupper()
             and tokens[j][2] not in _STOP
         ):
             j += 1
@@ -337,21 +318,49 @@ def _sentences(text: str) -> Iterable[tuple[int, str, int]]:
         start = end
 
 
-def _groups(
-    sentence: str, offset: int, patterns: list[re.Pattern[str]]
-) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
-    old: list[tuple[int, int]] = []
-    new: list[tuple[int, int]] = []
-    for pattern in patterns:
+Group = tuple[int, int, bool]  # start, end, whether it opens the match
+# What may stand between a replacement's verb and the name it is about.
+_FILLER = re.compile(r"(?:\s|the\b|a\b|an\b|our\b|my\b|their\b|using\b|use\b|用|使用|了|掉|再)*", re.I)
+
+
+def _groups(sentence: str, offset: int) -> list[tuple[Group | None, Group | None, bool]]:
+    """(old, new, paired) for each replacement the sentence states: `paired` when the
+    pattern names both sides ("from X to Y"), so both must be found for it to count. A
+    group that opens the match ("Vue instead of ...", "把 React 换成 ...") ends at the
+    keyword, so its name is the one it ends with; any other starts at it."""
+    out: list[tuple[Group | None, Group | None, bool]] = []
+    for pattern in (*_EN_REPLACE, *_CN_REPLACE):
+        paired = {"old", "new"} <= pattern.groupindex.keys()
         for m in pattern.finditer(sentence):
-            for name, spans in (("old", old), ("new", new)):
-                if name in pattern.groupindex and m.group(name) is not None:
-                    spans.append((offset + m.start(name), offset + m.end(name)))
-    return old, new
+            groups: list[Group | None] = []
+            for g in ("old", "new"):
+                if g in pattern.groupindex and m.group(g):
+                    groups.append((offset + m.start(g), offset + m.end(g), m.start(g) == m.start()))
+                else:
+                    groups.append(None)
+            out.append((groups[0], groups[1], paired))
+    return out
 
 
-def _inside(hit: _Hit, spans: list[tuple[int, int]]) -> bool:
-    return any(a <= hit.start and hit.end <= b for a, b in spans)
+def _named(hits: list[_Hit], group: Group | None, text: str) -> _Hit | None:
+    """The name a group is about: the one it starts with ("from React to ..."), or for a
+    group before the keyword the one it ends with ("... pick Vue instead of"); not a
+    name further inside ("from the queue's old Kafka cluster")."""
+    if group is None:
+        return None
+    a, b, before = group
+    inside = sorted((h for h in hits if a <= h.start and h.end <= b), key=lambda h: h.start)
+    if before:
+        return next((h for h in reversed(inside) if _FILLER.fullmatch(text[h.end : b])), None)
+    return next((h for h in inside if _FILLER.fullmatch(text[a : h.start])), None)
+
+
+def _compatible(old: _Hit, new: _Hit) -> bool:
+    """One choice replacing another: the same kind of thing ("from Kafka to ClickHouse"
+    moves data between two different things, it does not replace one by the other)."""
+    if old.id == new.id or old.type != new.type:
+        return False
+    return old.category is None or new.category is None or old.category == new.category
 
 
 def by_rules(
@@ -369,8 +378,8 @@ def by_rules(
         hits = _known_hits(sentence, offset, initial)
         taken = [(h.start, h.end) for h in hits]
         extra = _heuristic_hits(sentence, offset, initial, taken)
-        if project:
-            for m in re.finditer(rf"(?<![\w-]){re.escape(project)}(?![\w-])", sentence, re.I):
+        if project and len(project) >= 3:  # as written: "app" is not the project "App"
+            for m in re.finditer(rf"(?<![\w-]){re.escape(project)}(?![\w-])", sentence):
                 if all(m.end() + offset <= s or m.start() + offset >= e for s, e in taken):
                     extra = [h for h in extra if not (h.start <= offset + m.start() < h.end)]
                     hits.append(
@@ -384,7 +393,17 @@ def by_rules(
                             None,
                         )
                     )
-        old, new = _groups(sentence, offset, _EN_REPLACE + _CN_REPLACE)
+        named = hits + extra
+        for old_span, new_span, paired in _groups(sentence, offset):
+            old, new = _named(named, old_span, text), _named(named, new_span, text)
+            if old is not None and new is not None:
+                if _compatible(old, new):
+                    replaced.add(old.id)
+                    adopted.add(new.id)
+            elif old is not None and not paired:  # "we no longer use Redux", "不再用 React"
+                replaced.add(old.id)
+            elif new is not None and old_span is None:  # "改用 Solid"
+                adopted.add(new.id)
         prefer, use, runs = _PREFER.search(sentence), _USE.search(sentence), _RUNS_ON.search(sentence)
         for h, pool in [(h, found) for h in hits] + [(h, unknown) for h in extra]:
             f = pool.get(h.id)
@@ -393,10 +412,6 @@ def by_rules(
             f.mentions += 1
             f.surfaces.add(h.surface)
             marks = stance.setdefault(h.id, set())
-            if _inside(h, old):
-                replaced.add(h.id)
-            elif _inside(h, new):
-                adopted.add(h.id)
             if h.type == "project":
                 marks.add("works_on")
             if runs and h.type in ("tool", "organization", "place"):
@@ -434,6 +449,19 @@ def _predicate(f: Found, memory_type: str, marks: set[str], was_replaced: bool, 
     return "mentions"
 
 
+_VERSION = re.compile(r"[\s\-_]*v?\d+(?:\.\d+)*[a-z]?$", re.I)
+_CORPORATE = re.compile(
+    r"(?:[\s,]+(?:inc|llc|ltd|limited|corp|corporation|co|gmbh|plc)\.?|公司|集团|有限公司|科技有限公司)$",
+    re.I,
+)
+
+
+def _bare(name: str) -> str:
+    """A name as the LLM may write it, without its version or company form ("Python 3.12",
+    "React 18", "Google LLC", "腾讯公司"), to find it in the lexicon."""
+    return _CORPORATE.sub("", _VERSION.sub("", name)).strip() or name
+
+
 def from_llm(items: Iterable[tuple[str, str, int, str, bool]], *, by: str) -> Extraction:
     """The LLM's answer (name, type, mentions, relation, replaced) in the rules' shape; a
     name the lexicon knows takes the lexicon's type and id, so both roads meet."""
@@ -443,7 +471,7 @@ def from_llm(items: Iterable[tuple[str, str, int, str, bool]], *, by: str) -> Ex
         name = " ".join(name.split())
         if not name:
             continue
-        known = lexicon.lookup(name)
+        known = lexicon.lookup(name) or lexicon.lookup(_bare(name))
         if known is not None:
             eid, display, kind, category = known.id, known.name, known.type, known.category
         else:

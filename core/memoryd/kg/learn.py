@@ -73,9 +73,11 @@ class Learner:
         self, slug: str, *, project: str | None = None, judge: bool = True, hints: Sequence[str] = ()
     ) -> Learned:
         doc, _ = self.store.read(slug)
-        ex = self.extract(doc, project=project)
-        self._name(doc, ex)
-        self._write(doc, ex)
+        ex, changed = self.annotate(doc, project=project)
+        if changed:
+            self.store.save(
+                doc, event="entities", actor=self.actor, details={"by": ex.by, "entities": len(ex.found)}
+            )
         out = Learned(
             slug,
             ex.by,
@@ -93,6 +95,23 @@ class Learner:
         return out
 
     # -- entities -----------------------------------------------------------------------
+    def annotate(self, doc: Document, *, project: str | None = None) -> tuple[Extraction, bool]:
+        """Read the memory's entities and set them in its frontmatter (not saved: the caller
+        saves, so the capture analysis writes a session once). True when something changed."""
+        ex = self.extract(doc, project=project or self._project_of(doc))
+        self._name(doc, ex)
+        return ex, self._set(doc, ex)
+
+    def _project_of(self, doc: Document) -> str | None:
+        """The project name found when the memory was recorded (only `record` knows the
+        directory): kept when the memory is read again after an edit."""
+        for eid in doc.meta.observations:
+            if eid.startswith("entity:project:"):
+                with read_session(self.store.engine) as s:
+                    row = sql.entity(s, eid)
+                return str(row["name"]) if row else lexicon.split_id(eid)[1]
+        return None
+
     def extract(self, doc: Document, *, project: str | None = None) -> Extraction:
         m = doc.meta
         min_unknown = 2 if m.type is MemoryType.session else 1
@@ -127,13 +146,15 @@ class Learner:
         return ex
 
     def _name(self, doc: Document, ex: Extraction) -> None:
-        """Use the id an entity already has (another spelling, another type), and record
-        the spellings seen; a sensitive scope's names stay out of the index."""
+        """Use the id a name already has (another spelling, another type; the curated
+        names keep their own), and record the spellings seen; a sensitive scope's names
+        stay out of the index."""
+        curated = lexicon.by_id()
         with read_session(self.store.engine) as s:
-            known = sql.resolve(s, [f.norm for f in ex.found])
+            known = sql.resolve(s, [f.norm for f in ex.found if f.id not in curated])
         merged: dict[str, Found] = {}
         for f in ex.found:
-            eid = known.get(f.norm, f.id)
+            eid = f.id if f.id in curated else known.get(f.norm, f.id)
             if eid != f.id:
                 if f.id in ex.replaced:
                     ex.replaced.discard(f.id)
@@ -163,10 +184,13 @@ class Learner:
                     seen=seen,
                 )
 
-    def _write(self, doc: Document, ex: Extraction) -> None:
+    def _set(self, doc: Document, ex: Extraction) -> bool:
         m = doc.meta
         observations = [f.id for f in ex.found]
-        relations = [f"{f.predicate}:{f.id}" for f in ex.found]
+        # Relations the extraction never writes (conflicts_with, cites, ... added by hand)
+        # stay; the ones it writes are its own to replace.
+        kept = [r for r in m.relations if r.partition(":")[0] not in extract.RULE_PREDICATES]
+        relations = list(dict.fromkeys([*(f"{f.predicate}:{f.id}" for f in ex.found), *kept]))
         counts = {f.id: f.mentions for f in ex.found}
         extras = m.model_extra if m.model_extra is not None else {}
         if (
@@ -174,12 +198,10 @@ class Learner:
             and m.relations == relations
             and extras.get("entity_mentions") == counts
         ):
-            return
+            return False
         m.observations, m.relations = observations, relations
         extras["entity_mentions"] = counts
-        self.store.save(
-            doc, event="entities", actor=self.actor, details={"by": ex.by, "entities": len(counts)}
-        )
+        return True
 
     # -- supersedes ---------------------------------------------------------------------
     def judge(self, doc: Document, ex: Extraction, *, hints: Sequence[str] = ()) -> supersedes.Check:
@@ -195,7 +217,8 @@ class Learner:
             check.note = note
         if judgements is None:
             check.judged_by = "rules"
-            judgements = [supersedes.by_rules(doc.meta.type.value, ex, c) for c in pool]
+            aim = supersedes.purpose(f"{doc.meta.title}\n{doc.body}", [f.name for f in ex.found])
+            judgements = [supersedes.by_rules(doc.meta.type.value, ex, c, aim) for c in pool]
         supersedes.apply(
             self.store, self.config, doc.meta.slug, judgements, judged_by=check.judged_by, actor=self.actor
         )

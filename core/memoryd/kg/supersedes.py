@@ -60,6 +60,7 @@ class Candidate:
     created_at: str
     relations: list[tuple[str, str]]
     shared: int
+    title: str = ""
 
 
 # -- candidates ---------------------------------------------------------------------------
@@ -96,7 +97,9 @@ def candidates(store: Store, doc: Document, ex: Extraction, hints: Sequence[str]
                 rows.insert(0, r)
         rels = sql.relations_from(s, [r["slug"] for r in rows])
     return [
-        Candidate(r["slug"], r["type"], r["created_at"], rels.get(r["slug"], []), int(r["shared"]))
+        Candidate(
+            r["slug"], r["type"], r["created_at"], rels.get(r["slug"], []), int(r["shared"]), r["title"]
+        )
         for r in rows
         if r["slug"] not in skip
     ]
@@ -113,7 +116,13 @@ def _hint_row(s: Any, slug: str, scope_hash: str) -> dict[str, Any] | None:
         or row["superseded_by"]
     ):
         return None
-    return {"slug": slug, "type": row["type"], "created_at": row["created_at"], "shared": 0}
+    return {
+        "slug": slug,
+        "type": row["type"],
+        "created_at": row["created_at"],
+        "shared": 0,
+        "title": row["title"],
+    }
 
 
 def _sealed_candidates(
@@ -138,17 +147,37 @@ def _sealed_candidates(
         shared = len(wanted & mentions.keys())
         if shared or row["slug"] in hints:
             rels = [(p, o) for p, o, kind in relations if kind == "entity"]
-            out.append(Candidate(row["slug"], row["type"], row["created_at"], rels, shared))
+            out.append(Candidate(row["slug"], row["type"], row["created_at"], rels, shared, other.meta.title))
     out.sort(key=lambda c: (c.created_at, c.slug), reverse=True)  # newest first, then:
     out.sort(key=lambda c: (c.slug not in hints, -c.shared))
     return out[:RULES_POOL]
 
 
 # -- judging ------------------------------------------------------------------------------
-def by_rules(new_type: str, ex: Extraction, cand: Candidate) -> Judgement:
+# Words that say how, not what for: left out when comparing two memories' purposes.
+_STANCE = (
+    "prefer prefers preferred preference use uses used using like likes choose chose pick switch switched "
+    "always never now new old instead default 用 使用 喜欢 偏好 改用 现在 以后"
+)
+_STANCE_WORDS = frozenset(_STANCE.split())
+
+
+def purpose(text: str, ex_names: Sequence[str] = ()) -> set[str]:
+    """What a memory is for, as search terms: its words without stance words and names."""
+    from memoryd.textproc import terms
+
+    names = {t for n in ex_names for t in terms(n)}
+    return {t for t in terms(text) if t not in _STANCE_WORDS and t not in names}
+
+
+def by_rules(
+    new_type: str, ex: Extraction, cand: Candidate, new_purpose: set[str] = frozenset()
+) -> Judgement:
     """Explicit replacement ("switched from React to Solid", "不再用 React,改用 Solid") of
-    something the old memory chose: RULE_EXPLICIT. Something it only named, or the same
-    slot filled by another choice of the same kind of memory: RULE_LIKELY, for the user."""
+    something the old memory chose: RULE_EXPLICIT. Something it only named: RULE_LIKELY.
+    The same slot filled by another choice, in the same kind of memory and for the same
+    purpose (the old title shares a word with the new memory, names aside: "frontend"):
+    RULE_LIKELY, for the user to confirm."""
     old_pos = {e for p, e in cand.relations if p in POSITIVE}
     old_all = {e for _, e in cand.relations}
     for eid in sorted(ex.replaced & old_pos):
@@ -160,7 +189,8 @@ def by_rules(new_type: str, ex: Extraction, cand: Candidate) -> Judgement:
             cand.slug, RULE_LIKELY, f"the new memory says {name} was replaced; the old one names it", eid
         )
     new_pos = {f.id for f in ex.found if f.predicate in POSITIVE}
-    if new_type == cand.type:
+    names = [lexicon.split_id(e)[1] for _, e in cand.relations] + [f.name for f in ex.found]
+    if new_type == cand.type and new_purpose & purpose(cand.title, names):
         for new_id in sorted(new_pos):
             category = lexicon.category_of(new_id)
             if not category:
@@ -205,8 +235,11 @@ def apply(
     store: Store, config: Config, newer: str, judgements: list[Judgement], *, judged_by: str, actor: str
 ) -> None:
     kc = config.knowledge
+    no = dismissed(store, newer)
     for j in judgements:
-        if j.confidence >= kc.supersede_auto:
+        if j.older in no:
+            j.outcome = "dismissed before"
+        elif j.confidence >= kc.supersede_auto:
             supersede(
                 store,
                 newer,
@@ -278,18 +311,20 @@ def supersede(
     new_doc, _ = store.read(newer)
     if old_doc.meta.scope_hash != new_doc.meta.scope_hash:
         raise UsageError(f"{older} and {newer} belong to different scopes")
+    if old_doc.meta.superseded_by not in (None, newer):
+        raise UsageError(
+            f"{older} is already superseded by {old_doc.meta.superseded_by} "
+            f"(`memoryd history {older}`; `memoryd supersede undo` takes a link back)"
+        )
     sealed = _sealed(store, new_doc.meta.scope_hash, Judgement(older, confidence, reason, entity))
     reason, entity = sealed.reason, sealed.entity
-    if older in _successors(store, newer):
-        raise UsageError(f"{older} already supersedes {newer}: that would make a loop")
     details = {"confidence": round(confidence, 4), "decided_by": decided_by, "reason": reason[:500]}
-    if old_doc.meta.superseded_by != newer:
-        old_doc.meta.superseded_by = newer
-        store.save(old_doc, event="superseded", actor=actor, details={"newer": newer, **details})
+    now = clock.now_iso()
+    # The newer file and the chain first: a run cut short after them is finished by the
+    # next reindex (the chain says what the older file lacks), never the other way round.
     if older not in new_doc.meta.supersedes:
         new_doc.meta.supersedes = [*new_doc.meta.supersedes, older]
         store.save(new_doc, event="supersede", actor=actor, details={"older": older, **details})
-    now = clock.now_iso()
     with write_session(store.engine) as s:
         sql.add_chain(
             s,
@@ -304,6 +339,66 @@ def supersede(
             },
         )
         sql.settle_pair(s, newer, older, now)
+    if old_doc.meta.superseded_by != newer:
+        old_doc.meta.superseded_by = newer
+        store.save(old_doc, event="superseded", actor=actor, details={"newer": newer, **details})
+
+
+def undo(store: Store, newer: str, older: str, *, actor: str = "cli") -> None:
+    """Take a supersede back: both files and the chain forget it, and the pair is kept as
+    dismissed so no later check applies it again."""
+    new_doc, _ = store.read(newer)
+    old_doc, _ = store.read(older)
+    with read_session(store.engine) as s:
+        linked = any(
+            (r["newer_memory_id"], r["older_memory_id"]) == (newer, older) for r in sql.chain_links(s, newer)
+        )
+    if not linked and older not in new_doc.meta.supersedes and old_doc.meta.superseded_by != newer:
+        raise UsageError(f"{newer} does not supersede {older} (`memoryd history {newer}`)")
+    if old_doc.meta.superseded_by == newer:
+        old_doc.meta.superseded_by = None
+        store.save(old_doc, event="supersede_undone", actor=actor, details={"newer": newer})
+    if older in new_doc.meta.supersedes:
+        new_doc.meta.supersedes = [x for x in new_doc.meta.supersedes if x != older]
+        store.save(new_doc, event="supersede_undone", actor=actor, details={"older": older})
+    now = clock.now_iso()
+    with write_session(store.engine) as s:
+        sql.remove_chain(s, newer, older)
+        sql.dismiss_pair(s, newer, older, new_doc.meta.scope_hash, now)
+
+
+def release_orphans(store: Store, merged: dict[str, str] | None = None, *, actor: str = "cli") -> int:
+    """Memories whose successor left the index: merged into another memory, that one
+    supersedes them now; forgotten or faded away, they are current again (no pointer to
+    a memory that is not there)."""
+    merged = merged or {}
+    with read_session(store.engine) as s:
+        orphans = sql.orphaned(s)
+    for older, gone in orphans:
+        try:
+            doc, _ = store.read(older)
+        except (CorruptFile, KeyUnavailable, NotFound):
+            continue
+        doc.meta.superseded_by = None
+        store.save(doc, event="supersede_undone", actor=actor, details={"newer": gone, "why": "newer left"})
+        if merged.get(gone):
+            supersede(
+                store,
+                merged[gone],
+                older,
+                confidence=1.0,
+                decided_by="user",
+                reason=f"{gone} was merged into it",
+                entity=None,
+                actor=actor,
+            )
+    return len(orphans)
+
+
+def dismissed(store: Store, newer: str) -> set[str]:
+    """Older memories the user said `newer` does not replace."""
+    with read_session(store.engine) as s:
+        return sql.dismissed_for(s, newer)
 
 
 def _successors(store: Store, slug: str) -> set[str]:

@@ -63,7 +63,8 @@ class SupersedesJudgement(BaseModel):
 
     supersedes: bool
     old_slug: str = Field(default="", max_length=200)
-    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    # No confidence, no supersede: an answer that leaves it out changes nothing.
+    confidence: float = Field(default=0.0, ge=0.0, le=1.0)
     reasoning: str = Field(default="", max_length=1000)
 
 

@@ -215,7 +215,7 @@ def _scrub_index(store: Store, scope_hash: str) -> None:
     from memoryd.store import kg
 
     with write_session(store.engine) as s:
-        for table in ("trigger_stats", "entities", "relations"):
+        for table in ("trigger_stats", "relations"):
             s.exec(text(f"DELETE FROM {table} WHERE scope_hash = :h"), params={"h": scope_hash})
         slugs = [
             r[0]
@@ -227,7 +227,7 @@ def _scrub_index(store: Store, scope_hash: str) -> None:
         for table in ("supersedes_chain", "pending_supersedes"):
             s.exec(
                 text(
-                    f"UPDATE {table} SET reason = NULL WHERE newer_memory_id IN "
+                    f"UPDATE {table} SET reason = NULL, entity_id = NULL WHERE newer_memory_id IN "
                     "(SELECT slug FROM memories WHERE scope_hash = :h) OR older_memory_id IN "
                     "(SELECT slug FROM memories WHERE scope_hash = :h)"
                 ),

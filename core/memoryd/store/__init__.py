@@ -58,12 +58,15 @@ def _analyzed(analysed: str | None, plain_fp: str, index_fp: str) -> str | None:
     return index_fp if analysed == plain_fp else analysed
 
 
+MAX_MENTIONS = 1_000_000  # a hand-edited count beyond SQLite's integers must not stop a reindex
+
+
 def links(doc: Document) -> tuple[dict[str, int], list[tuple[str, str, str]]]:
     """A memory's knowledge-graph rows as its frontmatter states them: {entity: mentions}
     from `observations` (counts in the `entity_mentions` extension), and (predicate,
     object, kind) from `relations` ("prefers:entity:library:solid"), `supersedes` and
     `superseded_by`. Entries that do not parse are left out, not fatal: files are edited."""
-    from memoryd.kg.extract import PREDICATES
+    from memoryd.kg import PREDICATES
 
     m = doc.meta
     counts = m.extras.get("entity_mentions")
@@ -72,7 +75,7 @@ def links(doc: Document) -> tuple[dict[str, int], list[tuple[str, str, str]]]:
     for eid in m.observations:
         if eid.startswith("entity:") and eid.count(":") >= 2:
             n = counts.get(eid, 1)
-            mentions[eid] = n if isinstance(n, int) and n > 0 else 1
+            mentions[eid] = min(n, MAX_MENTIONS) if isinstance(n, int) and n > 0 else 1
     relations: list[tuple[str, str, str]] = []
     for rel in m.relations:
         predicate, _, obj = rel.partition(":")
@@ -84,10 +87,12 @@ def links(doc: Document) -> tuple[dict[str, int], list[tuple[str, str, str]]]:
     return mentions, relations
 
 
-def rebuilt_link(doc: Document, older: str) -> dict[str, Any]:
+def rebuilt_link(newer: str, older: str, doc: Document) -> dict[str, Any]:
+    """A chain row for a link the files state and the index lost (decided by the user:
+    the files are what the user keeps)."""
     when = doc.meta.updated_at or doc.meta.created_at
     return {
-        "newer_memory_id": doc.meta.slug,
+        "newer_memory_id": newer,
         "older_memory_id": older,
         "entity_id": None,
         "confidence": 1.0,
@@ -427,6 +432,7 @@ class Store:
         """Rebuild everything derivable from the files."""
         report = ReindexReport()
         seen: dict[str, str] = {}
+        pairs: set[tuple[str, str]] = set()  # (newer, older) as the files state them
         locked = self._locked_scopes()
         with write_session(self.engine) as s:
             index.clear_derived(s, sorted(locked))
@@ -450,10 +456,15 @@ class Store:
                 turns = self.files.read_turns(path)
                 self._index(s, doc, path, turns)
                 for older in doc.meta.supersedes:  # a chain lost with the index, or edited by hand
-                    kg.add_chain(s, rebuilt_link(doc, older), replace=False)
+                    kg.add_chain(s, rebuilt_link(doc.meta.slug, older, doc), replace=False)
+                    pairs.add((doc.meta.slug, older))
+                if doc.meta.superseded_by:
+                    kg.add_chain(s, rebuilt_link(doc.meta.superseded_by, doc.meta.slug, doc), replace=False)
+                    pairs.add((doc.meta.superseded_by, doc.meta.slug))
                 report.indexed += 1
                 report.turns += len(turns)
                 report.by_type[doc.meta.type.value] = report.by_type.get(doc.meta.type.value, 0) + 1
+        self._reconcile_chain(set(seen), pairs)
         for h in sorted(locked):
             report.skipped.append(
                 f"scope {h}: sensitive and its key is not available here; its rows were kept"
@@ -466,6 +477,18 @@ class Store:
             details={"files": report.files, "indexed": report.indexed, "skipped": len(report.skipped)},
         )
         return report
+
+    def _reconcile_chain(self, indexed: set[str], pairs: set[tuple[str, str]]) -> None:
+        """The supersedes chain as the files state it: a link either file names is kept (and
+        the older one ranked as superseded even if only the newer file says so, as after a
+        supersede cut short); a link no file names any more, between memories both read
+        here, was taken back by hand and goes."""
+        with write_session(self.engine) as s:
+            for newer, older in sorted(pairs):
+                kg.mark_superseded(s, older, newer)
+            for newer, older in kg.chain_pairs(s):
+                if newer in indexed and older in indexed and (newer, older) not in pairs:
+                    kg.remove_chain(s, newer, older)
 
     def _locked_scopes(self) -> set[str]:
         """Sensitive scopes whose key this process cannot get (no keyring entry, or a

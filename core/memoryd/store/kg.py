@@ -230,16 +230,19 @@ def find_entities(s: Session, norm: str) -> list[dict[str, Any]]:
     """Entities called `norm`, or with an alias that folds to it."""
     from memoryd.kg import lexicon
 
+    esc = norm.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     rows = _rows(
         s.exec(
-            text(f"SELECT {_ECOLS} FROM entities WHERE norm = :n OR id LIKE :tail"),
-            params={"n": norm, "tail": f"entity:%:{norm}"},
+            text(f"SELECT {_ECOLS} FROM entities WHERE norm = :n OR id LIKE :tail ESCAPE '\\'"),
+            params={"n": norm, "tail": f"entity:%:{esc}"},
         )
     )
-    if not rows:
-        like = f"%{norm[:3]}%" if norm else "%"
+    if not rows and norm:
         for r in _rows(
-            s.exec(text(f"SELECT {_ECOLS} FROM entities WHERE aliases LIKE :l"), params={"l": like})
+            s.exec(
+                text(f"SELECT {_ECOLS} FROM entities WHERE aliases LIKE :l ESCAPE '\\'"),
+                params={"l": f"%{esc[:3]}%"},
+            )
         ):
             if any(lexicon.norm(a) == norm for a in _aliases(r["aliases"])):
                 rows.append(r)
@@ -463,6 +466,8 @@ def pending_list(s: Session, *, status: str | None, scopes: Sequence[str] | None
     if status:
         where.append("p.status = :st")
         params["st"] = status
+    if status == "pending":  # moot once either memory is gone or the older one was replaced
+        where.append("n.slug IS NOT NULL AND o.slug IS NOT NULL AND o.superseded_by IS NULL")
     if scopes is not None:
         where.append("p.scope_hash IN :scopes")
         params["scopes"] = list(scopes)
@@ -479,6 +484,68 @@ def pending_list(s: Session, *, status: str | None, scopes: Sequence[str] | None
             ).bindparams(*binds),
             params=params,
         )
+    )
+
+
+def remove_chain(s: Session, newer: str, older: str) -> None:
+    s.exec(
+        text("DELETE FROM supersedes_chain WHERE newer_memory_id = :n AND older_memory_id = :o"),
+        params={"n": newer, "o": older},
+    )
+
+
+def dismiss_pair(s: Session, newer: str, older: str, scope_hash: str, when: str) -> None:
+    """Record that `newer` does not replace `older`, so no later check applies it."""
+    s.exec(
+        text(
+            "INSERT INTO pending_supersedes (newer_memory_id, older_memory_id, scope_hash, confidence, "
+            "judged_by, status, created_at, decided_at) "
+            "VALUES (:n, :o, :h, 0, 'user', 'dismissed', :ts, :ts) "
+            "ON CONFLICT(newer_memory_id, older_memory_id) "
+            "DO UPDATE SET status = 'dismissed', decided_at = :ts"
+        ),
+        params={"n": newer, "o": older, "h": scope_hash, "ts": when},
+    )
+
+
+def dismissed_for(s: Session, newer: str) -> set[str]:
+    return {
+        r[0]
+        for r in s.exec(
+            text(
+                "SELECT older_memory_id FROM pending_supersedes WHERE newer_memory_id = :n "
+                "AND status = 'dismissed'"
+            ),
+            params={"n": newer},
+        )
+    }
+
+
+def chain_pairs(s: Session) -> list[tuple[str, str]]:
+    return [
+        (r[0], r[1]) for r in s.exec(text("SELECT newer_memory_id, older_memory_id FROM supersedes_chain"))
+    ]
+
+
+def orphaned(s: Session) -> list[tuple[str, str]]:
+    """(memory, successor) where the successor has no row any more."""
+    return [
+        (r[0], r[1])
+        for r in s.exec(
+            text(
+                "SELECT m.slug, m.superseded_by FROM memories m WHERE m.superseded_by IS NOT NULL "
+                "AND NOT EXISTS (SELECT 1 FROM memories n WHERE n.slug = m.superseded_by) ORDER BY m.slug"
+            )
+        )
+    ]
+
+
+def mark_superseded(s: Session, older: str, newer: str) -> None:
+    """The index follows the newer memory's `supersedes` when the older file lacks the
+    mark (a supersede cut short between its two files)."""
+    s.exec(
+        text("UPDATE memories SET superseded_by = :n WHERE slug = :o AND superseded_by IS NULL"),
+        params={"n": newer, "o": older},
     )
 
 

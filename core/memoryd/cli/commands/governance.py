@@ -7,18 +7,12 @@ import argparse
 from typing import Any
 
 from memoryd.cli import output
+from memoryd.cli.argtypes import positive
 
 LONG_TERM = ["decision", "preference", "fact", "playbook", "warning"]
 
 
-def _id(value: str) -> int:
-    try:
-        pid = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"promotion id must be a number, not {value!r}") from None
-    if pid < 1:
-        raise argparse.ArgumentTypeError("promotion id must be positive")
-    return pid
+_id = positive("promotion id")
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from memoryd.cli import output
+from memoryd.cli.argtypes import positive
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -26,7 +27,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         help="the newer memory replaces the older one",
         description="Example: memoryd supersede confirm 3",
     )
-    c.add_argument("id", type=int)
+    c.add_argument("id", type=positive("supersede id"))
     c.set_defaults(handler=run_confirm)
     d = ss.add_parser(
         "dismiss",
@@ -34,7 +35,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         help="both stay current; not asked again",
         description="Example: memoryd supersede dismiss 3",
     )
-    d.add_argument("id", type=int)
+    d.add_argument("id", type=positive("supersede id"))
     d.set_defaults(handler=run_dismiss)
     ls = ss.add_parser(
         "list",
@@ -53,6 +54,15 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     ln.add_argument("new")
     ln.add_argument("old")
     ln.set_defaults(handler=run_link)
+    un = ss.add_parser(
+        "undo",
+        parents=[common],
+        help="take back that NEW replaces OLD (both current again; not proposed again)",
+        description="Example: memoryd supersede undo 2026-11-20-use-solid 2026-05-02-use-react",
+    )
+    un.add_argument("new")
+    un.add_argument("old")
+    un.set_defaults(handler=run_undo)
     sp.set_defaults(handler=lambda args: (sp.print_help(), 2)[1])
 
     h = sub.add_parser(
@@ -89,7 +99,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     es.add_argument(
         "--type", dest="kind", help="person, organization, place, library, tool, project or concept"
     )
-    es.add_argument("--top", type=int, help="only the N most mentioned")
+    es.add_argument("--top", type=positive("--top"), help="only the N most mentioned")
     es.set_defaults(handler=run_entities)
     x = gs.add_parser(
         "export",
@@ -180,6 +190,15 @@ def run_link(args: argparse.Namespace) -> int:
         output.emit_json({"newer": args.new, "older": args.old})
     else:
         output.line(f"{args.new} supersedes {args.old}")
+    return 0
+
+
+def run_undo(args: argparse.Namespace) -> int:
+    _app().undo_supersede(args.new, args.old)
+    if args.json:
+        output.emit_json({"newer": args.new, "older": args.old, "undone": True})
+    else:
+        output.line(f"{args.new} no longer supersedes {args.old}")
     return 0
 
 
