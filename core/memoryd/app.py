@@ -520,15 +520,7 @@ class Memoryd:
     def pending_supersedes(self, *, status: str | None = "pending") -> list[dict[str, Any]]:
         from memoryd.kg import supersedes
 
-        rows = supersedes.listing(self.store, status=status)
-        return [self._readable_pair(r) for r in rows]
-
-    def _readable_pair(self, row: dict[str, Any]) -> dict[str, Any]:
-        from memoryd.sensitive import gate
-
-        if gate.allowed(self.store, row["scope_hash"]) or not self.store.keys.sensitive(row["scope_hash"]):
-            return row
-        return {**row, "newer_title": SENSITIVE_TITLE, "older_title": SENSITIVE_TITLE, "reason": None}
+        return [supersedes.readable(self.store, r) for r in supersedes.listing(self.store, status=status)]
 
     @_settles
     def confirm_supersede(self, pid: int, *, decided_by: str = "user", actor: str = "cli") -> dict[str, Any]:

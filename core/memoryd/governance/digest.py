@@ -262,31 +262,21 @@ def build(
 
 def promotions_pair(store: Store, row: dict[str, object]) -> dict[str, object]:
     """A pending supersede as the digest shows it (a sensitive scope's only under a grant)."""
-    from memoryd.sensitive import gate
+    from memoryd.kg import supersedes
 
-    sealed = store.keys.sensitive(str(row["scope_hash"])) and not gate.allowed(store, str(row["scope_hash"]))
+    r = supersedes.readable(store, dict(row))
     return {
-        "id": row["id"],
-        "new_slug": row["newer_memory_id"],
-        "old_slug": row["older_memory_id"],
-        "new_title": promotions.SEALED_TITLE if sealed else _opened_title(store, row, "newer"),
-        "old_title": promotions.SEALED_TITLE if sealed else _opened_title(store, row, "older"),
-        "scope_hash": row["scope_hash"],
-        "confidence": row["confidence"],
-        "reason": "" if sealed else (row["reason"] or ""),
-        "judged_by": row["judged_by"],
-        "created_at": row["created_at"],
+        "id": r["id"],
+        "new_slug": r["newer_memory_id"],
+        "old_slug": r["older_memory_id"],
+        "new_title": r["newer_title"] or "",
+        "old_title": r["older_title"] or "",
+        "scope_hash": r["scope_hash"],
+        "confidence": r["confidence"],
+        "reason": r["reason"] or "",
+        "judged_by": r["judged_by"],
+        "created_at": r["created_at"],
     }
-
-
-def _opened_title(store: Store, row: dict[str, object], which: str) -> str:
-    title = row.get(f"{which}_title")
-    if title:
-        return str(title)
-    try:
-        return store.read(str(row[f"{which}_memory_id"]))[0].meta.title
-    except Exception:  # gone, damaged or locked: the slug still says which one
-        return ""
 
 
 def _mean(score: dict[str, float]) -> float:

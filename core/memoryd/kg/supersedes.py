@@ -180,6 +180,9 @@ def by_rules(
     RULE_LIKELY, for the user to confirm."""
     old_pos = {e for p, e in cand.relations if p in POSITIVE}
     old_all = {e for _, e in cand.relations}
+    new_pos = {f.id for f in ex.found if f.predicate in POSITIVE}
+    if old_pos and old_pos <= new_pos:  # the old one chose what the new one chooses: they agree
+        return Judgement(cand.slug, 0.0, "both choose the same")
     for eid in sorted(ex.replaced & old_pos):
         name = lexicon.split_id(eid)[1]
         return Judgement(cand.slug, RULE_EXPLICIT, f"the new memory says {name} was replaced", eid)
@@ -188,7 +191,6 @@ def by_rules(
         return Judgement(
             cand.slug, RULE_LIKELY, f"the new memory says {name} was replaced; the old one names it", eid
         )
-    new_pos = {f.id for f in ex.found if f.predicate in POSITIVE}
     names = [lexicon.split_id(e)[1] for _, e in cand.relations] + [f.name for f in ex.found]
     if new_type == cand.type and new_purpose & purpose(cand.title, names):
         for new_id in sorted(new_pos):
@@ -311,6 +313,8 @@ def supersede(
     new_doc, _ = store.read(newer)
     if old_doc.meta.scope_hash != new_doc.meta.scope_hash:
         raise UsageError(f"{older} and {newer} belong to different scopes")
+    if older in _successors(store, newer):
+        raise UsageError(f"{older} already supersedes {newer}: that would make a loop")
     if old_doc.meta.superseded_by not in (None, newer):
         raise UsageError(
             f"{older} is already superseded by {old_doc.meta.superseded_by} "
@@ -489,6 +493,27 @@ def _open(store: Store, pid: int) -> dict[str, Any]:
     if row["status"] != "pending":
         raise UsageError(f"supersede {pid} is already {row['status']} ({row['decided_at']})")
     return row
+
+
+SEALED_TITLE = "(sensitive: grant to read)"
+
+
+def readable(store: Store, row: dict[str, Any]) -> dict[str, Any]:
+    """A pending supersede as people see it: a sensitive scope's titles opened from its
+    files under a grant (its index rows have none), else sealed, reason withheld."""
+    from memoryd.sensitive import gate
+
+    if not store.keys.sensitive(row["scope_hash"]):
+        return row
+    if not gate.allowed(store, row["scope_hash"]):
+        return {**row, "newer_title": SEALED_TITLE, "older_title": SEALED_TITLE, "reason": None}
+    out = dict(row)
+    for which in ("newer", "older"):
+        try:
+            out[f"{which}_title"] = store.read(row[f"{which}_memory_id"])[0].meta.title
+        except (CorruptFile, KeyUnavailable, NotFound):
+            out[f"{which}_title"] = ""
+    return out
 
 
 def history(store: Store, slug: str) -> dict[str, Any]:
