@@ -59,7 +59,9 @@ class Extraction:
 _LATIN = re.compile(r"(?<![A-Za-z0-9_/\\.@#+-])[A-Za-z][A-Za-z0-9]*(?:[.\-][A-Za-z0-9]+)*[+#]*")
 _BOUNDARY = re.compile(r"[.!?]+(?=\s|$)|[。！？;；]+|\n")
 _LEAD = re.compile(r"^[\s\-*>#\d.)(\[\]]*")
-_CAMEL = re.compile(r"(?:[A-Z][a-z0-9]+){2,}|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][A-Za-z]*\d[A-Za-z0-9]*")
+_CAMEL = re.compile(
+    r"[A-Za-z][A-Za-z0-9]*(?:[a-z][A-Z]|[A-Za-z][0-9])[A-Za-z0-9]*"
+)  # FastAPI, QuokkaDB, PySide6
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff"
 _ORG_SUFFIXES = ("研究院", "研究所", "实验室", "工作室", "公司", "集团", "大学", "学院", "银行", "医院")
 _ORG = re.compile(rf"[{_CJK}]{{2,8}}?(?:{'|'.join(_ORG_SUFFIXES)})")

@@ -5,6 +5,7 @@ networkx, d3), and extracting entities for memories written before it existed.""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 from xml.etree import ElementTree as ET
@@ -17,6 +18,12 @@ from memoryd.store import Store
 from memoryd.store import kg as sql
 
 FORMATS = ("graphml", "json")
+# Characters XML 1.0 cannot hold (terminal escapes pasted into a title): dropped in GraphML.
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _xml(value: object) -> str:
+    return _NOT_XML.sub("", str(value))
 
 
 def entity(store: Store, name: str) -> dict[str, Any]:
@@ -125,13 +132,14 @@ def _graphml(nodes: list[dict[str, Any]], links: list[dict[str, Any]]) -> str:
         )
     g = ET.SubElement(root, f"{{{ns}}}graph", {"id": "memoryd", "edgedefault": "directed"})
     for n in nodes:
-        el = ET.SubElement(g, f"{{{ns}}}node", {"id": n["id"]})
+        el = ET.SubElement(g, f"{{{ns}}}node", {"id": _xml(n["id"])})
         for key, value in n.items():
             if key != "id" and value not in (None, ""):
-                ET.SubElement(el, f"{{{ns}}}data", {"key": f"n_{key}"}).text = str(value)
+                ET.SubElement(el, f"{{{ns}}}data", {"key": f"n_{key}"}).text = _xml(value)
     for i, e in enumerate(links):
-        el = ET.SubElement(g, f"{{{ns}}}edge", {"id": f"e{i}", "source": e["source"], "target": e["target"]})
-        ET.SubElement(el, f"{{{ns}}}data", {"key": "e_predicate"}).text = e["predicate"]
+        ends = {"source": _xml(e["source"]), "target": _xml(e["target"])}
+        el = ET.SubElement(g, f"{{{ns}}}edge", {"id": f"e{i}", **ends})
+        ET.SubElement(el, f"{{{ns}}}data", {"key": "e_predicate"}).text = _xml(e["predicate"])
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
