@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -17,6 +18,7 @@ def _log(home: Path) -> Path:
 
 @pytest.fixture
 def five_events(project: Path, isolated_home: Path) -> Path:
+    """Five records; each is followed by its knowledge-graph save (`entities`): ten events."""
     app = Memoryd()
     for i in range(5):
         app.record("fact", f"fact {i}", f"body {i}", scope_path=project)
@@ -47,7 +49,7 @@ TAMPERS: dict[str, tuple[Callable[[list[bytes]], list[bytes]], int]] = {
     "insert": (lambda ls: [*ls[:2], ls[1], *ls[2:]], 3),
     "reorder": (lambda ls: [ls[0], ls[2], ls[1], *ls[3:]], 2),
     "truncate tail": (lambda ls: ls[:3], 4),
-    "cut last line short": (lambda ls: [*ls[:4], ls[4][:40]], 5),
+    "cut last line short": (lambda ls: [*ls[:-1], ls[-1][:40]], 10),
 }
 
 
@@ -66,17 +68,25 @@ def test_tampering_is_detected(kind: str, five_events: Path, cli):
 
 def test_intact_log_verifies_and_lists(five_events: Path, cli):
     res = cli("audit", "verify")
-    assert res.returncode == 0 and "5 events" in res.stdout
+    assert res.returncode == 0 and "10 events" in res.stdout
     events = json.loads(cli("audit", "--json", "--event-type", "record").stdout)
-    assert [e["seq"] for e in events] == [1, 2, 3, 4, 5]
-    assert events[1]["prev_hash"] == events[0]["this_hash"]
+    assert [e["seq"] for e in events] == [1, 3, 5, 7, 9]
+    every = json.loads(cli("audit", "--json").stdout)
+    assert [(e["seq"], e["event_type"]) for e in every] == [
+        (seq, "record" if seq % 2 else "entities") for seq in range(1, 11)
+    ]
+    for record, entities in zip(every[::2], every[1::2], strict=True):
+        assert entities["target_id"] == record["target_id"]
+    assert [e["target_id"] for e in events] == [e["target_id"] for e in every[::2]]
+    for before, after in itertools.pairwise(every):
+        assert after["prev_hash"] == before["this_hash"]
     assert json.loads(cli("audit", "--json", "--since", "2999-01-01T00:00:00Z").stdout) == []
     assert cli("audit", "--since", "yesterday").returncode == 2
 
 
 def test_crash_fragment_is_dropped_before_next_append(five_events: Path, project: Path):
     with open(five_events, "ab") as fh:
-        fh.write(b'{"seq": 6, "ts": "2026')  # an append a crash cut short, never acknowledged
+        fh.write(b'{"seq": 11, "ts": "2026')  # an append a crash cut short, never acknowledged
     Memoryd().record("fact", "after crash", "x", scope_path=project)
     verdict = Memoryd().audit_verify()
-    assert verdict.ok and verdict.events == 6
+    assert verdict.ok and verdict.events == 12  # the record and its `entities` save

@@ -296,8 +296,10 @@ def _heuristic_hits(sentence: str, offset: int, initial_at: int, taken: list[tup
         ):
             j += 1
         a, b = start, tokens[j - 1][1]
-        if start == initial_at and not camel and j == i + 1:  # a sentence's first word
-            i = j
+        # A sentence's first word is a name only when a plain capitalised word follows
+        # ("Alice Chen owns it"), not alone and not before a product ("Deploy FooBar").
+        if start == initial_at and not camel and (j == i + 1 or _CAMEL.fullmatch(tokens[i + 1][2])):
+            i += 1
             continue
         if free(offset + a, offset + b):
             name = sentence[a:b]

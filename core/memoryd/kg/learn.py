@@ -33,6 +33,14 @@ class Learned:
     judgements: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
+    def seal(self) -> None:
+        """A sensitive scope's names and reasons are its words: what the caller prints or
+        logs says how many and what happened, not what (the encrypted file holds that)."""
+        self.entities = [{"type": e["type"], "relation": e["relation"]} for e in self.entities]
+        for j in self.judgements:
+            j["reason"] = ""
+            j["entity"] = None
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "slug": self.slug,
@@ -92,6 +100,8 @@ class Learner:
             out.judged_by, out.judgements = check.judged_by, [j.as_dict() for j in check.judgements]
             if check.note:
                 out.notes.append(check.note)
+        if self.store.keys.sensitive(doc.meta.scope_hash):
+            out.seal()
         return out
 
     # -- entities -----------------------------------------------------------------------

@@ -123,9 +123,16 @@ def test_record_from_stdin_update_list_and_stats(cli, project: Path):
     assert [(r["slug"], r["title"], r["type"]) for r in rows] == [(slug, "Release steps", "playbook")]
     stats = json.loads(cli("stats", "--json").stdout)
     assert stats["by_type"] == {"playbook": 1} and stats["schema_version"] == migrations()[-1][0]
-    assert set(stats["last_runs"]) == {"record", "update"}
+    # record runs the knowledge-graph step (one `entities` save, none found in "Release"); the
+    # new title names no entity either, so the update's step has nothing to rewrite.
+    assert set(stats["last_runs"]) == {"record", "entities", "update"}
     events = json.loads(cli("audit", "--json").stdout)
-    assert [e["event_type"] for e in events] == ["record", "update"]
+    assert [(e["event_type"], e["target_id"]) for e in events] == [
+        ("record", slug),
+        ("entities", slug),
+        ("update", slug),
+    ]
+    assert json.loads(events[1]["details"]) == {"by": "rules", "entities": 0}
 
 
 def test_core_never_imports_qt():

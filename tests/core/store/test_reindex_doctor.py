@@ -101,7 +101,9 @@ def test_forget_archives_file_and_drops_rows(cli, project: Path, isolated_home: 
         found = cli("search", "staging host", "--scope", str(project), *extra, "--json").stdout
         assert json.loads(found) == []
     assert cli("get", doc.meta.slug).returncode == 1
-    assert [e["event_type"] for e in json.loads(cli("audit", "--json").stdout)] == ["record", "forget"]
+    # record's knowledge-graph step saves the memory once more (no entity in it: an empty mapping).
+    events = [(e["event_type"], e["target_id"]) for e in json.loads(cli("audit", "--json").stdout)]
+    assert events == [("record", doc.meta.slug), ("entities", doc.meta.slug), ("forget", doc.meta.slug)]
     # The archive stays out of the index: reindex does not bring it back, doctor is clean.
     assert cli("reindex").returncode == 0
     assert json.loads(cli("search", "staging host", "--scope", str(project), "--json").stdout) == []
@@ -116,7 +118,7 @@ def test_reindex_restores_chain_head_and_last_runs(cli, project: Path, isolated_
         f.unlink()
     assert cli("reindex").returncode == 0
     stats = json.loads(cli("stats", "--json").stdout)
-    assert set(stats["last_runs"]) == {"record", "reindex"}
+    assert set(stats["last_runs"]) == {"record", "entities", "reindex"}  # each record's graph step
     log = isolated_home / "audit" / "audit.jsonl"
     log.write_bytes(b"".join(log.read_bytes().splitlines(keepends=True)[:2]))  # cut the tail again
     res = cli("audit", "verify")
