@@ -238,47 +238,48 @@ def apply(
 ) -> None:
     kc = config.knowledge
     no = dismissed(store, newer)
+    auto, review = [], []
     for j in judgements:
         if j.older in no:
             j.outcome = "dismissed before"
         elif j.confidence >= kc.supersede_auto:
-            supersede(
-                store,
-                newer,
-                j.older,
-                confidence=j.confidence,
-                decided_by="auto",
-                reason=j.reason,
-                entity=j.entity,
-                actor=actor,
-            )
-            j.outcome = "superseded"
+            auto.append(j)
         elif j.confidence >= kc.supersede_review:
-            j.pending_id = propose(store, newer, j, judged_by=judged_by, actor=actor)
-            j.outcome = "pending"
+            review.append(j)
         else:
             j.outcome = "ignored"
+    if auto:
+        supersede_many(store, newer, auto, decided_by="auto", actor=actor)
+    if review:
+        propose(store, newer, review, judged_by=judged_by, actor=actor)
 
 
-def propose(store: Store, newer: str, j: Judgement, *, judged_by: str, actor: str) -> int | None:
-    """Queue a supersede for the user; a pair already judged (even dismissed) stays as it is."""
+def propose(store: Store, newer: str, items: list[Judgement], *, judged_by: str, actor: str) -> None:
+    """Queue supersedes for the user, in one transaction; a pair already judged (even
+    dismissed) keeps its row and its decision."""
     scope_hash = store.row(newer)["scope_hash"]
-    j = _sealed(store, scope_hash, j)
+    now = clock.now_iso()
+    created = []
     with write_session(store.engine) as s:
-        pid, created = sql.add_pending(
-            s,
-            {
-                "newer_memory_id": newer,
-                "older_memory_id": j.older,
-                "entity_id": j.entity,
-                "scope_hash": scope_hash,
-                "confidence": round(j.confidence, 4),
-                "reason": j.reason[:500],
-                "judged_by": judged_by,
-                "created_at": clock.now_iso(),
-            },
-        )
-    if created:
+        for j in items:
+            sealed = _sealed(store, scope_hash, j)
+            pid, new = sql.add_pending(
+                s,
+                {
+                    "newer_memory_id": newer,
+                    "older_memory_id": j.older,
+                    "entity_id": sealed.entity,
+                    "scope_hash": scope_hash,
+                    "confidence": round(j.confidence, 4),
+                    "reason": sealed.reason[:500],
+                    "judged_by": judged_by,
+                    "created_at": now,
+                },
+            )
+            j.pending_id, j.outcome = pid, "pending"
+            if new:
+                created.append((pid, j, sealed))
+    for pid, j, sealed in created:
         store.audit.append(
             "supersede_proposed",
             actor=actor,
@@ -288,10 +289,9 @@ def propose(store: Store, newer: str, j: Judgement, *, judged_by: str, actor: st
                 "id": pid,
                 "older": j.older,
                 "confidence": round(j.confidence, 4),
-                "reason": j.reason[:500],
+                "reason": sealed.reason[:500],
             },
         )
-    return pid
 
 
 def supersede(
@@ -305,47 +305,81 @@ def supersede(
     entity: str | None,
     actor: str,
 ) -> None:
-    """Mark `older` as replaced by `newer` in both files, the chain and the audit log.
-    Each step can be repeated, so an interrupted run finishes on the next."""
-    if newer == older:
-        raise UsageError("a memory cannot supersede itself")
-    old_doc, _ = store.read(older)
+    """Mark `older` as replaced by `newer`, or say in one line why it cannot be."""
+    j = Judgement(older, confidence, reason, entity)
+    supersede_many(store, newer, [j], decided_by=decided_by, actor=actor)
+    if j.outcome != "superseded":
+        raise UsageError(j.outcome)
+
+
+def supersede_many(store: Store, newer: str, items: list[Judgement], *, decided_by: str, actor: str) -> None:
+    """Mark each older memory as replaced by `newer`: in the newer file (one write), the
+    chain (one transaction), then each older file. A run cut short after the newer file
+    and the chain is finished by the next reindex (the chain and the newer file say what
+    an older file lacks), never the other way round. A pair that cannot be (another scope,
+    a loop, already replaced by another memory) gets its reason as its outcome."""
     new_doc, _ = store.read(newer)
-    if old_doc.meta.scope_hash != new_doc.meta.scope_hash:
-        raise UsageError(f"{older} and {newer} belong to different scopes")
-    if older in _successors(store, newer):
-        raise UsageError(f"{older} already supersedes {newer}: that would make a loop")
-    if old_doc.meta.superseded_by not in (None, newer):
-        raise UsageError(
-            f"{older} is already superseded by {old_doc.meta.superseded_by} "
-            f"(`memoryd history {older}`; `memoryd supersede undo` takes a link back)"
-        )
-    sealed = _sealed(store, new_doc.meta.scope_hash, Judgement(older, confidence, reason, entity))
-    reason, entity = sealed.reason, sealed.entity
-    details = {"confidence": round(confidence, 4), "decided_by": decided_by, "reason": reason[:500]}
+    later = _successors(store, newer)
+    todo: list[tuple[Judgement, Document]] = []
+    for j in items:
+        try:
+            old_doc, _ = store.read(j.older)
+        except (CorruptFile, KeyUnavailable, NotFound) as exc:
+            j.outcome = f"cannot read {j.older}: {exc}"
+            continue
+        if j.older == newer:
+            j.outcome = "a memory cannot supersede itself"
+        elif old_doc.meta.scope_hash != new_doc.meta.scope_hash:
+            j.outcome = f"{j.older} and {newer} belong to different scopes"
+        elif j.older in later:
+            j.outcome = f"{j.older} already supersedes {newer}: that would make a loop"
+        elif old_doc.meta.superseded_by not in (None, newer):
+            j.outcome = (
+                f"{j.older} is already superseded by {old_doc.meta.superseded_by} "
+                f"(`memoryd history {j.older}`; `memoryd supersede undo` takes a link back)"
+            )
+        else:
+            todo.append((_sealed(store, new_doc.meta.scope_hash, j), old_doc))
+            j.outcome = "superseded"
+    if not todo:
+        return
     now = clock.now_iso()
-    # The newer file and the chain first: a run cut short after them is finished by the
-    # next reindex (the chain says what the older file lacks), never the other way round.
-    if older not in new_doc.meta.supersedes:
-        new_doc.meta.supersedes = [*new_doc.meta.supersedes, older]
-        store.save(new_doc, event="supersede", actor=actor, details={"older": older, **details})
-    with write_session(store.engine) as s:
-        sql.add_chain(
-            s,
-            {
-                "newer_memory_id": newer,
-                "older_memory_id": older,
-                "entity_id": entity,
-                "confidence": round(confidence, 4),
-                "decided_at": now,
+    fresh = [j.older for j, _ in todo if j.older not in new_doc.meta.supersedes]
+    if fresh:
+        new_doc.meta.supersedes = [*new_doc.meta.supersedes, *fresh]
+        store.save(
+            new_doc,
+            event="supersede",
+            actor=actor,
+            details={
+                "older": fresh,
                 "decided_by": decided_by,
-                "reason": reason[:500],
+                "confidence": [round(j.confidence, 4) for j, _ in todo if j.older in fresh],
+                "reason": [j.reason[:500] for j, _ in todo if j.older in fresh],
             },
         )
-        sql.settle_pair(s, newer, older, now)
-    if old_doc.meta.superseded_by != newer:
-        old_doc.meta.superseded_by = newer
-        store.save(old_doc, event="superseded", actor=actor, details={"newer": newer, **details})
+    with write_session(store.engine) as s:
+        for j, _ in todo:
+            sql.add_chain(
+                s,
+                {
+                    "newer_memory_id": newer,
+                    "older_memory_id": j.older,
+                    "entity_id": j.entity,
+                    "confidence": round(j.confidence, 4),
+                    "decided_at": now,
+                    "decided_by": decided_by,
+                    "reason": j.reason[:500],
+                },
+            )
+            sql.settle_pair(s, newer, j.older, now)
+    for j, old_doc in todo:
+        if old_doc.meta.superseded_by != newer:
+            old_doc.meta.superseded_by = newer
+            details = {"newer": newer, "confidence": round(j.confidence, 4), "decided_by": decided_by}
+            store.save(
+                old_doc, event="superseded", actor=actor, details={**details, "reason": j.reason[:500]}
+            )
 
 
 def undo(store: Store, newer: str, older: str, *, actor: str = "cli") -> None:

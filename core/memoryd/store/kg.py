@@ -324,6 +324,12 @@ def graph(s: Session, scopes: Sequence[str] | None) -> tuple[list[dict[str, Any]
 
 
 # -- supersedes: candidates, chain, pending ---------------------------------------------
+# The newest long-term mentions of each name read for a supersedes check: a name that
+# thousands of memories mention (the project's main language) costs no more than this.
+PER_NAME = 400
+MAX_PARTS = 240
+
+
 def candidates(
     s: Session,
     *,
@@ -335,30 +341,33 @@ def candidates(
     limit: int,
 ) -> list[dict[str, Any]]:
     """Older long-term memories of the scope naming any of `entity_ids`, still current:
-    most shared names first, then newest."""
-    if not entity_ids:
+    most shared names first, then newest. Each (name, type) is read newest first from the
+    covering index, at most PER_NAME rows, so the cost does not grow with the store."""
+    if not entity_ids or not types:
         return []
-    return _rows(
-        s.exec(
-            text(
-                "SELECT em.slug, m.title, m.type, m.created_at, count(*) AS shared, "
-                "group_concat(em.entity_id, ' ') AS entities "
-                "FROM entity_mentions em JOIN memories m ON m.slug = em.slug "
-                "WHERE em.entity_id IN :ids AND em.scope_hash = :h AND em.memory_type IN :types "
-                "AND m.superseded_by IS NULL AND m.slug != :x AND m.created_at <= :before "
-                "AND m.decay_state IN ('alive', 'dim') "
-                "GROUP BY em.slug ORDER BY shared DESC, m.created_at DESC, em.slug LIMIT :n"
-            ).bindparams(_in("ids"), _in("types")),
-            params={
-                "ids": list(entity_ids),
-                "h": scope_hash,
-                "types": list(types),
-                "x": exclude,
-                "before": before,
-                "n": limit,
-            },
-        )
+    params: dict[str, Any] = {"h": scope_hash, "x": exclude, "before": before, "n": limit, "pool": limit * 4}
+    parts = []
+    # SQLite allows 500 terms in a compound SELECT: the memory's own names come first.
+    for i, eid in enumerate(entity_ids[: MAX_PARTS // len(types)]):
+        params[f"e{i}"] = eid
+        for j, kind in enumerate(types):
+            params[f"t{j}"] = kind
+            parts.append(
+                "SELECT * FROM (SELECT slug, entity_id, seen_at FROM entity_mentions "
+                f"WHERE entity_id = :e{i} AND scope_hash = :h AND memory_type = :t{j} AND seen_at <= :before "
+                f"ORDER BY seen_at DESC LIMIT {PER_NAME})"
+            )
+    sql = (
+        f"WITH picked AS ({' UNION ALL '.join(parts)}), "
+        "grouped AS (SELECT slug, count(*) AS shared, group_concat(entity_id, ' ') AS entities, "
+        "max(seen_at) AS seen FROM picked WHERE slug != :x GROUP BY slug "
+        "ORDER BY shared DESC, seen DESC, slug LIMIT :pool) "
+        "SELECT g.slug, m.title, m.type, m.created_at, g.shared, g.entities "
+        "FROM grouped g CROSS JOIN memories m ON m.slug = g.slug "
+        "WHERE m.superseded_by IS NULL AND m.decay_state IN ('alive', 'dim') "
+        "ORDER BY g.shared DESC, g.seen DESC, g.slug LIMIT :n"
     )
+    return _rows(s.exec(text(sql), params=params))
 
 
 def relations_from(s: Session, slugs: Sequence[str]) -> dict[str, list[tuple[str, str]]]:

@@ -169,7 +169,7 @@ def test_acceptance_llm_confidence_0_9_supersedes_react_automatically(
 
     _superseded(isolated_home, react, solid, "auto", 0.9)
     (newer,) = [e for e in _events(cli, "supersede") if e["target_id"] == solid]
-    assert json.loads(newer["details"])["older"] == react
+    assert json.loads(newer["details"])["older"] == [react]
     assert json.loads(newer["details"])["decided_by"] == "auto"
     (older,) = [e for e in _events(cli, "superseded") if e["target_id"] == react]
     assert json.loads(older["details"])["newer"] == solid
