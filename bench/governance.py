@@ -332,7 +332,7 @@ def unswept_home(home: Path) -> tuple[Path, float | None]:
         return dst, None
     shutil.rmtree(dst, ignore_errors=True)
     t0 = time.perf_counter()
-    clone(home, dst)
+    c.clone(home, dst)
     store = Store.open(Layout(dst))
     with read_session(store.engine) as s:
         paths = [r[0] for r in s.exec(text("SELECT body_path FROM memories WHERE decay_state != 'alive'"))]
@@ -346,27 +346,6 @@ def unswept_home(home: Path) -> tuple[Path, float | None]:
     took = time.perf_counter() - t0
     done.write_text(f"{took:.1f} seconds to derive\n")
     return dst, took
-
-
-def clone(src: Path, dst: Path) -> None:
-    """Copy a home, hard-linking the memory files: memoryd replaces a file by rename and
-    never writes one in place, so the clone's writes leave the cache's files alone, and a
-    clone takes seconds instead of minutes of copying 165k small files. The index, the
-    audit log (appended in place) and everything else are real copies."""
-    shutil.copytree(src, dst, symlinks=True, ignore=shutil.ignore_patterns("scopes"))
-    shutil.copytree(src / "scopes", dst / "scopes", symlinks=True, copy_function=os.link)
-
-
-@contextmanager
-def fresh_copy(src: Path) -> Iterator[tuple[Path, float]]:
-    """A throwaway clone of a cached home (outside the repository), and seconds to make it."""
-    work = c.temp_dir("gov")
-    t0 = time.perf_counter()
-    clone(src, work / "home")
-    try:
-        yield work / "home", time.perf_counter() - t0
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
 
 
 # -- decay sweep -----------------------------------------------------------------------
@@ -396,7 +375,7 @@ def phases() -> Iterator[dict[str, float]]:
 
 
 def one_sweep(src: Path, *, dry_run: bool) -> dict[str, Any]:
-    with fresh_copy(src) as (home, copy_s):
+    with c.fresh_copy(src, "gov") as (home, copy_s):
         app = Memoryd(layout=Layout(home), config=Config())
         app.store.counts()  # open the index (and apply any newer migration) before timing
         opened = [0]
@@ -463,7 +442,7 @@ def measure_sweep(home: Path, unswept: Path, runs: int, first_runs: int) -> dict
 
 # -- digest ----------------------------------------------------------------------------
 def measure_digest(home: Path, runs: int, cli_runs: int) -> dict[str, Any]:
-    with fresh_copy(home) as (copy, _):
+    with c.fresh_copy(home, "gov") as (copy, _):
         app = Memoryd(layout=Layout(copy), config=Config())
         store = app.store
         store.counts()

@@ -53,7 +53,6 @@ import hashlib
 import inspect
 import itertools
 import json
-import os
 import random
 import shutil
 import sqlite3
@@ -295,24 +294,6 @@ def describe(home: Path) -> dict[str, Any]:
     return out
 
 
-def clone(src: Path, dst: Path) -> None:
-    """Copy a home, hard-linking the memory files (memoryd replaces a file by rename and
-    never writes one in place, so the clone's writes leave the cache alone)."""
-    shutil.copytree(src, dst, symlinks=True, ignore=shutil.ignore_patterns("scopes"))
-    shutil.copytree(src / "scopes", dst / "scopes", symlinks=True, copy_function=os.link)
-
-
-@contextmanager
-def fresh_copy(src: Path) -> Iterator[tuple[Path, float]]:
-    work = c.temp_dir("kg")
-    t0 = time.perf_counter()
-    clone(src, work / "home")
-    try:
-        yield work / "home", time.perf_counter() - t0
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-
-
 # -- new memories -------------------------------------------------------------------------
 EXPLICIT = (
     ("decision", "Switch the {n} to {new}", "We switched from {old} to {new} for the {n} {m}."),
@@ -508,7 +489,7 @@ def one_round(
     """Every new memory once, in order, on a fresh clone: per memory its ms (and for
     `judge` the phases, candidates and outcomes); the candidate statements into `asked`."""
     out = []
-    with fresh_copy(src) as (home, clone_s):
+    with c.fresh_copy(src, "kg") as (home, clone_s):
         st = Store.open(Layout(home))
         learner = Learner(st, CONFIG, actor="bench", env={})
         docs = new_memories(src, count, size)

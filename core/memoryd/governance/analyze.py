@@ -75,11 +75,7 @@ class Analyzer:
     @property
     def choice(self) -> Choice:
         if self._choice is None:
-            import os
-
-            self._choice = choose(
-                self.config.llm, env=os.environ if self.env is None else self.env, transport=self.transport
-            )
+            self._choice = choose(self.config.llm, env=self.env, transport=self.transport)
         return self._choice
 
     # -- one session ------------------------------------------------------------------

@@ -64,12 +64,9 @@ class Learner:
     @property
     def choice(self) -> Choice:
         if self._choice is None:
-            import os
-
             from memoryd.llm.factory import choose
 
-            env = os.environ if self.env is None else self.env
-            self._choice = choose(self.config.llm, env=env, transport=self.transport)
+            self._choice = choose(self.config.llm, env=self.env, transport=self.transport)
         return self._choice
 
     def _provider(self, scope_hash: str) -> Any:

@@ -25,10 +25,12 @@ class Choice:
 def choose(
     cfg: LLMConfig,
     *,
-    env: Mapping[str, str] = os.environ,
+    env: Mapping[str, str] | None = None,
     transport: httpx.BaseTransport | None = None,
 ) -> Choice:
-    """The provider `[llm]` asks for, if it can be used; `transport` routes tests' traffic."""
+    """The provider `[llm]` asks for, if it can be used; the key is read from `env` (the
+    process environment by default); `transport` routes tests' traffic."""
+    env = os.environ if env is None else env
     name = cfg.provider
     if name == "rules":
         return Choice(None, 'provider = "rules" in [llm]: scoring with the rules')

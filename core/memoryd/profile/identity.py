@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import os
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
@@ -148,7 +147,7 @@ def _by_llm(
     from memoryd.llm.factory import choose
     from memoryd.llm.schemas import IdentityRewrite
 
-    choice = choose(config.llm, env=os.environ if env is None else env, transport=transport)
+    choice = choose(config.llm, env=env, transport=transport)
     provider = choice.provider
     if provider is None:
         return choice.reason

@@ -11,7 +11,6 @@ readable account on top; without one the report is the structure alone.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
@@ -155,7 +154,7 @@ def _narrative(
     from memoryd.llm.factory import choose
     from memoryd.llm.schemas import ChangeReport
 
-    provider = choose(config.llm, env=os.environ if env is None else env, transport=transport).provider
+    provider = choose(config.llm, env=env, transport=transport).provider
     if provider is None:
         return "", "rules", ""
     budget = max(config.llm.max_input_tokens, 300)
