@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from memoryd import clock, paths, search, slugs
 from memoryd import config as config_mod
+from memoryd.app_upkeep import Upkeep
 from memoryd.audit import Event, Verdict
 from memoryd.capture import spool
 from memoryd.capture.worker import DrainReport, drain
@@ -86,7 +87,9 @@ class MemoryView:
         return {**meta, "body": self.doc.body, "path": str(self.path), "turns": len(self.turns)}
 
 
-class Memoryd:
+class Memoryd(Upkeep):
+    """The memory operations; scheduled jobs and settings come from `Upkeep`."""
+
     def __init__(
         self,
         layout: paths.Layout | None = None,
@@ -380,11 +383,14 @@ class Memoryd:
 
     # -- maintenance ------------------------------------------------------------------
     @_settles
-    def reindex(self) -> ReindexReport:
+    def reindex(
+        self, *, progress: Callable[[int, int], None] | None = None, actor: str = "cli"
+    ) -> ReindexReport:
+        """`progress(done, total)` per file; raising Cancelled from it leaves the index as it was."""
         from memoryd.db.engine import write_session
         from memoryd.store import governance as gsql
 
-        report = self.store.reindex(actor="cli")
+        report = self.store.reindex(actor=actor, progress=progress)
         with write_session(self.store.engine) as s:
             report.requeued = gsql.requeue_lost_proposals(s, self.config.governance.promote_threshold)
         from memoryd import snapshot
@@ -438,12 +444,21 @@ class Memoryd:
 
     @_settles
     def promote(
-        self, pid: int, *, memory_type: str | None = None, title: str | None = None, actor: str = "cli"
+        self,
+        pid: int,
+        *,
+        memory_type: str | None = None,
+        title: str | None = None,
+        body: str | None = None,
+        triggers: list[str] | None = None,
+        actor: str = "cli",
     ) -> tuple[Document, Changes]:
         from memoryd.governance import promotions
 
         hints = promotions.get(self.store, pid).get("proposed_supersedes") or []
-        doc = promotions.promote(self.store, pid, memory_type=memory_type, title=title, actor=actor)
+        doc = promotions.promote(
+            self.store, pid, memory_type=memory_type, title=title, body=body, triggers=triggers, actor=actor
+        )
         doc, touched = self._learn(doc.meta.slug, actor=actor, hints=hints)
         return doc, Changes(created=(doc.meta.slug,), updated=touched, scopes=(doc.meta.scope_hash,))
 
@@ -479,19 +494,23 @@ class Memoryd:
             raise UsageError("--since is in the future")
         return digest.build(self.store, self.config, since=since_dt, scopes=scopes)
 
-    def deliver_digest(self, d: Digest, *, actor: str = "cli") -> list[tuple[str, bool, str]]:
+    def deliver_digest(
+        self, d: Digest, *, notification: bool = True, actor: str = "cli"
+    ) -> list[tuple[str, bool, str]]:
         """Send the digest by notification and email; (channel, ok, message) for each.
-        One channel failing does not stop the other."""
+        One channel failing does not stop the other. The tray shows its own notification
+        (one a click can answer) and passes `notification=False`."""
         from memoryd import mailer, notify
         from memoryd.errors import DeliveryError
         from memoryd.governance import digest
 
         text = digest.render_text(d)
         results: list[tuple[str, bool, str]] = []
-        try:
-            results.append(("notification", True, notify.notify(digest.headline(d), text)))
-        except DeliveryError as exc:
-            results.append(("notification", False, str(exc)))
+        if notification:
+            try:
+                results.append(("notification", True, notify.notify(digest.headline(d), text)))
+            except DeliveryError as exc:
+                results.append(("notification", False, str(exc)))
         if self.config.email.configured:
             try:
                 results.append(("email", True, mailer.send(self.config.email, digest.subject(d), text)))
@@ -676,14 +695,19 @@ class Memoryd:
     # -- sensitive scopes -------------------------------------------------------------
     @_settles
     def mark_sensitive(
-        self, path: str | Path, *, passphrase: str | None = None, actor: str = "cli"
+        self,
+        path: str | Path,
+        *,
+        passphrase: str | None = None,
+        progress: Callable[[int, int], None] | None = None,
+        actor: str = "cli",
     ) -> MarkReport:
         from memoryd.sensitive import marking
 
         scope = self.scope(path)
         self.drain_spool(wait=True)  # what hooks spooled for it becomes encrypted too
         self.store.changed(scope.hash)
-        report = marking.mark(self.store, scope, passphrase=passphrase, actor=actor)
+        report = marking.mark(self.store, scope, passphrase=passphrase, actor=actor, progress=progress)
         from memoryd.profile import identity
 
         if identity.withdraw_scope(self.store, self.config, scope.hash, actor=actor):

@@ -207,8 +207,17 @@ def load(path: Path | None = None) -> Config:
     if not path.exists():
         return Config(path=path)
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{path}: not valid TOML ({exc})") from None
+    return from_text(text, path)
+
+
+def from_text(text: str, path: Path) -> Config:
+    """Parse and check config.toml's text; `path` names it in errors."""
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"{path}: not valid TOML ({exc})") from None
     sections = {name: _build(cls, raw.get(name, {}), name, path) for name, cls in _SECTIONS.items()}
     email: EmailConfig = sections["email"]

@@ -44,6 +44,11 @@ def spool_dir(home: str) -> str:
     return os.path.join(home, "spool")
 
 
+def paused_flag(home: str) -> str:
+    """While this file exists, hooks spool nothing (the tray's "Pause capture")."""
+    return os.path.join(home, "capture.paused")
+
+
 def worker_lock(home: str) -> str:
     return os.path.join(spool_dir(home), ".worker.lock")
 

@@ -68,3 +68,9 @@ class AuthorizationRequired(MemorydError):
 
 class KeyUnavailable(MemorydError):
     pass
+
+
+class Cancelled(MemorydError):
+    """A long operation stopped because its progress callback said so (the tray's Cancel)."""
+
+    exit_code = 130

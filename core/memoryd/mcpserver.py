@@ -291,5 +291,9 @@ def build(app: Memoryd | None = None) -> MCPServer:
 
 
 def main() -> int:
+    from memoryd import paths
+    from memoryd.sensitive import broker
+
+    broker.install(paths.layout(), "mcp")  # a missing grant is asked of the tray, if it runs
     build().run()
     return 0

@@ -124,6 +124,11 @@ def capture(source: str, raw: bytes, *, spawn: bool = True) -> tuple[str, list[s
     if source not in SOURCES:
         raise InvalidPayload(f"unknown --source {source!r}; expected one of {', '.join(SOURCES)}")
     data = parse_payload(raw, os.getcwd())
+    home = envpaths.data_home()
+    if os.path.exists(envpaths.paused_flag(home)):
+        return "", [
+            "capture is paused (resume from the tray or with `memoryd resume-capture`): nothing was kept"
+        ]
     warnings = []
     tp = data.get("transcript_path")
     if tp and not os.path.isfile(tp):
@@ -137,7 +142,6 @@ def capture(source: str, raw: bytes, *, spawn: bool = True) -> tuple[str, list[s
     data = redact_payload(data, redactor)
     if redactor.total:
         data["_redacted_in_hook"] = dict(redactor.counts)
-    home = envpaths.data_home()
     name = spool.put(envpaths.spool_dir(home), source, data, now_iso())
     if spawn and os.environ.get("MEMORYD_NO_WORKER") != "1" and worker_idle(home):
         spawn_worker()

@@ -82,6 +82,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from memoryd.cli.parser import build_parser
 
     parser = build_parser()
+    from memoryd import paths
+    from memoryd.sensitive import broker
+
+    broker.install(paths.layout(), "cli")  # a missing grant is asked of the tray, if it runs
     if sys.stdin.isatty():
         from memoryd.cli.commands.sensitive import read_passphrase
         from memoryd.sensitive.keys import set_prompt

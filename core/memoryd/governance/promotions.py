@@ -63,8 +63,17 @@ def _pending(store: Store, pid: int) -> dict[str, Any]:
 
 
 def promote(
-    store: Store, pid: int, *, memory_type: str | None = None, title: str | None = None, actor: str = "cli"
+    store: Store,
+    pid: int,
+    *,
+    memory_type: str | None = None,
+    title: str | None = None,
+    body: str | None = None,
+    triggers: list[str] | None = None,
+    actor: str = "cli",
 ) -> Document:
+    """Approve a proposal; the user may change its type, title, body and triggers first
+    (the tray's digest window edits before approving)."""
     row = _pending(store, pid)
     sensitive = store.keys.sensitive(row["scope_hash"])
     if sensitive:
@@ -88,7 +97,10 @@ def promote(
         raise UsageError("--title must not be empty")
     session = _session_meta(store, row["source_session_slug"])
     now = clock.now()
-    body = row["proposed_body"].strip() + "\n"
+    text = (row["proposed_body"] if body is None else body).strip()
+    if not text:
+        raise UsageError("the body must not be empty")
+    final_triggers = list(row["proposed_triggers"]) if triggers is None else _clean_triggers(triggers)
     meta = Frontmatter(
         title=final_title,
         slug=_sensitive_slug(store, row["scope_hash"], pid)
@@ -100,13 +112,13 @@ def promote(
         created_at=now,
         updated_at=now,
         tags=list(session.tags) if session else [],
-        triggers=list(row["proposed_triggers"]),
+        triggers=final_triggers,
         ttl_days=default_ttl(mtype),
         last_recalled_at=now,
         dura_score=row["dura_score"] or None,
         promoted_from=row["source_session_slug"],
     )
-    doc = Document(meta=meta, body=body)
+    doc = Document(meta=meta, body=text + "\n")
     store.save(
         doc,
         event="promote",
@@ -117,6 +129,11 @@ def promote(
     with write_session(store.engine) as s:
         sql.decide(s, pid, "approved", clock.iso(now))
     return doc
+
+
+def _clean_triggers(triggers: list[str]) -> list[str]:
+    """Trimmed, blank and repeated ones dropped, order kept."""
+    return list(dict.fromkeys(t.strip() for t in triggers if t and t.strip()))
 
 
 def reject(store: Store, pid: int, *, reason: str | None = None, actor: str = "cli") -> dict[str, Any]:

@@ -27,9 +27,14 @@ def choose(
     *,
     env: Mapping[str, str] | None = None,
     transport: httpx.BaseTransport | None = None,
+    keyring_fallback: bool | None = None,
 ) -> Choice:
     """The provider `[llm]` asks for, if it can be used; the key is read from `env` (the
-    process environment by default); `transport` routes tests' traffic."""
+    process environment by default), else from the OS keyring where the tray's settings
+    store it (only when reading the process environment, unless asked);
+    `transport` routes tests' traffic."""
+    if keyring_fallback is None:
+        keyring_fallback = env is None
     env = os.environ if env is None else env
     name = cfg.provider
     if name == "rules":
@@ -46,8 +51,14 @@ def choose(
     if not pcfg.api_key_env:
         return Choice(None, f"no API key: [llm.{name}] api_key_env is not set")
     key = (env.get(pcfg.api_key_env) or "").strip()
+    source = pcfg.api_key_env
+    if not key and keyring_fallback:
+        from memoryd import secrets
+
+        key, source = secrets.get_api_key(name) or "", "the OS keyring"
     if not key:
-        return Choice(None, f"no API key: {pcfg.api_key_env} is not set")
+        tail = " and none is in the OS keyring" if keyring_fallback else ""
+        return Choice(None, f"no API key: {pcfg.api_key_env} is not set{tail}")
     where = f" at {pcfg.base_url}" if pcfg.base_url else ""
     if name == "anthropic":
         from memoryd.llm.anthropic_provider import AnthropicProvider  # the SDK is slow to import
@@ -60,4 +71,4 @@ def choose(
         base_url = pcfg.base_url or "https://api.openai.com/v1"
         where = f" at {base_url}"
         provider = OpenAIProvider(model, key, base_url=base_url, transport=transport, **common)
-    return Choice(provider, f"{name} {model}{where} (key from {pcfg.api_key_env})")
+    return Choice(provider, f"{name} {model}{where} (key from {source})")

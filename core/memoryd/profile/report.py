@@ -169,3 +169,11 @@ def _narrative(
     if isinstance(reply, str):
         return "", "rules", reply
     return reply.data.content_md, f"{provider.name}:{provider.model}", ""
+
+
+def listing(store: Store) -> list[dict[str, Any]]:
+    """The reports written so far, newest first, with their Markdown."""
+    from memoryd.db.engine import read_session
+
+    with read_session(store.engine) as s:
+        return psql.reports(s)

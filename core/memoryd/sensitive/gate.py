@@ -9,7 +9,29 @@ import contextlib
 from memoryd.errors import AuthorizationRequired, KeyUnavailable
 from memoryd.store import Store
 
-from . import grants, state
+from . import broker, grants, state
+
+
+def _ask(store: Store, scope_hash: str, what: str) -> tuple[bool, str | None]:
+    """(granted now, refusal text) from the tray, if this process can ask one."""
+    _asker = broker.current
+    if _asker is None:
+        return False, None
+    settings = store.keys.settings(scope_hash)
+    answer = _asker(
+        {
+            "op": "grant",
+            "scope_hash": scope_hash,
+            "root": settings.root if settings else scope_hash,
+            "what": what,
+            "passphrase": bool(settings and settings.key_source == "passphrase"),
+        }
+    )
+    if answer is None:
+        return False, None
+    if answer.get("granted") and grants.live(store.layout, scope_hash):
+        return True, None
+    return False, str(answer.get("error") or "the user refused it in the tray")
 
 
 def check_or_raise(
@@ -18,6 +40,11 @@ def check_or_raise(
     if not store.keys.sensitive(scope_hash):
         return
     live = grants.live(store.layout, scope_hash)
+    refused = None
+    if not live:
+        asked, refused = _ask(store, scope_hash, what)
+        if asked:
+            live = grants.live(store.layout, scope_hash)
     if not live:
         settings = store.keys.settings(scope_hash)
         if settings is not None and settings.key_source == "passphrase":
@@ -28,6 +55,8 @@ def check_or_raise(
             "access_denied", actor=actor, scope_hash=scope_hash, target_id=target, details={"what": what}
         )
         where = settings.root if settings else scope_hash
+        if refused:
+            raise AuthorizationRequired(f"scope {scope_hash} is sensitive and access was refused: {refused}")
         raise AuthorizationRequired(
             f"scope {scope_hash} is sensitive and has no live grant: the user can run "
             f"`memoryd grant {where} --duration once`"

@@ -13,6 +13,7 @@ import contextlib
 import json
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -56,7 +57,17 @@ class MarkReport:
     warnings: list[str] = field(default_factory=list)
 
 
-def mark(store: Store, scope: Scope, *, passphrase: str | None, actor: str = "cli") -> MarkReport:
+def mark(
+    store: Store,
+    scope: Scope,
+    *,
+    passphrase: str | None,
+    actor: str = "cli",
+    progress: Callable[[int, int], None] | None = None,
+) -> MarkReport:
+    """Encrypt a scope; `progress(done, total)` after each batch may raise Cancelled, which
+    stops between batches with every memory readable and the scope marked: running it
+    again finishes (as after a kill)."""
     h = store.layout
     settings = state.load(h, scope.hash)
     if settings is None:
@@ -114,7 +125,7 @@ def mark(store: Store, scope: Scope, *, passphrase: str | None, actor: str = "cl
     # kill, until the rerun) nothing of the scope is listed or found without a grant.
     _scrub_index(store, scope.hash)
     _seal_proposals(store, scope.hash, key)
-    _encrypt_files(store, scope.hash, key, report)
+    _encrypt_files(store, scope.hash, key, report, progress)
     rename = _audit_renames(store, scope.hash, key)
     report.audit_rewritten = store.audit.redact_scope(scope.hash, rename, drop_keys=("reason", "title"))[
         "rewritten"
@@ -132,12 +143,20 @@ def mark(store: Store, scope: Scope, *, passphrase: str | None, actor: str = "cl
 BATCH = 200
 
 
-def _encrypt_files(store: Store, scope_hash: str, key: bytes, report: MarkReport) -> None:
+def _encrypt_files(
+    store: Store,
+    scope_hash: str,
+    key: bytes,
+    report: MarkReport,
+    progress: Callable[[int, int], None] | None = None,
+) -> None:
     """In batches: write the sealed files (no fsync each), flush them to disk at once,
     move the index rows in one transaction, and only then delete the plaintext. A crash
     leaves every memory in at least one readable form; a rerun finishes the batch."""
     todo = [p for p in store.files.all_files(scope_hash, archived=True) if not p.name.endswith(ENC)]
     for i in range(0, len(todo), BATCH):
+        if progress is not None:
+            progress(i, len(todo))  # before a batch: a Cancelled here leaves no batch half done
         _encrypt_batch(store, key, todo[i : i + BATCH], report)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -428,8 +428,9 @@ class Store:
             self.files.write(doc, sync=False)
 
     # -- maintenance ------------------------------------------------------------------
-    def reindex(self, *, actor: str) -> ReindexReport:
-        """Rebuild everything derivable from the files."""
+    def reindex(self, *, actor: str, progress: Callable[[int, int], None] | None = None) -> ReindexReport:
+        """Rebuild everything derivable from the files, in one transaction: an error (or
+        `progress` raising Cancelled) leaves the index as it was."""
         report = ReindexReport()
         seen: dict[str, str] = {}
         pairs: set[tuple[str, str]] = set()  # (newer, older) as the files state them
@@ -437,7 +438,10 @@ class Store:
         with write_session(self.engine) as s:
             index.clear_derived(s, sorted(locked))
             kg.clear_derived(s)
-            for path in self.files.all_files():
+            every = list(self.files.all_files())
+            for n, path in enumerate(every, 1):
+                if progress is not None:
+                    progress(n, len(every))
                 if self.files.scope_of(path) in locked:
                     continue
                 report.files += 1

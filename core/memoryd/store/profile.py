@@ -111,3 +111,15 @@ def save_report(s: Session, row: dict[str, Any]) -> None:
         text(f"INSERT INTO profile_change_reports ({cols}) VALUES ({', '.join(':' + c for c in row)})"),
         params=row,
     )
+
+
+def reports(s: Session) -> list[dict[str, Any]]:
+    """Every monthly change report, newest period first."""
+    return _rows(
+        s.exec(
+            text(
+                "SELECT period, generated_at, content_md, versions_count, supersedes_count, "
+                "entities_added, entities_dropped FROM profile_change_reports ORDER BY period DESC"
+            )
+        )
+    )

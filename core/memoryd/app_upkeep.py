@@ -1,0 +1,230 @@
+"""The facade's upkeep half: scheduled jobs, settings, API keys, pausing capture, and the
+tray's grant socket. A mixin of `Memoryd` so callers still see one object; it lives apart
+because app.py holds the memory operations and was long enough already."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memoryd import clock, envpaths, paths, schedule
+from memoryd.config import Config
+from memoryd.errors import UsageError
+
+if TYPE_CHECKING:
+    from memoryd.governance.digest import Digest
+    from memoryd.store import Store
+
+
+@dataclass
+class JobRun:
+    """One run of a scheduled job: what ran, for which slot, and what it found."""
+
+    job: str
+    slot: str
+    runner: str
+    summary: str
+    ok: bool = True
+    digest: Digest | None = None
+    deliveries: list[tuple[str, bool, str]] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        out = {k: v for k, v in self.__dict__.items() if k != "digest"}
+        if self.digest is not None:
+            out["counts"] = digest_counts(self.digest)
+        return out
+
+
+def digest_counts(d: Digest) -> dict[str, int]:
+    """What the weekly notification says waits: promotions, duplicates, expiring items."""
+    return {
+        "promotions": len(d.pending_promotions),
+        "duplicates": len(d.duplicates),
+        "expiring": len(d.ttl_reminders),
+        "supersedes": len(d.pending_supersedes),
+    }
+
+
+class Upkeep:
+    """Mixed into Memoryd; relies on its `layout`, `config` and `store`."""
+
+    layout: paths.Layout
+    config: Config
+    store: Store
+
+    # -- scheduled jobs ---------------------------------------------------------------
+    def _jobs(self) -> list[schedule.Job]:
+        return schedule.jobs(self.config.raw)
+
+    def schedules(self) -> list[dict[str, Any]]:
+        """Each job's cron line, next run, and how its last run went."""
+        return schedule.describe(self._jobs(), schedule.Ledger(self.layout), clock.now())
+
+    def due_jobs(self) -> list[str]:
+        """Jobs with a scheduled time passed and not yet run (missed while asleep or closed)."""
+        ledger, now = schedule.Ledger(self.layout), clock.now()
+        return [job.id for job in self._jobs() if ledger.due(job, now) is not None]
+
+    def run_job(
+        self, job_id: str, *, runner: str = "cli", force: bool = False, notification: bool = True
+    ) -> JobRun | None:
+        """Run a job if its slot is due and nobody ran it (`force`: run it now anyway).
+        None when there was nothing to do. The digest job delivers by email when
+        configured, and by notification unless the caller shows its own."""
+        job = schedule.find(self._jobs(), job_id)
+        ledger = schedule.Ledger(self.layout)
+        slot = ledger.claim(job, clock.now(), runner, force=force)
+        if slot is None:
+            return None
+        run = JobRun(job=job.id, slot=clock.iso(slot), runner=runner, summary="")
+        try:
+            self._run(run, notification=notification)
+        except Exception as exc:
+            ledger.finish(job.id, clock.now(), f"{type(exc).__name__}: {exc}")
+            raise
+        ledger.finish(job.id, clock.now(), None if run.ok else run.summary)
+        return run
+
+    def _run(self, run: JobRun, *, notification: bool) -> None:
+        actor = "scheduler"
+        app: Any = self
+        if run.job == "decay-sweep":
+            report = app.decay_sweep(actor=actor)
+            counts = report.counts()
+            moved = ", ".join(f"{n} to {state}" for state, n in sorted(counts.items())) or "nothing moved"
+            run.summary = f"decay sweep: {moved}"
+        elif run.job == "digest":
+            d = app.digest()
+            run.digest = d
+            run.deliveries = app.deliver_digest(d, notification=notification, actor=actor)
+            c = digest_counts(d)
+            run.summary = (
+                f"digest: {c['promotions']} promotions, {c['duplicates']} duplicate groups, "
+                f"{c['expiring']} expiring"
+            )
+            failed = [
+                msg for name, ok, msg in run.deliveries if not ok and not msg.startswith("not configured")
+            ]
+            if failed:
+                run.ok, run.summary = False, run.summary + "; not delivered: " + "; ".join(failed)
+        elif run.job == "identity":
+            rw = app.rewrite_identity(trigger="schedule", actor=actor)
+            run.summary = (
+                f"identity: version {rw.version}" if rw.changed else f"identity: unchanged ({rw.note})"
+            )
+        elif run.job == "monthly-report":
+            rep = app.monthly_report(None, actor=actor)
+            run.summary = f"monthly report {rep.period}: {rep.versions} versions, {rep.supersedes} supersedes"
+        else:  # schedule.find already refused it
+            raise UsageError(f"unknown job {run.job!r}")
+
+    def set_schedule(self, job_id: str, cron: str) -> None:
+        job = schedule.find(self._jobs(), job_id)
+        self.update_config({f"schedule.{job.key}": schedule.check(cron)})
+
+    def timers_installed(self) -> list[str]:
+        """Timers `setup auto-install` wrote (then the tray leaves the jobs to them)."""
+        from memoryd.agents import timers
+
+        return timers.installed()
+
+    # -- settings ---------------------------------------------------------------------
+    def update_config(self, changes: Mapping[str, Any]) -> Config:
+        """Change config.toml keys ("llm.model": "...", None to reset); checked first,
+        written atomically, comments kept; this facade then uses the new values."""
+        from memoryd import config_edit
+
+        path = self.config.path or paths.config_file()
+        self.config = config_edit.apply(Path(path), changes)
+        return self.config
+
+    def api_key_stored(self, provider: str) -> bool:
+        from memoryd import secrets
+
+        return secrets.get_api_key(provider) is not None
+
+    def set_api_key(self, provider: str, key: str | None, *, actor: str = "cli") -> None:
+        """Into the OS keyring (never config.toml); None or "" deletes it."""
+        from memoryd import secrets
+
+        secrets.set_api_key(provider, key)
+        self.store.audit.append(
+            "settings", actor=actor, details={"api_key": provider, "stored": bool(key and key.strip())}
+        )
+
+    def set_smtp_password(self, password: str | None, *, actor: str = "cli") -> None:
+        """Into the OS keyring under [email] user, where `digest --notify` reads it."""
+        import keyring
+        from keyring.errors import KeyringError, PasswordDeleteError
+
+        from memoryd import mailer
+        from memoryd.errors import KeyUnavailable
+
+        user = self.config.email.user
+        if not user:
+            raise UsageError("set the SMTP user first: the password is stored under it")
+        try:
+            if password:
+                keyring.set_password(mailer.KEYRING_SERVICE, user, password)
+            else:
+                with contextlib.suppress(PasswordDeleteError):
+                    keyring.delete_password(mailer.KEYRING_SERVICE, user)
+        except KeyringError as exc:
+            raise KeyUnavailable(
+                f"no OS keyring to hold the SMTP password ({exc.__class__.__name__})"
+            ) from None
+        self.store.audit.append("settings", actor=actor, details={"smtp_password": bool(password)})
+
+    # -- pause capture ----------------------------------------------------------------
+    def capture_paused(self) -> bool:
+        return Path(envpaths.paused_flag(str(self.layout.home))).exists()
+
+    def pause_capture(self, paused: bool, *, actor: str = "cli") -> bool:
+        """While paused, agent hooks keep nothing; returns whether anything changed."""
+        flag = Path(envpaths.paused_flag(str(self.layout.home)))
+        if paused == flag.exists():
+            return False
+        if paused:
+            paths.ensure_dir(self.layout.home)
+            flag.write_text(clock.now_iso() + "\n", encoding="utf-8")
+        else:
+            flag.unlink(missing_ok=True)
+        self.store.audit.append("capture_paused" if paused else "capture_resumed", actor=actor)
+        return True
+
+    # -- the tray's grant socket ------------------------------------------------------
+    def grant_socket(self) -> str:
+        """Where the tray listens for grant requests (made private first)."""
+        from memoryd.sensitive import broker
+
+        return broker.prepare(self.layout)
+
+    def grant_request(self, line: bytes) -> dict[str, Any]:
+        """A request line the tray received, checked (ValueError if it is not one)."""
+        from memoryd.sensitive import broker
+
+        return broker.parse_request(line)
+
+    def grant_answer(self, granted: bool, *, duration: str | None = None, error: str | None = None) -> bytes:
+        from memoryd.sensitive import broker
+
+        return broker.answer_line(granted, duration=duration, error=error)
+
+    def sensitive_scopes(self) -> list[dict[str, Any]]:
+        """Every sensitive scope with its root, key source and live grants."""
+        from memoryd.sensitive import grants, marking
+
+        out = []
+        for row in marking.status(self.store):
+            live = grants.live(self.layout, row["scope_hash"])
+            out.append({**row, "grants": [g.as_dict() for g in live]})
+        return out
+
+    # -- the identity window ----------------------------------------------------------
+    def monthly_reports(self) -> list[dict[str, Any]]:
+        from memoryd.profile import report
+
+        return report.listing(self.store)

@@ -1,0 +1,281 @@
+"""The recurring jobs of seed 000, their times, and which run is due.
+
+One list serves both runners: the tray's scheduler and the timers `memoryd setup
+auto-install` writes for people who do not run the tray. Whoever runs a job first claims
+its slot (the latest scheduled time that has passed) in `schedule.json` under a file lock,
+so the other runner, a second tray or a run started late never repeats it, and a slot
+missed while the machine slept or nothing was running is run once at the next look, not
+once per missed day.
+
+Times are cron expressions in local time (`[schedule]` in config.toml). APScheduler's
+CronTrigger parses them, so the tray's scheduler and this module agree on every slot.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timedelta, tzinfo
+from pathlib import Path
+from typing import Any
+
+from memoryd import atomic, clock
+from memoryd.errors import UsageError
+from memoryd.paths import Layout
+
+STATE_FILE = "schedule.json"
+# What config.toml calls each job (a TOML key) -> its id (a CLI word).
+KEYS = {
+    "decay_sweep": "decay-sweep",
+    "digest": "digest",
+    "identity": "identity",
+    "monthly_report": "monthly-report",
+}
+DEFAULTS = {
+    "decay-sweep": "0 3 * * *",  # daily 03:00
+    "digest": "0 9 * * 1",  # Monday 09:00
+    "identity": "0 2 * * 0",  # Sunday 02:00
+    "monthly-report": "0 4 1 * *",  # the 1st, 04:00
+}
+# The command a timer runs for each job (after `memoryd`): the same code path as the tray.
+COMMANDS = {job: ("run-job", job) for job in DEFAULTS}
+MAX_SLOTS = 5000  # a daily job unclaimed for 13 years: stop walking, the latest is near enough
+
+
+@dataclass(frozen=True)
+class Job:
+    id: str
+    cron: str
+
+    @property
+    def key(self) -> str:
+        return next(k for k, v in KEYS.items() if v == self.id)
+
+
+@dataclass(frozen=True)
+class JobState:
+    """What `schedule.json` remembers of one job."""
+
+    last_slot: str | None = None  # the latest scheduled time claimed (run or running)
+    last_run: str | None = None  # when that run started
+    last_success: str | None = None
+    last_error: str | None = None
+    runner: str | None = None  # tray / timer / cli
+
+
+def local_zone() -> tzinfo:
+    """The zone cron times mean: the machine's own."""
+    from tzlocal import get_localzone
+
+    return get_localzone()
+
+
+DAY_NAMES = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")
+
+
+def _weekdays(field: str) -> str:
+    """Cron's weekday field (0 or 7 = Sunday, names allowed) as APScheduler 3 reads it:
+    its numbers start at Monday, so numbers are spelled out as day names."""
+    if field == "*":
+        return field
+    days: set[int] = set()
+    for part in field.lower().split(","):
+        span, _, step_text = part.partition("/")
+        step = int(step_text) if step_text.isdigit() and int(step_text) > 0 else None
+        if step_text and step is None:
+            raise ValueError(f"bad step in weekday field {field!r}")
+
+        def day(token: str) -> int:
+            if token in DAY_NAMES:
+                return DAY_NAMES.index(token)
+            if token.isdigit() and int(token) <= 7:
+                return int(token)
+            raise ValueError(f"bad weekday {token!r}")
+
+        if span == "*":
+            lo, hi = 0, 6
+        elif "-" in span:
+            a, b = span.split("-", 1)
+            lo, hi = day(a), day(b)
+            if lo > hi:
+                raise ValueError(f"weekday range {span!r} runs backwards")
+        else:
+            lo = hi = day(span)
+            if step is not None:
+                hi = 6
+        days.update(range(lo, hi + 1, step or 1))
+    return ",".join(DAY_NAMES[d % 7] for d in sorted({d % 7 for d in days}))
+
+
+def trigger(cron: str, zone: tzinfo | None = None) -> Any:
+    """An APScheduler CronTrigger for a five-field cron line (standard cron meaning, so the
+    timers `setup auto-install` writes agree); a clear error otherwise."""
+    from apscheduler.triggers.cron import CronTrigger
+
+    fields = str(cron).split()
+    if len(fields) != 5:
+        raise UsageError(f"schedule {cron!r} must be five cron fields: minute hour day month weekday")
+    minute, hour, day, month, weekday = fields
+    try:
+        return CronTrigger(
+            minute=minute,
+            hour=hour,
+            day=day,
+            month=month,
+            day_of_week=_weekdays(weekday),
+            timezone=zone or local_zone(),
+        )
+    except (ValueError, TypeError) as exc:
+        raise UsageError(f"schedule {cron!r} is not a valid cron line: {exc}") from None
+
+
+def check(cron: str) -> str:
+    """The cron line normalised, or UsageError."""
+    trigger(cron)
+    return " ".join(cron.split())
+
+
+def jobs(raw_config: dict[str, Any]) -> list[Job]:
+    """The four jobs with the times config.toml's `[schedule]` sets (defaults otherwise)."""
+    table = raw_config.get("schedule") or {}
+    if not isinstance(table, dict):
+        raise UsageError("[schedule] must be a table")
+    unknown = sorted(set(table) - set(KEYS))
+    if unknown:
+        raise UsageError(f"unknown key(s) in [schedule]: {', '.join(unknown)} (known: {', '.join(KEYS)})")
+    out = []
+    for key, job in KEYS.items():
+        cron = table.get(key, DEFAULTS[job])
+        if not isinstance(cron, str):
+            raise UsageError(f"[schedule] {key} must be a cron line in quotes, like {DEFAULTS[job]!r}")
+        out.append(Job(job, check(cron)))
+    return out
+
+
+def find(all_jobs: list[Job], job_id: str) -> Job:
+    for job in all_jobs:
+        if job.id == job_id:
+            return job
+    raise UsageError(f"unknown job {job_id!r}: one of {', '.join(DEFAULTS)}")
+
+
+def next_run(job: Job, after: datetime) -> datetime | None:
+    """The first scheduled time strictly after `after`."""
+    trig = trigger(job.cron)
+    nxt = trig.get_next_fire_time(None, after + timedelta(microseconds=1))
+    return None if nxt is None else nxt.astimezone(after.tzinfo)
+
+
+def latest_slot(job: Job, since: datetime, now: datetime) -> datetime | None:
+    """The latest scheduled time in (since, now], or None when none fell in it."""
+    trig = trigger(job.cron)
+    slot = None
+    cursor = since
+    for _ in range(MAX_SLOTS):
+        nxt = trig.get_next_fire_time(None, cursor + timedelta(microseconds=1))
+        if nxt is None or nxt > now:
+            break
+        slot, cursor = nxt, nxt
+    return None if slot is None else slot.astimezone(now.tzinfo)
+
+
+class Ledger:
+    """`schedule.json`: per job, the slot last claimed and how its run went.
+
+    Read and written under a file lock, so the tray, a timer and a CLI run agree on who
+    runs a slot. `started` is when memoryd first looked: slots before it are not "missed"
+    (a new install does not run last Monday's digest)."""
+
+    def __init__(self, layout: Layout) -> None:
+        self.path: Path = layout.home / STATE_FILE
+        self.lock_path: Path = layout.home / f".{STATE_FILE}.lock"
+
+    @contextmanager
+    def _locked(self) -> Iterator[dict[str, Any]]:
+        from filelock import FileLock
+
+        layout_home = self.path.parent
+        layout_home.mkdir(parents=True, exist_ok=True)
+        with FileLock(str(self.lock_path), timeout=30):
+            data = self._read()
+            before = json.dumps(data, sort_keys=True)
+            yield data
+            if json.dumps(data, sort_keys=True) != before:
+                atomic.write_text(self.path, json.dumps(data, indent=2, sort_keys=True) + "\n")
+
+    def _read(self) -> dict[str, Any]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError):
+            return {}  # damaged: start over from now rather than refuse to schedule
+        return data if isinstance(data, dict) else {}
+
+    def started(self, now: datetime) -> datetime:
+        with self._locked() as data:
+            if not isinstance(data.get("started"), str):
+                data["started"] = clock.iso(now)
+            return clock.parse_ts(data["started"])
+
+    def state(self, job_id: str) -> JobState:
+        raw = self._read().get("jobs", {}).get(job_id, {})
+        fields = JobState.__dataclass_fields__
+        return JobState(**{k: v for k, v in raw.items() if k in fields and isinstance(v, str)})
+
+    def due(self, job: Job, now: datetime) -> datetime | None:
+        """The slot to run now, if one passed since the last claimed (or since `started`)."""
+        st = self.state(job.id)
+        since = clock.parse_ts(st.last_slot) if st.last_slot else self.started(now)
+        return latest_slot(job, since, now)
+
+    def claim(self, job: Job, now: datetime, runner: str, *, force: bool = False) -> datetime | None:
+        """Take the due slot for this runner; None when nothing is due or another took it.
+        `force` claims `now` itself (a run the user asked for)."""
+        with self._locked() as data:
+            if not isinstance(data.get("started"), str):
+                data["started"] = clock.iso(now)
+            entry = data.setdefault("jobs", {}).setdefault(job.id, {})
+            since = (
+                clock.parse_ts(entry["last_slot"])
+                if entry.get("last_slot")
+                else clock.parse_ts(data["started"])
+            )
+            slot = now if force else latest_slot(job, since, now)
+            if slot is None:
+                return None
+            entry.update(last_slot=clock.iso(max(slot, since)), last_run=clock.iso(now), runner=runner)
+            return slot
+
+    def finish(self, job_id: str, now: datetime, error: str | None) -> None:
+        with self._locked() as data:
+            entry = data.setdefault("jobs", {}).setdefault(job_id, {})
+            if error is None:
+                entry["last_success"] = clock.iso(now)
+                entry.pop("last_error", None)
+            else:
+                entry["last_error"] = error[:500]
+
+
+def describe(all_jobs: list[Job], ledger: Ledger, now: datetime) -> list[dict[str, Any]]:
+    """For `memoryd schedule` and the tray's settings: times, next run, how the last went."""
+    out = []
+    for job in all_jobs:
+        st = ledger.state(job.id)
+        nxt = next_run(job, now)
+        out.append(
+            {
+                "id": job.id,
+                "key": job.key,
+                "cron": job.cron,
+                "next_run": clock.iso(nxt) if nxt else None,
+                "due": ledger.due(job, now) is not None,
+                "last_run": st.last_run,
+                "last_success": st.last_success,
+                "last_error": st.last_error,
+                "runner": st.runner,
+            }
+        )
+    return out
