@@ -228,3 +228,18 @@ class Upkeep:
         from memoryd.profile import report
 
         return report.listing(self.store)
+
+    # -- autostart at login -----------------------------------------------------------
+    def autostart_enabled(self) -> bool:
+        from memoryd.agents import autostart
+
+        return autostart.enabled()
+
+    def set_autostart(self, on: bool, *, actor: str = "cli") -> str | None:
+        """Start the tray at login (XDG autostart, LaunchAgent, Run key), or stop that;
+        returns where the entry is (or was)."""
+        from memoryd.agents import autostart
+
+        where = autostart.enable() if on else autostart.disable()
+        self.store.audit.append("settings", actor=actor, details={"autostart": on})
+        return str(where) if where else None
