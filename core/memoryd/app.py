@@ -415,6 +415,8 @@ class Memoryd(Upkeep):
             "turns": counts["turns"][0]["n"] if counts["turns"] else 0,
             "forgotten_archived": self.store.files.archived_count(),
             "spool_pending": len(spool.pending(self.layout.spool)),
+            "promotions_pending": len(self.promotions(status="pending")),
+            "capture_paused": self.capture_paused(),
             "last_runs": last,
             "schema_version": schema_version(self.store.engine),
             "sqlite": {"version": caps.sqlite_version, "fts5": caps.fts5, "trigram": caps.trigram},

@@ -121,6 +121,11 @@ class Upkeep:
         else:  # schedule.find already refused it
             raise UsageError(f"unknown job {run.job!r}")
 
+    def job_triggers(self) -> dict[str, Any]:
+        """APScheduler triggers for the jobs, for the tray's scheduler: the same cron
+        reading as `due_jobs` and the timers."""
+        return {job.id: schedule.trigger(job.cron) for job in self._jobs()}
+
     def set_schedule(self, job_id: str, cron: str) -> None:
         job = schedule.find(self._jobs(), job_id)
         self.update_config({f"schedule.{job.key}": schedule.check(cron)})
@@ -207,6 +212,12 @@ class Upkeep:
         from memoryd.sensitive import broker
 
         return broker.parse_request(line)
+
+    def show_request(self) -> bytes:
+        """The line a second tray launch sends the running tray to show its window."""
+        from memoryd.sensitive import broker
+
+        return broker.show_line()
 
     def grant_answer(self, granted: bool, *, duration: str | None = None, error: str | None = None) -> bytes:
         from memoryd.sensitive import broker

@@ -9,10 +9,11 @@ login) still gets its icon.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Protocol
+from typing import Any, Protocol
 
 from PySide6.QtCore import QCoreApplication, QObject, QTimer, QUrl, Signal, Slot
 from PySide6.QtGui import QDesktopServices
@@ -21,10 +22,14 @@ from PySide6.QtWidgets import QSystemTrayIcon
 from memoryd.app import Memoryd
 from memoryd.errors import MemorydError
 from memoryd_desktop import tray_state
+from memoryd_desktop.grant_server import GrantServer
+from memoryd_desktop.notifier import Notifier
 from memoryd_desktop.ops import Ops
+from memoryd_desktop.scheduler import JobScheduler
 from memoryd_desktop.status_window import StatusWindow
 from memoryd_desktop.tray import TrayIcon
 from memoryd_desktop.tray_state import Action, TrayState
+from memoryd_desktop.windows import Windows
 
 log = logging.getLogger("memoryd.tray")
 
@@ -56,14 +61,30 @@ class Controller(QObject):
         *,
         tray_available: Callable[[], bool] = QSystemTrayIcon.isSystemTrayAvailable,
         refresh_ms: int = REFRESH_MS,
+        loop: asyncio.AbstractEventLoop | None = None,
+        background: bool = True,
         parent: QObject | None = None,
     ) -> None:
+        """`loop`: the qasync loop (D-Bus notifications, APScheduler); `background`: run the
+        scheduler and the grant socket (tests of menus and windows leave them off)."""
         super().__init__(parent)
         self.facade = facade
         self.state = TrayState(home=facade.layout.home)
         self.ops = Ops(on_error=self.show_error, parent=self)
         self.tray: TrayIcon | None = None
         self.window: StatusWindow | None = None
+        self.windows = Windows(facade, self.ops, self)
+        self.windows.changed.connect(self.refresh)
+        self.windows.settings_saved.connect(lambda: self.jobs.reload() if self._background else None)
+        self.notifier = Notifier(loop, self)
+        self.notifier.fallback = self._window_notice
+        self.jobs = JobScheduler(facade, self.ops, loop, self)
+        self.jobs.ran.connect(self._job_ran)
+        self.jobs.failed.connect(self._job_failed)
+        self.grants = GrantServer(facade, self.ops, self)
+        self.grants.answered.connect(lambda _req, _ok: self.refresh())
+        self.grants.show_wanted.connect(self.show_window)
+        self._background = background
         self._tray_available = tray_available
         self._refreshing = False
         self.timer = QTimer(self)
@@ -79,10 +100,16 @@ class Controller(QObject):
             self.show_window()
         self.refresh()
         self.timer.start()
+        if self._background:
+            self.grants.start()
+            self.jobs.start()
 
     def shutdown(self, wait_ms: int = 5_000) -> bool:
-        """Stop the timer and give a running call `wait_ms` to end; False if it still runs."""
+        """Stop the timers and give a running call `wait_ms` to end; False if it still runs."""
         self.timer.stop()
+        self.jobs.stop()
+        self.grants.stop()
+        self.windows.close_all()
         if self.tray is not None:
             self.tray.hide()
         return self.ops.wait(wait_ms)
@@ -95,6 +122,7 @@ class Controller(QObject):
         self.tray.activated.connect(self.show_window)
         self.tray.show_state(self.state)
         self.tray.show()
+        self.notifier.attach_tray(self.tray.icon)
         if self.window is not None:
             self.window.quit_on_close = False
 
@@ -115,6 +143,12 @@ class Controller(QObject):
             if view is not None:
                 view.show_state(state)
         self.changed.emit(state)
+
+    def _window_notice(self, title: str, text: str, error: bool) -> None:
+        """Where a notification goes with no daemon and no tray: the status window."""
+        self.show_window()
+        assert self.window is not None
+        self.window.notify(title, text, error)
 
     def notify(self, text: str, error: bool = False) -> None:
         for view in (self.tray, self.window):
@@ -146,7 +180,7 @@ class Controller(QObject):
 
     def _loaded(self, state: TrayState) -> None:
         self._refreshing = False
-        self._set(replace(state, draining=self.state.draining))
+        self._set(replace(state, draining=self.state.draining, sweeping=self.state.sweeping))
 
     def _load_failed(self, exc: BaseException) -> None:
         self._refreshing = False
@@ -155,12 +189,78 @@ class Controller(QObject):
     # -- actions ----------------------------------------------------------------------
     @Slot(object)
     def dispatch(self, action: Action) -> None:
-        if action is Action.DRAIN:
+        if action in self.windows.actions:
+            self.windows.open(action)
+        elif action is Action.DRAIN:
             self.drain()
+        elif action is Action.DECAY:
+            self.sweep()
+        elif action is Action.PAUSE:
+            self.toggle_pause()
         elif action is Action.OPEN_FOLDER:
             self.open_folder()
         elif action is Action.QUIT:
             QCoreApplication.quit()
+
+    # -- jobs -------------------------------------------------------------------------
+    def _job_ran(self, job_id: str, run: Any) -> None:
+        if job_id == "digest" and run.digest is not None:
+            self.notify_digest(run.as_dict().get("counts", {}))
+        if not run.ok:
+            self.show_error(run.summary)
+        self.refresh()
+
+    def _job_failed(self, job_id: str, text: str) -> None:
+        self.show_error(
+            translate("Controller", "Scheduled job {job} failed: {error}").format(job=job_id, error=text)
+        )
+
+    def notify_digest(self, counts: dict[str, int]) -> None:
+        """The weekly notification: what waits; a click opens the digest window."""
+        body = translate(
+            "Controller",
+            "{promotions} promotions, {duplicates} duplicates and {expiring} expiring items wait.",
+        ).format(
+            promotions=counts.get("promotions", 0),
+            duplicates=counts.get("duplicates", 0),
+            expiring=counts.get("expiring", 0),
+        )
+        title = translate("Controller", "memoryd weekly digest")
+        self.notifier.post(title, body, on_click=lambda: self.windows.open(Action.DIGEST))
+
+    def sweep(self) -> None:
+        """The daily decay sweep, now (it also counts as today's scheduled run)."""
+        if self.state.sweeping:
+            return
+        self._set(replace(self.state, sweeping=True))
+        facade = self.facade
+
+        def done(run: Any) -> None:
+            self._set(replace(self.state, sweeping=False))
+            self.notify(run.summary if run is not None else translate("Controller", "Decay sweep done."))
+            self.refresh()
+
+        def failed(exc: BaseException) -> None:
+            self._set(replace(self.state, sweeping=False))
+            self.show_error(exc)
+
+        self.ops.run(lambda: facade.run_job("decay-sweep", runner="tray", force=True), done, failed)
+
+    def toggle_pause(self) -> None:
+        paused = not self.state.paused
+        facade = self.facade
+
+        def done(_changed: bool) -> None:
+            self._set(replace(self.state, paused=paused))
+            if paused:
+                self.notify(
+                    translate("Controller", "Capture paused: agent sessions are not kept until you resume.")
+                )
+            else:
+                self.notify(translate("Controller", "Capture resumed."))
+            self.refresh()
+
+        self.ops.run(lambda: facade.pause_capture(paused, actor="tray"), done)
 
     def drain(self) -> None:
         """Process spooled captures now, in the background."""

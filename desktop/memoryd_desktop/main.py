@@ -8,6 +8,7 @@ data folder (a QLockFile in MEMORYD_HOME), then the controller.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import signal
@@ -15,7 +16,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QLocale, QLockFile, QTimer
+import qasync
+from PySide6.QtCore import QByteArray, QLocale, QLockFile, QTimer
+from PySide6.QtNetwork import QLocalSocket
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from memoryd import paths
@@ -70,6 +73,40 @@ def _single_instance(home: Path) -> QLockFile | None:
     return None
 
 
+def locale_for(language: object) -> QLocale:
+    """Settings' language choice: "en", "zh_CN", or anything else = follow the system."""
+    if language == "en":
+        return QLocale(QLocale.Language.English, QLocale.Country.UnitedStates)
+    if language == "zh_CN":
+        return QLocale(QLocale.Language.Chinese, QLocale.Script.SimplifiedHanScript, QLocale.Country.China)
+    return QLocale.system()
+
+
+def _language(facade: Memoryd | None) -> object:
+    if facade is None:
+        return "system"
+    table = facade.config.raw.get("tray")
+    return table.get("language", "system") if isinstance(table, dict) else "system"
+
+
+def _show_running() -> None:
+    """A second launch (the app menu's launcher) brings up the running tray's window, so
+    the windows stay reachable when the tray host never showed the icon."""
+    try:
+        facade = Memoryd()
+        address, line = facade.grant_socket(), facade.show_request()
+    except (MemorydError, OSError) as exc:
+        log.info("could not reach the running tray: %s", exc)
+        return
+    sock = QLocalSocket()
+    sock.connectToServer(address)
+    if sock.waitForConnected(2_000):
+        sock.write(QByteArray(line))
+        sock.waitForBytesWritten(2_000)
+        sock.waitForReadyRead(2_000)
+        sock.disconnectFromServer()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the tray app until Quit, a signal, or (without a tray) closing the window."""
     args = list(sys.argv if argv is None else argv)
@@ -83,23 +120,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     app.setQuitOnLastWindowClosed(False)
     app.setWindowIcon(assets.icon())
     _tick = _handle_signals(app)
-    _translators = i18n.install(app, QLocale.system())
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
 
     lock = _single_instance(home)
     if lock is None:
+        _show_running()
         return 1
     try:
         try:
-            facade = Memoryd()
+            facade: Memoryd | None = Memoryd()
+            error = None
         except MemorydError as exc:  # e.g. a broken config.toml: say so where the user looks
-            log.error("%s", describe(exc))
-            QMessageBox.critical(None, "memoryd", describe(exc))
+            facade, error = None, exc
+        _translators = i18n.install(app, locale_for(_language(facade)))
+        if facade is None:
+            assert error is not None
+            log.error("%s", describe(error))
+            QMessageBox.critical(None, "memoryd", describe(error))
             return 2
-        controller = Controller(facade)
+        controller = Controller(facade, loop=loop)
+        app.aboutToQuit.connect(controller.jobs.stop)  # while the loop still runs
         controller.start()
         mode = "tray" if controller.tray is not None else "window"
         QTimer.singleShot(0, lambda: log.info("memoryd-tray ready (%s) for %s", mode, home))
-        code = app.exec()
+        with loop:
+            loop.run_forever()
+        code = 0
         if not controller.shutdown():
             # A long drain is still running. Waiting would keep a quit from quitting, and the
             # worker is built to be cut short (a spool file goes only after its memory is saved).

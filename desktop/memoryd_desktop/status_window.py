@@ -54,8 +54,12 @@ class StatusWindow(QWidget):
         self.notice.hide()
 
         self.buttons: dict[Action, QPushButton] = {}
+        windows = QHBoxLayout()  # every window the tray menu opens stays reachable here
+        for action in (Action.DIGEST, Action.SEARCH, Action.SCOPES, Action.IDENTITY, Action.SETTINGS):
+            windows.addWidget(self._button(action))
+        windows.addStretch(1)
         row = QHBoxLayout()
-        for action in (Action.DRAIN, Action.OPEN_FOLDER):
+        for action in (Action.DECAY, Action.PAUSE, Action.DRAIN, Action.OPEN_FOLDER):
             row.addWidget(self._button(action))
         row.addStretch(1)
         row.addWidget(self._button(Action.QUIT))
@@ -67,6 +71,7 @@ class StatusWindow(QWidget):
         layout.addLayout(self.facts)
         layout.addWidget(self.notice)
         layout.addStretch(1)
+        layout.addLayout(windows)
         layout.addLayout(row)
 
     def _button(self, action: Action) -> QPushButton:

@@ -24,7 +24,14 @@ translate = QCoreApplication.translate  # the bare name lupdate recognises
 class Action(StrEnum):
     """What a menu entry or button asks the controller to do."""
 
+    DIGEST = "digest"
+    SEARCH = "search"
+    SCOPES = "scopes"
+    IDENTITY = "identity"
+    DECAY = "decay"
+    PAUSE = "pause"
     DRAIN = "drain"
+    SETTINGS = "settings"
     OPEN_FOLDER = "open-folder"
     QUIT = "quit"
 
@@ -58,7 +65,10 @@ class TrayState:
     by_type: tuple[tuple[str, int], ...] = ()
     forgotten: int = 0
     spool_pending: int = 0
+    promotions_pending: int = 0
+    paused: bool = False
     draining: bool = False
+    sweeping: bool = False
     error: str | None = None
 
     @property
@@ -67,8 +77,8 @@ class TrayState:
 
     @property
     def pending(self) -> bool:
-        """Captures wait in the spool: the icon gets its badge."""
-        return self.spool_pending > 0
+        """Promotions wait for review, or captures in the spool: the icon gets its badge."""
+        return self.promotions_pending > 0 or self.spool_pending > 0
 
     def facts(self) -> list[Item]:
         """The read-only lines: totals, per-type counts, the spool, and a read error if any."""
@@ -79,7 +89,9 @@ class TrayState:
         if not self.loaded:
             out = [info(translate("TrayState", "Reading memories…"))]
         else:
-            out = [info(translate("TrayState", "Memories: {count}").format(count=self.total))]
+            waiting_review = translate("TrayState", "Promotions waiting: {count}")
+            out = [info(waiting_review.format(count=self.promotions_pending))]
+            out.append(info(translate("TrayState", "Memories: {count}").format(count=self.total)))
             per_type = translate("TrayState", "{type}: {count}")
             for name, n in self.by_type:
                 out.append(info(per_type.format(type=memory_type_label(name), count=n), 1))
@@ -87,6 +99,8 @@ class TrayState:
                 out.append(info(translate("TrayState", "Forgotten: {count}").format(count=self.forgotten), 1))
             waiting = translate("TrayState", "Captures waiting: {count}")
             out.append(info(waiting.format(count=self.spool_pending)))
+            if self.paused:
+                out.append(info(translate("TrayState", "Capture is paused")))
         if self.error:
             failed = translate("TrayState", "Could not read memoryd: {error}")
             out.append(info(failed.format(error=self.error)))
@@ -97,9 +111,27 @@ class TrayState:
         if self.draining:
             text, enabled = translate("TrayState", "Processing captures…"), False
         else:
-            text, enabled = translate("TrayState", "Process captures now"), self.pending
+            text, enabled = translate("TrayState", "Process captures now"), self.spool_pending > 0
+        if self.sweeping:
+            sweep, sweep_on = translate("TrayState", "Running decay sweep…"), False
+        else:
+            sweep, sweep_on = translate("TrayState", "Run decay sweep now"), True
+        pause = (
+            translate("TrayState", "Resume capture")
+            if self.paused
+            else translate("TrayState", "Pause capture")
+        )
         return [
+            Item(Kind.ACTION, translate("TrayState", "Review digest..."), Action.DIGEST),
+            Item(Kind.ACTION, translate("TrayState", "Search memories..."), Action.SEARCH),
+            Item(Kind.ACTION, translate("TrayState", "Sensitive scopes..."), Action.SCOPES),
+            Item(Kind.ACTION, translate("TrayState", "Identity..."), Action.IDENTITY),
+            SEPARATOR,
+            Item(Kind.ACTION, sweep, Action.DECAY, enabled=sweep_on),
+            Item(Kind.ACTION, pause, Action.PAUSE),
             Item(Kind.ACTION, text, Action.DRAIN, enabled=enabled),
+            SEPARATOR,
+            Item(Kind.ACTION, translate("TrayState", "Settings..."), Action.SETTINGS),
             Item(Kind.ACTION, translate("TrayState", "Open data folder"), Action.OPEN_FOLDER),
             SEPARATOR,
             Item(Kind.ACTION, translate("TrayState", "Quit"), Action.QUIT),
@@ -124,6 +156,8 @@ def from_stats(stats: Mapping[str, Any]) -> TrayState:
         by_type=by_type,
         forgotten=int(stats.get("forgotten_archived", 0)),
         spool_pending=int(stats.get("spool_pending", 0)),
+        promotions_pending=int(stats.get("promotions_pending", 0)),
+        paused=bool(stats.get("capture_paused", False)),
     )
 
 

@@ -18,7 +18,7 @@ NOW = "2026-11-22T08:00:00Z"
 
 
 def _started(qtbot: QtBot, facade: Memoryd, tray: bool = False) -> Controller:
-    controller = Controller(facade, tray_available=lambda: tray)
+    controller = Controller(facade, tray_available=lambda: tray, background=False)
     with qtbot.waitSignal(controller.changed, timeout=10_000, check_params_cb=lambda s: s.loaded):
         controller.start()
     if controller.window is not None:
@@ -35,7 +35,12 @@ def test_without_a_tray_the_status_window_shows_the_facts(qtbot: QtBot, facade: 
     window = controller.window
     assert window is not None and window.isVisible()
     assert window.quit_on_close
-    assert window.fact_texts() == ["Memories: 1", "Playbooks: 1", "Captures waiting: 0"]
+    assert window.fact_texts() == [
+        "Promotions waiting: 0",
+        "Memories: 1",
+        "Playbooks: 1",
+        "Captures waiting: 0",
+    ]
     assert window.home_label.text() == f"Data folder: {facade.layout.home}"
     assert window.buttons[Action.OPEN_FOLDER].text() == "Open data folder"
     assert not window.buttons[Action.DRAIN].isEnabled()
@@ -68,7 +73,7 @@ def test_unreadable_store_is_reported_in_the_window(qtbot: QtBot, tmp_path: Path
     not_a_folder = tmp_path / "home-is-a-file"
     not_a_folder.write_text("oops")
     facade = Memoryd(layout=paths.Layout(not_a_folder))
-    controller = Controller(facade, tray_available=lambda: False)
+    controller = Controller(facade, tray_available=lambda: False, background=False)
     with qtbot.waitSignal(controller.changed, timeout=10_000, check_params_cb=lambda s: s.error is not None):
         controller.start()
     window = controller.window
@@ -81,7 +86,7 @@ def test_unreadable_store_is_reported_in_the_window(qtbot: QtBot, tmp_path: Path
 
 def test_a_late_tray_host_gets_the_icon(qtbot: QtBot, facade: Memoryd) -> None:
     available = [False]
-    controller = Controller(facade, tray_available=lambda: available[0])
+    controller = Controller(facade, tray_available=lambda: available[0], background=False)
     controller.start()
     assert controller.window is not None and controller.tray is None
     qtbot.addWidget(controller.window)

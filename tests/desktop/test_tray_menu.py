@@ -33,14 +33,22 @@ def test_menu_from_state_has_facts_then_actions(qtbot: QtBot, facade: Memoryd) -
     populate(menu, tray_state.load(facade))
 
     assert _rows(menu) == [
+        ("Promotions waiting: 0", False, None),
         ("Memories: 1", False, None),
         ("    Decisions: 1", False, None),
         ("Captures waiting: 0", False, None),
+        ("Review digest...", True, Action.DIGEST),
+        ("Search memories...", True, Action.SEARCH),
+        ("Sensitive scopes...", True, Action.SCOPES),
+        ("Identity...", True, Action.IDENTITY),
+        ("Run decay sweep now", True, Action.DECAY),
+        ("Pause capture", True, Action.PAUSE),
         ("Process captures now", False, Action.DRAIN),
+        ("Settings...", True, Action.SETTINGS),
         ("Open data folder", True, Action.OPEN_FOLDER),
         ("Quit", True, Action.QUIT),
     ]
-    assert sum(a.isSeparator() for a in menu.actions()) == 2
+    assert sum(a.isSeparator() for a in menu.actions()) == 4
 
 
 def test_menu_is_rebuilt_not_appended(qtbot: QtBot, home: Path) -> None:

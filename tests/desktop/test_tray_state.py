@@ -31,7 +31,7 @@ def test_state_counts_recorded_memories(facade: Memoryd) -> None:
     assert state.by_type == (("fact", 2), ("preference", 1))
     assert state.spool_pending == 0
     texts = _texts(state)
-    assert texts[:3] == ["Memories: 3", "Facts: 2", "Preferences: 1"]
+    assert texts[:4] == ["Promotions waiting: 0", "Memories: 3", "Facts: 2", "Preferences: 1"]
     assert "Captures waiting: 0" in texts
     assert not _action(state, Action.DRAIN).enabled  # nothing to process
     assert not state.pending
@@ -46,7 +46,12 @@ def test_state_counts_spooled_captures(facade: Memoryd) -> None:
     assert state.spool_pending == 2
     assert state.pending
     assert _action(state, Action.DRAIN).enabled
-    assert state.tooltip().splitlines() == ["memoryd", "Memories: 0", "Captures waiting: 2"]
+    assert state.tooltip().splitlines() == [
+        "memoryd",
+        "Promotions waiting: 0",
+        "Memories: 0",
+        "Captures waiting: 2",
+    ]
 
 
 def test_forgotten_memories_are_counted_apart(facade: Memoryd) -> None:
@@ -63,7 +68,14 @@ def test_state_before_first_answer_and_while_draining(facade: Memoryd) -> None:
     blank = TrayState(home=facade.layout.home)
     assert _texts(blank)[0] == "Reading memories…"
     assert [i.action for i in blank.items() if i.kind is Kind.ACTION] == [
+        Action.DIGEST,
+        Action.SEARCH,
+        Action.SCOPES,
+        Action.IDENTITY,
+        Action.DECAY,
+        Action.PAUSE,
         Action.DRAIN,
+        Action.SETTINGS,
         Action.OPEN_FOLDER,
         Action.QUIT,
     ]
@@ -77,3 +89,14 @@ def test_state_before_first_answer_and_while_draining(facade: Memoryd) -> None:
 def test_read_error_is_a_line_not_a_crash() -> None:
     state = TrayState(home=Path("/nowhere"), error="index.db is locked")
     assert "Could not read memoryd: index.db is locked" in _texts(state)
+
+
+def test_waiting_promotions_badge_the_icon_and_pause_shows(facade: Memoryd) -> None:
+    facade.pause_capture(True)
+    state = tray_state.from_stats({**facade.stats(), "promotions_pending": 3})
+    assert state.pending  # the badge: promotions wait even with an empty spool
+    assert _texts(state)[0] == "Promotions waiting: 3"
+    assert "Capture is paused" in _texts(state)
+    assert _action(state, Action.PAUSE).text == "Resume capture"
+    facade.pause_capture(False)
+    assert _action(tray_state.load(facade), Action.PAUSE).text == "Pause capture"

@@ -136,14 +136,21 @@ def parse_request(line: bytes) -> dict[str, Any]:
     if len(line) > MAX_LINE:
         raise ValueError("request too long")
     data = json.loads(line.decode("utf-8"))
-    if not isinstance(data, dict) or data.get("v") != PROTOCOL or data.get("op") != "grant":
+    if not isinstance(data, dict) or data.get("v") != PROTOCOL or data.get("op") not in ("grant", "show"):
         raise ValueError("not a memoryd grant request")
+    if data["op"] == "show":  # a second `memoryd-tray` launch: show the running one's window
+        return data
     for key in ("scope_hash", "root"):
         if not isinstance(data.get(key), str) or not data[key]:
             raise ValueError(f"request has no {key}")
     if data.get("actor") not in ("cli", "mcp", "tray", "hook"):
         data["actor"] = "cli"
     return data
+
+
+def show_line() -> bytes:
+    """What a second tray launch sends the running one."""
+    return (json.dumps({"v": PROTOCOL, "op": "show"}) + "\n").encode("utf-8")
 
 
 def answer_line(granted: bool, *, duration: str | None = None, error: str | None = None) -> bytes:

@@ -1,0 +1,221 @@
+"""The tray's end of the grant socket: the CLI or the MCP server asks, the user answers.
+
+A caller that meets a sensitive scope without a grant connects to the address core names
+(`facade.grant_socket()`), sends one JSON line, and waits. We show a GrantDialog naming
+the scope, who asks and what for; Allow writes the grant through core (`facade.grant`,
+off the GUI thread, with the passphrase when the scope has one) and answers
+{"granted": true}; Deny or closing the dialog answers false. A wrong passphrase keeps the
+dialog open with the error, so the user can try again.
+
+Only the same user may ask: QLocalServer's UserAccessOption makes the socket private,
+core keeps it in a 0700 folder, and on Linux the peer's uid is checked (SO_PEERCRED).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import struct
+import sys
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QByteArray, QCoreApplication, QObject, Signal
+from PySide6.QtNetwork import QLocalServer, QLocalSocket
+from PySide6.QtWidgets import QDialog
+
+from memoryd.app import Memoryd
+from memoryd.errors import MemorydError
+from memoryd_desktop.ops import Ops
+
+if TYPE_CHECKING:
+    from memoryd_desktop.grant_dialog import GrantDialog
+
+log = logging.getLogger("memoryd.tray")
+translate = QCoreApplication.translate
+MAX_REQUEST = 64 * 1024
+
+
+def peer_uid(conn: QLocalSocket) -> int | None:
+    """The connecting process's uid (Linux), None where the platform cannot tell."""
+    if not sys.platform.startswith("linux"):
+        return None
+    fd = int(conn.socketDescriptor())
+    if fd < 0:
+        return None
+    sock = socket.socket(fileno=os.dup(fd))
+    try:
+        creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    finally:
+        sock.close()
+    _pid, uid, _gid = struct.unpack("3i", creds)
+    return uid
+
+
+def who(request: dict[str, Any]) -> str:
+    """ "cli", "mcp (claude-code)": the words the prompt shows for who asks."""
+    actor = str(request.get("actor") or "cli")
+    agent = request.get("agent")
+    return f"{actor} ({agent})" if agent else actor
+
+
+class _Pending(QObject):
+    """One open request: its connection, its dialog, and the bytes read so far."""
+
+    def __init__(self, conn: QLocalSocket, parent: QObject) -> None:
+        super().__init__(parent)
+        self.conn = conn
+        self.buffer = b""
+        self.request: dict[str, Any] | None = None
+        self.dialog: GrantDialog | None = None
+        self.answered = False
+
+
+class GrantServer(QObject):
+    """Listens while the tray runs; `asked(dict)` when a prompt opens, `answered(dict, bool)`
+    when it was answered (for tests and the log)."""
+
+    asked = Signal(object)
+    answered = Signal(object, bool)
+    show_wanted = Signal()  # a second launch of memoryd-tray (from the app menu) asks
+    listening = Signal(str)
+
+    def __init__(self, facade: Memoryd, ops: Ops, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.facade = facade
+        self.ops = ops
+        self.server = QLocalServer(self)
+        self.server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
+        self.server.newConnection.connect(self._accept)
+        self.address = ""
+        self.pending: list[_Pending] = []
+
+    def start(self) -> bool:
+        """Listen at core's address; a stale socket of a crashed tray is removed first
+        (the tray's single-instance lock says no live tray owns it)."""
+        try:
+            self.address = self.facade.grant_socket()
+        except OSError as exc:
+            log.error("grant prompts disabled: %s", exc)
+            return False
+        QLocalServer.removeServer(self.address)
+        if not self.server.listen(self.address):
+            log.error(
+                "grant prompts disabled: cannot listen at %s: %s", self.address, self.server.errorString()
+            )
+            return False
+        log.info("grant prompts: listening at %s", self.address)
+        self.listening.emit(self.address)
+        return True
+
+    def stop(self) -> None:
+        for item in list(self.pending):
+            self._answer(item, False, translate("GrantServer", "the tray app quit"))
+        self.server.close()
+
+    def _accept(self) -> None:
+        while self.server.hasPendingConnections():
+            conn = self.server.nextPendingConnection()
+            uid = peer_uid(conn)
+            if uid is not None and uid != os.getuid():
+                log.warning("grant request from uid %s refused: not this user", uid)
+                conn.abort()
+                continue
+            item = _Pending(conn, self)
+            self.pending.append(item)
+            conn.readyRead.connect(lambda item=item: self._read(item))
+            conn.disconnected.connect(lambda item=item: self._gone(item))
+
+    def _read(self, item: _Pending) -> None:
+        item.buffer += bytes(item.conn.readAll().data())
+        if b"\n" not in item.buffer:
+            if len(item.buffer) > MAX_REQUEST:
+                self._answer(item, False, "request too long")
+            return
+        if item.request is not None:
+            return
+        line = item.buffer.split(b"\n", 1)[0]
+        try:
+            item.request = self.facade.grant_request(line)
+        except ValueError as exc:
+            log.warning("bad grant request: %s", exc)
+            self._answer(item, False, f"bad request: {exc}")
+            return
+        if item.request.get("op") == "show":
+            self.show_wanted.emit()
+            self._answer(item, True)
+            return
+        self._prompt(item)
+
+    def _prompt(self, item: _Pending) -> None:
+        from memoryd_desktop.grant_dialog import GrantDialog  # made on the first request
+
+        req = item.request
+        assert req is not None
+        dialog = GrantDialog(
+            req["root"], req["scope_hash"], who(req), bool(req.get("passphrase")), what=req.get("what")
+        )
+        dialog.as_prompt()
+        item.dialog = dialog
+        dialog.accepted.connect(lambda item=item: self._allow(item))
+        dialog.rejected.connect(
+            lambda item=item: self._answer(item, False, translate("GrantServer", "the user denied access"))
+        )
+        dialog.show()
+        dialog.raise_()
+        dialog.activateWindow()
+        self.asked.emit(req)
+
+    def _allow(self, item: _Pending) -> None:
+        dialog, req = item.dialog, item.request
+        assert dialog is not None and req is not None
+        choice = dialog.result_choice()
+        if choice is None:
+            self._answer(item, False, translate("GrantServer", "the user denied access"))
+            return
+        duration, task, passphrase = choice
+        facade = self.facade
+
+        def grant() -> Any:
+            return facade.grant(
+                req["root"], duration=duration, task=task, passphrase=passphrase, actor="tray"
+            )
+
+        def failed(exc: BaseException) -> None:
+            text = str(exc) if isinstance(exc, MemorydError) else f"{type(exc).__name__}: {exc}"
+            if item.answered:
+                return
+            # e.g. a wrong passphrase: ask again in a fresh dialog, the caller keeps waiting
+            log.info("grant failed: %s", text)
+            self._prompt(item)
+            if item.dialog is not None and hasattr(item.dialog, "show_error"):
+                item.dialog.show_error(text)
+
+        self.ops.run(grant, lambda _result: self._answer(item, True, duration=duration), failed)
+
+    def _answer(
+        self, item: _Pending, granted: bool, error: str | None = None, duration: str | None = None
+    ) -> None:
+        if item.answered:
+            return
+        item.answered = True
+        if item.conn.state() == QLocalSocket.LocalSocketState.ConnectedState:
+            item.conn.write(QByteArray(self.facade.grant_answer(granted, duration=duration, error=error)))
+            item.conn.flush()
+            item.conn.disconnectFromServer()
+        if item.dialog is not None and item.dialog.isVisible():
+            item.dialog.done(QDialog.DialogCode.Rejected if not granted else QDialog.DialogCode.Accepted)
+        if item in self.pending:
+            self.pending.remove(item)
+        if (item.request or {}).get("op") != "show":
+            self.answered.emit(item.request or {}, granted)
+        item.deleteLater()
+
+    def _gone(self, item: _Pending) -> None:
+        """The caller stopped waiting (Ctrl+C, a timeout): close its prompt."""
+        if not item.answered:
+            item.answered = True
+            if item.dialog is not None:
+                item.dialog.close()
+            if item in self.pending:
+                self.pending.remove(item)

@@ -1,0 +1,80 @@
+"""The tray's windows, made on first use and kept: menu entries and notification clicks
+open them through here, so each exists once and reopening one just raises it.
+
+Each window module is imported when first opened, not at start: the tray icon must be up
+in well under 1.5 s, and most days only the menu is used.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QWidget
+
+from memoryd.app import Memoryd
+from memoryd_desktop.ops import Ops
+from memoryd_desktop.tray_state import Action
+
+log = logging.getLogger("memoryd.tray")
+
+# action -> (module, class)
+WINDOWS: dict[Action, tuple[str, str]] = {
+    Action.DIGEST: ("memoryd_desktop.digest_window", "DigestWindow"),
+    Action.SEARCH: ("memoryd_desktop.browser_window", "BrowserWindow"),
+    Action.SCOPES: ("memoryd_desktop.scopes_window", "ScopesWindow"),
+    Action.IDENTITY: ("memoryd_desktop.identity_window", "IdentityWindow"),
+    Action.SETTINGS: ("memoryd_desktop.settings_dialog", "SettingsDialog"),
+}
+# Signals after which the tray's counts (and, for settings, the schedule) are stale.
+CHANGE_SIGNALS = ("changed", "saved")
+
+
+class Windows(QObject):
+    changed = Signal()
+    settings_saved = Signal()
+    opened = Signal(object, object)  # Action, the window
+
+    def __init__(self, facade: Memoryd, ops: Ops, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.facade = facade
+        self.ops = ops
+        self.made: dict[Action, QWidget] = {}
+
+    @property
+    def actions(self) -> frozenset[Action]:
+        return frozenset(WINDOWS)
+
+    def get(self, action: Action) -> QWidget:
+        """The window for an action, made (and wired) the first time."""
+        window = self.made.get(action)
+        if window is None:
+            module, name = WINDOWS[action]
+            cls: Any = getattr(importlib.import_module(module), name)
+            window = cls(self.facade, self.ops)
+            for signal in CHANGE_SIGNALS:
+                if hasattr(window, signal):
+                    getattr(window, signal).connect(self.changed)
+            if action is Action.SETTINGS:
+                window.saved.connect(self.settings_saved)
+            if hasattr(window, "grant_needed"):
+                window.grant_needed.connect(lambda *_: self.open(Action.SCOPES))
+            self.made[action] = window
+        return window
+
+    def open(self, action: Action) -> QWidget:
+        """Show (fresh data, raised, focused) the window for a menu entry or a click."""
+        window = self.get(action)
+        if hasattr(window, "load"):
+            window.load()
+        window.show()
+        window.raise_()
+        window.activateWindow()
+        self.opened.emit(action, window)
+        return window
+
+    def close_all(self) -> None:
+        for window in self.made.values():
+            window.close()
