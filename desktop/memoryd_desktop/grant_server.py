@@ -185,13 +185,15 @@ class GrantServer(QObject):
             text = str(exc) if isinstance(exc, MemorydError) else f"{type(exc).__name__}: {exc}"
             if item.answered:
                 return
-            # e.g. a wrong passphrase: ask again in a fresh dialog, the caller keeps waiting
+            # e.g. a wrong passphrase: the dialog says so and asks again; the caller waits
             log.info("grant failed: %s", text)
-            self._prompt(item)
-            if item.dialog is not None and hasattr(item.dialog, "show_error"):
-                item.dialog.show_error(text)
+            dialog.show_error(text)
 
-        self.ops.run(grant, lambda _result: self._answer(item, True, duration=duration), failed)
+        def granted(_result: Any) -> None:
+            dialog.forget_passphrase()
+            self._answer(item, True, duration=duration)
+
+        self.ops.run(grant, granted, failed)
 
     def _answer(
         self, item: _Pending, granted: bool, error: str | None = None, duration: str | None = None

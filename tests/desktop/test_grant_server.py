@@ -1,0 +1,149 @@
+"""The grant prompt end to end: the real `memoryd` CLI, in its own process, reads a
+sensitive memory without a grant; it asks the tray's QLocalServer, the prompt opens, the
+user answers, and the waiting CLI call succeeds (or is refused) within the same call."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from memoryd.app import Memoryd
+from memoryd_desktop.grant_server import GrantServer, who
+from memoryd_desktop.ops import Ops
+
+PASSPHRASE = "correct horse battery staple"
+SECRET_BODY = "The staging database password rotates every Friday."
+
+
+def _sensitive_memory(facade: Memoryd, tmp_path: Path) -> tuple[Path, str]:
+    project = tmp_path / "secret-project"
+    project.mkdir()
+    facade.record("fact", "Staging rotation", SECRET_BODY, scope_path=project)
+    facade.mark_sensitive(project, passphrase=PASSPHRASE)
+    rows = facade.list(scopes=[facade.scope(project).hash])
+    assert len(rows) == 1 and not facade.grants()
+    return project, rows[0]["slug"]
+
+
+def _cli(*args: str, agent: str | None = None) -> subprocess.Popen[str]:
+    env = {**os.environ, **({"MEMORYD_AGENT": agent} if agent else {})}
+    return subprocess.Popen(
+        [sys.executable, "-m", "memoryd.cli.main", *args],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+
+
+def _server(qtbot: QtBot, facade: Memoryd) -> GrantServer:
+    errors: list[BaseException] = []
+    ops = Ops(on_error=errors.append)
+    server = GrantServer(facade, ops)
+    assert server.start(), "the tray could not listen"
+    assert Path(server.address).exists()
+    assert oct(Path(server.address).parent.stat().st_mode & 0o777) == "0o700"
+    return server
+
+
+def test_allow_from_the_prompt_lets_the_waiting_cli_call_through(
+    qtbot: QtBot, facade: Memoryd, tmp_path: Path, secret_service: str
+) -> None:
+    """The passphrase's key reaches the CLI's process through the OS keyring (a real
+    gnome-keyring here), where a grant keeps it for the grant's life."""
+    project, slug = _sensitive_memory(facade, tmp_path)
+    server = _server(qtbot, facade)
+    with qtbot.waitSignal(server.asked, timeout=30_000) as asked:
+        proc = _cli("get", slug, agent="claude-code")
+    request = asked.args[0]
+    assert request["root"] == str(project.resolve()) or request["root"] == str(project)
+    assert request["actor"] == "cli" and request["agent"] == "claude-code" and request["what"] == "get"
+    assert who(request) == "cli (claude-code)"
+
+    dialog = server.pending[0].dialog
+    assert dialog is not None and dialog.isVisible()
+    assert dialog.needs_passphrase
+    dialog.set_duration("session")
+    qtbot.keyClicks(dialog.passphrase_edit, PASSPHRASE)
+    with qtbot.waitSignal(server.answered, timeout=30_000) as answered:
+        qtbot.mouseClick(dialog.allow_button, Qt.MouseButton.LeftButton)
+    assert answered.args[1] is True
+
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert SECRET_BODY in out
+    grants = facade.grants()
+    assert [g["duration"] for g in grants] == ["session"]
+    events = facade.audit_events(event_type="grant")
+    assert events and events[-1].actor == "tray"
+    server.stop()
+
+
+def test_deny_refuses_the_waiting_cli_call_with_one_line(qtbot: QtBot, facade: Memoryd, tmp_path: Path) -> None:
+    _project, slug = _sensitive_memory(facade, tmp_path)
+    server = _server(qtbot, facade)
+    with qtbot.waitSignal(server.asked, timeout=30_000):
+        proc = _cli("get", slug)
+    dialog = server.pending[0].dialog
+    assert dialog is not None
+    with qtbot.waitSignal(server.answered, timeout=10_000) as answered:
+        dialog.reject()
+    assert answered.args[1] is False
+
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 3
+    assert out == "" and err.count("\n") == 1 and "refused" in err and "Traceback" not in err
+    assert facade.grants() == []
+    server.stop()
+
+
+def test_a_wrong_passphrase_asks_again_and_the_caller_keeps_waiting(
+    qtbot: QtBot, facade: Memoryd, tmp_path: Path, secret_service: str
+) -> None:
+    _project, slug = _sensitive_memory(facade, tmp_path)
+    server = _server(qtbot, facade)
+    with qtbot.waitSignal(server.asked, timeout=30_000):
+        proc = _cli("get", slug)
+    dialog = server.pending[0].dialog
+    assert dialog is not None
+    qtbot.keyClicks(dialog.passphrase_edit, "not the passphrase")
+    qtbot.mouseClick(dialog.allow_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.error_label.isVisible(), timeout=30_000)
+    assert "passphrase" in dialog.error_label.text()
+    assert proc.poll() is None  # still waiting for the answer
+    assert facade.grants() == []
+
+    qtbot.keyClicks(dialog.passphrase_edit, PASSPHRASE)
+    with qtbot.waitSignal(server.answered, timeout=30_000):
+        qtbot.mouseClick(dialog.allow_button, Qt.MouseButton.LeftButton)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert SECRET_BODY in out
+    server.stop()
+
+
+def test_a_caller_that_gives_up_closes_its_prompt(qtbot: QtBot, facade: Memoryd, tmp_path: Path) -> None:
+    _project, slug = _sensitive_memory(facade, tmp_path)
+    server = _server(qtbot, facade)
+    with qtbot.waitSignal(server.asked, timeout=30_000):
+        proc = _cli("get", slug)
+    dialog = server.pending[0].dialog
+    assert dialog is not None and dialog.isVisible()
+    proc.kill()
+    proc.communicate(timeout=30)
+    qtbot.waitUntil(lambda: not dialog.isVisible() and not server.pending, timeout=10_000)
+    server.stop()
+
+
+def test_without_the_tray_the_error_names_the_grant_command(facade: Memoryd, tmp_path: Path) -> None:
+    _project, slug = _sensitive_memory(facade, tmp_path)
+    proc = _cli("get", slug)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 3
+    assert "memoryd grant" in err and "--duration once" in err and err.count("\n") == 1
