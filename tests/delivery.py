@@ -147,43 +147,82 @@ def _wait_for_owner(address: str, name: str, timeout: float = 10) -> None:
 
 
 @pytest.fixture
-def dunst(session_bus: str, tmp_path: Path) -> Iterator[tuple[str, Path]]:
-    """dunst on a fresh Xvfb display, recording every notification it shows through a script rule."""
-    _need("Xvfb", "dunst")
-    record = tmp_path / "shown.bin"
-    script = tmp_path / "record.sh"
-    # dunst runs the script with appname, summary, body, icon, urgency; NUL-separated keeps newlines.
-    script.write_text(f'#!/bin/sh\nprintf \'%s\\0%s\\0%s\\0\' "$1" "$2" "$3" >> \'{record}\'\n')
-    script.chmod(0o755)
-    dunstrc = tmp_path / "dunstrc"
-    dunstrc.write_text(f'[global]\n    markup = full\n[record]\n    summary = "*"\n    script = "{script}"\n')
-
+def xvfb() -> Iterator[str]:
+    """A fresh Xvfb display (its name, e.g. ":7"), for programs that need a real X server."""
+    _need("Xvfb")
     read_fd, write_fd = os.pipe()
-    xvfb = subprocess.Popen(
-        ["Xvfb", "-displayfd", str(write_fd), "-nolisten", "tcp", "-screen", "0", "800x600x24"],
+    proc = subprocess.Popen(
+        ["Xvfb", "-displayfd", str(write_fd), "-nolisten", "tcp", "-screen", "0", "1280x800x24"],
         pass_fds=(write_fd,),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
     os.close(write_fd)
     try:
-        display = ":" + _read_line(read_fd, 20, "Xvfb")
-        env = {k: v for k, v in os.environ.items() if k not in ("WAYLAND_DISPLAY", "XDG_RUNTIME_DIR")}
-        env.update(DISPLAY=display, DBUS_SESSION_BUS_ADDRESS=session_bus)
-        daemon = subprocess.Popen(
-            ["dunst", "-config", str(dunstrc)],
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        try:
-            _wait_for_owner(session_bus, "org.freedesktop.Notifications")
-            yield session_bus, record
-        finally:
-            _stop(daemon)
+        yield ":" + _read_line(read_fd, 20, "Xvfb")
     finally:
         os.close(read_fd)
-        _stop(xvfb)
+        _stop(proc)
+
+
+@dataclass
+class Desktop:
+    """A small real desktop: X display, session bus, notification daemon, tray host."""
+
+    display: str
+    bus: str
+    shown: Path  # what dunst showed (see `shown()`)
+
+    def env(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if k not in ("WAYLAND_DISPLAY", "XDG_RUNTIME_DIR")}
+        env.update(DISPLAY=self.display, DBUS_SESSION_BUS_ADDRESS=self.bus, QT_QPA_PLATFORM="xcb")
+        return env
+
+
+def _start_dunst(env: dict[str, str], tmp_path: Path) -> tuple[subprocess.Popen[bytes], Path]:
+    record = tmp_path / "shown.bin"
+    script = tmp_path / "record.sh"
+    script.write_text(f'#!/bin/sh\nprintf \'%s\\0%s\\0%s\\0\' "$1" "$2" "$3" >> \'{record}\'\n')
+    script.chmod(0o755)
+    dunstrc = tmp_path / "dunstrc"
+    dunstrc.write_text(f'[global]\n    markup = full\n[record]\n    summary = "*"\n    script = "{script}"\n')
+    daemon = subprocess.Popen(
+        ["dunst", "-config", str(dunstrc)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    return daemon, record
+
+
+@pytest.fixture
+def desktop(xvfb: str, session_bus: str, tmp_path: Path) -> Iterator[Desktop]:
+    """Xvfb + a private session bus (what dbus-run-session starts) + dunst + trayer, the
+    tray host: every piece a Debian package `.ci/run` installs."""
+    _need("dunst", "trayer", debian="xvfb dbus-x11 dunst trayer")
+    env = Desktop(xvfb, session_bus, tmp_path / "shown.bin").env()
+    daemon, record = _start_dunst(env, tmp_path)
+    host = subprocess.Popen(
+        ["trayer", "--edge", "top", "--align", "right", "--widthtype", "request", "--height", "28"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        _wait_for_owner(session_bus, "org.freedesktop.Notifications")
+        yield Desktop(xvfb, session_bus, record)
+    finally:
+        _stop(host)
+        _stop(daemon)
+
+
+@pytest.fixture
+def dunst(xvfb: str, session_bus: str, tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """dunst on a fresh Xvfb display, recording every notification it shows through a script rule."""
+    _need("dunst")
+    daemon, record = _start_dunst(Desktop(xvfb, session_bus, tmp_path).env(), tmp_path)
+    try:
+        _wait_for_owner(session_bus, "org.freedesktop.Notifications")
+        yield session_bus, record
+    finally:
+        _stop(daemon)
 
 
 def shown(record: Path, timeout: float = 10) -> list[tuple[str, str, str]]:

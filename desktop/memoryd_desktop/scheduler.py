@@ -135,6 +135,7 @@ class JobScheduler(QObject):
         self.ops.run(self.facade.due_jobs, self._run_due)
 
     def _run_due(self, due: list[str]) -> None:
+        log.info("catch-up: %s", "due: " + ", ".join(due) if due else "nothing due")
         self.checked.emit(due)
         for job_id in due:
             self.run(job_id)

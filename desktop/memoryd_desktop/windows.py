@@ -72,6 +72,7 @@ class Windows(QObject):
         window.show()
         window.raise_()
         window.activateWindow()
+        log.info("window %s opened", action.value)
         self.opened.emit(action, window)
         return window
 
