@@ -166,6 +166,11 @@ def _build(cls: type, data: Any, where: str, path: Path, skip: tuple[str, ...] =
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
                 raise UsageError(f"{path}: [{where}] {key} must be a non-negative number")
             value = type(default)(value)
+        if isinstance(default, tuple) or str(cls.__dataclass_fields__[key].type).startswith("tuple"):
+            if isinstance(value, str):
+                value = [value]  # `to = "a@b.c"`: one item, not one per character
+            elif not isinstance(value, list):
+                raise UsageError(f"{path}: [{where}] {key} must be a list of strings")
         values[key] = tuple(value) if isinstance(value, list) else value
     return cls(**values)
 
@@ -229,4 +234,11 @@ def from_text(text: str, path: Path) -> Config:
             f"{path}: [knowledge] needs 0 < supersede_review <= supersede_auto <= 1 "
             f"(got {kn.supersede_review:g} and {kn.supersede_auto:g})"
         )
+    if "schedule" in raw:  # checked at load, so a bad line is reported where it was written
+        from memoryd import schedule
+
+        try:
+            schedule.jobs(raw)
+        except UsageError as exc:
+            raise UsageError(f"{path}: {exc}") from None
     return Config(path=path, llm=_llm(raw, path), raw=raw, **sections)

@@ -47,5 +47,5 @@ def apply(path: Path, changes: Mapping[str, Any]) -> config_mod.Config:
     from memoryd import schedule
 
     schedule.jobs(loaded.raw)
-    atomic.write_text(path, new_text)
+    atomic.write_text(path.resolve(), new_text)  # a symlinked config.toml (dotfiles) stays a link
     return loaded

@@ -15,6 +15,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 
+from memoryd.errors import MemorydError
+
 log = logging.getLogger("memoryd.tray")
 
 OnDone = Callable[[Any], None]
@@ -31,6 +33,9 @@ class _Task(QRunnable):
     def run(self) -> None:
         try:
             result = self._fn()
+        except MemorydError as exc:  # a user-facing answer (bad input, no grant): no trace
+            log.info("background call refused: %s", exc)
+            self._ops.finished.emit(self._id, None, exc)
         except Exception as exc:  # every failure goes back to the GUI's one error path
             log.exception("background call failed")
             self._ops.finished.emit(self._id, None, exc)

@@ -30,6 +30,7 @@ def build_parser() -> Parser:
         maintenance,
         memories,
         profile,
+        schedule,
         scope,
         search,
         sensitive,
@@ -52,6 +53,7 @@ def build_parser() -> Parser:
         agents,
         imports,
         maintenance,
+        schedule,
         audit,
     )
     for module in modules:

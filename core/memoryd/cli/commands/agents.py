@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
 
 from memoryd.cli import output
 
-AGENTS = ("claude-code", "codex", "openclaw")
+AGENTS = ("claude-code", "codex", "openclaw", "autostart", "auto-install")
+TIMER_KINDS = ("systemd", "cron", "launchd")
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -35,9 +37,12 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     s = sub.add_parser(
         "setup",
         parents=[common],
-        help="connect an agent: hooks, MCP server, skill",
+        help="connect an agent (hooks, MCP server, skill); start the tray at login; install timers",
         description="Wire memoryd into an agent's own config files, keeping everything else in them; "
-        "a backup of each changed file is kept beside it. Example: memoryd setup claude-code --dry-run",
+        "a backup of each changed file is kept beside it. `autostart` starts the tray at login; "
+        "`auto-install` runs the scheduled jobs (decay sweep, digest, identity, monthly report) from "
+        "systemd user timers, the crontab or launchd, for people who do not run the tray. "
+        "Example: memoryd setup claude-code --dry-run ; memoryd setup auto-install --kind cron",
     )
     s.add_argument("agent", choices=AGENTS)
     where = s.add_mutually_exclusive_group()
@@ -48,6 +53,11 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     s.add_argument("--uninstall", action="store_true", help="remove exactly what setup added")
     s.add_argument("--dry-run", action="store_true", help="show the changes, write nothing")
     s.add_argument("--force", action="store_true", help="Codex: replace another notify program")
+    s.add_argument(
+        "--kind",
+        choices=TIMER_KINDS,
+        help="auto-install: which timers (default: systemd, else cron; launchd on macOS)",
+    )
     s.set_defaults(handler=run_setup)
 
     m = sub.add_parser(
@@ -82,6 +92,12 @@ def run_setup(args: argparse.Namespace) -> int:
         raise UsageError("--project is for claude-code only; Codex and OpenClaw are set up per user")
     if args.force and args.agent != "codex":
         raise UsageError("--force is for codex only")
+    if args.kind is not None and args.agent != "auto-install":
+        raise UsageError("--kind is for auto-install only")
+    if args.agent == "autostart":
+        return _setup_autostart(args)
+    if args.agent == "auto-install":
+        return _setup_timers(args)
     if args.agent == "claude-code":
         project = None
         if args.project is not None:
@@ -114,6 +130,63 @@ def _print_report(report: Any, as_json: bool) -> None:
             sys.stdout.write(ch.diff())
     for n in report.notes:
         output.line(f"note: {n}")
+
+
+def _setup_autostart(args: argparse.Namespace) -> int:
+    """The tray at login: through the facade, so the change is in the audit log."""
+    from memoryd.agents import autostart
+
+    path = autostart.where()
+    on = not args.uninstall
+    if args.dry_run:
+        now = autostart.enabled()
+        if args.json:
+            output.emit_json({"path": str(path), "enabled": now, "would_enable": on, "dry_run": True})
+            return 0
+        if on:
+            output.line(f"would write  {path}")
+            sys.stdout.write(autostart.entry().rstrip("\n") + "\n")
+        else:
+            output.line(f"would remove  {path}" if now else f"nothing to remove at {path}")
+        return 0
+    from memoryd.app import Memoryd
+
+    where = Memoryd().set_autostart(on)
+    if args.json:
+        output.emit_json({"path": str(path), "enabled": on, "changed_at": where})
+    elif on:
+        output.line(f"the tray starts at login: {where}")
+    else:
+        output.line(f"removed {where}" if where else f"the tray did not start at login (no {path})")
+    return 0
+
+
+def _setup_timers(args: argparse.Namespace) -> int:
+    from memoryd import config
+    from memoryd.agents import timers
+
+    raw = {} if args.uninstall else config.load().raw
+    if args.dry_run:
+        report = timers.plan(raw, args.kind, uninstall=args.uninstall)
+    elif args.uninstall:
+        report = timers.remove(args.kind)
+    else:
+        report = timers.install(raw, args.kind)
+    if args.json:
+        output.emit_json(report.as_dict())
+    else:
+        verb = "would change" if report.dry_run else "changed"
+        for ch in report.changes:
+            output.line(f"{verb}  {ch.target}" if ch.changed else f"unchanged  {ch.target}")
+            if report.dry_run and ch.changed:
+                sys.stdout.write(ch.diff())
+        for cmd in report.commands:
+            output.line(("would run  " if report.dry_run else "ran  ") + shlex.join(cmd.argv))
+        for n in report.notes:
+            output.line(f"note: {n}")
+    for e in report.errors:
+        output.warn(e)
+    return 0 if report.ok else 1
 
 
 def run_mcp(args: argparse.Namespace) -> int:
