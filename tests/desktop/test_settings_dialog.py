@@ -1,0 +1,332 @@
+"""The Settings window over a real facade and config.toml: secrets reach only the OS keyring
+(a real Secret Service where it matters), bad values save nothing, comments survive."""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import keyring
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QComboBox, QLineEdit
+from pytestqt.qtbot import QtBot
+
+from memoryd.app import Memoryd
+from memoryd_desktop.ops import Ops
+from memoryd_desktop.settings_dialog import SettingsDialog
+
+KEY = "sk-ant-test-XYZ0123456789abcdefSECRET"
+SMTP_PASSWORD = "smtp-pass-Q7w8e9r0-SECRET"
+WAIT_MS = 15_000
+
+
+@pytest.fixture(autouse=True)
+def no_os_integration(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test reads the machine's timers or login items, nor changes them, unless it says so
+    (those modules ask systemctl, crontab and launchctl; the dialog only needs the facade)."""
+
+    def untouched(self: Memoryd, on: bool, *, actor: str = "cli") -> None:
+        raise AssertionError("set_autostart called by a test that did not expect it")
+
+    monkeypatch.setattr(Memoryd, "timers_installed", lambda self: [])
+    monkeypatch.setattr(Memoryd, "autostart_enabled", lambda self: False)
+    monkeypatch.setattr(Memoryd, "set_autostart", untouched)
+
+
+@pytest.fixture
+def ops() -> Iterator[Ops]:
+    def unexpected(exc: BaseException) -> None:
+        raise AssertionError(f"a call without its own error path failed: {exc!r}")
+
+    ops = Ops(on_error=unexpected)
+    yield ops
+    assert ops.wait(WAIT_MS)
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> Path:
+    return tmp_path / "config.toml"  # where the desktop conftest points MEMORYD_CONFIG
+
+
+def _open(qtbot: QtBot, facade: Memoryd, ops: Ops) -> SettingsDialog:
+    dialog = SettingsDialog(facade, ops)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    with qtbot.waitSignal(dialog.loaded, timeout=WAIT_MS):
+        pass  # the answer is queued: it can only arrive once the event loop runs
+    assert dialog.save_button.isEnabled()
+    return dialog
+
+
+def _save(qtbot: QtBot, dialog: SettingsDialog) -> str | None:
+    """Click Save; None once `saved` came, else the error line `failed` carried."""
+    outcome: list[str | None] = []
+    dialog.saved.connect(lambda: outcome.append(None))
+    dialog.failed.connect(outcome.append)
+    qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: bool(outcome), timeout=WAIT_MS)
+    return outcome[0]
+
+
+def _type(qtbot: QtBot, edit: QLineEdit, text: str) -> None:
+    """Replace a field's text the way a user does (textEdited fires)."""
+    edit.selectAll()
+    qtbot.keyClick(edit, Qt.Key.Key_Delete)
+    qtbot.keyClicks(edit, text)
+
+
+def _choose(combo: QComboBox, value: str) -> None:
+    index = combo.findData(value)
+    assert index >= 0, value
+    combo.setCurrentIndex(index)
+
+
+def _files_containing(root: Path, secret: str) -> list[Path]:
+    needle = secret.encode()
+    return [p for p in root.rglob("*") if p.is_file() and needle in p.read_bytes()]
+
+
+def _toml(path: Path) -> dict[str, Any]:
+    return tomllib.loads(path.read_text(encoding="utf-8"))
+
+
+def test_settings_save_the_key_to_the_keyring_and_not_to_disk(
+    qtbot: QtBot, secret_service: str, ops: Ops, config: Path, tmp_path: Path, home: Path
+) -> None:
+    config.write_text('# chosen by hand\n[llm]\nprovider = "rules"\n', encoding="utf-8")
+    facade = Memoryd()
+    dialog = _open(qtbot, facade, ops)
+    assert not dialog.api_key.isEnabled()  # the rules take no key
+    assert dialog.key_status.text() == "Rules only (no LLM) takes no API key."
+
+    _choose(dialog.provider, "anthropic")
+    assert dialog.api_key.isEnabled() and not dialog.remove_key.isEnabled()
+    assert dialog.api_key.echoMode() is QLineEdit.EchoMode.Password
+    assert dialog.key_status.text() == "No key stored yet."
+    _type(qtbot, dialog.api_key, KEY)
+    assert _save(qtbot, dialog) is None
+    assert not dialog.isVisible()
+
+    assert keyring.get_password("memoryd-llm", "anthropic") == KEY
+    assert home.is_dir()  # the audit line went into the data folder...
+    assert _files_containing(tmp_path, KEY) == []  # ...and the key to no file at all
+    text = config.read_text(encoding="utf-8")
+    assert text.startswith("# chosen by hand\n")
+    assert _toml(config)["llm"]["provider"] == "anthropic"
+    assert facade.config.llm.provider == "anthropic"
+
+    # Opened again: the key shows as stored; "Remove key" with an empty field deletes it.
+    again = _open(qtbot, facade, ops)
+    assert again.key_status.text() == "A key is stored in the OS keyring."
+    assert again.api_key.text() == ""
+    qtbot.mouseClick(again.remove_key, Qt.MouseButton.LeftButton)
+    assert again.key_status.text() == "The stored key will be removed when you save."
+    assert _save(qtbot, again) is None
+    assert keyring.get_password("memoryd-llm", "anthropic") is None
+    assert _toml(config)["llm"]["provider"] == "anthropic"
+
+
+def test_without_a_keyring_saving_a_key_shows_the_error_and_writes_nothing(
+    qtbot: QtBot, ops: Ops, facade: Memoryd, config: Path, tmp_path: Path
+) -> None:
+    dialog = _open(qtbot, facade, ops)
+    _type(qtbot, dialog.api_key, KEY)
+
+    error = _save(qtbot, dialog)
+
+    assert error is not None and error.startswith("no OS keyring to hold the anthropic API key")
+    assert "\n" not in error and dialog.status.text() == error
+    assert dialog.isVisible() and dialog.save_button.isEnabled()
+    assert not config.exists()
+    assert _files_containing(tmp_path, KEY) == []
+
+
+def test_a_failed_key_puts_the_config_back(
+    qtbot: QtBot, ops: Ops, config: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Provider, model and login start changed with a key; the keyring step fails: all undone."""
+    before = '# mine\n[llm]\nprovider = "rules"  # no LLM for now\n'
+    config.write_text(before, encoding="utf-8")
+    facade = Memoryd()
+    calls: list[tuple[bool, str]] = []
+    monkeypatch.setattr(facade, "autostart_enabled", lambda: False)
+    monkeypatch.setattr(facade, "set_autostart", lambda on, actor: calls.append((on, actor)))
+    dialog = _open(qtbot, facade, ops)
+    _choose(dialog.provider, "openai")
+    assert dialog.model.text() == ""  # an Anthropic model name would not fit
+    assert _save(qtbot, dialog) == "Enter the model OpenAI should use."
+    _type(qtbot, dialog.model, "gpt-4o-mini")
+    _type(qtbot, dialog.api_key, "sk-openai-test-123")
+    dialog.autostart.setChecked(True)
+
+    error = _save(qtbot, dialog)
+
+    assert error is not None and error.startswith("no OS keyring to hold the openai API key")
+    assert config.read_text(encoding="utf-8") == before
+    assert facade.config.llm.provider == "rules"
+    assert calls == [(True, "tray"), (False, "tray")]
+
+
+def test_a_bad_cron_line_is_refused_next_to_its_field_and_a_good_one_is_saved(
+    qtbot: QtBot, ops: Ops, config: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config.write_text('# when things run\n[schedule]\ndigest = "0 9 * * 1"  # Monday\n', encoding="utf-8")
+    facade = Memoryd()
+
+    def no_timers() -> list[str]:
+        raise ModuleNotFoundError("No module named 'memoryd.agents.timers'")
+
+    monkeypatch.setattr(facade, "timers_installed", no_timers)
+    dialog = _open(qtbot, facade, ops)
+    assert list(dialog.job_rows) == ["decay-sweep", "digest", "identity", "monthly-report"]
+    assert dialog.timers_note.isHidden()
+    row = dialog.job_rows["digest"]
+    assert row.edit.text() == "0 9 * * 1"
+    assert row.info.text().startswith("Next run: ")
+
+    _type(qtbot, row.edit, "0 25 * * 1")
+    _type(qtbot, dialog.email_host, "smtp.example.com")  # saved only with a good schedule
+    before = config.read_bytes()
+    error = _save(qtbot, dialog)
+
+    assert error == "Nothing was saved: a schedule is not valid."
+    assert not row.error.isHidden()
+    assert row.error.text().startswith("schedule '0 25 * * 1' is not a valid cron line")
+    assert "\n" not in row.error.text()
+    assert dialog.job_rows["identity"].error.isHidden()
+    assert dialog.tabs.currentIndex() == 2 and dialog.isVisible()
+    assert config.read_bytes() == before
+
+    _type(qtbot, row.edit, "30  8 * * mon-fri")
+    assert row.error.isHidden()
+    assert _save(qtbot, dialog) is None
+
+    digest = next(j for j in facade.schedules() if j["id"] == "digest")
+    assert digest["cron"] == "30 8 * * mon-fri"
+    text = config.read_text(encoding="utf-8")
+    assert text.startswith("# when things run\n")
+    assert _toml(config)["email"]["host"] == "smtp.example.com"
+    assert _toml(config)["schedule"] == {"digest": "30 8 * * mon-fri"}
+
+
+def test_installed_timers_are_named_as_running_the_jobs(
+    qtbot: QtBot, ops: Ops, facade: Memoryd, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    timers = ["memoryd-digest.timer", "memoryd-identity.timer"]
+    monkeypatch.setattr(facade, "timers_installed", lambda: timers)
+    dialog = _open(qtbot, facade, ops)
+    assert not dialog.timers_note.isHidden()
+    assert dialog.timers_note.text() == (
+        "These jobs are run by the timers `memoryd setup auto-install` installed "
+        "(memoryd-digest.timer, memoryd-identity.timer), not by the tray."
+    )
+
+
+def test_smtp_fields_go_to_config_and_the_password_to_the_keyring(
+    qtbot: QtBot, secret_service: str, ops: Ops, facade: Memoryd, config: Path, tmp_path: Path
+) -> None:
+    dialog = _open(qtbot, facade, ops)
+    _type(qtbot, dialog.smtp_password, SMTP_PASSWORD)
+    assert _save(qtbot, dialog) == "Enter the SMTP user first: the password is stored under it."
+    assert not config.exists()
+
+    _type(qtbot, dialog.email_host, "smtp.example.com")
+    dialog.email_port.setValue(465)
+    _choose(dialog.email_security, "ssl")
+    _type(qtbot, dialog.email_user, "ana@example.com")
+    _type(qtbot, dialog.email_from, "memoryd <ana@example.com>")
+    _type(qtbot, dialog.email_to, "ana@example.com,  bo@example.com, ")
+    assert _save(qtbot, dialog) is None
+
+    assert _toml(config)["email"] == {
+        "host": "smtp.example.com",
+        "port": 465,
+        "security": "ssl",
+        "user": "ana@example.com",
+        "from_addr": "memoryd <ana@example.com>",
+        "to": ["ana@example.com", "bo@example.com"],
+    }
+    assert facade.config.email.configured
+    assert keyring.get_password("memoryd-smtp", "ana@example.com") == SMTP_PASSWORD
+    assert _files_containing(tmp_path, SMTP_PASSWORD) == []
+
+    again = _open(qtbot, facade, ops)
+    assert again.email_to.text() == "ana@example.com, bo@example.com"
+    assert again.email_security.currentData() == "ssl" and again.email_port.value() == 465
+    assert again.smtp_password.text() == ""
+
+
+def test_language_and_sync_folder_are_saved_and_comments_survive(
+    qtbot: QtBot, ops: Ops, config: Path, tmp_path: Path
+) -> None:
+    before = "# my memoryd settings\n[search]\ndefault_limit = 5  # five is plenty\n"
+    config.write_text(before, encoding="utf-8")
+    facade = Memoryd()
+    dialog = _open(qtbot, facade, ops)
+    assert [dialog.language.itemText(i) for i in range(dialog.language.count())] == [
+        "Follow system",
+        "English",
+        "简体中文",
+    ]
+    assert dialog.language.currentData() == "system"
+    folder = tmp_path / "Sync" / "memoryd"
+
+    _choose(dialog.language, "zh_CN")
+    _type(qtbot, dialog.sync_folder, str(folder))
+    assert _save(qtbot, dialog) is None
+
+    text = config.read_text(encoding="utf-8")
+    assert text.startswith(before)  # the user's lines, comments included, untouched
+    saved = _toml(config)
+    assert saved["tray"] == {"language": "zh_CN"}
+    assert saved["sync"] == {"folder": str(folder)}
+    assert saved["search"] == {"default_limit": 5}
+
+    again = _open(qtbot, facade, ops)
+    assert again.language.currentData() == "zh_CN"
+    assert again.sync_folder.text() == str(folder)
+    _type(qtbot, again.sync_folder, "")
+    assert _save(qtbot, again) is None
+    assert "folder" not in _toml(config).get("sync", {})
+    assert "# five is plenty" in config.read_text(encoding="utf-8")
+
+
+def test_start_at_login_is_disabled_with_a_note_when_unavailable(
+    qtbot: QtBot, ops: Ops, facade: Memoryd, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def missing() -> bool:
+        raise ModuleNotFoundError("No module named 'memoryd.agents.autostart'")
+
+    monkeypatch.setattr(facade, "autostart_enabled", missing)
+    dialog = _open(qtbot, facade, ops)
+    assert not dialog.autostart.isEnabled() and not dialog.autostart.isChecked()
+    assert not dialog.autostart_note.isHidden()
+    assert dialog.autostart_note.text() == "Starting at login is not available in this installation."
+
+
+def test_start_at_login_is_saved_through_the_facade(
+    qtbot: QtBot, ops: Ops, facade: Memoryd, config: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[tuple[bool, str]] = []
+    monkeypatch.setattr(facade, "autostart_enabled", lambda: True)
+    monkeypatch.setattr(facade, "set_autostart", lambda on, actor: calls.append((on, actor)))
+    dialog = _open(qtbot, facade, ops)
+    assert dialog.autostart.isEnabled() and dialog.autostart.isChecked()
+    assert dialog.autostart_note.isHidden()
+
+    dialog.autostart.setChecked(False)
+    assert _save(qtbot, dialog) is None
+    assert calls == [(False, "tray")]
+    assert not config.exists()  # nothing else changed, so config.toml was left alone
+
+
+def test_cancel_saves_nothing(qtbot: QtBot, ops: Ops, facade: Memoryd, config: Path) -> None:
+    dialog = _open(qtbot, facade, ops)
+    _type(qtbot, dialog.email_host, "smtp.example.com")
+    with qtbot.assertNotEmitted(dialog.saved):
+        qtbot.mouseClick(dialog.cancel_button, Qt.MouseButton.LeftButton)
+    assert not dialog.isVisible()
+    assert not config.exists()
