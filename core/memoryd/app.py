@@ -133,8 +133,15 @@ class Memoryd(Upkeep):
 
     # -- capture ----------------------------------------------------------------------
     @_settles
-    def drain_spool(self, *, wait: bool = False) -> DrainReport:
-        return drain(self.store, self.config, wait=wait)
+    def drain_spool(self, *, wait: bool = False, analyze: bool = False, actor: str = "cli") -> DrainReport:
+        """Turn spooled captures into sessions; with `analyze`, score them too, as the
+        detached worker does (the tray's "Process captures now")."""
+        report = drain(self.store, self.config, wait=wait)
+        if analyze and report.captured:
+            from memoryd.governance.analyze import after_capture
+
+            after_capture(self.store, self.config, actor=actor)
+        return report
 
     def catch_up(self) -> None:
         """Reads first process what hooks spooled, if no worker is on it already."""

@@ -267,7 +267,10 @@ class Controller(QObject):
         if self.state.draining:
             return
         self._set(replace(self.state, draining=True))
-        self.ops.run(self.facade.drain_spool, self._drained, self._drain_failed)
+        facade = self.facade
+        self.ops.run(
+            lambda: facade.drain_spool(analyze=True, actor="tray"), self._drained, self._drain_failed
+        )
 
     def _drained(self, report: DrainReport) -> None:
         self._set(replace(self.state, draining=False))

@@ -1,0 +1,259 @@
+"""The digest window's data side: table models over the digest's lists, and the pure rules
+(what an edit changed, which promotions a threshold takes) the window and tests share.
+
+The lists can be long (hundreds of pending promotions after a busy month), so each one is a
+QAbstractTableModel over the digest's own objects: opening the window costs one model
+reset, not one widget per row. Only QtCore is used here; no widgets.
+
+The digest objects are the facade's pydantic models (memoryd.governance.digest); the
+desktop may not import that module, so they are typed `Any` and read by field name.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt
+
+translate = QCoreApplication.translate  # the bare name lupdate recognises
+
+Index = QModelIndex | QPersistentModelIndex
+ItemRole = Qt.ItemDataRole.UserRole + 1  # the row's digest object
+KeyRole = Qt.ItemDataRole.UserRole + 2  # what identifies the row across reloads
+
+# The long-term types a promotion may become, in the order the type combo lists them.
+PROMOTE_TYPES = ("decision", "preference", "fact", "playbook", "warning")
+_TRIGGER_SPLIT = re.compile(r"[,，、;；]")  # English and Chinese list separators
+EPSILON = 1e-9  # a mean shown as 0.70 is "at" a threshold of 0.70
+
+
+def type_label(memory_type: str) -> str:
+    """The singular display name of a memory type; unknown types show as stored."""
+    labels = {
+        "session": translate("DigestWindow", "Session"),
+        "decision": translate("DigestWindow", "Decision"),
+        "preference": translate("DigestWindow", "Preference"),
+        "fact": translate("DigestWindow", "Fact"),
+        "playbook": translate("DigestWindow", "Playbook"),
+        "warning": translate("DigestWindow", "Warning"),
+    }
+    return labels.get(memory_type, memory_type)
+
+
+def state_label(state: str) -> str:
+    """A decay state as the user reads it."""
+    labels = {
+        "alive": translate("DigestWindow", "alive"),
+        "dim": translate("DigestWindow", "dim"),
+        "soft-forgotten": translate("DigestWindow", "soft-forgotten"),
+        "forgotten": translate("DigestWindow", "forgotten"),
+    }
+    return labels.get(state, state)
+
+
+def day(timestamp: str) -> str:
+    """The date part of an ISO timestamp: the lists show days, not seconds."""
+    return timestamp[:10]
+
+
+def parse_triggers(text: str) -> list[str]:
+    """A comma separated line (English or Chinese commas) to a clean, ordered list."""
+    return list(dict.fromkeys(t.strip() for t in _TRIGGER_SPLIT.split(text) if t.strip()))
+
+
+def join_triggers(triggers: Sequence[str]) -> str:
+    return ", ".join(triggers)
+
+
+@dataclass(frozen=True)
+class Edits:
+    """What the editor pane holds for one promotion."""
+
+    memory_type: str
+    title: str
+    triggers: list[str]
+    body: str
+
+
+def changed_fields(proposal: Any, edits: Edits) -> dict[str, Any]:
+    """Only what the user changed, as `Memoryd.promote` keywords.
+
+    Unchanged fields are left to core: a sealed proposal (a sensitive scope without a
+    grant) shows a placeholder title and no body, and sending those back would overwrite
+    the real ones core opens under the grant.
+    """
+    out: dict[str, Any] = {}
+    if edits.memory_type != proposal.proposed_type:
+        out["memory_type"] = edits.memory_type
+    if edits.title.strip() != proposal.title.strip():
+        out["title"] = edits.title.strip()
+    if edits.triggers != list(proposal.triggers):
+        out["triggers"] = edits.triggers
+    if edits.body.strip() != proposal.body.strip():
+        out["body"] = edits.body
+    return out
+
+
+def at_or_above(proposals: Sequence[Any], threshold: float) -> list[Any]:
+    """The promotions approve-all takes: DURA mean at or above the threshold."""
+    return [p for p in proposals if p.mean + EPSILON >= threshold]
+
+
+@dataclass(frozen=True)
+class Pair:
+    """Two memories with the same fingerprint, shown side by side; a group of n gives n-1."""
+
+    left: Any  # MemoryRef
+    right: Any  # MemoryRef
+    fingerprint: str
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.left.slug, self.right.slug)
+
+
+def pairs(groups: Sequence[Any]) -> list[Pair]:
+    """Each duplicate group as pairs against its oldest memory (the digest's keep hint)."""
+    out = []
+    for g in groups:
+        first, *rest = g.memories
+        out += [Pair(first, other, g.fingerprint) for other in rest]
+    return out
+
+
+@dataclass(frozen=True)
+class Column:
+    header: Callable[[], str]  # called at header time, so a late-installed catalogue applies
+    text: Callable[[Any], str]
+    align_right: bool = False
+    tooltip: Callable[[Any], str] | None = None
+
+
+class RowsModel(QAbstractTableModel):
+    """A read-only table over a list of digest objects; `set_rows` is one reset."""
+
+    def __init__(self, columns: Sequence[Column], key: Callable[[Any], object]) -> None:
+        super().__init__()
+        self.columns = list(columns)
+        self._key = key
+        self.rows: list[Any] = []
+
+    def set_rows(self, rows: Sequence[Any]) -> None:
+        self.beginResetModel()
+        self.rows = list(rows)
+        self.endResetModel()
+
+    def key(self, row: int) -> object:
+        return self._key(self.rows[row])
+
+    def row_of(self, key: object) -> int | None:
+        for i, item in enumerate(self.rows):
+            if self._key(item) == key:
+                return i
+        return None
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
+        return 0 if parent.isValid() else len(self.columns)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self.rows):
+            return None
+        item = self.rows[index.row()]
+        column = self.columns[index.column()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return column.text(item)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return column.tooltip(item) if column.tooltip else column.text(item)
+        if role == Qt.ItemDataRole.TextAlignmentRole and column.align_right:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == ItemRole:
+            return item
+        if role == KeyRole:
+            return self._key(item)
+        return None
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return self.columns[section].header()
+        return None
+
+
+# -- the four lists ----------------------------------------------------------------------
+def promotions_model() -> RowsModel:
+    return RowsModel(
+        [
+            Column(lambda: translate("DigestWindow", "Mean"), lambda p: f"{p.mean:.2f}", align_right=True),
+            Column(lambda: translate("DigestWindow", "Type"), lambda p: type_label(p.proposed_type)),
+            Column(lambda: translate("DigestWindow", "Title"), lambda p: p.title),
+            Column(lambda: translate("DigestWindow", "From session"), lambda p: p.session_slug),
+        ],
+        key=lambda p: p.id,
+    )
+
+
+def pairs_model() -> RowsModel:
+    return RowsModel(
+        [
+            Column(
+                lambda: translate("DigestWindow", "Left"),
+                lambda d: d.left.title,
+                tooltip=lambda d: d.left.slug,
+            ),
+            Column(
+                lambda: translate("DigestWindow", "Right"),
+                lambda d: d.right.title,
+                tooltip=lambda d: d.right.slug,
+            ),
+            Column(lambda: translate("DigestWindow", "Type"), lambda d: type_label(d.left.type)),
+        ],
+        key=lambda d: d.key,
+    )
+
+
+def reminders_model() -> RowsModel:
+    return RowsModel(
+        [
+            Column(lambda: translate("DigestWindow", "Title"), lambda t: t.title, tooltip=lambda t: t.slug),
+            Column(lambda: translate("DigestWindow", "Type"), lambda t: type_label(t.type)),
+            Column(
+                lambda: translate("DigestWindow", "Change"),
+                lambda t: translate("DigestWindow", "{state} → {next}").format(
+                    state=state_label(t.state), next=state_label(t.next_state)
+                ),
+            ),
+            Column(lambda: translate("DigestWindow", "Due"), lambda t: day(t.due_at)),
+            Column(
+                lambda: translate("DigestWindow", "Idle days"), lambda t: str(t.idle_days), align_right=True
+            ),
+        ],
+        key=lambda t: t.slug,
+    )
+
+
+def supersedes_model() -> RowsModel:
+    return RowsModel(
+        [
+            Column(
+                lambda: translate("DigestWindow", "New"), lambda s: s.new_title, tooltip=lambda s: s.new_slug
+            ),
+            Column(
+                lambda: translate("DigestWindow", "Replaces"),
+                lambda s: s.old_title,
+                tooltip=lambda s: s.old_slug,
+            ),
+            Column(
+                lambda: translate("DigestWindow", "Confidence"),
+                lambda s: f"{s.confidence:.2f}",
+                align_right=True,
+            ),
+        ],
+        key=lambda s: s.id,
+    )
