@@ -1,0 +1,192 @@
+"""The one question the tray asks before anything reads a sensitive scope: allow, for how
+long, and (for a passphrase scope) the passphrase.
+
+It decides nothing and calls no facade method: the Sensitive scopes window opens it for
+the user's own "Grant…", and the grant broker opens it (`as_prompt()`) when the CLI or the
+MCP server needs a grant; either caller does the grant with `result_choice()`. A failed
+grant (a wrong passphrase) comes back through `show_error`, which asks again instead of
+making the user start over.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtGui import QFont, QShowEvent
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QRadioButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from memoryd_desktop import assets
+
+translate = QCoreApplication.translate  # the bare name lupdate recognises
+
+DURATIONS = ("once", "session", "task")  # the order core's `grant --duration` knows them in
+
+Choice = tuple[str, str | None, str | None]  # (duration, task name, passphrase)
+
+
+class GrantDialog(QDialog):
+    """Allow / Deny for one scope; `result_choice()` is the answer once the dialog closes."""
+
+    def __init__(
+        self,
+        root: str,
+        scope_hash: str,
+        asker: str,
+        needs_passphrase: bool,
+        what: str | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.root = root
+        self.scope_hash = scope_hash
+        self.asker = asker
+        self.needs_passphrase = needs_passphrase
+        self.setWindowTitle(translate("GrantDialog", "memoryd: allow access to a sensitive folder"))
+        self.setWindowIcon(assets.icon())
+        self.setMinimumWidth(440)
+
+        heading = QLabel(translate("GrantDialog", "Allow access to a sensitive folder?"))
+        heading.setWordWrap(True)
+        heading.setTextFormat(Qt.TextFormat.PlainText)
+        font = QFont(heading.font())
+        font.setBold(True)
+        heading.setFont(font)
+
+        self.root_label = self._plain(root)
+        self.root_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.asker_label = self._plain(asker)
+        facts = QFormLayout()
+        facts.addRow(translate("GrantDialog", "Folder:"), self.root_label)
+        facts.addRow(translate("GrantDialog", "Scope:"), self._plain(scope_hash))
+        facts.addRow(translate("GrantDialog", "Asked by:"), self.asker_label)
+        self.what_label = self._plain(what or "")
+        if what:
+            facts.addRow(translate("GrantDialog", "To:"), self.what_label)
+
+        self.radios: dict[str, QRadioButton] = {
+            "once": QRadioButton(translate("GrantDialog", "Once (90 seconds)")),
+            "session": QRadioButton(translate("GrantDialog", "For this session (8 hours)")),
+            "task": QRadioButton(translate("GrantDialog", "For a task, until revoked:")),
+        }
+        self.group = QButtonGroup(self)
+        for radio in self.radios.values():
+            self.group.addButton(radio)
+        self.radios["once"].setChecked(True)  # the least access is the default
+        self.task_edit = QLineEdit()
+        self.task_edit.setPlaceholderText(translate("GrantDialog", "task name, e.g. year-end"))
+        self.task_edit.setEnabled(False)
+        task_row = QHBoxLayout()
+        task_row.addWidget(self.radios["task"])
+        task_row.addWidget(self.task_edit, 1)
+        durations = QVBoxLayout()
+        durations.addWidget(QLabel(translate("GrantDialog", "Allow for how long?")))
+        durations.addWidget(self.radios["once"])
+        durations.addWidget(self.radios["session"])
+        durations.addLayout(task_row)
+
+        self.passphrase_edit = QLineEdit()
+        self.passphrase_edit.setEchoMode(QLineEdit.EchoMode.Password)
+        self.passphrase_label = QLabel(translate("GrantDialog", "Passphrase of this folder:"))
+        passphrase = QFormLayout()
+        passphrase.addRow(self.passphrase_label, self.passphrase_edit)
+        self.passphrase_edit.setVisible(needs_passphrase)
+        self.passphrase_label.setVisible(needs_passphrase)
+
+        self.error_label = QLabel()
+        self.error_label.setWordWrap(True)
+        self.error_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.error_label.setStyleSheet("color: #b3261e;")
+        self.error_label.hide()
+
+        self.buttons = QDialogButtonBox()
+        self.allow_button: QPushButton = self.buttons.addButton(
+            translate("GrantDialog", "Allow"), QDialogButtonBox.ButtonRole.AcceptRole
+        )
+        self.deny_button: QPushButton = self.buttons.addButton(
+            translate("GrantDialog", "Deny"), QDialogButtonBox.ButtonRole.RejectRole
+        )
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(heading)
+        layout.addLayout(facts)
+        layout.addLayout(durations)
+        layout.addLayout(passphrase)
+        layout.addWidget(self.error_label)
+        layout.addWidget(self.buttons)
+
+        self.group.buttonToggled.connect(self._update)
+        self.task_edit.textChanged.connect(self._update)
+        self.passphrase_edit.textChanged.connect(self._update)
+        self._update()
+
+    @staticmethod
+    def _plain(text: str) -> QLabel:
+        label = QLabel(text)
+        label.setTextFormat(Qt.TextFormat.PlainText)  # a folder name is never markup
+        label.setWordWrap(True)
+        return label
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        # Enter alone never opens a sensitive folder (the button box makes Allow the
+        # default as the dialog shows, so this comes after it).
+        self.deny_button.setDefault(True)
+
+    def as_prompt(self) -> GrantDialog:
+        """Keep the dialog above other windows: it answers a program that is waiting."""
+        self.setWindowFlag(Qt.WindowType.WindowStaysOnTopHint, True)
+        return self
+
+    def duration(self) -> str:
+        return next(name for name, radio in self.radios.items() if radio.isChecked())
+
+    def set_duration(self, duration: str, task: str | None = None) -> None:
+        """Pick a duration (and a task name), as a caller or a test would by clicking."""
+        self.radios[duration].setChecked(True)
+        if task is not None:
+            self.task_edit.setText(task)
+
+    def _update(self) -> None:
+        task = self.duration() == "task"
+        self.task_edit.setEnabled(task)
+        ready = (not task or bool(self.task_edit.text().strip())) and (
+            not self.needs_passphrase or bool(self.passphrase_edit.text())
+        )
+        self.allow_button.setEnabled(ready)
+
+    def result_choice(self) -> Choice | None:
+        """(duration, task, passphrase) when allowed, None when denied or closed."""
+        if self.result() != QDialog.DialogCode.Accepted:
+            return None
+        duration = self.duration()
+        task = self.task_edit.text().strip() if duration == "task" else None
+        passphrase = self.passphrase_edit.text() if self.needs_passphrase else None
+        return duration, task, passphrase
+
+    def show_error(self, text: str) -> None:
+        """The grant failed (say, a wrong passphrase): say why and ask again."""
+        self.error_label.setText(text)
+        self.error_label.show()
+        self.setResult(QDialog.DialogCode.Rejected)  # no answer until the user decides again
+        if self.needs_passphrase:
+            self.passphrase_edit.clear()
+            self.passphrase_edit.setFocus()
+        if not self.isVisible():
+            self.open()
+
+    def forget_passphrase(self) -> None:
+        """Drop the typed passphrase once the caller has used it."""
+        self.passphrase_edit.clear()

@@ -1,0 +1,224 @@
+"""The Sensitive scopes window over a real store: grants through the GrantDialog (a
+passphrase scope with no OS keyring, a random-key scope in a real Secret Service), audited
+as actor "tray"; a wrong passphrase grants nothing and asks again; revoke and unmark."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from memoryd.app import Memoryd
+from memoryd_desktop.grant_dialog import GrantDialog
+from memoryd_desktop.ops import Ops
+from memoryd_desktop.scopes_window import ScopesWindow
+
+PASSPHRASE = "correct horse battery staple"
+
+
+@pytest.fixture
+def errors() -> list[BaseException]:
+    return []
+
+
+@pytest.fixture
+def ops(qtbot: QtBot, errors: list[BaseException]) -> Iterator[Ops]:
+    ops = Ops(on_error=errors.append)
+    yield ops
+    qtbot.waitUntil(lambda: not ops.busy, timeout=10_000)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    p = tmp_path / "payroll"
+    p.mkdir()
+    return p
+
+
+def _opened(qtbot: QtBot, facade: Memoryd, ops: Ops) -> ScopesWindow:
+    window = ScopesWindow(facade, ops)
+    qtbot.addWidget(window)
+    with qtbot.waitSignal(window.loaded, timeout=10_000):
+        window.load()
+    window.show()
+    return window
+
+
+def _row(window: ScopesWindow) -> list[str]:
+    item = window.tree.topLevelItem(0)
+    return [item.text(c) for c in range(window.tree.columnCount())]
+
+
+def _dialog(window: ScopesWindow) -> GrantDialog:
+    window.grant_button.click()
+    dialog = window.grant_dialog
+    assert dialog is not None and dialog.isVisible()
+    return dialog
+
+
+def test_a_passphrase_scope_is_granted_from_the_dialog(
+    qtbot: QtBot, facade: Memoryd, ops: Ops, project: Path, errors: list[BaseException]
+) -> None:
+    facade.record("fact", "Salary bands", "Band C starts at 80k.", scope_path=project)
+    facade.mark_sensitive(project, passphrase=PASSPHRASE)
+    window = _opened(qtbot, facade, ops)
+    root = str(project.resolve())
+    assert _row(window)[0] == root and _row(window)[1:2] == ["Passphrase"] and _row(window)[3] == "Locked"
+    assert not window.revoke_button.isEnabled() and not window.unmark_button.isEnabled()
+
+    dialog = _dialog(window)
+    assert dialog.root_label.text() == root and dialog.asker_label.text() == "memoryd tray (you)"
+    assert dialog.passphrase_edit.isVisible()
+    assert not window.grant_button.isEnabled()  # one dialog at a time
+    dialog.set_duration("session")
+    assert not dialog.allow_button.isEnabled()  # no passphrase typed yet
+
+    # A wrong passphrase: an error, nothing granted, the dialog asks again.
+    dialog.passphrase_edit.setText("not the passphrase")
+    with qtbot.waitSignal(window.failed, timeout=10_000) as failed:
+        dialog.allow_button.click()
+    assert failed.args == ["wrong passphrase for this scope"]
+    assert window.notice.text() == "wrong passphrase for this scope"
+    assert dialog.isVisible() and dialog.error_label.text() == "wrong passphrase for this scope"
+    assert dialog.passphrase_edit.text() == "" and dialog.result_choice() is None
+    assert facade.grants() == []
+    (denied,) = facade.audit_events(event_type="access_denied")
+    assert denied.actor == "tray" and denied.details_obj["why"] == "wrong passphrase"
+    assert facade.audit_events(event_type="grant") == []
+
+    # The right one.
+    dialog.passphrase_edit.setText(PASSPHRASE)
+    with (
+        qtbot.waitSignal(window.loaded, timeout=10_000),
+        qtbot.waitSignal(window.changed, timeout=10_000) as changed,
+    ):
+        dialog.allow_button.click()
+    assert changed.args == ["grant", root]
+    assert window.grant_dialog is None
+    (grant,) = facade.grants()
+    assert grant["duration"] == "session" and grant["root"] == root and grant["task"] is None
+    (event,) = facade.audit_events(event_type="grant")
+    assert event.actor == "tray" and event.details_obj["duration"] == "session"
+    assert _row(window)[3].startswith("session, until ")
+    assert window.notice.text().startswith(f"Access granted to {root}: session, until ")
+    assert "no OS keyring" in window.notice.text()  # the test's keyring is the fail backend
+    assert window.revoke_button.isEnabled() and window.unmark_button.isEnabled()
+
+    with (
+        qtbot.waitSignal(window.loaded, timeout=10_000),
+        qtbot.waitSignal(window.changed, timeout=10_000) as changed,
+    ):
+        window.revoke_button.click()
+    assert changed.args == ["revoke", root]
+    assert facade.grants() == [] and _row(window)[3] == "Locked"
+    assert window.notice.text() == f"Grants revoked for {root}: 1."
+    (revoked,) = facade.audit_events(event_type="revoke")
+    assert revoked.actor == "tray" and revoked.details_obj["revoked"] == 1
+    assert errors == []
+
+
+def test_denying_grants_nothing(
+    qtbot: QtBot, facade: Memoryd, ops: Ops, project: Path, errors: list[BaseException]
+) -> None:
+    facade.mark_sensitive(project, passphrase=PASSPHRASE)
+    window = _opened(qtbot, facade, ops)
+    dialog = _dialog(window)
+    dialog.passphrase_edit.setText(PASSPHRASE)
+    dialog.deny_button.click()
+    assert dialog.result_choice() is None and window.grant_dialog is None
+    assert window.grant_button.isEnabled()
+    assert facade.grants() == [] and facade.audit_events(event_type="grant") == []
+    assert errors == []
+
+
+def test_a_keyring_scope_gets_a_task_grant_and_is_unmarked(
+    qtbot: QtBot,
+    secret_service: str,
+    facade: Memoryd,
+    ops: Ops,
+    project: Path,
+    errors: list[BaseException],
+) -> None:
+    facade.record("fact", "Salary bands", "Band C starts at 80k.", scope_path=project)
+    facade.mark_sensitive(project)
+    window = _opened(qtbot, facade, ops)
+    root = str(project.resolve())
+    assert _row(window)[1] == "Key in the OS keyring"
+
+    dialog = _dialog(window)
+    assert not dialog.passphrase_edit.isVisible()
+    dialog.set_duration("task")
+    assert not dialog.allow_button.isEnabled()  # a task grant needs the task's name
+    dialog.task_edit.setText("year-end")
+    with qtbot.waitSignal(window.loaded, timeout=10_000):
+        dialog.allow_button.click()
+    (grant,) = facade.grants()
+    assert (grant["duration"], grant["task"], grant["expires_at"]) == ("task", "year-end", None)
+    assert _row(window)[3] == "task “year-end”, until revoked"
+
+    # Unmark asks first: Cancel leaves the scope alone.
+    box = window.unmark_selected()
+    assert box is not None and box.isVisible()
+    box.button(box.StandardButton.Cancel).click()
+    assert window.confirm is None and len(facade.sensitive_scopes()) == 1
+
+    box = window.unmark_selected()
+    assert box is not None and window.unmark_yes is not None
+    with (
+        qtbot.waitSignal(window.loaded, timeout=20_000),
+        qtbot.waitSignal(window.changed, timeout=20_000) as changed,
+    ):
+        window.unmark_yes.click()
+    assert changed.args == ["unmark", root]
+    assert facade.sensitive_scopes() == [] and facade.grants() == []
+    assert window.tree.topLevelItemCount() == 0 and window.empty.isVisible()
+    assert not window.grant_button.isEnabled()
+    (event,) = facade.audit_events(event_type="unmark_sensitive")
+    assert event.actor == "tray" and event.details_obj["decrypted"] == 1
+    (row,) = facade.list(scopes=[facade.scope(project).hash])
+    assert row["title"] == "Salary bands"  # plain again: no grant needed to read it
+    assert "Band C" in facade.get(row["slug"]).doc.body
+    assert errors == []
+
+
+def test_unmark_without_a_grant_is_not_offered(
+    qtbot: QtBot, facade: Memoryd, ops: Ops, project: Path, errors: list[BaseException]
+) -> None:
+    facade.mark_sensitive(project, passphrase=PASSPHRASE)
+    window = _opened(qtbot, facade, ops)
+    assert not window.unmark_button.isEnabled()
+    assert window.unmark_button.toolTip().startswith("Grant access first")
+    assert errors == []
+
+
+def test_grant_dialog_on_its_own(qtbot: QtBot) -> None:
+    """What the grant broker uses: who asks and what for, the answer, prompt mode."""
+    dialog = GrantDialog("/srv/payroll", "0123456789ab", "mcp (claude-code)", False, what="search")
+    qtbot.addWidget(dialog)
+    assert dialog.as_prompt() is dialog
+    assert dialog.windowFlags() & Qt.WindowType.WindowStaysOnTopHint
+    dialog.show()
+    assert dialog.asker_label.text() == "mcp (claude-code)" and dialog.what_label.text() == "search"
+    assert dialog.duration() == "once" and dialog.allow_button.isEnabled()
+    assert dialog.deny_button.isDefault()
+    with qtbot.waitSignal(dialog.rejected, timeout=1000):
+        qtbot.keyClick(dialog, Qt.Key.Key_Return)  # Enter alone denies
+    assert dialog.result_choice() is None
+    dialog.show()
+
+    with qtbot.waitSignal(dialog.accepted, timeout=1000):
+        dialog.allow_button.click()
+    assert dialog.result_choice() == ("once", None, None)
+
+    dialog.set_duration("task", "  audit  ")
+    dialog.show()
+    dialog.allow_button.click()
+    assert dialog.result_choice() == ("task", "audit", None)
+
+    dialog.show()
+    with qtbot.waitSignal(dialog.rejected, timeout=1000):
+        dialog.reject()  # Escape, the close button, or Deny
+    assert dialog.result_choice() is None
