@@ -126,6 +126,18 @@ class Memoryd(Upkeep):
     def scope(self, path: str | Path | None = None) -> Scope:
         return resolve(path or Path.cwd())
 
+    def marked_scope(self, path: str | Path) -> Scope:
+        """A sensitive scope by its hash or its recorded root, even if the folder moved or
+        is gone (the tray lists scopes by what core recorded); else resolved as usual."""
+        from memoryd.sensitive import state
+
+        text = str(path)
+        for h in state.sensitive_hashes(self.layout):
+            settings = state.load(self.layout, h)
+            if settings is not None and text in (h, settings.root):
+                return Scope(hash=h, root=Path(settings.root), kind="dir")
+        return self.scope(path)
+
     def scope_filter(self, path: str | Path | None, all_scopes: bool) -> list[str] | None:
         if all_scopes:
             return None
@@ -331,10 +343,19 @@ class Memoryd(Upkeep):
         )
         self.withheld = []
         for h in self._sensitive_in(scopes):
-            from memoryd.sensitive import gate
+            from memoryd.errors import AuthorizationRequired
+            from memoryd.sensitive import broker, gate
 
-            if gate.allowed(self.store, h):
-                self.gate(h, what="search", actor=actor)
+            allowed, audited = gate.allowed(self.store, h), False
+            if not allowed and broker.current is not None and scopes is not None and len(scopes) == 1:
+                # a search of this one scope: ask the tray for a grant (an all-scope search
+                # does not prompt for every sensitive scope it passes)
+                with contextlib.suppress(AuthorizationRequired):
+                    self.gate(h, what="search", actor=actor)
+                    allowed = audited = True
+            if allowed:
+                if not audited:
+                    self.gate(h, what="search", actor=actor)
                 results += search.search_sensitive(
                     self.store, query, h, types=types, limit=limit, include_forgotten=include_forgotten
                 )
@@ -730,7 +751,7 @@ class Memoryd(Upkeep):
     def unmark_sensitive(self, path: str | Path, *, actor: str = "cli") -> int:
         from memoryd.sensitive import marking
 
-        scope = self.scope(path)
+        scope = self.marked_scope(path)
         self.store.changed(scope.hash)
         return marking.unmark(self.store, scope, actor=actor)
 
@@ -738,12 +759,12 @@ class Memoryd(Upkeep):
     def rotate_key(self, path: str | Path, *, new_passphrase: str | None = None, actor: str = "cli") -> int:
         from memoryd.sensitive import marking
 
-        scope = self.scope(path)
+        scope = self.marked_scope(path)
         self.store.changed(scope.hash)
         return marking.rotate(self.store, scope, new_passphrase=new_passphrase, actor=actor)
 
     def sensitive_settings(self, path: str | Path) -> Any:
-        return self.store.keys.settings(self.scope(path).hash)
+        return self.store.keys.settings(self.marked_scope(path).hash)
 
     def grant(
         self,
@@ -760,14 +781,16 @@ class Memoryd(Upkeep):
         from memoryd.errors import KeyUnavailable
         from memoryd.sensitive import grants, state
 
-        scope = self.scope(path)
+        scope = self.marked_scope(path)
         settings = self.store.keys.settings(scope.hash)
         if settings is None:
             raise UsageError(f"{scope.root} is not a sensitive scope: nothing to grant")
         warnings: list[str] = []
         if settings.key_source == "passphrase":
             if not passphrase:
-                raise UsageError("this scope is protected by a passphrase: it is asked for on the terminal")
+                raise UsageError(
+                    "this scope is protected by a passphrase and none was given (the CLI asks on a terminal)"
+                )
             assert settings.kdf is not None
             key = crypto.derive(passphrase, settings.kdf)
             if crypto.key_check(key) != settings.key_check:
@@ -798,7 +821,7 @@ class Memoryd(Upkeep):
         from memoryd.errors import KeyUnavailable
         from memoryd.sensitive import grants, state
 
-        scope = self.scope(path)
+        scope = self.marked_scope(path)
         gone = grants.revoke(self.layout, scope.hash, task)
         if not grants.live(self.layout, scope.hash):
             with contextlib.suppress(KeyUnavailable):
@@ -820,7 +843,7 @@ class Memoryd(Upkeep):
     def key_export(self, path: str | Path, out: Path, *, passphrase: str, actor: str = "cli") -> None:
         from memoryd.sensitive import marking
 
-        marking.export_key(self.store, self.scope(path), out, passphrase=passphrase, actor=actor)
+        marking.export_key(self.store, self.marked_scope(path), out, passphrase=passphrase, actor=actor)
 
     def key_import(self, file: Path, *, passphrase: str, actor: str = "cli") -> str:
         from memoryd.sensitive import marking

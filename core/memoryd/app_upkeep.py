@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -111,12 +112,14 @@ class Upkeep:
             if failed:
                 run.ok, run.summary = False, run.summary + "; not delivered: " + "; ".join(failed)
         elif run.job == "identity":
-            rw = app.rewrite_identity(trigger="schedule", actor=actor)
+            rw = app.rewrite_identity(trigger="weekly_cron", actor=actor)
             run.summary = (
                 f"identity: version {rw.version}" if rw.changed else f"identity: unchanged ({rw.note})"
             )
         elif run.job == "monthly-report":
-            rep = app.monthly_report(None, actor=actor)
+            first = clock.now().astimezone(schedule.local_zone()).replace(day=1)
+            ended = (first - timedelta(days=1)).strftime("%Y-%m")  # the 1st reports the month before
+            rep = app.monthly_report(ended, actor=actor)
             run.summary = f"monthly report {rep.period}: {rep.versions} versions, {rep.supersedes} supersedes"
         else:  # schedule.find already refused it
             raise UsageError(f"unknown job {run.job!r}")

@@ -47,5 +47,9 @@ def apply(path: Path, changes: Mapping[str, Any]) -> config_mod.Config:
     from memoryd import schedule
 
     schedule.jobs(loaded.raw)
-    atomic.write_text(path.resolve(), new_text)  # a symlinked config.toml (dotfiles) stays a link
+    target = path.resolve()  # a symlinked config.toml (dotfiles) stays a link
+    mode = target.stat().st_mode & 0o777 if target.exists() else None
+    atomic.write_text(target, new_text)
+    if mode is not None:
+        target.chmod(mode)  # the user's permissions, not the temp file's 0600
     return loaded

@@ -17,7 +17,7 @@ import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timedelta, tzinfo
+from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +41,7 @@ DEFAULTS = {
 }
 # The command a timer runs for each job (after `memoryd`): the same code path as the tray.
 COMMANDS = {job: ("run-job", job) for job in DEFAULTS}
+TIME_KEYS = ("last_slot", "last_run", "last_success")
 MAX_SLOTS = 5000  # a daily job unclaimed for 13 years: stop walking, the latest is near enough
 
 
@@ -161,10 +162,17 @@ def find(all_jobs: list[Job], job_id: str) -> Job:
     raise UsageError(f"unknown job {job_id!r}: one of {', '.join(DEFAULTS)}")
 
 
+def _after(trig: Any, moment: datetime) -> datetime | None:
+    """The first fire time strictly after `moment`, in UTC. Stepping in UTC keeps the
+    repeated hour of an autumn clock change apart (a local time loses which of the two
+    02:00s it was when a microsecond is added)."""
+    nxt = trig.get_next_fire_time(None, moment.astimezone(UTC) + timedelta(microseconds=1))
+    return None if nxt is None else nxt.astimezone(UTC)
+
+
 def next_run(job: Job, after: datetime) -> datetime | None:
     """The first scheduled time strictly after `after`."""
-    trig = trigger(job.cron)
-    nxt = trig.get_next_fire_time(None, after + timedelta(microseconds=1))
+    nxt = _after(trigger(job.cron), after)
     return None if nxt is None else nxt.astimezone(after.tzinfo)
 
 
@@ -174,11 +182,21 @@ def latest_slot(job: Job, since: datetime, now: datetime) -> datetime | None:
     slot = None
     cursor = since
     for _ in range(MAX_SLOTS):
-        nxt = trig.get_next_fire_time(None, cursor + timedelta(microseconds=1))
+        nxt = _after(trig, cursor)
         if nxt is None or nxt > now:
             break
         slot, cursor = nxt, nxt
     return None if slot is None else slot.astimezone(now.tzinfo)
+
+
+def _is_time(value: object) -> bool:
+    if not isinstance(value, str):
+        return False
+    try:
+        clock.parse_ts(value)
+    except UsageError:
+        return False
+    return True
 
 
 class Ledger:
@@ -206,13 +224,32 @@ class Ledger:
                 atomic.write_text(self.path, json.dumps(data, indent=2, sort_keys=True) + "\n")
 
     def _read(self) -> dict[str, Any]:
+        """The file's content with anything of the wrong shape dropped: a damaged ledger
+        starts over from now rather than stop the scheduling."""
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return {}
         except (OSError, ValueError):
-            return {}  # damaged: start over from now rather than refuse to schedule
-        return data if isinstance(data, dict) else {}
+            return {}
+        if not isinstance(data, dict):
+            return {}
+        out: dict[str, Any] = {}
+        if _is_time(data.get("started")):
+            out["started"] = data["started"]
+        jobs = data.get("jobs")
+        if isinstance(jobs, dict):
+            out["jobs"] = {
+                name: {
+                    k: v
+                    for k, v in entry.items()
+                    if isinstance(v, str)
+                    and (k not in ("last_slot", "last_run", "last_success") or _is_time(v))
+                }
+                for name, entry in jobs.items()
+                if isinstance(name, str) and isinstance(entry, dict)
+            }
+        return out
 
     def started(self, now: datetime) -> datetime:
         with self._locked() as data:

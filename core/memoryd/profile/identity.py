@@ -310,7 +310,8 @@ def withdraw_scope(store: Store, config: Config, scope_hash: str, *, actor: str 
         content, sources, scopes = by_rules(store, clock.now())
         with read_session(store.engine) as s:
             last = sql.latest(s)
-        num = (last["version_num"] if last else max(gone, default=0)) + 1
+        # never reuse a withdrawn number: an audit event already names that version
+        num = max(last["version_num"] if last else 0, max(gone, default=0)) + 1
         note = "rewritten by rules: a scope was marked sensitive"
         _save(store, num, "on_event", content, None, note, sources, scopes, clock.now())
     store.audit.append(

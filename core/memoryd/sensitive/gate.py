@@ -29,8 +29,10 @@ def _ask(store: Store, scope_hash: str, what: str) -> tuple[bool, str | None]:
     )
     if answer is None:
         return False, None
-    if answer.get("granted") and grants.live(store.layout, scope_hash):
-        return True, None
+    if answer.get("granted"):
+        if grants.live(store.layout, scope_hash):
+            return True, None
+        return False, "the tray answered yes but no grant is in effect (it may have expired already)"
     return False, str(answer.get("error") or "the user refused it in the tray")
 
 
