@@ -65,7 +65,7 @@ def mark(
     actor: str = "cli",
     progress: Callable[[int, int], None] | None = None,
 ) -> MarkReport:
-    """Encrypt a scope; `progress(done, total)` after each batch may raise Cancelled, which
+    """Encrypt a scope; `progress(done, total)` before each batch may raise Cancelled, which
     stops between batches with every memory readable and the scope marked: running it
     again finishes (as after a kill)."""
     h = store.layout

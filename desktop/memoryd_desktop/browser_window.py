@@ -1,0 +1,831 @@
+"""The memory browser: search and filter memories, read one, record, edit, forget, merge,
+and run the long maintenance jobs (reindex, import, mark a folder sensitive).
+
+Every facade call goes through `Ops` (or a `LongTask` on the same pool), so the window
+never blocks and never races another call over the store. Answers that arrive after a newer
+request was made are dropped (a generation counter), so fast typing cannot show stale rows.
+A sensitive scope's memories are listed under the facade's placeholder title; opening one
+without a grant raises AuthorizationRequired, which is shown in the status line and emitted
+as `grant_needed` for the controller to turn into a grant prompt.
+
+Decay filter: forgotten memories leave the index (their files move to forgotten/), so the
+facade cannot list them; the filter offers the states that can be listed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QCoreApplication,
+    QItemSelection,
+    QItemSelectionModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+    QTimer,
+    Signal,
+    Slot,
+)
+from PySide6.QtGui import QAction, QShowEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QMessageBox,
+    QPlainTextEdit,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from memoryd.app import Changes, Memoryd, MemoryView
+from memoryd.errors import AuthorizationRequired, MemorydError
+from memoryd_desktop import assets
+from memoryd_desktop.i18n import memory_type_label
+from memoryd_desktop.long_task import LongTask, Progress, ProgressPanel
+from memoryd_desktop.memory_dialogs import (
+    ImportDialog,
+    MarkSensitiveDialog,
+    MemoryDialog,
+    MemoryDraft,
+    MergeDialog,
+    type_name,
+)
+from memoryd_desktop.ops import Ops
+
+translate = QCoreApplication.translate  # the bare name lupdate recognises
+
+ACTOR = "tray"
+TYPES = ("session", "decision", "preference", "fact", "playbook", "warning")
+STATES = ("alive", "dim", "soft-forgotten")
+LIST_LIMIT = 1000
+SEARCH_LIMIT = 200
+SEARCH_DELAY_MS = 250  # typing pauses this long before the search runs
+DETAIL_SKIP = ("body", "path", "turns")  # shown elsewhere, or not frontmatter
+
+
+def describe(exc: BaseException) -> str:
+    """controller.describe's rule (ours speak to the user, others name their type); kept here
+    because the controller will import this module, and a cycle would break that."""
+    return str(exc) if isinstance(exc, MemorydError) else f"{type(exc).__name__}: {exc}"
+
+
+def state_name(state: str) -> str:
+    names = {
+        "alive": translate("BrowserWindow", "Alive"),
+        "dim": translate("BrowserWindow", "Dim"),
+        "soft-forgotten": translate("BrowserWindow", "Soft-forgotten"),
+        "forgotten": translate("BrowserWindow", "Forgotten"),
+        "gone": translate("BrowserWindow", "Gone"),
+    }
+    return names.get(state, state)
+
+
+@dataclass(frozen=True)
+class Query:
+    """What the filters ask for; `state` None means alive and dim, "all" adds soft-forgotten."""
+
+    text: str = ""
+    scope: str | None = None
+    memory_type: str | None = None
+    state: str | None = None
+    with_scopes: bool = False
+
+
+@dataclass
+class Listing:
+    rows: list[dict[str, Any]]
+    withheld: list[tuple[str, str, int]] = field(default_factory=list)
+    scopes: dict[str, int] | None = None
+
+
+@dataclass
+class Detail:
+    slug: str
+    view: MemoryView
+    history: dict[str, Any]
+
+
+def fetch(facade: Memoryd, q: Query) -> Listing:
+    """The rows for a query (on the Ops thread): the CLI's search, or the plain listing."""
+    scopes = [q.scope] if q.scope else None
+    include_forgotten = q.state in ("soft-forgotten", "all")
+    if q.text.strip():
+        results = facade.search(
+            q.text,
+            scopes=scopes,
+            memory_type=q.memory_type,
+            limit=SEARCH_LIMIT,
+            include_forgotten=include_forgotten,
+            count_recall=False,  # browsing is not an agent recalling: decay must not see it
+            actor=ACTOR,
+        )
+        rows = [r.as_dict() for r in results]
+        withheld = list(facade.withheld)
+    else:
+        limit = None if q.state in STATES else LIST_LIMIT  # filtered below: do not cut first
+        rows = facade.list(
+            scopes=scopes, memory_type=q.memory_type, include_forgotten=include_forgotten, limit=limit
+        )
+        withheld = []
+    if q.state in STATES:
+        rows = [r for r in rows if r.get("decay_state") == q.state]
+    by_scope = facade.stats()["by_scope"] if q.with_scopes else None
+    return Listing(rows, withheld, by_scope)
+
+
+def frontmatter_lines(view: MemoryView) -> list[str]:
+    """`key: value` lines of a memory's frontmatter, empty values left out."""
+    out = []
+    for key, value in view.as_dict().items():
+        if key in DETAIL_SKIP or value is None or value == [] or value == {}:
+            continue
+        if isinstance(value, list):
+            text = ", ".join(str(v) for v in value)
+        elif isinstance(value, dict):
+            text = ", ".join(f"{k}={v}" for k, v in value.items())
+        else:
+            text = str(value)
+        out.append(f"{key}: {text}")
+    return out
+
+
+def history_lines(slug: str, history: dict[str, Any]) -> list[str]:
+    """The supersedes chain, oldest first, this memory marked."""
+    chain = history.get("chain") or []
+    lines = []
+    if len(chain) <= 1 and not history.get("links"):
+        lines.append(translate("BrowserWindow", "Not part of a supersedes chain."))
+    else:
+        for link in chain:
+            mark = "▶" if link["slug"] == slug else " "
+            line = translate("BrowserWindow", "{mark} {date}  {title}  [{state}]  {slug}").format(
+                mark=mark,
+                date=str(link.get("created_at") or "")[:10],
+                title=link.get("title") or "",
+                state=state_name(str(link.get("state") or "")),
+                slug=link["slug"],
+            )
+            if link.get("superseded_by"):
+                line += "  " + translate("BrowserWindow", "→ replaced by {slug}").format(
+                    slug=link["superseded_by"]
+                )
+            lines.append(line)
+    if pending := history.get("pending"):
+        waiting = translate("BrowserWindow", "Supersedes waiting for a decision: {count}")
+        lines.append(waiting.format(count=len(pending)))
+    return lines
+
+
+class MemoryTableModel(QAbstractTableModel):
+    """Rows as the facade returns them (dicts); sorted in place when a header is clicked."""
+
+    COLUMNS = ("title", "type", "decay_state", "scope_hash", "created_at", "recall_count")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[dict[str, Any]] = []
+
+    def set_rows(self, rows: Sequence[dict[str, Any]]) -> None:
+        self.beginResetModel()
+        self.rows = list(rows)
+        self.endResetModel()
+
+    def slug_at(self, row: int) -> str:
+        return str(self.rows[row]["slug"])
+
+    def row_of(self, slug: str) -> int:
+        return next((i for i, r in enumerate(self.rows) if r["slug"] == slug), -1)
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if orientation != Qt.Orientation.Horizontal or role != Qt.ItemDataRole.DisplayRole:
+            return None
+        headers = (
+            translate("BrowserWindow", "Title"),
+            translate("BrowserWindow", "Type"),
+            translate("BrowserWindow", "State"),
+            translate("BrowserWindow", "Scope"),
+            translate("BrowserWindow", "Created"),
+            translate("BrowserWindow", "Recalls"),
+        )
+        return headers[section]
+
+    def data(
+        self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if not index.isValid():
+            return None
+        row = self.rows[index.row()]
+        key = self.COLUMNS[index.column()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            value = row.get(key)
+            if key == "type":
+                return type_name(str(value))
+            if key == "decay_state":
+                return state_name(str(value))
+            if key == "created_at":
+                return str(value or "").replace("T", " ")[:16]
+            return "" if value is None else str(value)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return row.get("snippet") or row.get("slug")
+        if role == Qt.ItemDataRole.UserRole:
+            return row.get("slug")
+        return None
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        key = self.COLUMNS[column]
+
+        def value(row: dict[str, Any]) -> tuple[bool, Any]:
+            v = row.get(key)
+            return (v is None, (v or 0) if key == "recall_count" else str(v or ""))
+
+        self.layoutAboutToBeChanged.emit()
+        self.rows.sort(key=value, reverse=order == Qt.SortOrder.DescendingOrder)
+        self.layoutChanged.emit()
+
+
+class BrowserWindow(QMainWindow):
+    """Filters and search on top, results and the selected memory's detail below."""
+
+    results_shown = Signal(int)  # how many rows the table now shows
+    detail_shown = Signal(str)  # the slug whose detail is shown
+    changed = Signal(object)  # memoryd.app.Changes after record / edit / forget / merge / a long task
+    grant_needed = Signal(str)  # AuthorizationRequired's text (names the scope and its folder)
+    failed = Signal(str)  # any other failure, as shown in the status line
+    task_started = Signal(object)  # a LongTask, emitted before it starts (connect to it here)
+
+    def __init__(self, facade: Memoryd, ops: Ops, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.facade = facade
+        self.ops = ops
+        self.task: LongTask | None = None
+        self.dialog: QDialog | None = None  # the open dialog, if any (tests drive it)
+        self.view: MemoryView | None = None  # the memory in the detail pane
+        self._generation = 0
+        self._detail_generation = 0
+        self._loaded = False
+        self._select_after: str | None = None
+        self._outcome: tuple[str, bool] | None = None  # shown by the refresh after an action
+        self.setWindowTitle(translate("BrowserWindow", "memoryd — Memories"))
+        self.setWindowIcon(assets.icon())
+        self.resize(1000, 640)
+
+        self.search_edit = QLineEdit()
+        self.search_edit.setPlaceholderText(translate("BrowserWindow", "Search"))
+        self.search_edit.setClearButtonEnabled(True)
+        self.search_timer = QTimer(self)
+        self.search_timer.setSingleShot(True)
+        self.search_timer.setInterval(SEARCH_DELAY_MS)
+        self.search_timer.timeout.connect(self.refresh)
+        self.search_edit.textChanged.connect(self.search_timer.start)
+        self.search_edit.returnPressed.connect(self.refresh)
+
+        self.scope_combo = QComboBox()
+        self.scope_combo.addItem(translate("BrowserWindow", "All scopes"), None)
+        self.type_combo = QComboBox()
+        self.type_combo.addItem(translate("BrowserWindow", "All types"), None)
+        for t in TYPES:
+            self.type_combo.addItem(memory_type_label(t), t)
+        self.state_combo = QComboBox()
+        self.state_combo.addItem(translate("BrowserWindow", "Alive and dim"), None)
+        for s in STATES:
+            self.state_combo.addItem(state_name(s), s)
+        self.state_combo.addItem(translate("BrowserWindow", "All, with soft-forgotten"), "all")
+        for combo in (self.scope_combo, self.type_combo, self.state_combo):
+            combo.currentIndexChanged.connect(self.refresh)
+
+        filters = QHBoxLayout()
+        filters.addWidget(self.search_edit, 1)
+        filters.addWidget(self.scope_combo)
+        filters.addWidget(self.type_combo)
+        filters.addWidget(self.state_combo)
+
+        self.model = MemoryTableModel()
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSortingEnabled(False)  # rows arrive ranked; a header click re-sorts
+        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.table.horizontalHeader().setSectionsClickable(True)
+        self.table.horizontalHeader().sectionClicked.connect(self._sort_by)
+        self.table.verticalHeader().hide()
+        self.table.selectionModel().selectionChanged.connect(self._selection_changed)
+
+        self.detail = QPlainTextEdit()
+        self.detail.setReadOnly(True)
+        self.history = QPlainTextEdit()
+        self.history.setReadOnly(True)
+        self.history.setMaximumHeight(140)
+        pane = QWidget()
+        pane_layout = QVBoxLayout(pane)
+        pane_layout.setContentsMargins(0, 0, 0, 0)
+        pane_layout.addWidget(self.detail, 1)
+        pane_layout.addWidget(QLabel(translate("BrowserWindow", "Supersedes chain")))
+        pane_layout.addWidget(self.history)
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(self.table)
+        splitter.addWidget(pane)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 2)
+
+        central = QWidget()
+        layout = QVBoxLayout(central)
+        layout.addLayout(filters)
+        layout.addWidget(splitter, 1)
+        self.setCentralWidget(central)
+
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        self.status.setTextFormat(Qt.TextFormat.PlainText)
+        self.progress_panel = ProgressPanel()
+        self.statusBar().addWidget(self.status, 1)
+        self.statusBar().addPermanentWidget(self.progress_panel)
+        self._make_actions()
+
+    # -- actions ----------------------------------------------------------------------
+    def _action(self, text: str, slot: Callable[[], object], shortcut: str | None = None) -> QAction:
+        action = QAction(text, self)
+        action.triggered.connect(lambda _checked=False: slot())
+        if shortcut:
+            action.setShortcut(shortcut)
+        return action
+
+    def _make_actions(self) -> None:
+        self.record_action = self._action(translate("BrowserWindow", "Record…"), self.open_record, "Ctrl+N")
+        self.edit_action = self._action(translate("BrowserWindow", "Edit…"), self.open_edit, "Ctrl+E")
+        self.forget_action = self._action(translate("BrowserWindow", "Forget"), self.ask_forget, "Del")
+        self.merge_action = self._action(translate("BrowserWindow", "Merge…"), self.open_merge)
+        self.refresh_action = self._action(translate("BrowserWindow", "Refresh"), self.refresh, "F5")
+        self.reindex_action = self._action(translate("BrowserWindow", "Reindex"), self.reindex)
+        self.import_action = self._action(translate("BrowserWindow", "Import…"), self.open_import)
+        self.mark_action = self._action(
+            translate("BrowserWindow", "Mark folder sensitive…"), self.open_mark_sensitive
+        )
+        memory = self.menuBar().addMenu(translate("BrowserWindow", "&Memory"))
+        toolbar = self.addToolBar(translate("BrowserWindow", "Memory"))
+        toolbar.setMovable(False)
+        for action in (self.record_action, self.edit_action, self.forget_action, self.merge_action):
+            memory.addAction(action)
+            toolbar.addAction(action)
+        memory.addSeparator()
+        memory.addAction(self.refresh_action)
+        tools = self.menuBar().addMenu(translate("BrowserWindow", "&Tools"))
+        for action in (self.reindex_action, self.import_action, self.mark_action):
+            tools.addAction(action)
+        self._update_actions()
+
+    def _update_actions(self) -> None:
+        selected = self.selected_slugs()
+        single = len(selected) == 1
+        shown = self.view is not None and single and self.view.doc.meta.slug == selected[0]
+        self.edit_action.setEnabled(shown)
+        self.forget_action.setEnabled(single)
+        self.merge_action.setEnabled(len(selected) >= 2)
+        busy = self.task is not None
+        for action in (self.reindex_action, self.import_action, self.mark_action):
+            action.setEnabled(not busy)
+
+    # -- status -----------------------------------------------------------------------
+    def show_status(self, text: str, error: bool = False) -> None:
+        self.status.setText(text)
+        self.status.setStyleSheet("color: #b3261e;" if error else "")
+
+    def _failed(self, exc: BaseException) -> None:
+        """The window's one error path; a missing grant is also handed to the controller."""
+        text = describe(exc)
+        self.show_status(text, error=True)
+        if isinstance(exc, AuthorizationRequired):
+            self.grant_needed.emit(text)
+        else:
+            self.failed.emit(text)
+
+    # -- listing ----------------------------------------------------------------------
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if not self._loaded:
+            self.refresh()
+
+    @Slot()
+    def load(self) -> None:
+        """Fresh rows and scope list (the tray calls this each time it shows the window)."""
+        self._loaded = False
+        self.refresh()
+
+    def query(self) -> Query:
+        return Query(
+            text=self.search_edit.text(),
+            scope=self.scope_combo.currentData(),
+            memory_type=self.type_combo.currentData(),
+            state=self.state_combo.currentData(),
+            with_scopes=not self._loaded,
+        )
+
+    @Slot()
+    def refresh(self) -> None:
+        """Run the current search (or listing) in the background; stale answers are dropped."""
+        self.search_timer.stop()
+        self._generation += 1
+        generation, q, facade = self._generation, self.query(), self.facade
+        self._loaded = True
+        self.ops.run(lambda: fetch(facade, q), lambda listing: self._show(generation, listing), self._failed)
+
+    def _show(self, generation: int, listing: Listing) -> None:
+        if generation != self._generation:
+            return
+        if listing.scopes is not None:
+            self._fill_scopes(listing.scopes)
+        selected = self._select_after or (self.view.doc.meta.slug if self.view else None)
+        self._select_after = None
+        self.model.set_rows(listing.rows)
+        self._show_outcome(listing)
+        row = self.model.row_of(selected) if selected else -1
+        if row >= 0:
+            self.table.selectionModel().setCurrentIndex(
+                self.model.index(row, 0),
+                QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
+            )
+        else:
+            self._clear_detail()
+        self._update_actions()
+        self.results_shown.emit(len(listing.rows))
+
+    def _show_outcome(self, listing: Listing) -> None:
+        """The status line after a listing: the last action's outcome (if this listing
+        follows one), what a search could not look into, else how many rows are shown."""
+        texts, error = [], False
+        if self._outcome is not None:
+            (text, error), self._outcome = self._outcome, None
+            texts.append(text)
+        if listing.withheld:
+            parts = [
+                translate("BrowserWindow", "{count} in {root}").format(count=n, root=root)
+                for _h, root, n in listing.withheld
+            ]
+            texts.append(
+                translate("BrowserWindow", "Not searched without a grant (sensitive): {where}").format(
+                    where="; ".join(parts)
+                )
+            )
+        if not texts:
+            texts.append(
+                translate("BrowserWindow", "Memories shown: {count}").format(count=len(listing.rows))
+            )
+        self.show_status(" ".join(texts), error)
+
+    def _fill_scopes(self, by_scope: dict[str, int]) -> None:
+        """All scopes, then each scope with memories; the current choice survives."""
+        current = self.scope_combo.currentData()
+        self.scope_combo.blockSignals(True)
+        try:
+            while self.scope_combo.count() > 1:
+                self.scope_combo.removeItem(1)
+            for h in sorted(set(by_scope) | ({current} if current else set())):
+                label = translate("BrowserWindow", "{scope} ({count})")
+                self.scope_combo.addItem(label.format(scope=h, count=by_scope.get(h, 0)), h)
+            self.scope_combo.setCurrentIndex(max(self.scope_combo.findData(current), 0))
+        finally:
+            self.scope_combo.blockSignals(False)
+
+    @Slot(int)
+    def _sort_by(self, column: int) -> None:
+        header = self.table.horizontalHeader()
+        same = header.sortIndicatorSection() == column and header.isSortIndicatorShown()
+        order = (
+            Qt.SortOrder.DescendingOrder
+            if same and header.sortIndicatorOrder() == Qt.SortOrder.AscendingOrder
+            else Qt.SortOrder.AscendingOrder
+        )
+        header.setSortIndicatorShown(True)
+        header.setSortIndicator(column, order)
+        self.model.sort(column, order)
+
+    def selected_slugs(self) -> list[str]:
+        rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
+        return [self.model.slug_at(r) for r in rows]
+
+    def selected_rows(self) -> list[dict[str, Any]]:
+        rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
+        return [self.model.rows[r] for r in rows]
+
+    def select(self, *slugs: str) -> None:
+        """Select these rows (the first one becomes current and opens in the detail pane)."""
+        chosen = QItemSelection()
+        for row in (self.model.row_of(slug) for slug in slugs):
+            if row >= 0:
+                chosen.select(
+                    self.model.index(row, 0), self.model.index(row, len(MemoryTableModel.COLUMNS) - 1)
+                )
+        selection = self.table.selectionModel()
+        first = self.model.row_of(slugs[0]) if slugs else -1
+        if first >= 0:
+            selection.setCurrentIndex(self.model.index(first, 0), QItemSelectionModel.SelectionFlag.NoUpdate)
+        selection.select(chosen, QItemSelectionModel.SelectionFlag.ClearAndSelect)  # one change, one signal
+
+    # -- detail -----------------------------------------------------------------------
+    @Slot()
+    def _selection_changed(self) -> None:
+        slugs = self.selected_slugs()
+        if len(slugs) == 1 and (self.view is None or self.view.doc.meta.slug != slugs[0]):
+            self.show_detail(slugs[0])
+        self._update_actions()
+
+    def show_detail(self, slug: str) -> None:
+        """Read one memory (no recall counted) and its supersedes chain, in the background."""
+        self._detail_generation += 1
+        generation, facade = self._detail_generation, self.facade
+
+        def load() -> Detail:
+            view = facade.get(slug, count_recall=False, actor=ACTOR)
+            return Detail(slug, view, facade.history(slug, actor=ACTOR))
+
+        self.ops.run(
+            load, lambda d: self._show_detail(generation, d), lambda e: self._detail_failed(generation, e)
+        )
+
+    def _show_detail(self, generation: int, detail: Detail) -> None:
+        if generation != self._detail_generation:
+            return
+        self.view = detail.view
+        text = "\n".join(["---", *frontmatter_lines(detail.view), "---", "", detail.view.doc.body])
+        self.detail.setPlainText(text)
+        self.history.setPlainText("\n".join(history_lines(detail.slug, detail.history)))
+        self._update_actions()
+        self.detail_shown.emit(detail.slug)
+
+    def _detail_failed(self, generation: int, exc: BaseException) -> None:
+        if generation != self._detail_generation:
+            return
+        self._clear_detail()
+        self._failed(exc)
+
+    def _clear_detail(self) -> None:
+        self.view = None
+        self.detail.clear()
+        self.history.clear()
+        self._update_actions()
+
+    # -- record / edit ----------------------------------------------------------------
+    def _open(self, dialog: QDialog, on_accept: Callable[[], None] | None = None) -> None:
+        """Show `dialog` window-modal without a nested event loop; one dialog at a time."""
+        if self.dialog is not None:
+            self.dialog.close()
+        self.dialog = dialog
+        if on_accept is not None:
+            dialog.accepted.connect(on_accept)
+        dialog.finished.connect(lambda _r: self._dialog_closed(dialog))
+        dialog.open()
+
+    def _dialog_closed(self, dialog: QDialog) -> None:
+        if self.dialog is dialog:
+            self.dialog = None
+        dialog.deleteLater()
+
+    @Slot()
+    def open_record(self) -> MemoryDialog:
+        dialog = MemoryDialog(self)
+        self._open(dialog, lambda: self.record(dialog.draft()))
+        return dialog
+
+    def record(self, draft: MemoryDraft) -> None:
+        facade = self.facade
+
+        def work() -> tuple[Any, Changes]:
+            return facade.record(
+                draft.memory_type,
+                draft.title,
+                draft.body,
+                triggers=draft.triggers,
+                tags=draft.tags,
+                scope_path=draft.folder or None,
+                actor=ACTOR,
+            )
+
+        def done(result: tuple[Any, Changes]) -> None:
+            doc, changes = result
+            self._select_after = doc.meta.slug
+            self._changed(
+                changes, translate("BrowserWindow", "Recorded: {title}").format(title=doc.meta.title)
+            )
+
+        self.ops.run(work, done, self._failed)
+
+    @Slot()
+    def open_edit(self) -> MemoryDialog | None:
+        view = self.view
+        if view is None:
+            return None
+        meta = view.doc.meta
+        existing = MemoryDraft(
+            meta.type.value, meta.title, view.doc.body, list(meta.triggers), list(meta.tags)
+        )
+        dialog = MemoryDialog(self, existing=existing)
+        self._open(dialog, lambda: self.edit(meta.slug, dialog.draft()))
+        return dialog
+
+    def edit(self, slug: str, draft: MemoryDraft) -> None:
+        facade = self.facade
+
+        def work() -> tuple[Any, Changes]:
+            return facade.update(
+                slug,
+                title=draft.title,
+                body=draft.body,
+                triggers=draft.triggers,
+                tags=draft.tags,
+                actor=ACTOR,
+            )
+
+        def done(result: tuple[Any, Changes]) -> None:
+            _doc, changes = result
+            if changes == Changes():
+                self.show_status(translate("BrowserWindow", "Nothing changed."))
+                return
+            self._select_after = slug
+            self.view = None  # reload the detail pane
+            self._changed(changes, translate("BrowserWindow", "Saved."))
+
+        self.ops.run(work, done, self._failed)
+
+    def _changed(self, changes: Changes, text: str, error: bool = False) -> None:
+        """Reload rows and scopes, keep `text` in the status line, tell the tray (an empty
+        Changes, after a long task, means "anything may have changed")."""
+        self._outcome = (text, error)
+        self._loaded = False  # the scope list may have changed too
+        self.refresh()
+        self.changed.emit(changes)
+
+    # -- forget / merge ---------------------------------------------------------------
+    @Slot()
+    def ask_forget(self) -> QMessageBox | None:
+        rows = self.selected_rows()
+        if len(rows) != 1:
+            return None
+        row = rows[0]
+        box = QMessageBox(self)
+        box.setIcon(QMessageBox.Icon.Question)
+        box.setWindowTitle(translate("BrowserWindow", "Forget memory"))
+        box.setText(
+            translate("BrowserWindow", "Forget “{title}”? Agents will no longer recall it.").format(
+                title=row.get("title", "")
+            )
+        )
+        confirm = box.addButton(translate("BrowserWindow", "Forget"), QMessageBox.ButtonRole.DestructiveRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        slug = str(row["slug"])
+        box.buttonClicked.connect(lambda button: self.forget(slug) if button is confirm else None)
+        self._open(box)
+        return box
+
+    def forget(self, slug: str) -> None:
+        facade = self.facade
+
+        def done(changes: Changes) -> None:
+            self._clear_detail()
+            self._changed(changes, translate("BrowserWindow", "Forgotten."))
+
+        self.ops.run(lambda: facade.forget(slug, actor=ACTOR), done, self._failed)
+
+    @Slot()
+    def open_merge(self) -> MergeDialog | None:
+        rows = self.selected_rows()
+        if len(rows) < 2:
+            return None
+        dialog = MergeDialog(rows, self)
+        self._open(
+            dialog,
+            lambda: self.merge(dialog.keep(), dialog.drop(), force=dialog.across_scopes.isChecked()),
+        )
+        return dialog
+
+    def merge(self, keep: str, drop: Sequence[str], *, force: bool = False) -> None:
+        facade, drop = self.facade, list(drop)
+
+        def done(result: tuple[Any, Changes]) -> None:
+            res, changes = result
+            self._select_after = keep
+            self.view = None
+            text = translate("BrowserWindow", "Merged {count} into {title}.")
+            self._changed(changes, text.format(count=len(res.dropped), title=res.kept.meta.title))
+
+        self.ops.run(lambda: facade.merge(keep, drop, force=force, actor=ACTOR), done, self._failed)
+
+    # -- long tasks -------------------------------------------------------------------
+    def start_task(
+        self,
+        work: Callable[[Progress], Any],
+        text: str,
+        on_done: Callable[[Any], str],
+        cancelled_text: str,
+    ) -> LongTask:
+        """Run `work` as a LongTask with the progress panel; `on_done` says how it went."""
+        task = LongTask(self.ops, work, parent=self)
+        self.task = task
+        self.progress_panel.attach(task, text)
+        task.finished.connect(lambda result: self._task_ended(task, on_done(result)))
+        task.failed.connect(lambda exc: self._task_failed(task, exc))
+        task.cancelled.connect(lambda: self._task_ended(task, cancelled_text))
+        self._update_actions()
+        self.show_status(text)
+        self.task_started.emit(task)
+        task.start()
+        return task
+
+    def _task_ended(self, task: LongTask, text: str, error: bool = False) -> None:
+        """Any end: even a cancelled import or marking changed memories, so reload all."""
+        if self.task is task:
+            self.task = None
+        self._update_actions()
+        self._changed(Changes(), text, error)
+
+    def _task_failed(self, task: LongTask, exc: BaseException) -> None:
+        self._failed(exc)
+        self._task_ended(task, describe(exc), error=True)
+
+    @Slot()
+    def reindex(self) -> LongTask:
+        facade = self.facade
+
+        def done(report: Any) -> str:
+            text = translate("BrowserWindow", "Reindexed {indexed} of {files} files; skipped {skipped}.")
+            return text.format(indexed=report.indexed, files=report.files, skipped=len(report.skipped))
+
+        return self.start_task(
+            lambda progress: facade.reindex(progress=progress, actor=ACTOR),
+            translate("BrowserWindow", "Reindexing…"),
+            done,
+            translate("BrowserWindow", "Reindex cancelled: the index is as it was."),
+        )
+
+    @Slot()
+    def open_import(self) -> ImportDialog:
+        dialog = ImportDialog(self)
+        self._open(dialog, lambda: self.import_from(**vars(dialog.request())))
+        return dialog
+
+    def import_from(self, kind: str, folder: str | None, scope: str | None = None) -> LongTask:
+        facade = self.facade
+
+        def done(report: Any) -> str:
+            text = translate(
+                "BrowserWindow", "Imported {imported}, updated {updated}, unchanged {unchanged}."
+            ).format(imported=report.imported, updated=report.updated, unchanged=report.unchanged)
+            if report.skipped or report.malformed:
+                text += " " + translate("BrowserWindow", "Skipped: {count}.").format(
+                    count=len(report.skipped) + report.malformed
+                )
+            return text
+
+        def work(progress: Progress) -> Any:
+            return facade.import_from(kind, folder, scope_path=scope, progress=progress, actor=ACTOR)
+
+        return self.start_task(
+            work,
+            translate("BrowserWindow", "Importing…"),
+            done,
+            translate("BrowserWindow", "Import cancelled: what was imported stays; import again to go on."),
+        )
+
+    @Slot()
+    def open_mark_sensitive(self) -> MarkSensitiveDialog:
+        dialog = MarkSensitiveDialog(self)
+        self._open(dialog, lambda: self.mark_sensitive(dialog.folder.text(), dialog.chosen_passphrase()))
+        return dialog
+
+    def mark_sensitive(self, folder: str, passphrase: str | None = None) -> LongTask:
+        facade = self.facade
+
+        def done(report: Any) -> str:
+            text = translate("BrowserWindow", "{root} is sensitive now: {count} memories encrypted.").format(
+                root=report.root, count=report.encrypted
+            )
+            return " ".join([text, *report.warnings])
+
+        def work(progress: Progress) -> Any:
+            return facade.mark_sensitive(folder, passphrase=passphrase, progress=progress, actor=ACTOR)
+
+        return self.start_task(
+            work,
+            translate("BrowserWindow", "Encrypting {folder}…").format(folder=folder),
+            done,
+            translate("BrowserWindow", "Stopped: the folder is marked; run it again to encrypt the rest."),
+        )

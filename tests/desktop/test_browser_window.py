@@ -1,0 +1,355 @@
+"""The memory browser over a real temp store: search, filters, detail, record / edit / forget /
+merge through its dialogs, the long jobs with progress and Cancel, and a sensitive scope."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox
+from pytestqt.qtbot import QtBot
+
+from memoryd.app import Memoryd
+from memoryd_desktop.browser_window import BrowserWindow
+from memoryd_desktop.long_task import LongTask
+from memoryd_desktop.memory_dialogs import ImportDialog, MarkSensitiveDialog, MemoryDialog, MergeDialog
+from memoryd_desktop.ops import Ops
+
+WAIT_MS = 10_000
+PASSPHRASE = "correct horse battery staple"
+
+
+@pytest.fixture
+def slugs(facade: Memoryd, home: Path) -> dict[str, str]:
+    """Three memories in the working directory's scope, by short name."""
+    out = {}
+    for name, mtype, title, body, triggers in (
+        ("port", "fact", "Dev database port", "The dev database listens on 5433.", ["database port"]),
+        ("pg", "decision", "Use Postgres", "We chose Postgres over MySQL for JSONB.", []),
+        ("release", "playbook", "Release", "Tag, build the wheel, upload it.", []),
+    ):
+        doc, _ = facade.record(mtype, title, body, triggers=triggers)
+        out[name] = doc.meta.slug
+    return out
+
+
+@pytest.fixture
+def window(qtbot: QtBot, facade: Memoryd, slugs: dict[str, str]) -> Iterator[BrowserWindow]:
+    errors: list[BaseException] = []
+    ops = Ops(on_error=errors.append)
+    # Not qtbot.addWidget: pytest-qt would delete the window before this fixture's teardown,
+    # while an answer (e.g. a detail read) may still be on its way to it.
+    win = BrowserWindow(facade, ops)
+    with qtbot.waitSignal(win.results_shown, timeout=WAIT_MS) as blocker:
+        win.show()
+    assert blocker.args == [3]
+    yield win
+    assert ops.wait(WAIT_MS)
+    qtbot.waitUntil(lambda: not ops.busy, timeout=WAIT_MS)  # answers delivered while the window lives
+    win.close()
+    win.deleteLater()
+    assert errors == []
+
+
+def titles(win: BrowserWindow) -> list[str]:
+    return [r["title"] for r in win.model.rows]
+
+
+def search(qtbot: QtBot, win: BrowserWindow, text: str) -> int:
+    with qtbot.waitSignal(win.results_shown, timeout=WAIT_MS) as blocker:
+        win.search_edit.setText(text)  # the search runs when typing pauses
+    return int(blocker.args[0])
+
+
+def open_detail(qtbot: QtBot, win: BrowserWindow, slug: str) -> None:
+    with qtbot.waitSignal(win.detail_shown, timeout=WAIT_MS, check_params_cb=lambda s: s == slug):
+        win.select(slug)
+
+
+def test_the_listing_shows_every_memory_and_the_scopes(window: BrowserWindow, facade: Memoryd) -> None:
+    assert sorted(titles(window)) == ["Dev database port", "Release", "Use Postgres"]
+    scope = facade.scope().hash
+    assert window.scope_combo.findData(scope) > 0
+    assert window.status.text() == "Memories shown: 3"
+    assert not window.edit_action.isEnabled() and not window.merge_action.isEnabled()
+
+
+def test_search_finds_one(qtbot: QtBot, window: BrowserWindow, slugs: dict[str, str]) -> None:
+    assert search(qtbot, window, "wheel") == 1
+    assert titles(window) == ["Release"]
+    assert window.model.rows[0]["slug"] == slugs["release"]
+
+    assert search(qtbot, window, "") == 3  # an empty box lists again
+
+
+def test_type_filter(qtbot: QtBot, window: BrowserWindow) -> None:
+    with qtbot.waitSignal(window.results_shown, timeout=WAIT_MS) as blocker:
+        window.type_combo.setCurrentIndex(window.type_combo.findData("decision"))
+    assert blocker.args == [1]
+    assert titles(window) == ["Use Postgres"]
+    assert window.model.index(0, 1).data() == "Decision"
+
+    assert search(qtbot, window, "wheel") == 0  # the search honours the filter too
+
+
+def test_state_and_scope_filters(qtbot: QtBot, window: BrowserWindow, facade: Memoryd) -> None:
+    with qtbot.waitSignal(window.results_shown, timeout=WAIT_MS) as blocker:
+        window.state_combo.setCurrentIndex(window.state_combo.findData("dim"))
+    assert blocker.args == [0]
+    with qtbot.waitSignal(window.results_shown, timeout=WAIT_MS) as blocker:
+        window.state_combo.setCurrentIndex(window.state_combo.findData("alive"))
+    assert blocker.args == [3]
+    with qtbot.waitSignal(window.results_shown, timeout=WAIT_MS) as blocker:
+        window.scope_combo.setCurrentIndex(window.scope_combo.findData(facade.scope().hash))
+    assert blocker.args == [3]
+
+
+def test_detail_pane_shows_frontmatter_body_and_chain(
+    qtbot: QtBot, window: BrowserWindow, slugs: dict[str, str], facade: Memoryd
+) -> None:
+    open_detail(qtbot, window, slugs["port"])
+
+    text = window.detail.toPlainText()
+    lines = text.splitlines()
+    assert lines[0] == "---"
+    assert "title: Dev database port" in lines
+    assert "type: fact" in lines
+    assert f"slug: {slugs['port']}" in lines
+    assert "triggers: database port" in lines
+    assert text.endswith("---\n\nThe dev database listens on 5433.\n")
+    assert window.history.toPlainText() == "Not part of a supersedes chain."
+    assert window.edit_action.isEnabled() and window.forget_action.isEnabled()
+    # reading in the browser is not a recall
+    assert facade.get(slugs["port"], count_recall=False).doc.meta.recall_count == 0
+
+
+def test_supersedes_chain_is_listed(
+    qtbot: QtBot, window: BrowserWindow, slugs: dict[str, str], facade: Memoryd
+) -> None:
+    newer, _ = facade.record("fact", "Dev database port moved", "The dev database now listens on 5434.")
+    facade.link_supersede(newer.meta.slug, slugs["port"])
+    with qtbot.waitSignal(window.results_shown, timeout=WAIT_MS):
+        window.load()
+
+    open_detail(qtbot, window, slugs["port"])
+
+    lines = window.history.toPlainText().splitlines()
+    assert len(lines) == 2
+    assert lines[0].startswith("▶") and "Dev database port" in lines[0]
+    assert f"→ replaced by {newer.meta.slug}" in lines[0]
+    assert "Dev database port moved" in lines[1] and newer.meta.slug in lines[1]
+
+
+def test_record_through_the_dialog(
+    qtbot: QtBot, window: BrowserWindow, facade: Memoryd, tmp_path: Path
+) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    dialog = window.open_record()
+    assert isinstance(dialog, MemoryDialog) and window.dialog is dialog and dialog.isVisible()
+    assert not dialog.ok_button.isEnabled()
+    dialog.type_combo.setCurrentIndex(dialog.type_combo.findData("warning"))
+    dialog.title_edit.setText("Never force-push main")
+    dialog.body_edit.setPlainText("CI deploys from main; a force-push breaks the release tags.")
+    dialog.triggers_edit.setText("force push, git push -f, force push")
+    dialog.folder.setText(str(project))
+    assert dialog.ok_button.isEnabled()
+
+    with qtbot.waitSignal(window.detail_shown, timeout=WAIT_MS) as shown:
+        qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
+    slug = shown.args[0]
+
+    view = facade.get(slug, count_recall=False)
+    assert view.path.is_file()
+    assert view.doc.meta.title == "Never force-push main"
+    assert view.doc.meta.type.value == "warning"
+    assert view.doc.meta.triggers == ["force push", "git push -f"]
+    assert view.doc.meta.scope_hash == facade.scope(project).hash
+    assert window.status.text() == "Recorded: Never force-push main"
+    assert "Never force-push main" in titles(window)
+    assert window.scope_combo.findData(facade.scope(project).hash) > 0
+    (event,) = facade.audit_events(event_type="record")[-1:]
+    assert event.actor == "tray" and event.target_id == slug
+
+
+def test_edit_through_the_dialog(
+    qtbot: QtBot, window: BrowserWindow, slugs: dict[str, str], facade: Memoryd
+) -> None:
+    open_detail(qtbot, window, slugs["port"])
+    dialog = window.open_edit()
+    assert dialog is not None
+    assert dialog.title_edit.text() == "Dev database port"
+    assert not dialog.type_combo.isEnabled()
+    dialog.body_edit.setPlainText("The dev database listens on 6543 since the upgrade.")
+    dialog.triggers_edit.setText("database port, postgres port")
+
+    with qtbot.waitSignal(window.changed, timeout=WAIT_MS) as changed:
+        qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
+    assert slugs["port"] in changed.args[0].updated
+
+    doc = facade.get(slugs["port"], count_recall=False).doc
+    assert doc.body == "The dev database listens on 6543 since the upgrade.\n"
+    assert doc.meta.triggers == ["database port", "postgres port"]
+    qtbot.waitUntil(lambda: "6543" in window.detail.toPlainText(), timeout=WAIT_MS)
+    event = facade.audit_events(event_type="update")[-1]
+    assert event.actor == "tray" and event.target_id == slugs["port"]
+
+
+def test_forget_asks_first(
+    qtbot: QtBot, window: BrowserWindow, slugs: dict[str, str], facade: Memoryd
+) -> None:
+    open_detail(qtbot, window, slugs["pg"])
+
+    box = window.ask_forget()
+    assert isinstance(box, QMessageBox) and "Use Postgres" in box.text()
+    cancel = box.button(QMessageBox.StandardButton.Cancel)
+    with qtbot.assertNotEmitted(window.changed, wait=100):
+        qtbot.mouseClick(cancel, Qt.MouseButton.LeftButton)
+    assert "Use Postgres" in titles(window)
+
+    box = window.ask_forget()
+    assert box is not None
+    (forget,) = [b for b in box.buttons() if box.buttonRole(b) is QMessageBox.ButtonRole.DestructiveRole]
+    with qtbot.waitSignals([window.changed, window.results_shown], timeout=WAIT_MS, order="strict"):
+        qtbot.mouseClick(forget, Qt.MouseButton.LeftButton)
+
+    assert sorted(titles(window)) == ["Dev database port", "Release"]
+    assert window.detail.toPlainText() == ""
+    assert all(r["slug"] != slugs["pg"] for r in facade.list(scopes=None, include_forgotten=True))
+    (archived,) = facade.layout.home.glob(f"scopes/*/forgotten/{slugs['pg']}.md")
+    assert "decay_state: forgotten" in archived.read_text(encoding="utf-8")
+    (event,) = facade.audit_events(event_type="forget")
+    assert event.actor == "tray" and event.target_id == slugs["pg"]
+    assert event.details_obj["from_state"] == "alive"
+
+
+def test_merge_two_into_one(qtbot: QtBot, window: BrowserWindow, facade: Memoryd) -> None:
+    a, _ = facade.record("preference", "Tabs", "Indent with tabs.", triggers=["indent"])
+    b, _ = facade.record("preference", "Tabs please", "Use tabs to indent.", triggers=["tabs"])
+    with qtbot.waitSignal(window.results_shown, timeout=WAIT_MS):
+        window.load()
+    window.select(a.meta.slug, b.meta.slug)
+    assert window.selected_slugs() == sorted([a.meta.slug, b.meta.slug], key=window.model.row_of)
+    assert window.merge_action.isEnabled() and not window.forget_action.isEnabled()
+
+    dialog = window.open_merge()
+    assert isinstance(dialog, MergeDialog)
+    dialog.keep_combo.setCurrentIndex(dialog.keep_combo.findData(a.meta.slug))
+    assert dialog.drop() == [b.meta.slug]
+    assert not dialog.across_scopes.isVisibleTo(dialog)
+    with qtbot.waitSignals([window.changed, window.results_shown], timeout=WAIT_MS, order="strict"):
+        qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
+
+    left = [r for r in facade.list(scopes=None, memory_type="preference")]
+    assert [r["slug"] for r in left] == [a.meta.slug]
+    assert facade.get(a.meta.slug, count_recall=False).doc.meta.triggers == ["indent", "tabs"]
+    assert titles(window).count("Tabs") == 1 and "Tabs please" not in titles(window)
+    assert window.status.text() == "Merged 1 into Tabs."
+    (event,) = facade.audit_events(event_type="merge")
+    assert event.actor == "tray" and event.target_id == b.meta.slug
+
+
+def _started(window: BrowserWindow) -> list[LongTask]:
+    started: list[LongTask] = []
+    window.task_started.connect(started.append)
+    return started
+
+
+def test_reindex_reports_progress(qtbot: QtBot, window: BrowserWindow, facade: Memoryd) -> None:
+    started = _started(window)
+    seen: list[tuple[int, int]] = []
+    window.task_started.connect(lambda task: task.progress.connect(lambda d, t: seen.append((d, t))))
+
+    with qtbot.waitSignal(window.results_shown, timeout=WAIT_MS):  # the rows are read again
+        task = window.reindex()
+        assert started == [task] and task.running
+        assert window.progress_panel.isVisibleTo(window) and not window.reindex_action.isEnabled()
+
+    assert seen[0] == (1, 3) and seen[-1] == (3, 3)
+    assert window.status.text() == "Reindexed 3 of 3 files; skipped 0."
+    assert not window.progress_panel.isVisibleTo(window) and window.reindex_action.isEnabled()
+    (event,) = facade.audit_events(event_type="reindex")
+    assert event.actor == "tray"
+
+
+def test_reindex_cancelled_leaves_the_index_as_it_was(
+    qtbot: QtBot, window: BrowserWindow, facade: Memoryd
+) -> None:
+    raised: list[BaseException] = []
+
+    def cancel_at_first_report(task: LongTask) -> None:
+        # Direct: runs on the worker at the first report, so the second one raises Cancelled.
+        task.progress.connect(lambda _d, _t: task.cancel(), Qt.ConnectionType.DirectConnection)
+        real = task.report
+
+        def report(done: int, total: int) -> None:
+            try:
+                real(done, total)
+            except BaseException as exc:
+                raised.append(exc)
+                raise
+
+        task.report = report  # type: ignore[method-assign]
+
+    window.task_started.connect(cancel_at_first_report)
+    with qtbot.waitSignal(window.results_shown, timeout=WAIT_MS):  # read again after the cancel
+        task = window.reindex()
+    assert not task.running
+    assert [type(e).__name__ for e in raised] == ["Cancelled"]
+    assert window.status.text() == "Reindex cancelled: the index is as it was."
+    assert facade.audit_events(event_type="reindex") == []
+
+    assert search(qtbot, window, "wheel") == 1
+    assert search(qtbot, window, "postgres") == 1
+    assert len(facade.list(scopes=None)) == 3
+
+
+def test_a_sensitive_scope_needs_a_grant(
+    qtbot: QtBot, window: BrowserWindow, facade: Memoryd, tmp_path: Path
+) -> None:
+    secret = tmp_path / "secret"
+    secret.mkdir()
+    facade.record("fact", "Vault token place", "Kept under the desk.", scope_path=secret)
+    with qtbot.waitSignal(window.results_shown, timeout=WAIT_MS):
+        task = window.mark_sensitive(str(secret), PASSPHRASE)
+    assert task is not None
+    assert window.status.text().startswith(f"{secret} is sensitive now: 1 memories encrypted.")
+
+    (row,) = [r for r in window.model.rows if r["scope_sensitive"]]
+    assert row["title"] == "(sensitive: grant to read)"
+    with qtbot.waitSignal(window.grant_needed, timeout=WAIT_MS) as blocker:
+        window.select(row["slug"])
+    (text,) = blocker.args
+    assert "sensitive" in text and "no live grant" in text and str(secret) in text
+    assert window.status.text() == text
+    assert window.detail.toPlainText() == ""
+    assert not window.edit_action.isEnabled()
+
+    assert search(qtbot, window, "desk") == 0
+    assert "Not searched without a grant" in window.status.text() and str(secret) in window.status.text()
+
+
+def test_the_tool_dialogs_check_their_input(qtbot: QtBot, window: BrowserWindow, tmp_path: Path) -> None:
+    dialog = window.open_import()
+    assert isinstance(dialog, ImportDialog)
+    assert dialog.ok_button.isEnabled()  # codex: ~/.codex when no folder is given
+    dialog.kind_combo.setCurrentIndex(dialog.kind_combo.findData("memory-system"))
+    assert not dialog.ok_button.isEnabled()
+    dialog.folder.setText(str(tmp_path))
+    assert not dialog.ok_button.isEnabled()  # it also needs the project to file into
+    dialog.scope.setText(str(tmp_path))
+    assert dialog.ok_button.isEnabled()
+    dialog.reject()
+
+    mark = window.open_mark_sensitive()
+    assert isinstance(mark, MarkSensitiveDialog)
+    assert not mark.ok_button.isEnabled()
+    mark.folder.setText(str(tmp_path))
+    assert mark.ok_button.isEnabled() and mark.chosen_passphrase() is None
+    mark.passphrase.setText("one")
+    assert not mark.ok_button.isEnabled()
+    mark.repeat.setText("one")
+    assert mark.ok_button.isEnabled() and mark.chosen_passphrase() == "one"
+    mark.reject()
