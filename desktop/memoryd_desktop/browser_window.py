@@ -49,7 +49,7 @@ from PySide6.QtWidgets import (
 )
 
 from memoryd.app import Changes, Memoryd, MemoryView
-from memoryd.errors import AuthorizationRequired, MemorydError
+from memoryd.errors import AuthorizationRequired
 from memoryd_desktop import assets
 from memoryd_desktop.i18n import memory_type_label
 from memoryd_desktop.long_task import LongTask, Progress, ProgressPanel
@@ -62,6 +62,7 @@ from memoryd_desktop.memory_dialogs import (
     type_name,
 )
 from memoryd_desktop.ops import Ops
+from memoryd_desktop.texts import describe
 
 translate = QCoreApplication.translate  # the bare name lupdate recognises
 
@@ -72,12 +73,6 @@ LIST_LIMIT = 1000
 SEARCH_LIMIT = 200
 SEARCH_DELAY_MS = 250  # typing pauses this long before the search runs
 DETAIL_SKIP = ("body", "path", "turns")  # shown elsewhere, or not frontmatter
-
-
-def describe(exc: BaseException) -> str:
-    """controller.describe's rule (ours speak to the user, others name their type); kept here
-    because the controller will import this module, and a cycle would break that."""
-    return str(exc) if isinstance(exc, MemorydError) else f"{type(exc).__name__}: {exc}"
 
 
 def state_name(state: str) -> str:

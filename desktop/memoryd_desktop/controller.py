@@ -20,13 +20,13 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QSystemTrayIcon
 
 from memoryd.app import Memoryd
-from memoryd.errors import MemorydError
 from memoryd_desktop import tray_state
 from memoryd_desktop.grant_server import GrantServer
 from memoryd_desktop.notifier import Notifier
 from memoryd_desktop.ops import Ops
 from memoryd_desktop.scheduler import JobScheduler
 from memoryd_desktop.status_window import StatusWindow
+from memoryd_desktop.texts import describe
 from memoryd_desktop.tray import TrayIcon
 from memoryd_desktop.tray_state import Action, TrayState
 from memoryd_desktop.windows import Windows
@@ -43,11 +43,6 @@ class DrainReport(Protocol):
     captured: list[str]
     rejected: list[str]
     busy: bool
-
-
-def describe(exc: BaseException) -> str:
-    """Our own errors already speak to the user; anything else also names its type."""
-    return str(exc) if isinstance(exc, MemorydError) else f"{type(exc).__name__}: {exc}"
 
 
 class Controller(QObject):

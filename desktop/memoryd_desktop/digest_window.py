@@ -43,6 +43,7 @@ from memoryd.errors import AuthorizationRequired, MemorydError
 from memoryd_desktop import assets
 from memoryd_desktop import digest_model as dm
 from memoryd_desktop.ops import Ops
+from memoryd_desktop.texts import describe
 
 translate = QCoreApplication.translate  # the bare name lupdate recognises
 ACTOR = "tray"
@@ -63,11 +64,6 @@ class Tab(IntEnum):
     EXPIRING = 2
     SUPERSEDES = 3
     TRENDS = 4
-
-
-def describe(exc: BaseException) -> str:
-    """Our own errors already speak to the user; anything else also names its type."""
-    return str(exc) if isinstance(exc, MemorydError) else f"{type(exc).__name__}: {exc}"
 
 
 def _value(enum_or_str: Any) -> str:

@@ -15,7 +15,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from PySide6.QtCore import QCoreApplication, QDateTime, Qt, QUrl, Signal, Slot
+from PySide6.QtCore import QCoreApplication, Qt, QUrl, Signal, Slot
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -36,29 +36,17 @@ from PySide6.QtWidgets import (
 )
 
 from memoryd.app import Memoryd
-from memoryd.errors import MemorydError, NotFound
+from memoryd.errors import NotFound
 from memoryd_desktop import assets
 from memoryd_desktop.ops import Ops
 from memoryd_desktop.side_by_side import SideBySide
+from memoryd_desktop.texts import describe, local_time
 
 log = logging.getLogger("memoryd.tray")
 
 translate = QCoreApplication.translate  # the bare name lupdate recognises
 ACTOR = "tray"
 NUM_ROLE = Qt.ItemDataRole.UserRole
-
-
-def describe(exc: BaseException) -> str:
-    """Our own errors already speak to the user; anything else also names its type."""
-    return str(exc) if isinstance(exc, MemorydError) else f"{type(exc).__name__}: {exc}"
-
-
-def local_time(iso: str | None) -> str:
-    """A stored UTC timestamp as local time, to the minute; unparsable text as stored."""
-    if not iso:
-        return ""
-    moment = QDateTime.fromString(iso, Qt.DateFormat.ISODate)
-    return moment.toLocalTime().toString("yyyy-MM-dd HH:mm") if moment.isValid() else iso
 
 
 def trigger_label(trigger: str) -> str:

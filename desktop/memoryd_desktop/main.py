@@ -25,7 +25,8 @@ from memoryd import paths
 from memoryd.app import Memoryd
 from memoryd.errors import MemorydError
 from memoryd_desktop import assets, i18n
-from memoryd_desktop.controller import Controller, describe
+from memoryd_desktop.controller import Controller
+from memoryd_desktop.texts import describe
 
 log = logging.getLogger("memoryd.tray")
 

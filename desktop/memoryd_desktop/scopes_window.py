@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QDateTime, Qt, Signal, Slot
+from PySide6.QtCore import QCoreApplication, Qt, Signal, Slot
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -28,29 +28,16 @@ from PySide6.QtWidgets import (
 )
 
 from memoryd.app import Memoryd
-from memoryd.errors import MemorydError
 from memoryd_desktop import assets
 from memoryd_desktop.grant_dialog import GrantDialog
 from memoryd_desktop.ops import Ops
+from memoryd_desktop.texts import describe, local_time
 
 log = logging.getLogger("memoryd.tray")
 
 translate = QCoreApplication.translate  # the bare name lupdate recognises
 ACTOR = "tray"
 HASH_ROLE = Qt.ItemDataRole.UserRole
-
-
-def describe(exc: BaseException) -> str:
-    """Our own errors already speak to the user; anything else also names its type."""
-    return str(exc) if isinstance(exc, MemorydError) else f"{type(exc).__name__}: {exc}"
-
-
-def local_time(iso: str | None) -> str:
-    """A stored UTC timestamp as local time, to the minute; unparsable text as stored."""
-    if not iso:
-        return ""
-    moment = QDateTime.fromString(iso, Qt.DateFormat.ISODate)
-    return moment.toLocalTime().toString("yyyy-MM-dd HH:mm") if moment.isValid() else iso
 
 
 def key_label(key_source: str) -> str:
