@@ -119,14 +119,26 @@ def trigger(cron: str, zone: tzinfo | None = None) -> Any:
     if len(fields) != 5:
         raise UsageError(f"schedule {cron!r} must be five cron fields: minute hour day month weekday")
     minute, hour, day, month, weekday = fields
+    zone = zone or local_zone()
     try:
+        if not day.startswith("*") and not weekday.startswith("*"):
+            # cron runs when either the day of the month or the weekday matches (unless one
+            # of them starts with "*", as in */2); one CronTrigger asks for both, so two
+            # are combined
+            from apscheduler.triggers.combining import OrTrigger
+
+            by_day = CronTrigger(minute=minute, hour=hour, day=day, month=month, timezone=zone)
+            by_weekday = CronTrigger(
+                minute=minute, hour=hour, month=month, day_of_week=_weekdays(weekday), timezone=zone
+            )
+            return OrTrigger([by_day, by_weekday])
         return CronTrigger(
             minute=minute,
             hour=hour,
             day=day,
             month=month,
             day_of_week=_weekdays(weekday),
-            timezone=zone or local_zone(),
+            timezone=zone,
         )
     except (ValueError, TypeError) as exc:
         raise UsageError(f"schedule {cron!r} is not a valid cron line: {exc}") from None

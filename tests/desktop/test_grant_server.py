@@ -85,7 +85,9 @@ def test_allow_from_the_prompt_lets_the_waiting_cli_call_through(
     server.stop()
 
 
-def test_deny_refuses_the_waiting_cli_call_with_one_line(qtbot: QtBot, facade: Memoryd, tmp_path: Path) -> None:
+def test_deny_refuses_the_waiting_cli_call_with_one_line(
+    qtbot: QtBot, facade: Memoryd, tmp_path: Path
+) -> None:
     _project, slug = _sensitive_memory(facade, tmp_path)
     server = _server(qtbot, facade)
     with qtbot.waitSignal(server.asked, timeout=30_000):
@@ -144,6 +146,6 @@ def test_a_caller_that_gives_up_closes_its_prompt(qtbot: QtBot, facade: Memoryd,
 def test_without_the_tray_the_error_names_the_grant_command(facade: Memoryd, tmp_path: Path) -> None:
     _project, slug = _sensitive_memory(facade, tmp_path)
     proc = _cli("get", slug)
-    out, err = proc.communicate(timeout=60)
+    _out, err = proc.communicate(timeout=60)
     assert proc.returncode == 3
     assert "memoryd grant" in err and "--duration once" in err and err.count("\n") == 1

@@ -117,7 +117,7 @@ def desktop_entry(argv: list[str] | None = None, env: dict[str, str] | None = No
     return (
         "[Desktop Entry]\n"
         "Type=Application\n"
-        "Version=1.5\n"
+        "Version=1.0\n"
         "Name=memoryd\n"
         f"Comment={_value(COMMENT)}\n"
         f"Exec={exec_line(argv, env)}\n"

@@ -37,6 +37,8 @@ KINDS = ("systemd", "cron", "launchd")
 BEGIN = "# BEGIN memoryd"
 END = "# END memoryd"
 CRON_NOTE = "# written by `memoryd setup auto-install`; `--uninstall` removes this block"
+CRON_CATCH_UP = "# catch-up: a slot missed while the machine was off or asleep runs within the hour"
+CATCH_UP_MINUTE = 17
 LAUNCHD_PREFIX = "dev.memoryd."
 MAX_INTERVALS = 2000  # launchd dicts for one job: a cron line that needs more is refused
 TIMEOUT = 20  # seconds for one crontab / systemctl / launchctl run
@@ -96,9 +98,9 @@ def _field(text: str, name: str, lo: int, hi: int, names: tuple[str, ...]) -> fr
             a, b = number(first), number(last)
             if a > b:
                 raise UsageError(f"cron {name} range {span!r} runs backwards")
-        else:
+        else:  # `N/step` runs to the top (Saturday for weekdays, as memoryd.schedule reads it)
             a = number(span)
-            b = hi if slash else a
+            b = (6 if name == "weekday" else hi) if slash else a
         out.update(range(a, b + 1, step))
     if name == "weekday":
         out = {d % 7 for d in out}
@@ -450,22 +452,28 @@ def _cron_escape(command: str) -> str:
 
 
 def cron_numeric(cron: str) -> str:
-    """The line with month and weekday names as numbers (not every cron takes names in a
-    list or range); checked against the subset every kind shares."""
+    """The line as every cron reads it: month and weekday names as numbers (not every cron
+    takes names in a list or range), `N/step` as a range; checked against the subset."""
     parse(cron)
     parts = cron.lower().split()
     parts[3] = re.sub(r"[a-z]{3}", lambda m: str(MONTHS.index(m.group()) + 1), parts[3])
     parts[4] = re.sub(r"[a-z]{3}", lambda m: str(DAYS.index(m.group())), parts[4])
+    tops = (59, 23, 31, 12, 6)
+    for i, top in enumerate(tops):  # Debian's cron refuses `N/step`: spell it `N-top/step`
+        parts[i] = re.sub(r"(?:(?<=,)|^)(\d+)/", lambda m, t=top: f"{m.group(1)}-{t}/", parts[i])
     return " ".join(parts)
 
 
 def cron_block(jobs: list[schedule.Job], env: dict[str, str]) -> list[str]:
+    """One line per job, and an hourly `run-due`: cron never runs a slot the machine was
+    off or asleep for, so the next hour awake runs it (the ledger runs each slot once)."""
     prefix = "".join(f"{k}={shlex.quote(v)} " for k, v in env.items())
     lines = [BEGIN, CRON_NOTE]
     for job in jobs:
         command = prefix + shlex.join(job_argv(job.id)) + " >/dev/null"
         lines.append(f"{cron_numeric(job.cron)} {_cron_escape(command)}")
-    lines.append(END)
+    catch_up = prefix + shlex.join([*common.memoryd_argv(), "run-due", "--runner", "timer"]) + " >/dev/null"
+    lines += [CRON_CATCH_UP, f"{CATCH_UP_MINUTE} * * * * {_cron_escape(catch_up)}", END]
     return lines
 
 
@@ -506,13 +514,15 @@ def _cron_lines(text: str) -> list[str]:
 
 # -- launchd ---------------------------------------------------------------------------
 def launch_agent(job: schedule.Job, env: dict[str, str]) -> str:
-    """No RunAtLoad (a login is not a slot); launchd runs a slot missed while asleep at
-    wake, and `run-job` catches up one missed while off."""
+    """launchd runs a slot missed while asleep at wake; RunAtLoad runs the job at login
+    too, which catches up a slot missed while the machine was off (`run-job` runs only
+    an unclaimed slot, so a login with none due runs nothing)."""
     intervals = calendar_intervals(job.cron)
     plist: dict[str, Any] = {
         "Label": label(job.id),
         "ProgramArguments": job_argv(job.id),
         "StartCalendarInterval": intervals[0] if len(intervals) == 1 else intervals,
+        "RunAtLoad": True,
         "ProcessType": "Background",
     }
     if env:
@@ -579,6 +589,11 @@ def plan(
     nothing. An uninstall without a kind covers every kind found installed."""
     if kind is not None and kind not in KINDS:
         raise UsageError(f"--kind must be one of {', '.join(KINDS)}, not {kind!r}")
+    if kind is not None and kind not in _kinds_for(platform):
+        here = _platform(platform)
+        if not _kinds_for(here):
+            default_kind(here)  # Windows: says what to do instead
+        raise UsageError(f"--kind {kind} does not run on {here}: choose {' or '.join(_kinds_for(here))}")
     if uninstall and kind is None:
         kinds = [k for k in _kinds_for(platform) if _has_files(k)]
     else:

@@ -153,7 +153,7 @@ def _setup_autostart(args: argparse.Namespace) -> int:
 
     where = Memoryd().set_autostart(on)
     if args.json:
-        output.emit_json({"path": str(path), "enabled": on, "changed_at": where})
+        output.emit_json({"path": str(path), "enabled": on, "entry": where})
     elif on:
         output.line(f"the tray starts at login: {where}")
     else:
