@@ -14,6 +14,7 @@ CronTrigger parses them, so the tray's scheduler and this module agree on every 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -188,17 +189,66 @@ def next_run(job: Job, after: datetime) -> datetime | None:
     return None if nxt is None else nxt.astimezone(after.tzinfo)
 
 
+WINDOWS = (timedelta(hours=2), timedelta(days=2), timedelta(days=40), timedelta(days=400))
+
+
 def latest_slot(job: Job, since: datetime, now: datetime) -> datetime | None:
-    """The latest scheduled time in (since, now], or None when none fell in it."""
+    """The latest scheduled time in (since, now], or None when none fell in it.
+
+    Searched backwards in widening windows, so a job that fires every minute and was
+    missed for a week is found at once rather than walked slot by slot. A slot at the
+    same local wall-clock time as `since` is the repeated hour of an autumn clock change
+    (02:00 twice): it is the slot `since` already claimed, not a new one."""
     trig = trigger(job.cron)
-    slot = None
-    cursor = since
-    for _ in range(MAX_SLOTS):
-        nxt = _after(trig, cursor)
-        if nxt is None or nxt > now:
-            break
-        slot, cursor = nxt, nxt
-    return None if slot is None else slot.astimezone(now.tzinfo)
+    zone = local_zone()
+    since = min(since, now)  # a ledger time ahead of the clock must not stop all runs
+    claimed_wall = since.astimezone(zone).replace(tzinfo=None)
+    for window in (*WINDOWS, now - since):
+        start = max(since, now - window)
+        slot = None
+        cursor = start
+        for _ in range(MAX_SLOTS):
+            nxt = _after(trig, cursor)
+            if nxt is None or nxt > now:
+                break
+            if nxt.astimezone(zone).replace(tzinfo=None) != claimed_wall:
+                slot = nxt
+            cursor = nxt
+        if slot is not None:
+            return slot.astimezone(now.tzinfo)
+        if start == since:
+            return None
+    return None
+
+
+def _is_running(value: object) -> bool:
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("pid"), int)
+        and not isinstance(value.get("pid"), bool)
+        and _is_time(value.get("slot"))
+    )
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process still runs (POSIX; elsewhere assumed alive, so nothing reruns)."""
+    if os.name != "posix":
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # exists, owned by someone else
+    return True
+
+
+def _abandoned(entry: dict[str, Any]) -> datetime | None:
+    """The slot of a run that was claimed and never finished because its process died."""
+    running = entry.get("running")
+    if not _is_running(running) or running["pid"] == os.getpid() or _alive(running["pid"]):
+        return None
+    return clock.parse_ts(running["slot"])
 
 
 def _is_time(value: object) -> bool:
@@ -253,10 +303,12 @@ class Ledger:
         if isinstance(jobs, dict):
             out["jobs"] = {
                 name: {
-                    k: v
-                    for k, v in entry.items()
-                    if isinstance(v, str)
-                    and (k not in ("last_slot", "last_run", "last_success") or _is_time(v))
+                    **{
+                        k: v
+                        for k, v in entry.items()
+                        if isinstance(v, str) and (k not in TIME_KEYS or _is_time(v))
+                    },
+                    **({"running": entry["running"]} if _is_running(entry.get("running")) else {}),
                 }
                 for name, entry in jobs.items()
                 if isinstance(name, str) and isinstance(entry, dict)
@@ -275,9 +327,13 @@ class Ledger:
         return JobState(**{k: v for k, v in raw.items() if k in fields and isinstance(v, str)})
 
     def due(self, job: Job, now: datetime) -> datetime | None:
-        """The slot to run now, if one passed since the last claimed (or since `started`)."""
-        st = self.state(job.id)
-        since = clock.parse_ts(st.last_slot) if st.last_slot else self.started(now)
+        """The slot to run now: one that passed since the last claimed (or since
+        `started`), or a claimed one whose run died unfinished (the tray quit mid-job)."""
+        entry = self._read().get("jobs", {}).get(job.id, {})
+        abandoned = _abandoned(entry)
+        if abandoned is not None:
+            return abandoned
+        since = clock.parse_ts(entry["last_slot"]) if entry.get("last_slot") else self.started(now)
         return latest_slot(job, since, now)
 
     def claim(self, job: Job, now: datetime, runner: str, *, force: bool = False) -> datetime | None:
@@ -292,15 +348,17 @@ class Ledger:
                 if entry.get("last_slot")
                 else clock.parse_ts(data["started"])
             )
-            slot = now if force else latest_slot(job, since, now)
+            slot = now if force else (_abandoned(entry) or latest_slot(job, since, now))
             if slot is None:
                 return None
             entry.update(last_slot=clock.iso(max(slot, since)), last_run=clock.iso(now), runner=runner)
+            entry["running"] = {"pid": os.getpid(), "slot": clock.iso(slot)}
             return slot
 
     def finish(self, job_id: str, now: datetime, error: str | None) -> None:
         with self._locked() as data:
             entry = data.setdefault("jobs", {}).setdefault(job_id, {})
+            entry.pop("running", None)
             if error is None:
                 entry["last_success"] = clock.iso(now)
                 entry.pop("last_error", None)

@@ -3,12 +3,256 @@
 <!--
   Simplified Chinese for memoryd-tray. Hand-maintained; the app compiles it at start-up with
   PySide6's lrelease (never commit a .qm). After changing strings in desktop/memoryd_desktop,
-  merge new ones with: lupdate -locations none desktop/memoryd_desktop -extensions py -ts THIS_FILE
-  (tests/desktop/test_i18n.py fails while any source string lacks a translation here).
+  merge new ones with (lupdate drops this comment: put it back):
+    lupdate -no-obsolete -locations none desktop/memoryd_desktop -extensions py -ts THIS_FILE
+  (tests/desktop/test_tray_i18n.py fails while any source string lacks a translation here).
 -->
 <TS version="2.1" language="zh_CN" sourcelanguage="en">
 <context>
+    <name>BrowserWindow</name>
+    <message>
+        <source>Alive</source>
+        <translation>活跃</translation>
+    </message>
+    <message>
+        <source>Dim</source>
+        <translation>淡化</translation>
+    </message>
+    <message>
+        <source>Soft-forgotten</source>
+        <translation>软遗忘</translation>
+    </message>
+    <message>
+        <source>Forgotten</source>
+        <translation>已遗忘</translation>
+    </message>
+    <message>
+        <source>Gone</source>
+        <translation>已移除</translation>
+    </message>
+    <message>
+        <source>Not part of a supersedes chain.</source>
+        <translation>不属于任何取代链。</translation>
+    </message>
+    <message>
+        <source>{mark} {date}  {title}  [{state}]  {slug}</source>
+        <translation>{mark} {date}  {title}  [{state}]  {slug}</translation>
+    </message>
+    <message>
+        <source>→ replaced by {slug}</source>
+        <translation>→ 已被 {slug} 取代</translation>
+    </message>
+    <message>
+        <source>Supersedes waiting for a decision: {count}</source>
+        <translation>待决定的取代：{count}</translation>
+    </message>
+    <message>
+        <source>Title</source>
+        <translation>标题</translation>
+    </message>
+    <message>
+        <source>Type</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Scope</source>
+        <translation>范围</translation>
+    </message>
+    <message>
+        <source>Created</source>
+        <translation>创建时间</translation>
+    </message>
+    <message>
+        <source>Recalls</source>
+        <translation>召回次数</translation>
+    </message>
+    <message>
+        <source>memoryd — Memories</source>
+        <translation>memoryd — 记忆</translation>
+    </message>
+    <message>
+        <source>Search</source>
+        <translation>搜索</translation>
+    </message>
+    <message>
+        <source>All scopes</source>
+        <translation>所有范围</translation>
+    </message>
+    <message>
+        <source>All types</source>
+        <translation>所有类型</translation>
+    </message>
+    <message>
+        <source>Alive and dim</source>
+        <translation>活跃和淡化</translation>
+    </message>
+    <message>
+        <source>All, with soft-forgotten</source>
+        <translation>全部（含软遗忘）</translation>
+    </message>
+    <message>
+        <source>Supersedes chain</source>
+        <translation>取代链</translation>
+    </message>
+    <message>
+        <source>Record…</source>
+        <translation>记录…</translation>
+    </message>
+    <message>
+        <source>Edit…</source>
+        <translation>编辑…</translation>
+    </message>
+    <message>
+        <source>Forget</source>
+        <translation>遗忘</translation>
+    </message>
+    <message>
+        <source>Merge…</source>
+        <translation>合并…</translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation>刷新</translation>
+    </message>
+    <message>
+        <source>Reindex</source>
+        <translation>重建索引</translation>
+    </message>
+    <message>
+        <source>Import…</source>
+        <translation>导入…</translation>
+    </message>
+    <message>
+        <source>Mark folder sensitive…</source>
+        <translation>将文件夹标记为敏感…</translation>
+    </message>
+    <message>
+        <source>&amp;Memory</source>
+        <translation>记忆(&amp;M)</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>记忆</translation>
+    </message>
+    <message>
+        <source>&amp;Tools</source>
+        <translation>工具(&amp;T)</translation>
+    </message>
+    <message>
+        <source>{count} in {root}</source>
+        <translation>{root} 中 {count} 条</translation>
+    </message>
+    <message>
+        <source>Not searched without a grant (sensitive): {where}</source>
+        <translation>敏感位置未经授权，未搜索：{where}</translation>
+    </message>
+    <message>
+        <source>Memories shown: {count}</source>
+        <translation>显示的记忆：{count}</translation>
+    </message>
+    <message>
+        <source>{scope} ({count})</source>
+        <translation>{scope}（{count}）</translation>
+    </message>
+    <message>
+        <source>Recorded: {title}</source>
+        <translation>已记录：{title}</translation>
+    </message>
+    <message>
+        <source>Nothing changed.</source>
+        <translation>没有更改。</translation>
+    </message>
+    <message>
+        <source>Saved.</source>
+        <translation>已保存。</translation>
+    </message>
+    <message>
+        <source>Forget memory</source>
+        <translation>遗忘记忆</translation>
+    </message>
+    <message>
+        <source>Forget “{title}”? Agents will no longer recall it.</source>
+        <translation>遗忘“{title}”吗？智能体将不再召回它。</translation>
+    </message>
+    <message>
+        <source>Forgotten.</source>
+        <translation>已遗忘。</translation>
+    </message>
+    <message>
+        <source>Merged {count} into {title}.</source>
+        <translation>已将 {count} 条记忆合并到 {title}。</translation>
+    </message>
+    <message>
+        <source>Reindexed {indexed} of {files} files; skipped {skipped}.</source>
+        <translation>已为 {files} 个文件中的 {indexed} 个重建索引；跳过 {skipped} 个。</translation>
+    </message>
+    <message>
+        <source>Reindexing…</source>
+        <translation>正在重建索引…</translation>
+    </message>
+    <message>
+        <source>Reindex cancelled: the index is as it was.</source>
+        <translation>已取消重建索引：索引保持原样。</translation>
+    </message>
+    <message>
+        <source>Imported {imported}, updated {updated}, unchanged {unchanged}.</source>
+        <translation>已导入 {imported} 条，更新 {updated} 条，未变 {unchanged} 条。</translation>
+    </message>
+    <message>
+        <source>Skipped: {count}.</source>
+        <translation>已跳过：{count}。</translation>
+    </message>
+    <message>
+        <source>Importing…</source>
+        <translation>正在导入…</translation>
+    </message>
+    <message>
+        <source>Import cancelled: what was imported stays; import again to go on.</source>
+        <translation>已取消导入：已导入的内容会保留；再次导入即可继续。</translation>
+    </message>
+    <message>
+        <source>{root} is sensitive now: {count} memories encrypted.</source>
+        <translation>{root} 现已标记为敏感：已加密 {count} 条记忆。</translation>
+    </message>
+    <message>
+        <source>Encrypting {folder}…</source>
+        <translation>正在加密 {folder}…</translation>
+    </message>
+    <message>
+        <source>Stopped: the folder is marked; run it again to encrypt the rest.</source>
+        <translation>已停止：文件夹已标记为敏感；再次运行即可加密其余记忆。</translation>
+    </message>
+</context>
+<context>
     <name>Controller</name>
+    <message>
+        <source>Scheduled job {job} failed: {error}</source>
+        <translation>计划任务 {job} 失败：{error}</translation>
+    </message>
+    <message>
+        <source>{promotions} promotions, {duplicates} duplicates and {expiring} expiring items wait.</source>
+        <translation>待处理：{promotions} 条晋升建议、{duplicates} 组重复项、{expiring} 条即将过期的记忆。</translation>
+    </message>
+    <message>
+        <source>memoryd weekly digest</source>
+        <translation>memoryd 每周摘要</translation>
+    </message>
+    <message>
+        <source>Decay sweep done.</source>
+        <translation>衰减清理已完成。</translation>
+    </message>
+    <message>
+        <source>Capture paused: agent sessions are not kept until you resume.</source>
+        <translation>捕获已暂停：恢复之前不会保存智能体会话。</translation>
+    </message>
+    <message>
+        <source>Capture resumed.</source>
+        <translation>捕获已恢复。</translation>
+    </message>
     <message>
         <source>Another memoryd process is already processing captures.</source>
         <translation>另一个 memoryd 进程正在处理捕获内容。</translation>
@@ -28,6 +272,717 @@
     <message>
         <source>Could not open the data folder {path}.</source>
         <translation>无法打开数据文件夹 {path}。</translation>
+    </message>
+</context>
+<context>
+    <name>DigestWindow</name>
+    <message>
+        <source>Session</source>
+        <translation>会话</translation>
+    </message>
+    <message>
+        <source>Decision</source>
+        <translation>决策</translation>
+    </message>
+    <message>
+        <source>Preference</source>
+        <translation>偏好</translation>
+    </message>
+    <message>
+        <source>Fact</source>
+        <translation>事实</translation>
+    </message>
+    <message>
+        <source>Playbook</source>
+        <translation>操作手册</translation>
+    </message>
+    <message>
+        <source>Warning</source>
+        <translation>警示</translation>
+    </message>
+    <message>
+        <source>alive</source>
+        <translation>活跃</translation>
+    </message>
+    <message>
+        <source>dim</source>
+        <translation>淡化</translation>
+    </message>
+    <message>
+        <source>soft-forgotten</source>
+        <translation>软遗忘</translation>
+    </message>
+    <message>
+        <source>forgotten</source>
+        <translation>已遗忘</translation>
+    </message>
+    <message>
+        <source>Mean</source>
+        <translation>均值</translation>
+    </message>
+    <message>
+        <source>Type</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>Title</source>
+        <translation>标题</translation>
+    </message>
+    <message>
+        <source>From session</source>
+        <translation>来源会话</translation>
+    </message>
+    <message>
+        <source>Left</source>
+        <translation>左侧</translation>
+    </message>
+    <message>
+        <source>Right</source>
+        <translation>右侧</translation>
+    </message>
+    <message>
+        <source>Change</source>
+        <translation>变化</translation>
+    </message>
+    <message>
+        <source>{state} → {next}</source>
+        <translation>{state} → {next}</translation>
+    </message>
+    <message>
+        <source>Due</source>
+        <translation>到期</translation>
+    </message>
+    <message>
+        <source>Idle days</source>
+        <translation>闲置天数</translation>
+    </message>
+    <message>
+        <source>New</source>
+        <translation>新记忆</translation>
+    </message>
+    <message>
+        <source>Replaces</source>
+        <translation>取代对象</translation>
+    </message>
+    <message>
+        <source>Confidence</source>
+        <translation>置信度</translation>
+    </message>
+    <message>
+        <source>D decision-worthy, U useful in future, R recallable hooks, A accurate; 0 to 1 each.</source>
+        <translation>D 值得决策参考，U 日后有用，R 有可召回的线索，A 准确；各项取值 0 到 1。</translation>
+    </message>
+    <message>
+        <source>comma separated</source>
+        <translation>用逗号分隔</translation>
+    </message>
+    <message>
+        <source>Approve</source>
+        <translation>批准</translation>
+    </message>
+    <message>
+        <source>Write it as long-term memory (a in the list)</source>
+        <translation>写入长期记忆（在列表中按 a）</translation>
+    </message>
+    <message>
+        <source>Reject</source>
+        <translation>拒绝</translation>
+    </message>
+    <message>
+        <source>Drop the proposal (r in the list)</source>
+        <translation>放弃此提议（在列表中按 r）</translation>
+    </message>
+    <message>
+        <source>Triggers</source>
+        <translation>触发词</translation>
+    </message>
+    <message>
+        <source>From session {slug}, proposed {day}</source>
+        <translation>来自会话 {slug}，提议于 {day}</translation>
+    </message>
+    <message>
+        <source>DURA  D {d}  U {u}  R {r}  A {a}   mean {mean}</source>
+        <translation>DURA  D {d}  U {u}  R {r}  A {a}   均值 {mean}</translation>
+    </message>
+    <message>
+        <source>No reasoning given.</source>
+        <translation>未给出理由。</translation>
+    </message>
+    <message>
+        <source>Replaces: {slugs}</source>
+        <translation>取代：{slugs}</translation>
+    </message>
+    <message>
+        <source>{slug} · {type} · created {day}</source>
+        <translation>{slug} · {type} · 创建于 {day}</translation>
+    </message>
+    <message>
+        <source>Loading…</source>
+        <translation>正在加载…</translation>
+    </message>
+    <message>
+        <source>Recalled {count} times · triggers: {triggers}</source>
+        <translation>召回 {count} 次 · 触发词：{triggers}</translation>
+    </message>
+    <message>
+        <source>memoryd: weekly review</source>
+        <translation>memoryd：每周回顾</translation>
+    </message>
+    <message>
+        <source>Weekly review</source>
+        <translation>每周回顾</translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation>刷新</translation>
+    </message>
+    <message>
+        <source>Reading the digest…</source>
+        <translation>正在读取摘要…</translation>
+    </message>
+    <message>
+        <source>Approve all with a DURA mean of at least</source>
+        <translation>一键批准的 DURA 均值下限</translation>
+    </message>
+    <message>
+        <source>j/k move · a approve · r reject</source>
+        <translation>j/k 移动 · a 批准 · r 拒绝</translation>
+    </message>
+    <message>
+        <source>No promotions wait for review.</source>
+        <translation>没有待审核的晋升建议。</translation>
+    </message>
+    <message>
+        <source>Merge into left</source>
+        <translation>合并到左侧</translation>
+    </message>
+    <message>
+        <source>Keep the left memory; the right one is folded into it</source>
+        <translation>保留左侧记忆，右侧记忆并入其中</translation>
+    </message>
+    <message>
+        <source>Merge into right</source>
+        <translation>合并到右侧</translation>
+    </message>
+    <message>
+        <source>Keep the right memory; the left one is folded into it</source>
+        <translation>保留右侧记忆，左侧记忆并入其中</translation>
+    </message>
+    <message>
+        <source>These two belong to different projects. Merging across projects is left to the command line: memoryd merge --force.</source>
+        <translation>这两条记忆属于不同项目。跨项目合并请使用命令行：memoryd merge --force。</translation>
+    </message>
+    <message>
+        <source>No duplicates found.</source>
+        <translation>未发现重复项。</translation>
+    </message>
+    <message>
+        <source>j/k move</source>
+        <translation>j/k 移动</translation>
+    </message>
+    <message>
+        <source>Keep</source>
+        <translation>保留</translation>
+    </message>
+    <message>
+        <source>Keeping counts as a recall: the memory stays alive and its clock starts again.</source>
+        <translation>保留算作一次召回：记忆保持活跃，并重新开始计时。</translation>
+    </message>
+    <message>
+        <source>Nothing is fading this week.</source>
+        <translation>本周没有正在淡化的记忆。</translation>
+    </message>
+    <message>
+        <source>j/k move · a keep</source>
+        <translation>j/k 移动 · a 保留</translation>
+    </message>
+    <message>
+        <source>Confirm</source>
+        <translation>确认</translation>
+    </message>
+    <message>
+        <source>The new memory replaces the old one (a in the list)</source>
+        <translation>新记忆取代旧记忆（在列表中按 a）</translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation>驳回</translation>
+    </message>
+    <message>
+        <source>Both stay current (r in the list)</source>
+        <translation>两者都保持有效（在列表中按 r）</translation>
+    </message>
+    <message>
+        <source>No supersedes wait for confirmation.</source>
+        <translation>没有待确认的取代。</translation>
+    </message>
+    <message>
+        <source>j/k move · a confirm · r dismiss</source>
+        <translation>j/k 移动 · a 确认 · r 驳回</translation>
+    </message>
+    <message>
+        <source>Top triggers</source>
+        <translation>热门触发词</translation>
+    </message>
+    <message>
+        <source>Rising entities</source>
+        <translation>上升的实体</translation>
+    </message>
+    <message>
+        <source>Recent supersedes</source>
+        <translation>近期取代</translation>
+    </message>
+    <message>
+        <source>Recalled most</source>
+        <translation>召回最多</translation>
+    </message>
+    <message>
+        <source>Promotions ({count})</source>
+        <translation>晋升建议（{count}）</translation>
+    </message>
+    <message>
+        <source>Duplicates ({count})</source>
+        <translation>重复项（{count}）</translation>
+    </message>
+    <message>
+        <source>Expiring ({count})</source>
+        <translation>即将过期（{count}）</translation>
+    </message>
+    <message>
+        <source>Supersedes to confirm ({count})</source>
+        <translation>待确认的取代（{count}）</translation>
+    </message>
+    <message>
+        <source>Trends</source>
+        <translation>趋势</translation>
+    </message>
+    <message>
+        <source>Approve all ({count})</source>
+        <translation>全部批准（{count}）</translation>
+    </message>
+    <message>
+        <source>{since} to {until}</source>
+        <translation>{since} 至 {until}</translation>
+    </message>
+    <message>
+        <source>{trigger}: {hits} hits</source>
+        <translation>{trigger}：命中 {hits} 次</translation>
+    </message>
+    <message>
+        <source>{name}: {delta} mentions</source>
+        <translation>{name}：提及 {delta} 次</translation>
+    </message>
+    <message>
+        <source>{old} → {new}</source>
+        <translation>{old} → {new}</translation>
+    </message>
+    <message>
+        <source>{title}: recalled {count} times</source>
+        <translation>{title}：召回 {count} 次</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>LLM today: {tokens} tokens in {calls} calls; {left} of the daily budget left.</source>
+        <translation>今日 LLM：{calls} 次调用，共 {tokens} 个 token；今日预算剩余 {left}。</translation>
+    </message>
+    <message>
+        <source>{type} “{title}” turns {next} on {day}, idle for {idle} days.</source>
+        <translation>{type}“{title}”将于 {day} 变为{next}，已闲置 {idle} 天。</translation>
+    </message>
+    <message>
+        <source>Does “{new}” replace “{old}”? Confidence {confidence} ({by}).</source>
+        <translation>“{new}”是否取代“{old}”？置信度 {confidence}（{by}）。</translation>
+    </message>
+    <message>
+        <source>Approved “{title}” as {type}.</source>
+        <translation>已将“{title}”批准为{type}。</translation>
+    </message>
+    <message>
+        <source>Rejected “{title}”.</source>
+        <translation>已拒绝“{title}”。</translation>
+    </message>
+    <message>
+        <source>Approved {count} promotions.</source>
+        <translation>已批准 {count} 条晋升建议。</translation>
+    </message>
+    <message>
+        <source>Not approved: {errors}</source>
+        <translation>未批准：{errors}</translation>
+    </message>
+    <message>
+        <source>Merged “{dropped}” into “{kept}”.</source>
+        <translation>已将“{dropped}”合并到“{kept}”。</translation>
+    </message>
+    <message>
+        <source>Kept “{title}”.</source>
+        <translation>已保留“{title}”。</translation>
+    </message>
+    <message>
+        <source>Confirmed: “{new}” replaces “{old}”.</source>
+        <translation>已确认：“{new}”取代“{old}”。</translation>
+    </message>
+    <message>
+        <source>Dismissed: “{old}” stays current.</source>
+        <translation>已驳回：“{old}”保持有效。</translation>
+    </message>
+</context>
+<context>
+    <name>GrantDialog</name>
+    <message>
+        <source>memoryd: allow access to a sensitive folder</source>
+        <translation>memoryd：允许访问敏感文件夹</translation>
+    </message>
+    <message>
+        <source>Allow access to a sensitive folder?</source>
+        <translation>允许访问敏感文件夹吗？</translation>
+    </message>
+    <message>
+        <source>Folder:</source>
+        <translation>文件夹：</translation>
+    </message>
+    <message>
+        <source>Scope:</source>
+        <translation>范围：</translation>
+    </message>
+    <message>
+        <source>Asked by:</source>
+        <translation>请求方：</translation>
+    </message>
+    <message>
+        <source>To:</source>
+        <translation>用途：</translation>
+    </message>
+    <message>
+        <source>Once (90 seconds)</source>
+        <translation>仅一次（90 秒）</translation>
+    </message>
+    <message>
+        <source>For this session (8 hours)</source>
+        <translation>本次会话（8 小时）</translation>
+    </message>
+    <message>
+        <source>For a task, until revoked:</source>
+        <translation>用于某个任务，直到撤销：</translation>
+    </message>
+    <message>
+        <source>task name, e.g. year-end</source>
+        <translation>任务名称，例如 year-end</translation>
+    </message>
+    <message>
+        <source>Allow for how long?</source>
+        <translation>允许多长时间？</translation>
+    </message>
+    <message>
+        <source>Passphrase of this folder:</source>
+        <translation>此文件夹的密码短语：</translation>
+    </message>
+    <message>
+        <source>Allow</source>
+        <translation>允许</translation>
+    </message>
+    <message>
+        <source>Deny</source>
+        <translation>拒绝</translation>
+    </message>
+</context>
+<context>
+    <name>GrantServer</name>
+    <message>
+        <source>the tray app quit</source>
+        <translation>托盘应用已退出</translation>
+    </message>
+    <message>
+        <source>the user denied access</source>
+        <translation>用户拒绝了访问</translation>
+    </message>
+</context>
+<context>
+    <name>IdentityWindow</name>
+    <message>
+        <source>manual</source>
+        <translation>手动</translation>
+    </message>
+    <message>
+        <source>weekly</source>
+        <translation>每周</translation>
+    </message>
+    <message>
+        <source>after an event</source>
+        <translation>事件触发</translation>
+    </message>
+    <message>
+        <source>memoryd: identity profile</source>
+        <translation>memoryd：身份画像</translation>
+    </message>
+    <message>
+        <source>Current profile</source>
+        <translation>当前画像</translation>
+    </message>
+    <message>
+        <source>Versions</source>
+        <translation>版本</translation>
+    </message>
+    <message>
+        <source>Monthly reports</source>
+        <translation>月度报告</translation>
+    </message>
+    <message>
+        <source>Rewrite now</source>
+        <translation>立即重写</translation>
+    </message>
+    <message>
+        <source>Write the profile again from the memories, as the weekly job does.</source>
+        <translation>像每周任务一样，根据记忆重新撰写画像。</translation>
+    </message>
+    <message>
+        <source>Generate this month&apos;s report</source>
+        <translation>生成本月报告</translation>
+    </message>
+    <message>
+        <source>Reading the profile…</source>
+        <translation>正在读取画像…</translation>
+    </message>
+    <message>
+        <source>Version</source>
+        <translation>版本</translation>
+    </message>
+    <message>
+        <source>Written</source>
+        <translation>写入时间</translation>
+    </message>
+    <message>
+        <source>Trigger</source>
+        <translation>触发方式</translation>
+    </message>
+    <message>
+        <source>Change</source>
+        <translation>变化</translation>
+    </message>
+    <message>
+        <source>Sources</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <source>Compare</source>
+        <translation>比较</translation>
+    </message>
+    <message>
+        <source>with</source>
+        <translation>与</translation>
+    </message>
+    <message>
+        <source>Could not read the profile.</source>
+        <translation>无法读取画像。</translation>
+    </message>
+    <message>
+        <source>No identity profile yet. &quot;Rewrite now&quot; writes the first one from your memories.</source>
+        <translation>还没有身份画像。“立即重写”会根据你的记忆写出第一版。</translation>
+    </message>
+    <message>
+        <source>Version {version}, written {when} ({trigger}).</source>
+        <translation>版本 {version}，写于 {when}（{trigger}）。</translation>
+    </message>
+    <message>
+        <source>Change: {summary}.</source>
+        <translation>变化：{summary}。</translation>
+    </message>
+    <message>
+        <source>Drawn from {count} memories.</source>
+        <translation>来自 {count} 条记忆。</translation>
+    </message>
+    <message>
+        <source>v{version} · {when}</source>
+        <translation>v{version} · {when}</translation>
+    </message>
+    <message>
+        <source>v{version}</source>
+        <translation>v{version}</translation>
+    </message>
+    <message>
+        <source>Only one version so far: nothing to compare.</source>
+        <translation>目前只有一个版本：没有可比较的内容。</translation>
+    </message>
+    <message>
+        <source>No versions yet.</source>
+        <translation>还没有版本。</translation>
+    </message>
+    <message>
+        <source>No monthly report yet: &quot;Generate this month&apos;s report&quot; writes one.</source>
+        <translation>还没有月度报告：“生成本月报告”会写出一份。</translation>
+    </message>
+    <message>
+        <source>Reading versions…</source>
+        <translation>正在读取版本…</translation>
+    </message>
+    <message>
+        <source>{added} line(s) added, {removed} removed.</source>
+        <translation>新增 {added} 行，删除 {removed} 行。</translation>
+    </message>
+    <message>
+        <source>{period}, generated {when}.</source>
+        <translation>{period}，生成于 {when}。</translation>
+    </message>
+    <message>
+        <source>Versions: {versions}. Superseded: {supersedes}. Entities new: {added}, gone: {dropped}.</source>
+        <translation>版本：{versions}。被取代：{supersedes}。实体新增：{added}，消失：{dropped}。</translation>
+    </message>
+    <message>
+        <source>Rewriting the profile…</source>
+        <translation>正在重写画像…</translation>
+    </message>
+    <message>
+        <source>Version {version} written: {summary}.</source>
+        <translation>已写入版本 {version}：{summary}。</translation>
+    </message>
+    <message>
+        <source>Nothing new: the profile stays at version {version}.</source>
+        <translation>没有变化：画像仍为版本 {version}。</translation>
+    </message>
+    <message>
+        <source>Writing this month&apos;s report…</source>
+        <translation>正在撰写本月报告…</translation>
+    </message>
+    <message>
+        <source>Report for {period} written.</source>
+        <translation>{period} 的报告已写入。</translation>
+    </message>
+</context>
+<context>
+    <name>MemoryDialogs</name>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>Choose a folder</source>
+        <translation>选择文件夹</translation>
+    </message>
+    <message>
+        <source>Edit memory</source>
+        <translation>编辑记忆</translation>
+    </message>
+    <message>
+        <source>Record a memory</source>
+        <translation>记录记忆</translation>
+    </message>
+    <message>
+        <source>comma-separated phrases</source>
+        <translation>用逗号分隔的短语</translation>
+    </message>
+    <message>
+        <source>comma-separated</source>
+        <translation>用逗号分隔</translation>
+    </message>
+    <message>
+        <source>the project this memory belongs to</source>
+        <translation>此记忆所属的项目</translation>
+    </message>
+    <message>
+        <source>Type</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>Title</source>
+        <translation>标题</translation>
+    </message>
+    <message>
+        <source>Body</source>
+        <translation>正文</translation>
+    </message>
+    <message>
+        <source>Triggers</source>
+        <translation>触发词</translation>
+    </message>
+    <message>
+        <source>Tags</source>
+        <translation>标签</translation>
+    </message>
+    <message>
+        <source>Project folder</source>
+        <translation>项目文件夹</translation>
+    </message>
+    <message>
+        <source>Merge memories</source>
+        <translation>合并记忆</translation>
+    </message>
+    <message>
+        <source>{title} ({slug})</source>
+        <translation>{title}（{slug}）</translation>
+    </message>
+    <message>
+        <source>Merge across projects</source>
+        <translation>跨项目合并</translation>
+    </message>
+    <message>
+        <source>Keep</source>
+        <translation>保留</translation>
+    </message>
+    <message>
+        <source>The other memories are merged into the one kept (their triggers, tags and recalls) and then removed.</source>
+        <translation>其他记忆（连同其触发词、标签和召回次数）会并入保留的记忆，然后被移除。</translation>
+    </message>
+    <message>
+        <source>Import memories</source>
+        <translation>导入记忆</translation>
+    </message>
+    <message>
+        <source>Codex sessions</source>
+        <translation>Codex 会话</translation>
+    </message>
+    <message>
+        <source>OpenClaw workspace</source>
+        <translation>OpenClaw 工作区</translation>
+    </message>
+    <message>
+        <source>memory-system store</source>
+        <translation>memory-system 存储</translation>
+    </message>
+    <message>
+        <source>agent-memory store</source>
+        <translation>agent-memory 存储</translation>
+    </message>
+    <message>
+        <source>Import from</source>
+        <translation>导入来源</translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation>文件夹</translation>
+    </message>
+    <message>
+        <source>Into project</source>
+        <translation>导入到项目</translation>
+    </message>
+    <message>
+        <source>empty: ~/.codex</source>
+        <translation>留空：~/.codex</translation>
+    </message>
+    <message>
+        <source>required</source>
+        <translation>必填</translation>
+    </message>
+    <message>
+        <source>empty: as the source says</source>
+        <translation>留空：沿用来源中的项目</translation>
+    </message>
+    <message>
+        <source>Mark a folder sensitive</source>
+        <translation>将文件夹标记为敏感</translation>
+    </message>
+    <message>
+        <source>Passphrase (optional)</source>
+        <translation>密码短语（可选）</translation>
+    </message>
+    <message>
+        <source>Repeat passphrase</source>
+        <translation>再次输入密码短语</translation>
+    </message>
+    <message>
+        <source>Its memories are encrypted and need a grant to be read. Without a passphrase the key is kept in the OS keyring. A passphrase cannot be recovered.</source>
+        <translation>其记忆将被加密，读取时需要授权。不设密码短语时，密钥保存在系统钥匙串中。密码短语一旦遗忘便无法找回。</translation>
     </message>
 </context>
 <context>
@@ -56,6 +1011,427 @@
         <source>Warnings</source>
         <translation>警示</translation>
     </message>
+    <message>
+        <source>Session</source>
+        <translation>会话</translation>
+    </message>
+    <message>
+        <source>Decision</source>
+        <translation>决策</translation>
+    </message>
+    <message>
+        <source>Preference</source>
+        <translation>偏好</translation>
+    </message>
+    <message>
+        <source>Fact</source>
+        <translation>事实</translation>
+    </message>
+    <message>
+        <source>Playbook</source>
+        <translation>操作手册</translation>
+    </message>
+    <message>
+        <source>Warning</source>
+        <translation>警示</translation>
+    </message>
+</context>
+<context>
+    <name>ProgressPanel</name>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Cancelling…</source>
+        <translation>正在取消…</translation>
+    </message>
+</context>
+<context>
+    <name>ScopesWindow</name>
+    <message>
+        <source>Key in the OS keyring</source>
+        <translation>密钥在系统钥匙串中</translation>
+    </message>
+    <message>
+        <source>Passphrase</source>
+        <translation>密码短语</translation>
+    </message>
+    <message>
+        <source>once, until {time}</source>
+        <translation>一次，至 {time}</translation>
+    </message>
+    <message>
+        <source>session, until {time}</source>
+        <translation>会话，至 {time}</translation>
+    </message>
+    <message>
+        <source>task “{task}”, until revoked</source>
+        <translation>任务“{task}”，直到撤销</translation>
+    </message>
+    <message>
+        <source>Locked</source>
+        <translation>已锁定</translation>
+    </message>
+    <message>
+        <source>memoryd: sensitive folders</source>
+        <translation>memoryd：敏感文件夹</translation>
+    </message>
+    <message>
+        <source>Memories of these folders are encrypted. Agents and the command line read them only while a grant is live.</source>
+        <translation>这些文件夹的记忆已加密。只有在授权有效期间，智能体和命令行才能读取它们。</translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation>文件夹</translation>
+    </message>
+    <message>
+        <source>Protection</source>
+        <translation>保护方式</translation>
+    </message>
+    <message>
+        <source>Marked</source>
+        <translation>标记时间</translation>
+    </message>
+    <message>
+        <source>Access</source>
+        <translation>访问</translation>
+    </message>
+    <message>
+        <source>No folder is marked sensitive.</source>
+        <translation>没有文件夹被标记为敏感。</translation>
+    </message>
+    <message>
+        <source>Grant…</source>
+        <translation>授权…</translation>
+    </message>
+    <message>
+        <source>Revoke</source>
+        <translation>撤销</translation>
+    </message>
+    <message>
+        <source>End every live grant of this folder.</source>
+        <translation>结束此文件夹所有有效的授权。</translation>
+    </message>
+    <message>
+        <source>Unmark…</source>
+        <translation>取消标记…</translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation>刷新</translation>
+    </message>
+    <message>
+        <source>Decrypt this folder&apos;s memories and stop protecting it.</source>
+        <translation>解密此文件夹的记忆并停止保护。</translation>
+    </message>
+    <message>
+        <source>Grant access first: unmarking reads every memory to decrypt it.</source>
+        <translation>请先授权：取消标记需要读取每条记忆来解密。</translation>
+    </message>
+    <message>
+        <source>memoryd tray (you)</source>
+        <translation>memoryd 托盘（你）</translation>
+    </message>
+    <message>
+        <source>let agents and the command line read its memories</source>
+        <translation>让智能体和命令行读取其记忆</translation>
+    </message>
+    <message>
+        <source>Access granted to {root}: {grant}.</source>
+        <translation>已授权访问 {root}：{grant}。</translation>
+    </message>
+    <message>
+        <source>Note: {warning}.</source>
+        <translation>注意：{warning}。</translation>
+    </message>
+    <message>
+        <source>Grants revoked for {root}: {count}.</source>
+        <translation>已撤销 {root} 的授权：{count} 个。</translation>
+    </message>
+    <message>
+        <source>Unmark a sensitive folder</source>
+        <translation>取消标记敏感文件夹</translation>
+    </message>
+    <message>
+        <source>Stop protecting {root}?</source>
+        <translation>停止保护 {root} 吗？</translation>
+    </message>
+    <message>
+        <source>Its memories are decrypted and stored as plain files again, and its key is deleted. Agents can then read them without a grant.</source>
+        <translation>其记忆将被解密并重新以明文文件保存，密钥将被删除。之后智能体无需授权即可读取。</translation>
+    </message>
+    <message>
+        <source>Unmark</source>
+        <translation>取消标记</translation>
+    </message>
+    <message>
+        <source>Decrypting {root}…</source>
+        <translation>正在解密 {root}…</translation>
+    </message>
+    <message>
+        <source>{root} is no longer sensitive; memories decrypted: {count}.</source>
+        <translation>{root} 不再是敏感文件夹；已解密记忆：{count} 条。</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsDialog</name>
+    <message>
+        <source>never</source>
+        <translation>从未</translation>
+    </message>
+    <message>
+        <source>Rules only (no LLM)</source>
+        <translation>仅规则（不使用 LLM）</translation>
+    </message>
+    <message>
+        <source>Anthropic</source>
+        <translation>Anthropic</translation>
+    </message>
+    <message>
+        <source>OpenAI</source>
+        <translation>OpenAI</translation>
+    </message>
+    <message>
+        <source>Ollama (local)</source>
+        <translation>Ollama（本地）</translation>
+    </message>
+    <message>
+        <source>Decay sweep</source>
+        <translation>衰减清理</translation>
+    </message>
+    <message>
+        <source>Weekly digest</source>
+        <translation>每周摘要</translation>
+    </message>
+    <message>
+        <source>Identity rewrite</source>
+        <translation>身份画像重写</translation>
+    </message>
+    <message>
+        <source>Monthly report</source>
+        <translation>月度报告</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>LLM</source>
+        <translation>LLM</translation>
+    </message>
+    <message>
+        <source>Email</source>
+        <translation>邮件</translation>
+    </message>
+    <message>
+        <source>Schedules</source>
+        <translation>计划任务</translation>
+    </message>
+    <message>
+        <source>Sync</source>
+        <translation>同步</translation>
+    </message>
+    <message>
+        <source>General</source>
+        <translation>常规</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>The provider&apos;s model name</source>
+        <translation>服务商的模型名称</translation>
+    </message>
+    <message>
+        <source>Paste a new key to store it</source>
+        <translation>粘贴新密钥即可保存</translation>
+    </message>
+    <message>
+        <source>Remove key</source>
+        <translation>移除密钥</translation>
+    </message>
+    <message>
+        <source>Provider:</source>
+        <translation>服务商：</translation>
+    </message>
+    <message>
+        <source>Model:</source>
+        <translation>模型：</translation>
+    </message>
+    <message>
+        <source>API key:</source>
+        <translation>API 密钥：</translation>
+    </message>
+    <message>
+        <source>API keys are kept in the OS keyring, never in config.toml.</source>
+        <translation>API 密钥保存在系统钥匙串中，绝不写入 config.toml。</translation>
+    </message>
+    <message>
+        <source>STARTTLS</source>
+        <translation>STARTTLS</translation>
+    </message>
+    <message>
+        <source>SSL/TLS</source>
+        <translation>SSL/TLS</translation>
+    </message>
+    <message>
+        <source>None (unencrypted)</source>
+        <translation>无（不加密）</translation>
+    </message>
+    <message>
+        <source>Addresses, separated by commas</source>
+        <translation>邮箱地址，用逗号分隔</translation>
+    </message>
+    <message>
+        <source>Leave empty to keep the stored password</source>
+        <translation>留空则保留已存储的密码</translation>
+    </message>
+    <message>
+        <source>SMTP server:</source>
+        <translation>SMTP 服务器：</translation>
+    </message>
+    <message>
+        <source>Port:</source>
+        <translation>端口：</translation>
+    </message>
+    <message>
+        <source>Security:</source>
+        <translation>加密方式：</translation>
+    </message>
+    <message>
+        <source>User:</source>
+        <translation>用户名：</translation>
+    </message>
+    <message>
+        <source>Password:</source>
+        <translation>密码：</translation>
+    </message>
+    <message>
+        <source>From:</source>
+        <translation>发件人：</translation>
+    </message>
+    <message>
+        <source>To:</source>
+        <translation>收件人：</translation>
+    </message>
+    <message>
+        <source>The weekly digest is mailed here. The password is kept in the OS keyring.</source>
+        <translation>每周摘要会发送到这里。密码保存在系统钥匙串中。</translation>
+    </message>
+    <message>
+        <source>Times are cron lines in local time: minute hour day month weekday. Empty means the default time.</source>
+        <translation>时间使用本地时间的 cron 表达式：分 时 日 月 星期。留空表示默认时间。</translation>
+    </message>
+    <message>
+        <source>No sync folder</source>
+        <translation>未设置同步文件夹</translation>
+    </message>
+    <message>
+        <source>Choose…</source>
+        <translation>选择…</translation>
+    </message>
+    <message>
+        <source>Sync folder:</source>
+        <translation>同步文件夹：</translation>
+    </message>
+    <message>
+        <source>Leave it empty to stop syncing.</source>
+        <translation>留空即停止同步。</translation>
+    </message>
+    <message>
+        <source>Start memoryd when I log in</source>
+        <translation>登录时启动 memoryd</translation>
+    </message>
+    <message>
+        <source>Starting at login is not available in this installation.</source>
+        <translation>此安装不支持登录时启动。</translation>
+    </message>
+    <message>
+        <source>Follow system</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <source>Language:</source>
+        <translation>语言：</translation>
+    </message>
+    <message>
+        <source>A new language applies the next time memoryd starts.</source>
+        <translation>新语言将在 memoryd 下次启动时生效。</translation>
+    </message>
+    <message>
+        <source>Reading settings…</source>
+        <translation>正在读取设置…</translation>
+    </message>
+    <message>
+        <source>minute hour day month weekday</source>
+        <translation>分 时 日 月 星期</translation>
+    </message>
+    <message>
+        <source>These jobs are run by the timers `memoryd setup auto-install` installed ({timers}), not by the tray.</source>
+        <translation>这些任务由 `memoryd setup auto-install` 安装的定时器（{timers}）运行，而非托盘。</translation>
+    </message>
+    <message>
+        <source>Next run: {when}</source>
+        <translation>下次运行：{when}</translation>
+    </message>
+    <message>
+        <source>Last run failed: {error}</source>
+        <translation>上次运行失败：{error}</translation>
+    </message>
+    <message>
+        <source>Last run: {when}</source>
+        <translation>上次运行：{when}</translation>
+    </message>
+    <message>
+        <source>Could not read the settings: {error}</source>
+        <translation>无法读取设置：{error}</translation>
+    </message>
+    <message>
+        <source>{provider} takes no API key.</source>
+        <translation>{provider} 无需 API 密钥。</translation>
+    </message>
+    <message>
+        <source>The stored key will be removed when you save.</source>
+        <translation>保存时将移除已存储的密钥。</translation>
+    </message>
+    <message>
+        <source>A key is stored in the OS keyring.</source>
+        <translation>系统钥匙串中已存有密钥。</translation>
+    </message>
+    <message>
+        <source>No key stored yet.</source>
+        <translation>尚未存储密钥。</translation>
+    </message>
+    <message>
+        <source>Choose the sync folder</source>
+        <translation>选择同步文件夹</translation>
+    </message>
+    <message>
+        <source>The settings have not been read yet.</source>
+        <translation>尚未读取设置。</translation>
+    </message>
+    <message>
+        <source>Enter the model {provider} should use.</source>
+        <translation>请输入 {provider} 要使用的模型。</translation>
+    </message>
+    <message>
+        <source>Enter the SMTP user first: the password is stored under it.</source>
+        <translation>请先输入 SMTP 用户名：密码按该用户名存储。</translation>
+    </message>
+    <message>
+        <source>Saving…</source>
+        <translation>正在保存…</translation>
+    </message>
+    <message>
+        <source>Nothing was saved: a schedule is not valid.</source>
+        <translation>未保存任何内容：有一项计划无效。</translation>
+    </message>
 </context>
 <context>
     <name>StatusWindow</name>
@@ -69,6 +1445,10 @@
     <message>
         <source>Reading memories…</source>
         <translation>正在读取记忆…</translation>
+    </message>
+    <message>
+        <source>Promotions waiting: {count}</source>
+        <translation>待审核的晋升建议：{count}</translation>
     </message>
     <message>
         <source>Memories: {count}</source>
@@ -87,6 +1467,10 @@
         <translation>待处理的捕获：{count}</translation>
     </message>
     <message>
+        <source>Capture is paused</source>
+        <translation>捕获已暂停</translation>
+    </message>
+    <message>
         <source>Could not read memoryd: {error}</source>
         <translation>无法读取 memoryd：{error}</translation>
     </message>
@@ -97,6 +1481,42 @@
     <message>
         <source>Process captures now</source>
         <translation>立即处理捕获</translation>
+    </message>
+    <message>
+        <source>Running decay sweep…</source>
+        <translation>正在执行衰减清理…</translation>
+    </message>
+    <message>
+        <source>Run decay sweep now</source>
+        <translation>立即执行衰减清理</translation>
+    </message>
+    <message>
+        <source>Resume capture</source>
+        <translation>恢复捕获</translation>
+    </message>
+    <message>
+        <source>Pause capture</source>
+        <translation>暂停捕获</translation>
+    </message>
+    <message>
+        <source>Review digest...</source>
+        <translation>查看每周摘要…</translation>
+    </message>
+    <message>
+        <source>Search memories...</source>
+        <translation>搜索记忆…</translation>
+    </message>
+    <message>
+        <source>Sensitive scopes...</source>
+        <translation>敏感范围…</translation>
+    </message>
+    <message>
+        <source>Identity...</source>
+        <translation>身份画像…</translation>
+    </message>
+    <message>
+        <source>Settings...</source>
+        <translation>设置…</translation>
     </message>
     <message>
         <source>Open data folder</source>

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import xml.etree.ElementTree as ET
@@ -15,11 +16,13 @@ from pytestqt.qtbot import QtBot
 
 from memoryd.app import Memoryd
 from memoryd_desktop import assets, i18n, tray_state
+from memoryd_desktop.main import locale_for
 from memoryd_desktop.status_window import StatusWindow
 from memoryd_desktop.tray import populate
 
 SOURCES = Path(i18n.__file__).parent
 QM_MAGIC = bytes([0x3C, 0xB8, 0x64, 0x18, 0xCA, 0xEF, 0x9C, 0x95])
+PLACEHOLDER = re.compile(r"\{\w*\}")
 
 
 @pytest.fixture
@@ -46,8 +49,10 @@ def test_catalogue_choice_follows_the_locale(locale: str, expected: str | None) 
     assert i18n.catalog_name(QLocale(locale)) == expected
 
 
-def test_english_locale_installs_nothing(qapp: QApplication) -> None:
-    assert i18n.install(qapp, QLocale("en_US")) == []
+@pytest.mark.parametrize("locale", [QLocale("en_US"), locale_for("en")], ids=["en_US", "settings-English"])
+def test_english_locale_installs_nothing(qapp: QApplication, locale: QLocale) -> None:
+    """English is the source text: no catalogue, also when Settings picks English on any system."""
+    assert i18n.install(qapp, locale) == []
     assert QCoreApplication.translate("TrayState", "Quit") == "Quit"
 
 
@@ -59,7 +64,22 @@ def test_zh_cn_translation_is_applied(qtbot: QtBot, chinese: list[QTranslator], 
     menu = QMenu()
     populate(menu, state)
     texts = [a.text() for a in menu.actions() if not a.isSeparator()]
-    assert texts == ["记忆：1", "    事实：1", "待处理的捕获：0", "立即处理捕获", "打开数据文件夹", "退出"]
+    assert texts == [
+        "待审核的晋升建议：0",
+        "记忆：1",
+        "    事实：1",
+        "待处理的捕获：0",
+        "查看每周摘要…",
+        "搜索记忆…",
+        "敏感范围…",
+        "身份画像…",
+        "立即执行衰减清理",
+        "暂停捕获",
+        "立即处理捕获",
+        "设置…",
+        "打开数据文件夹",
+        "退出",
+    ]
 
     window = StatusWindow()
     qtbot.addWidget(window)
@@ -77,6 +97,19 @@ def test_catalogue_compiles_with_lrelease() -> None:
     data = i18n.catalog_bytes("zh_CN")
     assert data.startswith(QM_MAGIC)
     assert i18n.Catalog(data).translate("TrayState", "Quit") == "退出"
+
+
+def test_translations_keep_the_placeholders() -> None:
+    """A {name} lost or invented in a translation would break its .format() call at run time."""
+    root = ET.parse(assets.translations_dir() / "memoryd_zh_CN.ts").getroot()
+    broken = [
+        f"{ctx.findtext('name')}: {msg.findtext('source')}"
+        for ctx in root.iter("context")
+        for msg in ctx.iter("message")
+        if sorted(PLACEHOLDER.findall(msg.findtext("source") or ""))
+        != sorted(PLACEHOLDER.findall(msg.findtext("translation") or ""))
+    ]
+    assert broken == []
 
 
 def test_every_source_string_is_translated(tmp_path: Path) -> None:
