@@ -1,4 +1,4 @@
-"""Qt translations for the system locale: English in the source, Simplified Chinese shipped.
+"""Qt translations for the chosen locale: English (the source text) and Simplified Chinese shipped.
 
 The catalogue is kept as hand-edited TS XML (`resources/translations/memoryd_<lang>.ts`).
 A compiled .qm is never committed: a packaging step may put one beside the .ts
@@ -95,7 +95,8 @@ def install(app: QCoreApplication, locale: QLocale) -> list[QTranslator]:
     """Install our catalogue and Qt's own (dialog buttons) for `locale`.
 
     Returns the translators so the caller can keep them referenced; an empty list means
-    English. A broken catalogue is logged and skipped: the app still starts, in English.
+    the source text (no catalogue for the locale). A broken catalogue is logged and
+    skipped: the app still starts, in English.
     """
     name = catalog_name(locale)
     if name is None:

@@ -41,7 +41,8 @@ def chinese(qapp: QApplication) -> Iterator[list[QTranslator]]:
         ("zh_SG", "zh_CN"),
         ("zh_TW", None),
         ("zh_HK", None),
-        ("en_US", None),
+        ("en_US", "en"),
+        ("en_GB", "en"),
         ("de_DE", None),
     ],
 )
@@ -50,10 +51,31 @@ def test_catalogue_choice_follows_the_locale(locale: str, expected: str | None) 
 
 
 @pytest.mark.parametrize("locale", [QLocale("en_US"), locale_for("en")], ids=["en_US", "settings-English"])
-def test_english_locale_installs_nothing(qapp: QApplication, locale: QLocale) -> None:
-    """English is the source text: no catalogue, also when Settings picks English on any system."""
-    assert i18n.install(qapp, locale) == []
-    assert QCoreApplication.translate("TrayState", "Quit") == "Quit"
+def test_english_loads_the_english_catalogue(qapp: QApplication, locale: QLocale) -> None:
+    """English is shipped like Chinese (its translations are the source text), also when
+    Settings picks English on a Chinese system."""
+    installed = i18n.install(qapp, locale)
+    try:
+        assert installed
+        assert QCoreApplication.translate("TrayState", "Quit") == "Quit"
+        assert QCoreApplication.translate("TrayState", "Review digest...") == "Review digest..."
+    finally:
+        for translator in installed:
+            qapp.removeTranslator(translator)
+
+
+def test_english_catalogue_has_every_message_as_its_source() -> None:
+    def messages(name: str) -> dict[tuple[str, str], str]:
+        root = ET.parse(assets.translations_dir() / name).getroot()
+        return {
+            (ctx.findtext("name") or "", msg.findtext("source") or ""): msg.findtext("translation") or ""
+            for ctx in root.iter("context")
+            for msg in ctx.iter("message")
+        }
+
+    english, chinese = messages("memoryd_en.ts"), messages("memoryd_zh_CN.ts")
+    assert english.keys() == chinese.keys()
+    assert all(source == text for (_ctx, source), text in english.items())
 
 
 def test_zh_cn_translation_is_applied(qtbot: QtBot, chinese: list[QTranslator], facade: Memoryd) -> None:

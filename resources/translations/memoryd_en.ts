@@ -1,0 +1,1528 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<!--
+  English for memoryd-tray: the source text itself, so the language choice "English" loads a
+  catalogue like any other. Every message of memoryd_zh_CN.ts, translated as its source
+  (tests/desktop/test_tray_i18n.py checks both files carry the same messages).
+-->
+<TS version="2.1" language="en_US" sourcelanguage="en_US">
+    <context>
+        <name>BrowserWindow</name>
+        <message>
+            <source>Alive</source>
+            <translation>Alive</translation>
+        </message>
+        <message>
+            <source>Dim</source>
+            <translation>Dim</translation>
+        </message>
+        <message>
+            <source>Soft-forgotten</source>
+            <translation>Soft-forgotten</translation>
+        </message>
+        <message>
+            <source>Forgotten</source>
+            <translation>Forgotten</translation>
+        </message>
+        <message>
+            <source>Gone</source>
+            <translation>Gone</translation>
+        </message>
+        <message>
+            <source>Not part of a supersedes chain.</source>
+            <translation>Not part of a supersedes chain.</translation>
+        </message>
+        <message>
+            <source>{mark} {date}  {title}  [{state}]  {slug}</source>
+            <translation>{mark} {date}  {title}  [{state}]  {slug}</translation>
+        </message>
+        <message>
+            <source>→ replaced by {slug}</source>
+            <translation>→ replaced by {slug}</translation>
+        </message>
+        <message>
+            <source>Supersedes waiting for a decision: {count}</source>
+            <translation>Supersedes waiting for a decision: {count}</translation>
+        </message>
+        <message>
+            <source>Title</source>
+            <translation>Title</translation>
+        </message>
+        <message>
+            <source>Type</source>
+            <translation>Type</translation>
+        </message>
+        <message>
+            <source>State</source>
+            <translation>State</translation>
+        </message>
+        <message>
+            <source>Scope</source>
+            <translation>Scope</translation>
+        </message>
+        <message>
+            <source>Created</source>
+            <translation>Created</translation>
+        </message>
+        <message>
+            <source>Recalls</source>
+            <translation>Recalls</translation>
+        </message>
+        <message>
+            <source>memoryd — Memories</source>
+            <translation>memoryd — Memories</translation>
+        </message>
+        <message>
+            <source>Search</source>
+            <translation>Search</translation>
+        </message>
+        <message>
+            <source>All scopes</source>
+            <translation>All scopes</translation>
+        </message>
+        <message>
+            <source>All types</source>
+            <translation>All types</translation>
+        </message>
+        <message>
+            <source>Alive and dim</source>
+            <translation>Alive and dim</translation>
+        </message>
+        <message>
+            <source>All, with soft-forgotten</source>
+            <translation>All, with soft-forgotten</translation>
+        </message>
+        <message>
+            <source>Supersedes chain</source>
+            <translation>Supersedes chain</translation>
+        </message>
+        <message>
+            <source>Record…</source>
+            <translation>Record…</translation>
+        </message>
+        <message>
+            <source>Edit…</source>
+            <translation>Edit…</translation>
+        </message>
+        <message>
+            <source>Forget</source>
+            <translation>Forget</translation>
+        </message>
+        <message>
+            <source>Merge…</source>
+            <translation>Merge…</translation>
+        </message>
+        <message>
+            <source>Refresh</source>
+            <translation>Refresh</translation>
+        </message>
+        <message>
+            <source>Reindex</source>
+            <translation>Reindex</translation>
+        </message>
+        <message>
+            <source>Import…</source>
+            <translation>Import…</translation>
+        </message>
+        <message>
+            <source>Mark folder sensitive…</source>
+            <translation>Mark folder sensitive…</translation>
+        </message>
+        <message>
+            <source>&amp;Memory</source>
+            <translation>&amp;Memory</translation>
+        </message>
+        <message>
+            <source>Memory</source>
+            <translation>Memory</translation>
+        </message>
+        <message>
+            <source>&amp;Tools</source>
+            <translation>&amp;Tools</translation>
+        </message>
+        <message>
+            <source>{count} in {root}</source>
+            <translation>{count} in {root}</translation>
+        </message>
+        <message>
+            <source>Not searched without a grant (sensitive): {where}</source>
+            <translation>Not searched without a grant (sensitive): {where}</translation>
+        </message>
+        <message>
+            <source>Memories shown: {count}</source>
+            <translation>Memories shown: {count}</translation>
+        </message>
+        <message>
+            <source>{scope} ({count})</source>
+            <translation>{scope} ({count})</translation>
+        </message>
+        <message>
+            <source>Recorded: {title}</source>
+            <translation>Recorded: {title}</translation>
+        </message>
+        <message>
+            <source>Nothing changed.</source>
+            <translation>Nothing changed.</translation>
+        </message>
+        <message>
+            <source>Saved.</source>
+            <translation>Saved.</translation>
+        </message>
+        <message>
+            <source>Forget memory</source>
+            <translation>Forget memory</translation>
+        </message>
+        <message>
+            <source>Forget “{title}”? Agents will no longer recall it.</source>
+            <translation>Forget “{title}”? Agents will no longer recall it.</translation>
+        </message>
+        <message>
+            <source>Forgotten.</source>
+            <translation>Forgotten.</translation>
+        </message>
+        <message>
+            <source>Merged {count} into {title}.</source>
+            <translation>Merged {count} into {title}.</translation>
+        </message>
+        <message>
+            <source>Reindexed {indexed} of {files} files; skipped {skipped}.</source>
+            <translation>Reindexed {indexed} of {files} files; skipped {skipped}.</translation>
+        </message>
+        <message>
+            <source>Reindexing…</source>
+            <translation>Reindexing…</translation>
+        </message>
+        <message>
+            <source>Reindex cancelled: the index is as it was.</source>
+            <translation>Reindex cancelled: the index is as it was.</translation>
+        </message>
+        <message>
+            <source>Imported {imported}, updated {updated}, unchanged {unchanged}.</source>
+            <translation>Imported {imported}, updated {updated}, unchanged {unchanged}.</translation>
+        </message>
+        <message>
+            <source>Skipped: {count}.</source>
+            <translation>Skipped: {count}.</translation>
+        </message>
+        <message>
+            <source>Importing…</source>
+            <translation>Importing…</translation>
+        </message>
+        <message>
+            <source>Import cancelled: what was imported stays; import again to go on.</source>
+            <translation>Import cancelled: what was imported stays; import again to go on.</translation>
+        </message>
+        <message>
+            <source>{root} is sensitive now: {count} memories encrypted.</source>
+            <translation>{root} is sensitive now: {count} memories encrypted.</translation>
+        </message>
+        <message>
+            <source>Encrypting {folder}…</source>
+            <translation>Encrypting {folder}…</translation>
+        </message>
+        <message>
+            <source>Stopped: the folder is marked; run it again to encrypt the rest.</source>
+            <translation>Stopped: the folder is marked; run it again to encrypt the rest.</translation>
+        </message>
+    </context>
+    <context>
+        <name>Controller</name>
+        <message>
+            <source>Scheduled job {job} failed: {error}</source>
+            <translation>Scheduled job {job} failed: {error}</translation>
+        </message>
+        <message>
+            <source>{promotions} promotions, {duplicates} duplicates and {expiring} expiring items wait.</source>
+            <translation>{promotions} promotions, {duplicates} duplicates and {expiring} expiring items wait.</translation>
+        </message>
+        <message>
+            <source>memoryd weekly digest</source>
+            <translation>memoryd weekly digest</translation>
+        </message>
+        <message>
+            <source>Decay sweep done.</source>
+            <translation>Decay sweep done.</translation>
+        </message>
+        <message>
+            <source>Capture paused: agent sessions are not kept until you resume.</source>
+            <translation>Capture paused: agent sessions are not kept until you resume.</translation>
+        </message>
+        <message>
+            <source>Capture resumed.</source>
+            <translation>Capture resumed.</translation>
+        </message>
+        <message>
+            <source>Another memoryd process is already processing captures.</source>
+            <translation>Another memoryd process is already processing captures.</translation>
+        </message>
+        <message>
+            <source>Captures processed: {count}.</source>
+            <translation>Captures processed: {count}.</translation>
+        </message>
+        <message>
+            <source>Set aside as unusable: {count}.</source>
+            <translation>Set aside as unusable: {count}.</translation>
+        </message>
+        <message>
+            <source>No captures were waiting.</source>
+            <translation>No captures were waiting.</translation>
+        </message>
+        <message>
+            <source>Could not open the data folder {path}.</source>
+            <translation>Could not open the data folder {path}.</translation>
+        </message>
+    </context>
+    <context>
+        <name>DigestWindow</name>
+        <message>
+            <source>Session</source>
+            <translation>Session</translation>
+        </message>
+        <message>
+            <source>Decision</source>
+            <translation>Decision</translation>
+        </message>
+        <message>
+            <source>Preference</source>
+            <translation>Preference</translation>
+        </message>
+        <message>
+            <source>Fact</source>
+            <translation>Fact</translation>
+        </message>
+        <message>
+            <source>Playbook</source>
+            <translation>Playbook</translation>
+        </message>
+        <message>
+            <source>Warning</source>
+            <translation>Warning</translation>
+        </message>
+        <message>
+            <source>alive</source>
+            <translation>alive</translation>
+        </message>
+        <message>
+            <source>dim</source>
+            <translation>dim</translation>
+        </message>
+        <message>
+            <source>soft-forgotten</source>
+            <translation>soft-forgotten</translation>
+        </message>
+        <message>
+            <source>forgotten</source>
+            <translation>forgotten</translation>
+        </message>
+        <message>
+            <source>Mean</source>
+            <translation>Mean</translation>
+        </message>
+        <message>
+            <source>Type</source>
+            <translation>Type</translation>
+        </message>
+        <message>
+            <source>Title</source>
+            <translation>Title</translation>
+        </message>
+        <message>
+            <source>From session</source>
+            <translation>From session</translation>
+        </message>
+        <message>
+            <source>Left</source>
+            <translation>Left</translation>
+        </message>
+        <message>
+            <source>Right</source>
+            <translation>Right</translation>
+        </message>
+        <message>
+            <source>Change</source>
+            <translation>Change</translation>
+        </message>
+        <message>
+            <source>{state} → {next}</source>
+            <translation>{state} → {next}</translation>
+        </message>
+        <message>
+            <source>Due</source>
+            <translation>Due</translation>
+        </message>
+        <message>
+            <source>Idle days</source>
+            <translation>Idle days</translation>
+        </message>
+        <message>
+            <source>New</source>
+            <translation>New</translation>
+        </message>
+        <message>
+            <source>Replaces</source>
+            <translation>Replaces</translation>
+        </message>
+        <message>
+            <source>Confidence</source>
+            <translation>Confidence</translation>
+        </message>
+        <message>
+            <source>D decision-worthy, U useful in future, R recallable hooks, A accurate; 0 to 1 each.</source>
+            <translation>D decision-worthy, U useful in future, R recallable hooks, A accurate; 0 to 1 each.</translation>
+        </message>
+        <message>
+            <source>comma separated</source>
+            <translation>comma separated</translation>
+        </message>
+        <message>
+            <source>Approve</source>
+            <translation>Approve</translation>
+        </message>
+        <message>
+            <source>Write it as long-term memory (a in the list)</source>
+            <translation>Write it as long-term memory (a in the list)</translation>
+        </message>
+        <message>
+            <source>Reject</source>
+            <translation>Reject</translation>
+        </message>
+        <message>
+            <source>Drop the proposal (r in the list)</source>
+            <translation>Drop the proposal (r in the list)</translation>
+        </message>
+        <message>
+            <source>Triggers</source>
+            <translation>Triggers</translation>
+        </message>
+        <message>
+            <source>From session {slug}, proposed {day}</source>
+            <translation>From session {slug}, proposed {day}</translation>
+        </message>
+        <message>
+            <source>DURA  D {d}  U {u}  R {r}  A {a}   mean {mean}</source>
+            <translation>DURA  D {d}  U {u}  R {r}  A {a}   mean {mean}</translation>
+        </message>
+        <message>
+            <source>No reasoning given.</source>
+            <translation>No reasoning given.</translation>
+        </message>
+        <message>
+            <source>Replaces: {slugs}</source>
+            <translation>Replaces: {slugs}</translation>
+        </message>
+        <message>
+            <source>{slug} · {type} · created {day}</source>
+            <translation>{slug} · {type} · created {day}</translation>
+        </message>
+        <message>
+            <source>Loading…</source>
+            <translation>Loading…</translation>
+        </message>
+        <message>
+            <source>Recalled {count} times · triggers: {triggers}</source>
+            <translation>Recalled {count} times · triggers: {triggers}</translation>
+        </message>
+        <message>
+            <source>memoryd: weekly review</source>
+            <translation>memoryd: weekly review</translation>
+        </message>
+        <message>
+            <source>Weekly review</source>
+            <translation>Weekly review</translation>
+        </message>
+        <message>
+            <source>Refresh</source>
+            <translation>Refresh</translation>
+        </message>
+        <message>
+            <source>Reading the digest…</source>
+            <translation>Reading the digest…</translation>
+        </message>
+        <message>
+            <source>Approve all with a DURA mean of at least</source>
+            <translation>Approve all with a DURA mean of at least</translation>
+        </message>
+        <message>
+            <source>j/k move · a approve · r reject</source>
+            <translation>j/k move · a approve · r reject</translation>
+        </message>
+        <message>
+            <source>No promotions wait for review.</source>
+            <translation>No promotions wait for review.</translation>
+        </message>
+        <message>
+            <source>Merge into left</source>
+            <translation>Merge into left</translation>
+        </message>
+        <message>
+            <source>Keep the left memory; the right one is folded into it</source>
+            <translation>Keep the left memory; the right one is folded into it</translation>
+        </message>
+        <message>
+            <source>Merge into right</source>
+            <translation>Merge into right</translation>
+        </message>
+        <message>
+            <source>Keep the right memory; the left one is folded into it</source>
+            <translation>Keep the right memory; the left one is folded into it</translation>
+        </message>
+        <message>
+            <source>These two belong to different projects. Merging across projects is left to the command line: memoryd merge --force.</source>
+            <translation>These two belong to different projects. Merging across projects is left to the command line: memoryd merge --force.</translation>
+        </message>
+        <message>
+            <source>No duplicates found.</source>
+            <translation>No duplicates found.</translation>
+        </message>
+        <message>
+            <source>j/k move</source>
+            <translation>j/k move</translation>
+        </message>
+        <message>
+            <source>Keep</source>
+            <translation>Keep</translation>
+        </message>
+        <message>
+            <source>Keeping counts as a recall: the memory stays alive and its clock starts again.</source>
+            <translation>Keeping counts as a recall: the memory stays alive and its clock starts again.</translation>
+        </message>
+        <message>
+            <source>Nothing is fading this week.</source>
+            <translation>Nothing is fading this week.</translation>
+        </message>
+        <message>
+            <source>j/k move · a keep</source>
+            <translation>j/k move · a keep</translation>
+        </message>
+        <message>
+            <source>Confirm</source>
+            <translation>Confirm</translation>
+        </message>
+        <message>
+            <source>The new memory replaces the old one (a in the list)</source>
+            <translation>The new memory replaces the old one (a in the list)</translation>
+        </message>
+        <message>
+            <source>Dismiss</source>
+            <translation>Dismiss</translation>
+        </message>
+        <message>
+            <source>Both stay current (r in the list)</source>
+            <translation>Both stay current (r in the list)</translation>
+        </message>
+        <message>
+            <source>No supersedes wait for confirmation.</source>
+            <translation>No supersedes wait for confirmation.</translation>
+        </message>
+        <message>
+            <source>j/k move · a confirm · r dismiss</source>
+            <translation>j/k move · a confirm · r dismiss</translation>
+        </message>
+        <message>
+            <source>Top triggers</source>
+            <translation>Top triggers</translation>
+        </message>
+        <message>
+            <source>Rising entities</source>
+            <translation>Rising entities</translation>
+        </message>
+        <message>
+            <source>Recent supersedes</source>
+            <translation>Recent supersedes</translation>
+        </message>
+        <message>
+            <source>Recalled most</source>
+            <translation>Recalled most</translation>
+        </message>
+        <message>
+            <source>Promotions ({count})</source>
+            <translation>Promotions ({count})</translation>
+        </message>
+        <message>
+            <source>Duplicates ({count})</source>
+            <translation>Duplicates ({count})</translation>
+        </message>
+        <message>
+            <source>Expiring ({count})</source>
+            <translation>Expiring ({count})</translation>
+        </message>
+        <message>
+            <source>Supersedes to confirm ({count})</source>
+            <translation>Supersedes to confirm ({count})</translation>
+        </message>
+        <message>
+            <source>Trends</source>
+            <translation>Trends</translation>
+        </message>
+        <message>
+            <source>Approve all ({count})</source>
+            <translation>Approve all ({count})</translation>
+        </message>
+        <message>
+            <source>{since} to {until}</source>
+            <translation>{since} to {until}</translation>
+        </message>
+        <message>
+            <source>{trigger}: {hits} hits</source>
+            <translation>{trigger}: {hits} hits</translation>
+        </message>
+        <message>
+            <source>{name}: {delta} mentions</source>
+            <translation>{name}: {delta} mentions</translation>
+        </message>
+        <message>
+            <source>{old} → {new}</source>
+            <translation>{old} → {new}</translation>
+        </message>
+        <message>
+            <source>{title}: recalled {count} times</source>
+            <translation>{title}: recalled {count} times</translation>
+        </message>
+        <message>
+            <source>none</source>
+            <translation>none</translation>
+        </message>
+        <message>
+            <source>LLM today: {tokens} tokens in {calls} calls; {left} of the daily budget left.</source>
+            <translation>LLM today: {tokens} tokens in {calls} calls; {left} of the daily budget left.</translation>
+        </message>
+        <message>
+            <source>{type} “{title}” turns {next} on {day}, idle for {idle} days.</source>
+            <translation>{type} “{title}” turns {next} on {day}, idle for {idle} days.</translation>
+        </message>
+        <message>
+            <source>Does “{new}” replace “{old}”? Confidence {confidence} ({by}).</source>
+            <translation>Does “{new}” replace “{old}”? Confidence {confidence} ({by}).</translation>
+        </message>
+        <message>
+            <source>Approved “{title}” as {type}.</source>
+            <translation>Approved “{title}” as {type}.</translation>
+        </message>
+        <message>
+            <source>Rejected “{title}”.</source>
+            <translation>Rejected “{title}”.</translation>
+        </message>
+        <message>
+            <source>Approved {count} promotions.</source>
+            <translation>Approved {count} promotions.</translation>
+        </message>
+        <message>
+            <source>Not approved: {errors}</source>
+            <translation>Not approved: {errors}</translation>
+        </message>
+        <message>
+            <source>Merged “{dropped}” into “{kept}”.</source>
+            <translation>Merged “{dropped}” into “{kept}”.</translation>
+        </message>
+        <message>
+            <source>Kept “{title}”.</source>
+            <translation>Kept “{title}”.</translation>
+        </message>
+        <message>
+            <source>Confirmed: “{new}” replaces “{old}”.</source>
+            <translation>Confirmed: “{new}” replaces “{old}”.</translation>
+        </message>
+        <message>
+            <source>Dismissed: “{old}” stays current.</source>
+            <translation>Dismissed: “{old}” stays current.</translation>
+        </message>
+    </context>
+    <context>
+        <name>GrantDialog</name>
+        <message>
+            <source>memoryd: allow access to a sensitive folder</source>
+            <translation>memoryd: allow access to a sensitive folder</translation>
+        </message>
+        <message>
+            <source>Allow access to a sensitive folder?</source>
+            <translation>Allow access to a sensitive folder?</translation>
+        </message>
+        <message>
+            <source>Folder:</source>
+            <translation>Folder:</translation>
+        </message>
+        <message>
+            <source>Scope:</source>
+            <translation>Scope:</translation>
+        </message>
+        <message>
+            <source>Asked by:</source>
+            <translation>Asked by:</translation>
+        </message>
+        <message>
+            <source>To:</source>
+            <translation>To:</translation>
+        </message>
+        <message>
+            <source>Once (90 seconds)</source>
+            <translation>Once (90 seconds)</translation>
+        </message>
+        <message>
+            <source>For this session (8 hours)</source>
+            <translation>For this session (8 hours)</translation>
+        </message>
+        <message>
+            <source>For a task, until revoked:</source>
+            <translation>For a task, until revoked:</translation>
+        </message>
+        <message>
+            <source>task name, e.g. year-end</source>
+            <translation>task name, e.g. year-end</translation>
+        </message>
+        <message>
+            <source>Allow for how long?</source>
+            <translation>Allow for how long?</translation>
+        </message>
+        <message>
+            <source>Passphrase of this folder:</source>
+            <translation>Passphrase of this folder:</translation>
+        </message>
+        <message>
+            <source>Allow</source>
+            <translation>Allow</translation>
+        </message>
+        <message>
+            <source>Deny</source>
+            <translation>Deny</translation>
+        </message>
+    </context>
+    <context>
+        <name>GrantServer</name>
+        <message>
+            <source>the tray app quit</source>
+            <translation>the tray app quit</translation>
+        </message>
+        <message>
+            <source>the user denied access</source>
+            <translation>the user denied access</translation>
+        </message>
+    </context>
+    <context>
+        <name>IdentityWindow</name>
+        <message>
+            <source>manual</source>
+            <translation>manual</translation>
+        </message>
+        <message>
+            <source>weekly</source>
+            <translation>weekly</translation>
+        </message>
+        <message>
+            <source>after an event</source>
+            <translation>after an event</translation>
+        </message>
+        <message>
+            <source>memoryd: identity profile</source>
+            <translation>memoryd: identity profile</translation>
+        </message>
+        <message>
+            <source>Current profile</source>
+            <translation>Current profile</translation>
+        </message>
+        <message>
+            <source>Versions</source>
+            <translation>Versions</translation>
+        </message>
+        <message>
+            <source>Monthly reports</source>
+            <translation>Monthly reports</translation>
+        </message>
+        <message>
+            <source>Rewrite now</source>
+            <translation>Rewrite now</translation>
+        </message>
+        <message>
+            <source>Write the profile again from the memories, as the weekly job does.</source>
+            <translation>Write the profile again from the memories, as the weekly job does.</translation>
+        </message>
+        <message>
+            <source>Generate this month's report</source>
+            <translation>Generate this month's report</translation>
+        </message>
+        <message>
+            <source>Reading the profile…</source>
+            <translation>Reading the profile…</translation>
+        </message>
+        <message>
+            <source>Version</source>
+            <translation>Version</translation>
+        </message>
+        <message>
+            <source>Written</source>
+            <translation>Written</translation>
+        </message>
+        <message>
+            <source>Trigger</source>
+            <translation>Trigger</translation>
+        </message>
+        <message>
+            <source>Change</source>
+            <translation>Change</translation>
+        </message>
+        <message>
+            <source>Sources</source>
+            <translation>Sources</translation>
+        </message>
+        <message>
+            <source>Compare</source>
+            <translation>Compare</translation>
+        </message>
+        <message>
+            <source>with</source>
+            <translation>with</translation>
+        </message>
+        <message>
+            <source>Could not read the profile.</source>
+            <translation>Could not read the profile.</translation>
+        </message>
+        <message>
+            <source>No identity profile yet. "Rewrite now" writes the first one from your memories.</source>
+            <translation>No identity profile yet. "Rewrite now" writes the first one from your memories.</translation>
+        </message>
+        <message>
+            <source>Version {version}, written {when} ({trigger}).</source>
+            <translation>Version {version}, written {when} ({trigger}).</translation>
+        </message>
+        <message>
+            <source>Change: {summary}.</source>
+            <translation>Change: {summary}.</translation>
+        </message>
+        <message>
+            <source>Drawn from {count} memories.</source>
+            <translation>Drawn from {count} memories.</translation>
+        </message>
+        <message>
+            <source>v{version} · {when}</source>
+            <translation>v{version} · {when}</translation>
+        </message>
+        <message>
+            <source>v{version}</source>
+            <translation>v{version}</translation>
+        </message>
+        <message>
+            <source>Only one version so far: nothing to compare.</source>
+            <translation>Only one version so far: nothing to compare.</translation>
+        </message>
+        <message>
+            <source>No versions yet.</source>
+            <translation>No versions yet.</translation>
+        </message>
+        <message>
+            <source>No monthly report yet: "Generate this month's report" writes one.</source>
+            <translation>No monthly report yet: "Generate this month's report" writes one.</translation>
+        </message>
+        <message>
+            <source>Reading versions…</source>
+            <translation>Reading versions…</translation>
+        </message>
+        <message>
+            <source>{added} line(s) added, {removed} removed.</source>
+            <translation>{added} line(s) added, {removed} removed.</translation>
+        </message>
+        <message>
+            <source>{period}, generated {when}.</source>
+            <translation>{period}, generated {when}.</translation>
+        </message>
+        <message>
+            <source>Versions: {versions}. Superseded: {supersedes}. Entities new: {added}, gone: {dropped}.</source>
+            <translation>Versions: {versions}. Superseded: {supersedes}. Entities new: {added}, gone: {dropped}.</translation>
+        </message>
+        <message>
+            <source>Rewriting the profile…</source>
+            <translation>Rewriting the profile…</translation>
+        </message>
+        <message>
+            <source>Version {version} written: {summary}.</source>
+            <translation>Version {version} written: {summary}.</translation>
+        </message>
+        <message>
+            <source>Nothing new: the profile stays at version {version}.</source>
+            <translation>Nothing new: the profile stays at version {version}.</translation>
+        </message>
+        <message>
+            <source>Writing this month's report…</source>
+            <translation>Writing this month's report…</translation>
+        </message>
+        <message>
+            <source>Report for {period} written.</source>
+            <translation>Report for {period} written.</translation>
+        </message>
+    </context>
+    <context>
+        <name>MemoryDialogs</name>
+        <message>
+            <source>Browse…</source>
+            <translation>Browse…</translation>
+        </message>
+        <message>
+            <source>Choose a folder</source>
+            <translation>Choose a folder</translation>
+        </message>
+        <message>
+            <source>Edit memory</source>
+            <translation>Edit memory</translation>
+        </message>
+        <message>
+            <source>Record a memory</source>
+            <translation>Record a memory</translation>
+        </message>
+        <message>
+            <source>comma-separated phrases</source>
+            <translation>comma-separated phrases</translation>
+        </message>
+        <message>
+            <source>comma-separated</source>
+            <translation>comma-separated</translation>
+        </message>
+        <message>
+            <source>the project this memory belongs to</source>
+            <translation>the project this memory belongs to</translation>
+        </message>
+        <message>
+            <source>Type</source>
+            <translation>Type</translation>
+        </message>
+        <message>
+            <source>Title</source>
+            <translation>Title</translation>
+        </message>
+        <message>
+            <source>Body</source>
+            <translation>Body</translation>
+        </message>
+        <message>
+            <source>Triggers</source>
+            <translation>Triggers</translation>
+        </message>
+        <message>
+            <source>Tags</source>
+            <translation>Tags</translation>
+        </message>
+        <message>
+            <source>Project folder</source>
+            <translation>Project folder</translation>
+        </message>
+        <message>
+            <source>Merge memories</source>
+            <translation>Merge memories</translation>
+        </message>
+        <message>
+            <source>{title} ({slug})</source>
+            <translation>{title} ({slug})</translation>
+        </message>
+        <message>
+            <source>Merge across projects</source>
+            <translation>Merge across projects</translation>
+        </message>
+        <message>
+            <source>Keep</source>
+            <translation>Keep</translation>
+        </message>
+        <message>
+            <source>The other memories are merged into the one kept (their triggers, tags and recalls) and then removed.</source>
+            <translation>The other memories are merged into the one kept (their triggers, tags and recalls) and then removed.</translation>
+        </message>
+        <message>
+            <source>Import memories</source>
+            <translation>Import memories</translation>
+        </message>
+        <message>
+            <source>Codex sessions</source>
+            <translation>Codex sessions</translation>
+        </message>
+        <message>
+            <source>OpenClaw workspace</source>
+            <translation>OpenClaw workspace</translation>
+        </message>
+        <message>
+            <source>memory-system store</source>
+            <translation>memory-system store</translation>
+        </message>
+        <message>
+            <source>agent-memory store</source>
+            <translation>agent-memory store</translation>
+        </message>
+        <message>
+            <source>Import from</source>
+            <translation>Import from</translation>
+        </message>
+        <message>
+            <source>Folder</source>
+            <translation>Folder</translation>
+        </message>
+        <message>
+            <source>Into project</source>
+            <translation>Into project</translation>
+        </message>
+        <message>
+            <source>empty: ~/.codex</source>
+            <translation>empty: ~/.codex</translation>
+        </message>
+        <message>
+            <source>required</source>
+            <translation>required</translation>
+        </message>
+        <message>
+            <source>empty: as the source says</source>
+            <translation>empty: as the source says</translation>
+        </message>
+        <message>
+            <source>Mark a folder sensitive</source>
+            <translation>Mark a folder sensitive</translation>
+        </message>
+        <message>
+            <source>Passphrase (optional)</source>
+            <translation>Passphrase (optional)</translation>
+        </message>
+        <message>
+            <source>Repeat passphrase</source>
+            <translation>Repeat passphrase</translation>
+        </message>
+        <message>
+            <source>Its memories are encrypted and need a grant to be read. Without a passphrase the key is kept in the OS keyring. A passphrase cannot be recovered.</source>
+            <translation>Its memories are encrypted and need a grant to be read. Without a passphrase the key is kept in the OS keyring. A passphrase cannot be recovered.</translation>
+        </message>
+    </context>
+    <context>
+        <name>MemoryType</name>
+        <message>
+            <source>Sessions</source>
+            <translation>Sessions</translation>
+        </message>
+        <message>
+            <source>Decisions</source>
+            <translation>Decisions</translation>
+        </message>
+        <message>
+            <source>Preferences</source>
+            <translation>Preferences</translation>
+        </message>
+        <message>
+            <source>Facts</source>
+            <translation>Facts</translation>
+        </message>
+        <message>
+            <source>Playbooks</source>
+            <translation>Playbooks</translation>
+        </message>
+        <message>
+            <source>Warnings</source>
+            <translation>Warnings</translation>
+        </message>
+        <message>
+            <source>Session</source>
+            <translation>Session</translation>
+        </message>
+        <message>
+            <source>Decision</source>
+            <translation>Decision</translation>
+        </message>
+        <message>
+            <source>Preference</source>
+            <translation>Preference</translation>
+        </message>
+        <message>
+            <source>Fact</source>
+            <translation>Fact</translation>
+        </message>
+        <message>
+            <source>Playbook</source>
+            <translation>Playbook</translation>
+        </message>
+        <message>
+            <source>Warning</source>
+            <translation>Warning</translation>
+        </message>
+    </context>
+    <context>
+        <name>ProgressPanel</name>
+        <message>
+            <source>Cancel</source>
+            <translation>Cancel</translation>
+        </message>
+        <message>
+            <source>Cancelling…</source>
+            <translation>Cancelling…</translation>
+        </message>
+    </context>
+    <context>
+        <name>ScopesWindow</name>
+        <message>
+            <source>Key in the OS keyring</source>
+            <translation>Key in the OS keyring</translation>
+        </message>
+        <message>
+            <source>Passphrase</source>
+            <translation>Passphrase</translation>
+        </message>
+        <message>
+            <source>once, until {time}</source>
+            <translation>once, until {time}</translation>
+        </message>
+        <message>
+            <source>session, until {time}</source>
+            <translation>session, until {time}</translation>
+        </message>
+        <message>
+            <source>task “{task}”, until revoked</source>
+            <translation>task “{task}”, until revoked</translation>
+        </message>
+        <message>
+            <source>Locked</source>
+            <translation>Locked</translation>
+        </message>
+        <message>
+            <source>memoryd: sensitive folders</source>
+            <translation>memoryd: sensitive folders</translation>
+        </message>
+        <message>
+            <source>Memories of these folders are encrypted. Agents and the command line read them only while a grant is live.</source>
+            <translation>Memories of these folders are encrypted. Agents and the command line read them only while a grant is live.</translation>
+        </message>
+        <message>
+            <source>Folder</source>
+            <translation>Folder</translation>
+        </message>
+        <message>
+            <source>Protection</source>
+            <translation>Protection</translation>
+        </message>
+        <message>
+            <source>Marked</source>
+            <translation>Marked</translation>
+        </message>
+        <message>
+            <source>Access</source>
+            <translation>Access</translation>
+        </message>
+        <message>
+            <source>No folder is marked sensitive.</source>
+            <translation>No folder is marked sensitive.</translation>
+        </message>
+        <message>
+            <source>Grant…</source>
+            <translation>Grant…</translation>
+        </message>
+        <message>
+            <source>Revoke</source>
+            <translation>Revoke</translation>
+        </message>
+        <message>
+            <source>End every live grant of this folder.</source>
+            <translation>End every live grant of this folder.</translation>
+        </message>
+        <message>
+            <source>Unmark…</source>
+            <translation>Unmark…</translation>
+        </message>
+        <message>
+            <source>Refresh</source>
+            <translation>Refresh</translation>
+        </message>
+        <message>
+            <source>Decrypt this folder's memories and stop protecting it.</source>
+            <translation>Decrypt this folder's memories and stop protecting it.</translation>
+        </message>
+        <message>
+            <source>Grant access first: unmarking reads every memory to decrypt it.</source>
+            <translation>Grant access first: unmarking reads every memory to decrypt it.</translation>
+        </message>
+        <message>
+            <source>memoryd tray (you)</source>
+            <translation>memoryd tray (you)</translation>
+        </message>
+        <message>
+            <source>let agents and the command line read its memories</source>
+            <translation>let agents and the command line read its memories</translation>
+        </message>
+        <message>
+            <source>Access granted to {root}: {grant}.</source>
+            <translation>Access granted to {root}: {grant}.</translation>
+        </message>
+        <message>
+            <source>Note: {warning}.</source>
+            <translation>Note: {warning}.</translation>
+        </message>
+        <message>
+            <source>Grants revoked for {root}: {count}.</source>
+            <translation>Grants revoked for {root}: {count}.</translation>
+        </message>
+        <message>
+            <source>Unmark a sensitive folder</source>
+            <translation>Unmark a sensitive folder</translation>
+        </message>
+        <message>
+            <source>Stop protecting {root}?</source>
+            <translation>Stop protecting {root}?</translation>
+        </message>
+        <message>
+            <source>Its memories are decrypted and stored as plain files again, and its key is deleted. Agents can then read them without a grant.</source>
+            <translation>Its memories are decrypted and stored as plain files again, and its key is deleted. Agents can then read them without a grant.</translation>
+        </message>
+        <message>
+            <source>Unmark</source>
+            <translation>Unmark</translation>
+        </message>
+        <message>
+            <source>Decrypting {root}…</source>
+            <translation>Decrypting {root}…</translation>
+        </message>
+        <message>
+            <source>{root} is no longer sensitive; memories decrypted: {count}.</source>
+            <translation>{root} is no longer sensitive; memories decrypted: {count}.</translation>
+        </message>
+    </context>
+    <context>
+        <name>SettingsDialog</name>
+        <message>
+            <source>never</source>
+            <translation>never</translation>
+        </message>
+        <message>
+            <source>Rules only (no LLM)</source>
+            <translation>Rules only (no LLM)</translation>
+        </message>
+        <message>
+            <source>Anthropic</source>
+            <translation>Anthropic</translation>
+        </message>
+        <message>
+            <source>OpenAI</source>
+            <translation>OpenAI</translation>
+        </message>
+        <message>
+            <source>Ollama (local)</source>
+            <translation>Ollama (local)</translation>
+        </message>
+        <message>
+            <source>Decay sweep</source>
+            <translation>Decay sweep</translation>
+        </message>
+        <message>
+            <source>Weekly digest</source>
+            <translation>Weekly digest</translation>
+        </message>
+        <message>
+            <source>Identity rewrite</source>
+            <translation>Identity rewrite</translation>
+        </message>
+        <message>
+            <source>Monthly report</source>
+            <translation>Monthly report</translation>
+        </message>
+        <message>
+            <source>Settings</source>
+            <translation>Settings</translation>
+        </message>
+        <message>
+            <source>LLM</source>
+            <translation>LLM</translation>
+        </message>
+        <message>
+            <source>Email</source>
+            <translation>Email</translation>
+        </message>
+        <message>
+            <source>Schedules</source>
+            <translation>Schedules</translation>
+        </message>
+        <message>
+            <source>Sync</source>
+            <translation>Sync</translation>
+        </message>
+        <message>
+            <source>General</source>
+            <translation>General</translation>
+        </message>
+        <message>
+            <source>Save</source>
+            <translation>Save</translation>
+        </message>
+        <message>
+            <source>Cancel</source>
+            <translation>Cancel</translation>
+        </message>
+        <message>
+            <source>The provider's model name</source>
+            <translation>The provider's model name</translation>
+        </message>
+        <message>
+            <source>Paste a new key to store it</source>
+            <translation>Paste a new key to store it</translation>
+        </message>
+        <message>
+            <source>Remove key</source>
+            <translation>Remove key</translation>
+        </message>
+        <message>
+            <source>Provider:</source>
+            <translation>Provider:</translation>
+        </message>
+        <message>
+            <source>Model:</source>
+            <translation>Model:</translation>
+        </message>
+        <message>
+            <source>API key:</source>
+            <translation>API key:</translation>
+        </message>
+        <message>
+            <source>API keys are kept in the OS keyring, never in config.toml.</source>
+            <translation>API keys are kept in the OS keyring, never in config.toml.</translation>
+        </message>
+        <message>
+            <source>STARTTLS</source>
+            <translation>STARTTLS</translation>
+        </message>
+        <message>
+            <source>SSL/TLS</source>
+            <translation>SSL/TLS</translation>
+        </message>
+        <message>
+            <source>None (unencrypted)</source>
+            <translation>None (unencrypted)</translation>
+        </message>
+        <message>
+            <source>Addresses, separated by commas</source>
+            <translation>Addresses, separated by commas</translation>
+        </message>
+        <message>
+            <source>Leave empty to keep the stored password</source>
+            <translation>Leave empty to keep the stored password</translation>
+        </message>
+        <message>
+            <source>SMTP server:</source>
+            <translation>SMTP server:</translation>
+        </message>
+        <message>
+            <source>Port:</source>
+            <translation>Port:</translation>
+        </message>
+        <message>
+            <source>Security:</source>
+            <translation>Security:</translation>
+        </message>
+        <message>
+            <source>User:</source>
+            <translation>User:</translation>
+        </message>
+        <message>
+            <source>Password:</source>
+            <translation>Password:</translation>
+        </message>
+        <message>
+            <source>From:</source>
+            <translation>From:</translation>
+        </message>
+        <message>
+            <source>To:</source>
+            <translation>To:</translation>
+        </message>
+        <message>
+            <source>The weekly digest is mailed here. The password is kept in the OS keyring.</source>
+            <translation>The weekly digest is mailed here. The password is kept in the OS keyring.</translation>
+        </message>
+        <message>
+            <source>Times are cron lines in local time: minute hour day month weekday. Empty means the default time.</source>
+            <translation>Times are cron lines in local time: minute hour day month weekday. Empty means the default time.</translation>
+        </message>
+        <message>
+            <source>No sync folder</source>
+            <translation>No sync folder</translation>
+        </message>
+        <message>
+            <source>Choose…</source>
+            <translation>Choose…</translation>
+        </message>
+        <message>
+            <source>Sync folder:</source>
+            <translation>Sync folder:</translation>
+        </message>
+        <message>
+            <source>Leave it empty to stop syncing.</source>
+            <translation>Leave it empty to stop syncing.</translation>
+        </message>
+        <message>
+            <source>Start memoryd when I log in</source>
+            <translation>Start memoryd when I log in</translation>
+        </message>
+        <message>
+            <source>Starting at login is not available in this installation.</source>
+            <translation>Starting at login is not available in this installation.</translation>
+        </message>
+        <message>
+            <source>Follow system</source>
+            <translation>Follow system</translation>
+        </message>
+        <message>
+            <source>Language:</source>
+            <translation>Language:</translation>
+        </message>
+        <message>
+            <source>A new language applies the next time memoryd starts.</source>
+            <translation>A new language applies the next time memoryd starts.</translation>
+        </message>
+        <message>
+            <source>Reading settings…</source>
+            <translation>Reading settings…</translation>
+        </message>
+        <message>
+            <source>minute hour day month weekday</source>
+            <translation>minute hour day month weekday</translation>
+        </message>
+        <message>
+            <source>These jobs are run by the timers `memoryd setup auto-install` installed ({timers}), not by the tray.</source>
+            <translation>These jobs are run by the timers `memoryd setup auto-install` installed ({timers}), not by the tray.</translation>
+        </message>
+        <message>
+            <source>Next run: {when}</source>
+            <translation>Next run: {when}</translation>
+        </message>
+        <message>
+            <source>Last run failed: {error}</source>
+            <translation>Last run failed: {error}</translation>
+        </message>
+        <message>
+            <source>Last run: {when}</source>
+            <translation>Last run: {when}</translation>
+        </message>
+        <message>
+            <source>Could not read the settings: {error}</source>
+            <translation>Could not read the settings: {error}</translation>
+        </message>
+        <message>
+            <source>{provider} takes no API key.</source>
+            <translation>{provider} takes no API key.</translation>
+        </message>
+        <message>
+            <source>The stored key will be removed when you save.</source>
+            <translation>The stored key will be removed when you save.</translation>
+        </message>
+        <message>
+            <source>A key is stored in the OS keyring.</source>
+            <translation>A key is stored in the OS keyring.</translation>
+        </message>
+        <message>
+            <source>No key stored yet.</source>
+            <translation>No key stored yet.</translation>
+        </message>
+        <message>
+            <source>Choose the sync folder</source>
+            <translation>Choose the sync folder</translation>
+        </message>
+        <message>
+            <source>The settings have not been read yet.</source>
+            <translation>The settings have not been read yet.</translation>
+        </message>
+        <message>
+            <source>Enter the model {provider} should use.</source>
+            <translation>Enter the model {provider} should use.</translation>
+        </message>
+        <message>
+            <source>Enter the SMTP user first: the password is stored under it.</source>
+            <translation>Enter the SMTP user first: the password is stored under it.</translation>
+        </message>
+        <message>
+            <source>Saving…</source>
+            <translation>Saving…</translation>
+        </message>
+        <message>
+            <source>Nothing was saved: a schedule is not valid.</source>
+            <translation>Nothing was saved: a schedule is not valid.</translation>
+        </message>
+    </context>
+    <context>
+        <name>StatusWindow</name>
+        <message>
+            <source>Data folder: {path}</source>
+            <translation>Data folder: {path}</translation>
+        </message>
+    </context>
+    <context>
+        <name>TrayState</name>
+        <message>
+            <source>Reading memories…</source>
+            <translation>Reading memories…</translation>
+        </message>
+        <message>
+            <source>Promotions waiting: {count}</source>
+            <translation>Promotions waiting: {count}</translation>
+        </message>
+        <message>
+            <source>Memories: {count}</source>
+            <translation>Memories: {count}</translation>
+        </message>
+        <message>
+            <source>{type}: {count}</source>
+            <translation>{type}: {count}</translation>
+        </message>
+        <message>
+            <source>Forgotten: {count}</source>
+            <translation>Forgotten: {count}</translation>
+        </message>
+        <message>
+            <source>Captures waiting: {count}</source>
+            <translation>Captures waiting: {count}</translation>
+        </message>
+        <message>
+            <source>Capture is paused</source>
+            <translation>Capture is paused</translation>
+        </message>
+        <message>
+            <source>Could not read memoryd: {error}</source>
+            <translation>Could not read memoryd: {error}</translation>
+        </message>
+        <message>
+            <source>Processing captures…</source>
+            <translation>Processing captures…</translation>
+        </message>
+        <message>
+            <source>Process captures now</source>
+            <translation>Process captures now</translation>
+        </message>
+        <message>
+            <source>Running decay sweep…</source>
+            <translation>Running decay sweep…</translation>
+        </message>
+        <message>
+            <source>Run decay sweep now</source>
+            <translation>Run decay sweep now</translation>
+        </message>
+        <message>
+            <source>Resume capture</source>
+            <translation>Resume capture</translation>
+        </message>
+        <message>
+            <source>Pause capture</source>
+            <translation>Pause capture</translation>
+        </message>
+        <message>
+            <source>Review digest...</source>
+            <translation>Review digest...</translation>
+        </message>
+        <message>
+            <source>Search memories...</source>
+            <translation>Search memories...</translation>
+        </message>
+        <message>
+            <source>Sensitive scopes...</source>
+            <translation>Sensitive scopes...</translation>
+        </message>
+        <message>
+            <source>Identity...</source>
+            <translation>Identity...</translation>
+        </message>
+        <message>
+            <source>Settings...</source>
+            <translation>Settings...</translation>
+        </message>
+        <message>
+            <source>Open data folder</source>
+            <translation>Open data folder</translation>
+        </message>
+        <message>
+            <source>Quit</source>
+            <translation>Quit</translation>
+        </message>
+    </context>
+</TS>

@@ -1,0 +1,120 @@
+"""Screenshots of every tray window, in one language, on a real X display.
+
+Run by tests/e2e/test_tray_screenshots.py in its own process (the test process's Qt is
+offscreen, and a QApplication's platform is chosen once):
+
+    python -m tests.e2e.window_shots OUT_DIR en|zh_CN
+
+It starts the app's real controller over the current MEMORYD_HOME, opens each window the
+way the tray menu does, waits until the window has its data, and saves QWidget.grab() as
+PNG; the tray menu is shot popped up under the icon, and the whole screen once (the icon
+in trayer). Prints one line per file.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from PySide6.QtCore import QCoreApplication, QEventLoop, QPoint, QTimer
+from PySide6.QtWidgets import QApplication, QWidget
+
+from memoryd.app import Memoryd
+from memoryd_desktop import assets, i18n
+from memoryd_desktop.controller import Controller
+from memoryd_desktop.main import locale_for
+from memoryd_desktop.tray_state import Action
+
+SIZE = (1100, 720)
+
+
+def settle(ms: int) -> None:
+    """Let queued signals, background answers and paints run for `ms`."""
+    loop = QEventLoop()
+    QTimer.singleShot(ms, loop.quit)
+    loop.exec()
+
+
+def wait_until(check, timeout: float = 20.0) -> bool:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        settle(50)
+    return False
+
+
+def shoot(widget: QWidget, path: Path) -> None:
+    widget.grab().save(str(path))
+    print(path)
+
+
+def main(argv: list[str]) -> int:
+    out, language = Path(argv[0]), argv[1]
+    out.mkdir(parents=True, exist_ok=True)
+    app = QApplication(["memoryd-shots"])
+    app.setWindowIcon(assets.icon())
+    translators = i18n.install(app, locale_for(language))
+    assert translators, f"translation for {language} not loaded"
+    controller = Controller(Memoryd(), background=False)
+    controller.start()
+    assert wait_until(lambda: controller.state.loaded), "the tray never read its state"
+    assert not controller.ops.busy or wait_until(lambda: not controller.ops.busy)
+
+    if controller.tray is not None:
+        menu = controller.tray.menu
+        geometry = controller.tray.icon.geometry()
+        anchor = geometry.bottomLeft() if geometry.isValid() else QPoint(SIZE[0] - 200, 30)
+        menu.popup(anchor)
+        settle(500)
+        shoot(menu, out / "tray-menu.png")
+        app.primaryScreen().grabWindow(0).save(str(out / "screen-tray.png"))
+        print(out / "screen-tray.png")
+        menu.hide()
+
+    names = {
+        Action.DIGEST: "digest",
+        Action.SEARCH: "browser",
+        Action.SCOPES: "scopes",
+        Action.IDENTITY: "identity",
+        Action.SETTINGS: "settings",
+    }
+    for action, name in names.items():
+        seen: list[bool] = []
+        window = controller.windows.get(action)
+        if hasattr(window, "loaded"):
+            window.loaded.connect(lambda *_, seen=seen: seen.append(True))
+        else:
+            seen.append(True)
+        window.resize(*SIZE)
+        controller.windows.open(action)
+        assert wait_until(lambda seen=seen: bool(seen)), f"{name} never loaded"
+        wait_until(lambda: not controller.ops.busy)
+        settle(300)
+        if action is Action.IDENTITY and hasattr(window, "compare"):
+            window.compare(1, 2)  # the diff of the two versions, as a user would pick them
+            settle(500)
+        shoot(window, out / f"{name}.png")
+        window.hide()
+
+    from memoryd_desktop.grant_dialog import GrantDialog
+
+    prompt = GrantDialog("/home/user/payroll", "56f2efcf5a98", "mcp (claude-code)", True, what="search")
+    prompt.show()
+    settle(300)
+    shoot(prompt, out / "grant-prompt.png")
+    prompt.close()
+
+    controller.show_window()
+    settle(300)
+    assert controller.window is not None
+    shoot(controller.window, out / "status-window.png")
+    controller.shutdown()
+    del translators
+    QCoreApplication.quit()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
