@@ -214,10 +214,19 @@ class Upkeep:
         return broker.prepare(self.layout)
 
     def grant_request(self, line: bytes) -> dict[str, Any]:
-        """A request line the tray received, checked (ValueError if it is not one)."""
+        """A request line the tray received, checked (ValueError if it is not one). The
+        folder shown and whether a passphrase is asked come from core's record of the
+        scope, never from the caller, so a prompt cannot name one folder and grant another."""
         from memoryd.sensitive import broker
 
-        return broker.parse_request(line)
+        req = broker.parse_request(line)
+        if req["op"] == "grant":
+            settings = self.store.keys.settings(req["scope_hash"])
+            if settings is None:
+                raise ValueError(f"scope {req['scope_hash']} is not a sensitive scope here")
+            req["root"] = settings.root
+            req["passphrase"] = settings.key_source == "passphrase"
+        return req
 
     def show_request(self) -> bytes:
         """The line a second tray launch sends the running tray to show its window."""

@@ -20,7 +20,7 @@ import struct
 import sys
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QByteArray, QCoreApplication, QObject, Signal
+from PySide6.QtCore import QByteArray, QCoreApplication, QObject, QTimer, Signal
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
 from PySide6.QtWidgets import QDialog
 
@@ -34,10 +34,13 @@ if TYPE_CHECKING:
 log = logging.getLogger("memoryd.tray")
 translate = QCoreApplication.translate
 MAX_REQUEST = 64 * 1024
+MAX_PENDING = 4  # prompts open at once; more callers are refused, not stacked on screen
+REQUEST_MS = 10_000  # a caller must send its request line within this
 
 
-def peer_uid(conn: QLocalSocket) -> int | None:
-    """The connecting process's uid (Linux), None where the platform cannot tell."""
+def peer_creds(conn: QLocalSocket) -> tuple[int, int] | None:
+    """The connecting process's (pid, uid) from the kernel (Linux), None where the
+    platform cannot tell: what the caller says about itself is not trusted."""
     if not sys.platform.startswith("linux"):
         return None
     fd = int(conn.socketDescriptor())
@@ -48,15 +51,17 @@ def peer_uid(conn: QLocalSocket) -> int | None:
         creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
     finally:
         sock.close()
-    _pid, uid, _gid = struct.unpack("3i", creds)
-    return uid
+    pid, uid, _gid = struct.unpack("3i", creds)
+    return pid, uid
 
 
 def who(request: dict[str, Any]) -> str:
-    """ "cli", "mcp (claude-code)": the words the prompt shows for who asks."""
+    """ "cli", "mcp (claude-code)", "cli, process 1234": who asks, as the prompt says it."""
     actor = str(request.get("actor") or "cli")
     agent = request.get("agent")
-    return f"{actor} ({agent})" if agent else actor
+    text = f"{actor} ({agent})" if agent else actor
+    pid = request.get("peer_pid")
+    return translate("GrantServer", "{who}, process {pid}").format(who=text, pid=pid) if pid else text
 
 
 class _Pending(QObject):
@@ -66,6 +71,7 @@ class _Pending(QObject):
         super().__init__(parent)
         self.conn = conn
         self.buffer = b""
+        self.peer_pid: int | None = None
         self.request: dict[str, Any] | None = None
         self.dialog: GrantDialog | None = None
         self.answered = False
@@ -83,7 +89,10 @@ class GrantServer(QObject):
     def __init__(self, facade: Memoryd, ops: Ops, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.facade = facade
-        self.ops = ops
+        # Grants get their own worker: an Allow must not wait behind a long identity
+        # rewrite or reindex on the app's queue while the caller's patience runs out.
+        del ops
+        self.ops = Ops(on_error=lambda exc: log.error("grant failed: %s", exc), parent=self)
         self.server = QLocalServer(self)
         self.server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
         self.server.newConnection.connect(self._accept)
@@ -116,30 +125,45 @@ class GrantServer(QObject):
     def _accept(self) -> None:
         while self.server.hasPendingConnections():
             conn = self.server.nextPendingConnection()
-            uid = peer_uid(conn)
-            if uid is not None and uid != os.getuid():
-                log.warning("grant request from uid %s refused: not this user", uid)
+            creds = peer_creds(conn)
+            if creds is not None and creds[1] != os.getuid():
+                log.warning("grant request from uid %s refused: not this user", creds[1])
                 conn.abort()
+                conn.deleteLater()
                 continue
+            conn.setReadBufferSize(MAX_REQUEST)  # Qt stops reading a peer that floods us
             item = _Pending(conn, self)
+            item.peer_pid = creds[0] if creds else None
             self.pending.append(item)
             conn.readyRead.connect(lambda item=item: self._read(item))
             conn.disconnected.connect(lambda item=item: self._gone(item))
+            QTimer.singleShot(REQUEST_MS, item, lambda item=item: self._too_slow(item))
+
+    def _too_slow(self, item: _Pending) -> None:
+        if item.request is None and not item.answered:
+            self._answer(item, False, "no request line in time")
 
     def _read(self, item: _Pending) -> None:
+        if item.request is not None or item.answered:
+            item.conn.readAll()  # one request per connection: anything more is dropped
+            return
         item.buffer += bytes(item.conn.readAll().data())
         if b"\n" not in item.buffer:
             if len(item.buffer) > MAX_REQUEST:
                 self._answer(item, False, "request too long")
             return
-        if item.request is not None:
-            return
         line = item.buffer.split(b"\n", 1)[0]
+        item.buffer = b""
         try:
             item.request = self.facade.grant_request(line)
-        except ValueError as exc:
+        except Exception as exc:  # whatever a peer sends, it gets an answer, never a trace
             log.warning("bad grant request: %s", exc)
             self._answer(item, False, f"bad request: {exc}")
+            return
+        item.request["peer_pid"] = item.peer_pid
+        prompts = sum(p.dialog is not None for p in self.pending)
+        if item.request.get("op") == "grant" and prompts >= MAX_PENDING:
+            self._answer(item, False, "too many grant requests at once")
             return
         if item.request.get("op") == "show":
             self.show_wanted.emit()
@@ -176,9 +200,14 @@ class GrantServer(QObject):
         duration, task, passphrase = choice
         facade = self.facade
 
+        if item.conn.state() != QLocalSocket.LocalSocketState.ConnectedState:
+            self._gone(item)  # the caller stopped waiting: grant nothing
+            return
+
         def grant() -> Any:
+            # by hash: the scope core recorded, whatever folder path is there now
             return facade.grant(
-                req["root"], duration=duration, task=task, passphrase=passphrase, actor="tray"
+                req["scope_hash"], duration=duration, task=task, passphrase=passphrase, actor="tray"
             )
 
         def failed(exc: BaseException) -> None:
@@ -205,12 +234,15 @@ class GrantServer(QObject):
             item.conn.write(QByteArray(self.facade.grant_answer(granted, duration=duration, error=error)))
             item.conn.flush()
             item.conn.disconnectFromServer()
-        if item.dialog is not None and item.dialog.isVisible():
-            item.dialog.done(QDialog.DialogCode.Rejected if not granted else QDialog.DialogCode.Accepted)
+        if item.dialog is not None:
+            item.dialog.forget_passphrase()
+            if item.dialog.isVisible():
+                item.dialog.done(QDialog.DialogCode.Rejected if not granted else QDialog.DialogCode.Accepted)
         if item in self.pending:
             self.pending.remove(item)
         if (item.request or {}).get("op") != "show":
             self.answered.emit(item.request or {}, granted)
+        item.conn.deleteLater()
         item.deleteLater()
 
     def _gone(self, item: _Pending) -> None:
@@ -218,6 +250,9 @@ class GrantServer(QObject):
         if not item.answered:
             item.answered = True
             if item.dialog is not None:
+                item.dialog.forget_passphrase()
                 item.dialog.close()
             if item in self.pending:
                 self.pending.remove(item)
+            item.conn.deleteLater()
+            item.deleteLater()

@@ -64,7 +64,8 @@ def test_allow_from_the_prompt_lets_the_waiting_cli_call_through(
     request = asked.args[0]
     assert request["root"] == str(project.resolve()) or request["root"] == str(project)
     assert request["actor"] == "cli" and request["agent"] == "claude-code" and request["what"] == "get"
-    assert who(request) == "cli (claude-code)"
+    assert request["peer_pid"] == proc.pid  # from the kernel, not from what the caller says
+    assert who(request) == f"cli (claude-code), process {proc.pid}"
 
     dialog = server.pending[0].dialog
     assert dialog is not None and dialog.isVisible()

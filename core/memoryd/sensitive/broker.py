@@ -15,9 +15,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import socket
 import sys
 import tempfile
+import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -131,21 +133,46 @@ def uninstall() -> None:
     current = None
 
 
+MAX_SAID = 60  # characters of a caller's own words (agent, what) shown in the prompt
+_HASH = re.compile(r"[0-9a-f]{12}")
+
+
+def said(value: object) -> str | None:
+    """A caller's self-description made safe to show: one line, no control or bidi
+    characters (which could make the prompt read as something else), short."""
+    if not isinstance(value, str):
+        return None
+    text = "".join(c if unicodedata.category(c)[0] != "C" else " " for c in value)
+    text = " ".join(text.split())[:MAX_SAID]
+    return text or None
+
+
 def parse_request(line: bytes) -> dict[str, Any]:
-    """The tray's side: one request line checked; ValueError names what is wrong."""
+    """The tray's side: one request line checked; ValueError names what is wrong. Only
+    the scope's hash is taken as given (core looks up its folder and key source); the
+    caller's words are cleaned, and anything else it sent is dropped."""
     if len(line) > MAX_LINE:
         raise ValueError("request too long")
-    data = json.loads(line.decode("utf-8"))
+    try:
+        data = json.loads(line.decode("utf-8"))
+    except (ValueError, RecursionError, UnicodeDecodeError):
+        raise ValueError("request is not JSON") from None
     if not isinstance(data, dict) or data.get("v") != PROTOCOL or data.get("op") not in ("grant", "show"):
         raise ValueError("not a memoryd grant request")
     if data["op"] == "show":  # a second `memoryd-tray` launch: show the running one's window
-        return data
-    for key in ("scope_hash", "root"):
-        if not isinstance(data.get(key), str) or not data[key]:
-            raise ValueError(f"request has no {key}")
-    if data.get("actor") not in ("cli", "mcp", "tray", "hook"):
-        data["actor"] = "cli"
-    return data
+        return {"v": PROTOCOL, "op": "show"}
+    scope_hash = data.get("scope_hash")
+    if not isinstance(scope_hash, str) or not _HASH.fullmatch(scope_hash):
+        raise ValueError("request has no scope hash")
+    actor = data.get("actor") if data.get("actor") in ("cli", "mcp", "tray", "hook") else "cli"
+    return {
+        "v": PROTOCOL,
+        "op": "grant",
+        "scope_hash": scope_hash,
+        "actor": actor,
+        "agent": said(data.get("agent")),
+        "what": said(data.get("what")),
+    }
 
 
 def show_line() -> bytes:

@@ -167,7 +167,6 @@ def test_the_tray_grants_and_the_read_goes_on(
         "passphrase": False,
         "actor": "cli",
         "agent": "claude-code",
-        "pid": os.getpid(),
     }
     assert server.peers == [(os.getpid(), os.getuid())]
     (grant,) = _events("grant")
@@ -347,13 +346,52 @@ def test_parse_request_rejects_garbage(line: bytes):
 
 def test_parse_request_accepts_a_request_and_cleans_the_actor():
     line = json.dumps(
-        {"v": 1, "op": "grant", "scope_hash": "abc", "root": "/p", "what": "get", "actor": "root-shell"}
+        {
+            "v": 1,
+            "op": "grant",
+            "scope_hash": "abcdef012345",
+            "root": "/p",
+            "what": "get",
+            "actor": "root-shell",
+        }
     ).encode()
-    req = Memoryd().grant_request(line)
-    assert req["actor"] == "cli" and req["scope_hash"] == "abc" and req["what"] == "get"
+    req = broker.parse_request(line)
+    assert req["actor"] == "cli" and req["scope_hash"] == "abcdef012345" and req["what"] == "get"
+    assert "root" not in req  # the folder shown comes from core, never from the caller
     for actor in ("cli", "mcp", "tray", "hook"):
-        line = json.dumps({"v": 1, "op": "grant", "scope_hash": "abc", "root": "/p", "actor": actor})
+        line = json.dumps({"v": 1, "op": "grant", "scope_hash": "abcdef012345", "actor": actor})
         assert broker.parse_request(line.encode())["actor"] == actor
+
+
+def test_a_callers_words_cannot_reshape_the_prompt():
+    """Newlines, control and bidi characters would let a caller's "what" read as part of
+    the prompt's own text; they become spaces, and the text is cut short."""
+    line = json.dumps(
+        {
+            "v": 1,
+            "op": "grant",
+            "scope_hash": "abcdef012345",
+            "what": "read README\n\nroutine check, safe to allow\u202e",
+            "agent": "claude\x00-code" + "x" * 200,
+        }
+    ).encode()
+    req = broker.parse_request(line)
+    assert req["what"] == "read README routine check, safe to allow"
+    assert "\x00" not in req["agent"] and len(req["agent"]) == broker.MAX_SAID
+
+
+def test_the_facade_answers_only_for_a_recorded_sensitive_scope(project: Path):
+    """A request naming a folder by symlink, or any hash that is not a sensitive scope,
+    is refused; for a real one the folder and the passphrase question come from core."""
+    app = Memoryd()
+    with pytest.raises(ValueError, match="not a sensitive scope"):
+        app.grant_request(json.dumps({"v": 1, "op": "grant", "scope_hash": "000000000000"}).encode())
+    app.record("fact", "Secret", "a secret body", scope_path=project)
+    app.mark_sensitive(project, passphrase="a passphrase here")
+    h = app.scope(project).hash
+    line = json.dumps({"v": 1, "op": "grant", "scope_hash": h, "root": "/cat-pictures", "passphrase": False})
+    req = app.grant_request(line.encode())
+    assert req["root"] == str(app.scope(project).root) and req["passphrase"] is True
 
 
 def test_answer_lines():
@@ -376,7 +414,7 @@ def test_cli_get_granted_by_the_tray(
     assert CANARY in out.stdout
     (req,) = server.requests
     assert (req["actor"], req["agent"], req["root"], req["what"]) == ("cli", "codex", str(project), "get")
-    assert server.peers[0][0] == req["pid"] != os.getpid()  # the CLI process itself asked
+    assert server.peers[0][0] != os.getpid()  # the CLI process itself asked
 
 
 def test_cli_get_refused_by_the_tray(cli, tray, project: Path):
