@@ -100,6 +100,7 @@ class Memoryd(Upkeep):
     ) -> None:
         self.layout = layout or paths.layout()
         self.config = config or config_mod.load()
+        self._config_seen = self._config_stamp()  # reload_config_if_changed compares with it
         # Where the LLM's key is read (default: the environment) and an httpx transport
         # for its traffic (tests replay recorded answers through the real SDK).
         self.llm_env = llm_env

@@ -55,6 +55,7 @@ class Upkeep:
     layout: paths.Layout
     config: Config
     store: Store
+    _config_seen: int | None
 
     # -- scheduled jobs ---------------------------------------------------------------
     def _jobs(self) -> list[schedule.Job]:
@@ -143,6 +144,30 @@ class Upkeep:
         return timers.installed()
 
     # -- settings ---------------------------------------------------------------------
+    def _config_stamp(self) -> int | None:
+        path = self.config.path or paths.config_file()
+        try:
+            return Path(path).stat().st_mtime_ns
+        except OSError:
+            return None
+
+    def reload_config_if_changed(self) -> bool:
+        """Re-read config.toml if it changed on disk since this facade last read it (a
+        long-running tray sees `memoryd` or an editor change the schedule); True if so.
+        A broken file keeps the config in use: the CLI reports the error where it is run."""
+        from memoryd import config as config_mod
+        from memoryd.errors import MemorydError
+
+        stamp = self._config_stamp()
+        if stamp == self._config_seen:
+            return False
+        self._config_seen = stamp
+        try:
+            self.config = config_mod.load(self.config.path)
+        except MemorydError:
+            return False
+        return True
+
     def update_config(self, changes: Mapping[str, Any]) -> Config:
         """Change config.toml keys ("llm.model": "...", None to reset); checked first,
         written atomically, comments kept; this facade then uses the new values."""
@@ -150,6 +175,7 @@ class Upkeep:
 
         path = self.config.path or paths.config_file()
         self.config = config_edit.apply(Path(path), changes)
+        self._config_seen = self._config_stamp()  # our own write is no news
         return self.config
 
     def api_key_stored(self, provider: str) -> bool:

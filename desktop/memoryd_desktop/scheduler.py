@@ -34,8 +34,10 @@ MISFIRE_GRACE_S = 12 * 3600
 _active: JobScheduler | None = None  # the scheduler `fire` reports to (one per process)
 
 
-def fire(job_id: str) -> None:
-    """APScheduler's job function: hand the job to the running tray scheduler."""
+async def fire(job_id: str) -> None:
+    """APScheduler's job function: hand the job to the running tray scheduler. A
+    coroutine, so the asyncio executor runs it on the loop (the GUI thread), not in a
+    worker thread beside the Qt objects it touches."""
     if _active is not None:
         _active.run(job_id)
 
@@ -126,7 +128,15 @@ class JobScheduler(QObject):
             self.scheduler.wakeup()  # timers can overshoot after a suspend (apscheduler#794)
         if slept:
             log.info("the machine seems to have slept: checking for missed jobs")
-        self.catch_up()
+        # config.toml changed behind our back (`memoryd`, an editor): new times first
+        self.ops.run(self.facade.reload_config_if_changed, self._after_reload)
+
+    def _after_reload(self, changed: bool) -> None:
+        if changed:
+            log.info("config.toml changed: rescheduling")
+            self.reload()
+        else:
+            self.catch_up()
 
     def catch_up(self) -> None:
         """Run every job whose time passed unclaimed (closed app, sleep), once each."""

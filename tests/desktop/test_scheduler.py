@@ -92,7 +92,7 @@ def test_the_job_function_runs_the_job_through_core(
         jobs.start()
     monkeypatch.setenv("MEMORYD_NOW", "2026-11-16T03:00:01Z")
     with qtbot.waitSignal(jobs.ran, timeout=20_000) as ran:
-        scheduler_mod.fire("decay-sweep")  # what APScheduler calls at 03:00
+        loop.run_until_complete(scheduler_mod.fire("decay-sweep"))  # what APScheduler calls at 03:00
     job_id, run = ran.args
     assert job_id == "decay-sweep" and run.runner == "tray" and run.summary.startswith("decay sweep")
     state = {j["id"]: j for j in facade.schedules()}["decay-sweep"]
@@ -184,3 +184,21 @@ def test_without_a_notification_daemon_the_message_falls_back(
         notifier.post("memoryd weekly digest", "1 promotions wait.")
     assert blocker.args == ["window", "memoryd weekly digest"]
     assert seen == [("memoryd weekly digest", "1 promotions wait.", False)]
+
+
+def test_a_schedule_changed_outside_the_tray_is_picked_up(
+    qtbot: QtBot, facade: Memoryd, loop: qasync.QEventLoop, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """`memoryd` (another process) changes the digest's time: the next tick reschedules."""
+    monkeypatch.setattr(facade, "timers_installed", lambda: [])
+    monkeypatch.setenv("TZ", "UTC")
+    jobs = JobScheduler(facade, _ops(), loop)
+    with qtbot.waitSignal(jobs.checked, timeout=10_000):
+        jobs.start()
+    assert facade.reload_config_if_changed() is False
+    Memoryd().update_config({"schedule.digest": "45 7 * * 2"})  # as another process would
+    with qtbot.waitSignal(jobs.checked, timeout=10_000):
+        jobs._tick()
+    when = next(j for j in jobs.scheduler.get_jobs() if j.id == "digest").next_run_time
+    assert (when.weekday(), when.hour, when.minute) == (1, 7, 45)
+    jobs.stop()
