@@ -78,7 +78,7 @@ class Controller(QObject):
         self.jobs.failed.connect(self._job_failed)
         self.grants = GrantServer(facade, self.ops, self)
         self.grants.answered.connect(lambda _req, _ok: self.refresh())
-        self.grants.show_wanted.connect(self.show_window)
+        self.grants.show_wanted.connect(self._show_for_launcher)
         self._background = background
         self._tray_available = tray_available
         self._refreshing = False
@@ -120,6 +120,10 @@ class Controller(QObject):
         self.notifier.attach_tray(self.tray.icon)
         if self.window is not None:
             self.window.quit_on_close = False
+
+    def _show_for_launcher(self) -> None:
+        log.info("started again from a launcher: showing the window")
+        self.show_window()
 
     @Slot()
     def show_window(self) -> None:

@@ -98,6 +98,8 @@ def test_second_instance_exits(running: Tray, env: dict[str, str], home: Path) -
     assert second.returncode == 1
     assert f"already running for {home} (pid {running.proc.pid})" in second.stderr
     assert running.proc.poll() is None  # the first one is untouched
+    # ...and shows its window: the launcher reaches the app even if no tray icon is seen
+    running.wait_for("started again from a launcher: showing the window")
 
 
 def test_the_system_locale_picks_the_translation(env: dict[str, str]) -> None:
@@ -112,3 +114,18 @@ def test_the_system_locale_picks_the_translation(env: dict[str, str]) -> None:
         assert tray.proc.wait(timeout=5) == 0
     finally:
         tray.stop()
+
+
+def test_the_shipped_launcher_entry_is_valid() -> None:
+    """resources/memoryd-tray.desktop, for packagers' application menus: starting it again
+    while the tray runs brings up the running tray's window (main._show_running)."""
+    from memoryd_desktop import assets
+
+    entry = assets.resources_dir() / "memoryd-tray.desktop"
+    text = entry.read_text(encoding="utf-8")
+    assert "Exec=memoryd-tray\n" in text and "Type=Application\n" in text
+    tool = shutil.which("desktop-file-validate")
+    if tool is None:
+        return  # the content checks above still ran; .ci/run installs desktop-file-utils
+    out = subprocess.run([tool, str(entry)], capture_output=True, text=True, check=False)
+    assert out.returncode == 0 and "error" not in out.stdout.lower(), out.stdout + out.stderr
