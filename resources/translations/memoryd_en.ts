@@ -689,6 +689,10 @@
     <context>
         <name>GrantServer</name>
         <message>
+            <source>{who}, process {pid}</source>
+            <translation>{who}, process {pid}</translation>
+        </message>
+        <message>
             <source>the tray app quit</source>
             <translation>the tray app quit</translation>
         </message>

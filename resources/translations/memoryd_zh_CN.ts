@@ -690,6 +690,10 @@
 </context>
 <context>
     <name>GrantServer</name>
+        <message>
+            <source>{who}, process {pid}</source>
+            <translation>{who}，进程 {pid}</translation>
+        </message>
     <message>
         <source>the tray app quit</source>
         <translation>托盘应用已退出</translation>

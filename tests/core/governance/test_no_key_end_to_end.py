@@ -42,7 +42,9 @@ def test_capture_analyze_digest_promote_without_any_key(
     (pending,) = digest["pending_promotions"]
     assert pending["proposed_type"] == "preference"
     assert pending["mean"] >= 0.6
-    assert pending["reasoning"].startswith("rule-scored (no API key: ANTHROPIC_API_KEY is not set)")
+    assert pending["reasoning"].startswith(
+        "rule-scored (no API key: ANTHROPIC_API_KEY is not set and none is in the OS keyring)"
+    )
     assert "pnpm" in pending["body"]
 
     session_slug = pending["session_slug"]
