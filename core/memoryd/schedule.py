@@ -84,9 +84,9 @@ def _weekdays(field: str) -> str:
         return field
     days: set[int] = set()
     for part in field.lower().split(","):
-        span, _, step_text = part.partition("/")
+        span, slash, step_text = part.partition("/")
         step = int(step_text) if step_text.isdigit() and int(step_text) > 0 else None
-        if step_text and step is None:
+        if slash and step is None:  # "1/" too: cron refuses an empty step
             raise ValueError(f"bad step in weekday field {field!r}")
 
         def day(token: str) -> int:

@@ -31,7 +31,7 @@ from pathlib import Path
 import pytest
 
 from memoryd import schedule
-from memoryd.agents import common, timers
+from memoryd.agents import common, systemd_units, timers
 from memoryd.errors import UsageError
 from tests.core.sensitive.support import one_line_error
 
@@ -410,7 +410,7 @@ def test_the_systemd_service_runs_as_systemd_runs_it(user_dirs: Path, cli: Cli) 
     timers.install({}, kind="systemd", platform="linux")
     service = (user_dirs / "systemd" / "user" / "memoryd-decay-sweep.service").read_text()
     argv = next(ln for ln in service.splitlines() if ln.startswith("ExecStart=")).split("=", 1)[1].split()
-    env = {"HOME": os.environ["HOME"], "PATH": "/usr/bin:/bin", **timers._env_of_unit(service)}
+    env = {"HOME": os.environ["HOME"], "PATH": "/usr/bin:/bin", **systemd_units._env_of_unit(service)}
     now = datetime.now(UTC)
     res = subprocess.run([*argv, "--force"], env=env, capture_output=True, text=True, check=False)
     assert res.returncode == 0 and res.stdout.startswith("decay sweep: "), res.stdout + res.stderr
