@@ -14,10 +14,19 @@ Modules, bottom to top:
     grant_server  the local socket the CLI and MCP server ask for grants through
     grant_dialog  the grant prompt (also used by the scopes window)
     side_by_side  a two-pane text diff
-    digest_model, digest_window      the weekly review: promotions, duplicates, expiring
-    browser_window, memory_dialogs   search, filters, detail, record/edit/forget/merge
+    digest_model     the weekly review's table models and pure rules (no widgets)
+    digest_actions   each review action: the facade call, and the sentence that reports it
+    digest_list      the review list the j/k/a/r keys drive
+    digest_panes     the review's detail panes, one per tab (editor, pair, reminder, ...)
+    digest_window    the weekly review: promotions, duplicates, expiring, supersedes, trends
+    memory_dialogs   the browser's dialogs: record/edit, merge, import, mark sensitive
+    browser_model    the browser's query, fetch, table model and detail text (no widgets)
+    browser_edits    the browser's write side: record/edit/forget/merge, the long jobs
+    browser_window   the browser's read side: search, filters, listing, detail
     identity_window  the identity profile, its versions and diffs, monthly reports
     scopes_window    sensitive scopes: grant, revoke, unmark
+    settings_plan    what Settings reads, and a save applied in an order it can undo
+    settings_schedules  the Settings Schedules tab: a cron line per job, next and last run
     settings_dialog  LLM, email, schedules, sync folder, start at login, language
     tray          QSystemTrayIcon + QMenu rendered from a TrayState
     status_window the same facts and actions as a window, for desktops without a tray

@@ -10,26 +10,17 @@ as `grant_needed` for the controller to turn into a grant prompt.
 
 Decay filter: forgotten memories leave the index (their files move to forgotten/), so the
 facade cannot list them; the filter offers the states that can be listed.
+
+This module is the read side (filters, listing, detail); the query, fetch and table model
+are in `browser_model`, and the write side (dialogs, long jobs) in `browser_edits`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import (
-    QAbstractTableModel,
-    QCoreApplication,
-    QItemSelection,
-    QItemSelectionModel,
-    QModelIndex,
-    QPersistentModelIndex,
-    Qt,
-    QTimer,
-    Signal,
-    Slot,
-)
+from PySide6.QtCore import QCoreApplication, QItemSelection, QItemSelectionModel, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -40,7 +31,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMainWindow,
-    QMessageBox,
     QPlainTextEdit,
     QSplitter,
     QTableView,
@@ -48,216 +38,34 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memoryd.app import Changes, Memoryd, MemoryView
+from memoryd.app import Memoryd, MemoryView
 from memoryd.errors import AuthorizationRequired
 from memoryd_desktop import assets
-from memoryd_desktop.i18n import memory_type_label
-from memoryd_desktop.long_task import LongTask, Progress, ProgressPanel
-from memoryd_desktop.memory_dialogs import (
-    ImportDialog,
-    MarkSensitiveDialog,
-    MemoryDialog,
-    MemoryDraft,
-    MergeDialog,
-    type_name,
+from memoryd_desktop.browser_edits import MemoryEdits
+from memoryd_desktop.browser_model import (
+    ACTOR,
+    STATES,
+    TYPES,
+    Detail,
+    Listing,
+    MemoryTableModel,
+    Query,
+    fetch,
+    frontmatter_lines,
+    history_lines,
+    state_name,
 )
+from memoryd_desktop.i18n import memory_type_label
+from memoryd_desktop.long_task import LongTask, ProgressPanel
 from memoryd_desktop.ops import Ops
 from memoryd_desktop.texts import describe
 
 translate = QCoreApplication.translate  # the bare name lupdate recognises
 
-ACTOR = "tray"
-TYPES = ("session", "decision", "preference", "fact", "playbook", "warning")
-STATES = ("alive", "dim", "soft-forgotten")
-LIST_LIMIT = 1000
-SEARCH_LIMIT = 200
 SEARCH_DELAY_MS = 250  # typing pauses this long before the search runs
-DETAIL_SKIP = ("body", "path", "turns")  # shown elsewhere, or not frontmatter
 
 
-def state_name(state: str) -> str:
-    names = {
-        "alive": translate("BrowserWindow", "Alive"),
-        "dim": translate("BrowserWindow", "Dim"),
-        "soft-forgotten": translate("BrowserWindow", "Soft-forgotten"),
-        "forgotten": translate("BrowserWindow", "Forgotten"),
-        "gone": translate("BrowserWindow", "Gone"),
-    }
-    return names.get(state, state)
-
-
-@dataclass(frozen=True)
-class Query:
-    """What the filters ask for; `state` None means alive and dim, "all" adds soft-forgotten."""
-
-    text: str = ""
-    scope: str | None = None
-    memory_type: str | None = None
-    state: str | None = None
-    with_scopes: bool = False
-
-
-@dataclass
-class Listing:
-    rows: list[dict[str, Any]]
-    withheld: list[tuple[str, str, int]] = field(default_factory=list)
-    scopes: dict[str, int] | None = None
-
-
-@dataclass
-class Detail:
-    slug: str
-    view: MemoryView
-    history: dict[str, Any]
-
-
-def fetch(facade: Memoryd, q: Query) -> Listing:
-    """The rows for a query (on the Ops thread): the CLI's search, or the plain listing."""
-    scopes = [q.scope] if q.scope else None
-    include_forgotten = q.state in ("soft-forgotten", "all")
-    if q.text.strip():
-        results = facade.search(
-            q.text,
-            scopes=scopes,
-            memory_type=q.memory_type,
-            limit=SEARCH_LIMIT,
-            include_forgotten=include_forgotten,
-            count_recall=False,  # browsing is not an agent recalling: decay must not see it
-            actor=ACTOR,
-        )
-        rows = [r.as_dict() for r in results]
-        withheld = list(facade.withheld)
-    else:
-        limit = None if q.state in STATES else LIST_LIMIT  # filtered below: do not cut first
-        rows = facade.list(
-            scopes=scopes, memory_type=q.memory_type, include_forgotten=include_forgotten, limit=limit
-        )
-        withheld = []
-    if q.state in STATES:
-        rows = [r for r in rows if r.get("decay_state") == q.state]
-    by_scope = facade.stats()["by_scope"] if q.with_scopes else None
-    return Listing(rows, withheld, by_scope)
-
-
-def frontmatter_lines(view: MemoryView) -> list[str]:
-    """`key: value` lines of a memory's frontmatter, empty values left out."""
-    out = []
-    for key, value in view.as_dict().items():
-        if key in DETAIL_SKIP or value is None or value == [] or value == {}:
-            continue
-        if isinstance(value, list):
-            text = ", ".join(str(v) for v in value)
-        elif isinstance(value, dict):
-            text = ", ".join(f"{k}={v}" for k, v in value.items())
-        else:
-            text = str(value)
-        out.append(f"{key}: {text}")
-    return out
-
-
-def history_lines(slug: str, history: dict[str, Any]) -> list[str]:
-    """The supersedes chain, oldest first, this memory marked."""
-    chain = history.get("chain") or []
-    lines = []
-    if len(chain) <= 1 and not history.get("links"):
-        lines.append(translate("BrowserWindow", "Not part of a supersedes chain."))
-    else:
-        for link in chain:
-            mark = "▶" if link["slug"] == slug else " "
-            line = translate("BrowserWindow", "{mark} {date}  {title}  [{state}]  {slug}").format(
-                mark=mark,
-                date=str(link.get("created_at") or "")[:10],
-                title=link.get("title") or "",
-                state=state_name(str(link.get("state") or "")),
-                slug=link["slug"],
-            )
-            if link.get("superseded_by"):
-                line += "  " + translate("BrowserWindow", "→ replaced by {slug}").format(
-                    slug=link["superseded_by"]
-                )
-            lines.append(line)
-    if pending := history.get("pending"):
-        waiting = translate("BrowserWindow", "Supersedes waiting for a decision: {count}")
-        lines.append(waiting.format(count=len(pending)))
-    return lines
-
-
-class MemoryTableModel(QAbstractTableModel):
-    """Rows as the facade returns them (dicts); sorted in place when a header is clicked."""
-
-    COLUMNS = ("title", "type", "decay_state", "scope_hash", "created_at", "recall_count")
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.rows: list[dict[str, Any]] = []
-
-    def set_rows(self, rows: Sequence[dict[str, Any]]) -> None:
-        self.beginResetModel()
-        self.rows = list(rows)
-        self.endResetModel()
-
-    def slug_at(self, row: int) -> str:
-        return str(self.rows[row]["slug"])
-
-    def row_of(self, slug: str) -> int:
-        return next((i for i, r in enumerate(self.rows) if r["slug"] == slug), -1)
-
-    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.COLUMNS)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if orientation != Qt.Orientation.Horizontal or role != Qt.ItemDataRole.DisplayRole:
-            return None
-        headers = (
-            translate("BrowserWindow", "Title"),
-            translate("BrowserWindow", "Type"),
-            translate("BrowserWindow", "State"),
-            translate("BrowserWindow", "Scope"),
-            translate("BrowserWindow", "Created"),
-            translate("BrowserWindow", "Recalls"),
-        )
-        return headers[section]
-
-    def data(
-        self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if not index.isValid():
-            return None
-        row = self.rows[index.row()]
-        key = self.COLUMNS[index.column()]
-        if role == Qt.ItemDataRole.DisplayRole:
-            value = row.get(key)
-            if key == "type":
-                return type_name(str(value))
-            if key == "decay_state":
-                return state_name(str(value))
-            if key == "created_at":
-                return str(value or "").replace("T", " ")[:16]
-            return "" if value is None else str(value)
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return row.get("snippet") or row.get("slug")
-        if role == Qt.ItemDataRole.UserRole:
-            return row.get("slug")
-        return None
-
-    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
-        key = self.COLUMNS[column]
-
-        def value(row: dict[str, Any]) -> tuple[bool, Any]:
-            v = row.get(key)
-            return (v is None, (v or 0) if key == "recall_count" else str(v or ""))
-
-        self.layoutAboutToBeChanged.emit()
-        self.rows.sort(key=value, reverse=order == Qt.SortOrder.DescendingOrder)
-        self.layoutChanged.emit()
-
-
-class BrowserWindow(QMainWindow):
+class BrowserWindow(MemoryEdits, QMainWindow):
     """Filters and search on top, results and the selected memory's detail below."""
 
     results_shown = Signal(int)  # how many rows the table now shows
@@ -578,249 +386,3 @@ class BrowserWindow(QMainWindow):
         self.detail.clear()
         self.history.clear()
         self._update_actions()
-
-    # -- record / edit ----------------------------------------------------------------
-    def _open(self, dialog: QDialog, on_accept: Callable[[], None] | None = None) -> None:
-        """Show `dialog` window-modal without a nested event loop; one dialog at a time."""
-        if self.dialog is not None:
-            self.dialog.close()
-        self.dialog = dialog
-        if on_accept is not None:
-            dialog.accepted.connect(on_accept)
-        dialog.finished.connect(lambda _r: self._dialog_closed(dialog))
-        dialog.open()
-
-    def _dialog_closed(self, dialog: QDialog) -> None:
-        if self.dialog is dialog:
-            self.dialog = None
-        dialog.deleteLater()
-
-    @Slot()
-    def open_record(self) -> MemoryDialog:
-        dialog = MemoryDialog(self)
-        self._open(dialog, lambda: self.record(dialog.draft()))
-        return dialog
-
-    def record(self, draft: MemoryDraft) -> None:
-        facade = self.facade
-
-        def work() -> tuple[Any, Changes]:
-            return facade.record(
-                draft.memory_type,
-                draft.title,
-                draft.body,
-                triggers=draft.triggers,
-                tags=draft.tags,
-                scope_path=draft.folder or None,
-                actor=ACTOR,
-            )
-
-        def done(result: tuple[Any, Changes]) -> None:
-            doc, changes = result
-            self._select_after = doc.meta.slug
-            self._changed(
-                changes, translate("BrowserWindow", "Recorded: {title}").format(title=doc.meta.title)
-            )
-
-        self.ops.run(work, done, self._failed)
-
-    @Slot()
-    def open_edit(self) -> MemoryDialog | None:
-        view = self.view
-        if view is None:
-            return None
-        meta = view.doc.meta
-        existing = MemoryDraft(
-            meta.type.value, meta.title, view.doc.body, list(meta.triggers), list(meta.tags)
-        )
-        dialog = MemoryDialog(self, existing=existing)
-        self._open(dialog, lambda: self.edit(meta.slug, dialog.draft()))
-        return dialog
-
-    def edit(self, slug: str, draft: MemoryDraft) -> None:
-        facade = self.facade
-
-        def work() -> tuple[Any, Changes]:
-            return facade.update(
-                slug,
-                title=draft.title,
-                body=draft.body,
-                triggers=draft.triggers,
-                tags=draft.tags,
-                actor=ACTOR,
-            )
-
-        def done(result: tuple[Any, Changes]) -> None:
-            _doc, changes = result
-            if changes == Changes():
-                self.show_status(translate("BrowserWindow", "Nothing changed."))
-                return
-            self._select_after = slug
-            self.view = None  # reload the detail pane
-            self._changed(changes, translate("BrowserWindow", "Saved."))
-
-        self.ops.run(work, done, self._failed)
-
-    def _changed(self, changes: Changes, text: str, error: bool = False) -> None:
-        """Reload rows and scopes, keep `text` in the status line, tell the tray (an empty
-        Changes, after a long task, means "anything may have changed")."""
-        self._outcome = (text, error)
-        self._loaded = False  # the scope list may have changed too
-        self.refresh()
-        self.changed.emit(changes)
-
-    # -- forget / merge ---------------------------------------------------------------
-    @Slot()
-    def ask_forget(self) -> QMessageBox | None:
-        rows = self.selected_rows()
-        if len(rows) != 1:
-            return None
-        row = rows[0]
-        box = QMessageBox(self)
-        box.setIcon(QMessageBox.Icon.Question)
-        box.setWindowTitle(translate("BrowserWindow", "Forget memory"))
-        box.setText(
-            translate("BrowserWindow", "Forget “{title}”? Agents will no longer recall it.").format(
-                title=row.get("title", "")
-            )
-        )
-        confirm = box.addButton(translate("BrowserWindow", "Forget"), QMessageBox.ButtonRole.DestructiveRole)
-        box.addButton(QMessageBox.StandardButton.Cancel)
-        slug = str(row["slug"])
-        box.buttonClicked.connect(lambda button: self.forget(slug) if button is confirm else None)
-        self._open(box)
-        return box
-
-    def forget(self, slug: str) -> None:
-        facade = self.facade
-
-        def done(changes: Changes) -> None:
-            self._clear_detail()
-            self._changed(changes, translate("BrowserWindow", "Forgotten."))
-
-        self.ops.run(lambda: facade.forget(slug, actor=ACTOR), done, self._failed)
-
-    @Slot()
-    def open_merge(self) -> MergeDialog | None:
-        rows = self.selected_rows()
-        if len(rows) < 2:
-            return None
-        dialog = MergeDialog(rows, self)
-        self._open(
-            dialog,
-            lambda: self.merge(dialog.keep(), dialog.drop(), force=dialog.across_scopes.isChecked()),
-        )
-        return dialog
-
-    def merge(self, keep: str, drop: Sequence[str], *, force: bool = False) -> None:
-        facade, drop = self.facade, list(drop)
-
-        def done(result: tuple[Any, Changes]) -> None:
-            res, changes = result
-            self._select_after = keep
-            self.view = None
-            text = translate("BrowserWindow", "Merged {count} into {title}.")
-            self._changed(changes, text.format(count=len(res.dropped), title=res.kept.meta.title))
-
-        self.ops.run(lambda: facade.merge(keep, drop, force=force, actor=ACTOR), done, self._failed)
-
-    # -- long tasks -------------------------------------------------------------------
-    def start_task(
-        self,
-        work: Callable[[Progress], Any],
-        text: str,
-        on_done: Callable[[Any], str],
-        cancelled_text: str,
-    ) -> LongTask:
-        """Run `work` as a LongTask with the progress panel; `on_done` says how it went."""
-        task = LongTask(self.ops, work, parent=self)
-        self.task = task
-        self.progress_panel.attach(task, text)
-        task.finished.connect(lambda result: self._task_ended(task, on_done(result)))
-        task.failed.connect(lambda exc: self._task_failed(task, exc))
-        task.cancelled.connect(lambda: self._task_ended(task, cancelled_text))
-        self._update_actions()
-        self.show_status(text)
-        self.task_started.emit(task)
-        task.start()
-        return task
-
-    def _task_ended(self, task: LongTask, text: str, error: bool = False) -> None:
-        """Any end: even a cancelled import or marking changed memories, so reload all."""
-        if self.task is task:
-            self.task = None
-        self._update_actions()
-        self._changed(Changes(), text, error)
-
-    def _task_failed(self, task: LongTask, exc: BaseException) -> None:
-        self._failed(exc)
-        self._task_ended(task, describe(exc), error=True)
-
-    @Slot()
-    def reindex(self) -> LongTask:
-        facade = self.facade
-
-        def done(report: Any) -> str:
-            text = translate("BrowserWindow", "Reindexed {indexed} of {files} files; skipped {skipped}.")
-            return text.format(indexed=report.indexed, files=report.files, skipped=len(report.skipped))
-
-        return self.start_task(
-            lambda progress: facade.reindex(progress=progress, actor=ACTOR),
-            translate("BrowserWindow", "Reindexing…"),
-            done,
-            translate("BrowserWindow", "Reindex cancelled: the index is as it was."),
-        )
-
-    @Slot()
-    def open_import(self) -> ImportDialog:
-        dialog = ImportDialog(self)
-        self._open(dialog, lambda: self.import_from(**vars(dialog.request())))
-        return dialog
-
-    def import_from(self, kind: str, folder: str | None, scope: str | None = None) -> LongTask:
-        facade = self.facade
-
-        def done(report: Any) -> str:
-            text = translate(
-                "BrowserWindow", "Imported {imported}, updated {updated}, unchanged {unchanged}."
-            ).format(imported=report.imported, updated=report.updated, unchanged=report.unchanged)
-            if report.skipped or report.malformed:
-                text += " " + translate("BrowserWindow", "Skipped: {count}.").format(
-                    count=len(report.skipped) + report.malformed
-                )
-            return text
-
-        def work(progress: Progress) -> Any:
-            return facade.import_from(kind, folder, scope_path=scope, progress=progress, actor=ACTOR)
-
-        return self.start_task(
-            work,
-            translate("BrowserWindow", "Importing…"),
-            done,
-            translate("BrowserWindow", "Import cancelled: what was imported stays; import again to go on."),
-        )
-
-    @Slot()
-    def open_mark_sensitive(self) -> MarkSensitiveDialog:
-        dialog = MarkSensitiveDialog(self)
-        self._open(dialog, lambda: self.mark_sensitive(dialog.folder.text(), dialog.chosen_passphrase()))
-        return dialog
-
-    def mark_sensitive(self, folder: str, passphrase: str | None = None) -> LongTask:
-        facade = self.facade
-
-        def done(report: Any) -> str:
-            text = translate("BrowserWindow", "{root} is sensitive now: {count} memories encrypted.").format(
-                root=report.root, count=report.encrypted
-            )
-            return " ".join([text, *report.warnings])
-
-        def work(progress: Progress) -> Any:
-            return facade.mark_sensitive(folder, passphrase=passphrase, progress=progress, actor=ACTOR)
-
-        return self.start_task(
-            work,
-            translate("BrowserWindow", "Encrypting {folder}…").format(folder=folder),
-            done,
-            translate("BrowserWindow", "Stopped: the folder is marked; run it again to encrypt the rest."),
-        )

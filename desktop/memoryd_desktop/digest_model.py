@@ -59,6 +59,11 @@ def day(timestamp: str) -> str:
     return timestamp[:10]
 
 
+def enum_text(enum_or_str: Any) -> str:
+    """An enum's value, or the string itself: the facade's models may hold either."""
+    return str(getattr(enum_or_str, "value", enum_or_str))
+
+
 def parse_triggers(text: str) -> list[str]:
     """A comma separated line (English or Chinese commas) to a clean, ordered list."""
     return list(dict.fromkeys(t.strip() for t in _TRIGGER_SPLIT.split(text) if t.strip()))

@@ -5,7 +5,8 @@ first (j/k move, a approves, r rejects) and opens fast on a long queue.
 Every facade call goes through `Ops` (off the GUI thread, one at a time); after an action
 the digest is fetched again, so what the window shows is always what core says now. The
 lists are table views over `digest_model` models; the editor pane is filled for the
-selected row only.
+selected row only. The lists live in `digest_list`, the panes in `digest_panes`, and what
+each action asks core in `digest_actions`; this module ties them together.
 """
 
 from __future__ import annotations
@@ -15,47 +16,42 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, Qt, Signal
-from PySide6.QtGui import QFont, QKeyEvent
 from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QComboBox,
     QDoubleSpinBox,
-    QFormLayout,
-    QGridLayout,
-    QGroupBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
-    QListWidget,
     QPlainTextEdit,
     QPushButton,
     QSplitter,
-    QStackedWidget,
-    QTableView,
     QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from memoryd.app import Changes, Memoryd
-from memoryd.errors import AuthorizationRequired, MemorydError
+from memoryd.errors import AuthorizationRequired
 from memoryd_desktop import assets
+from memoryd_desktop import digest_actions as review
 from memoryd_desktop import digest_model as dm
+from memoryd_desktop.digest_list import ReviewList
+from memoryd_desktop.digest_panes import (
+    PairPane,
+    Paned,
+    PromotionEditor,
+    ReminderPane,
+    SupersedePane,
+    TrendsPane,
+    bold,
+    muted,
+    wrapping,
+)
 from memoryd_desktop.ops import Ops
 from memoryd_desktop.texts import describe
 
 translate = QCoreApplication.translate  # the bare name lupdate recognises
 ACTOR = "tray"
 DEFAULT_SIZE = (1100, 700)
-_MOVE_KEYS = {Qt.Key.Key_J: 1, Qt.Key.Key_K: -1}
-_ACT_KEYS = {Qt.Key.Key_A: "approve", Qt.Key.Key_R: "reject"}
-_MODIFIERS = (
-    Qt.KeyboardModifier.ControlModifier
-    | Qt.KeyboardModifier.AltModifier
-    | Qt.KeyboardModifier.MetaModifier
-    | Qt.KeyboardModifier.ShiftModifier
-)
 
 
 class Tab(IntEnum):
@@ -64,250 +60,6 @@ class Tab(IntEnum):
     EXPIRING = 2
     SUPERSEDES = 3
     TRENDS = 4
-
-
-def _value(enum_or_str: Any) -> str:
-    return str(getattr(enum_or_str, "value", enum_or_str))
-
-
-class ReviewList(QTableView):
-    """A list the review keys drive. Only the list reacts to j/k/a/r, so the same letters
-    typed into the title, triggers or body editors stay text."""
-
-    act = Signal(str)  # "approve" or "reject"
-
-    def __init__(self, model: dm.RowsModel, stretch: tuple[int, ...], widths: dict[int, int]) -> None:
-        super().__init__()
-        self.setModel(model)
-        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.setTabKeyNavigation(False)
-        self.setShowGrid(False)
-        self.setWordWrap(False)
-        self.setAlternatingRowColors(True)
-        self.setTextElideMode(Qt.TextElideMode.ElideRight)
-        rows = self.verticalHeader()
-        rows.hide()
-        rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)  # no per-row measuring
-        rows.setDefaultSectionSize(self.fontMetrics().height() + 10)
-        header = self.horizontalHeader()
-        header.setHighlightSections(False)
-        for column in range(model.columnCount()):
-            if column in stretch:
-                header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch)
-            else:
-                header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
-                header.resizeSection(column, widths.get(column, 110))
-
-    @property
-    def rows(self) -> dm.RowsModel:
-        model = self.model()
-        assert isinstance(model, dm.RowsModel)
-        return model
-
-    def current_row(self) -> int | None:
-        index = self.currentIndex()
-        return index.row() if index.isValid() else None
-
-    def current_item(self) -> Any:
-        row = self.current_row()
-        return None if row is None else self.rows.rows[row]
-
-    def select_row(self, row: int) -> None:
-        index = self.rows.index(row, 0)
-        self.setCurrentIndex(index)
-        self.scrollTo(index)
-
-    def step(self, delta: int) -> None:
-        """Move the selection down (1) or up (-1), stopping at either end."""
-        count = self.rows.rowCount()
-        if not count:
-            return
-        row = self.current_row()
-        self.select_row(0 if row is None else max(0, min(count - 1, row + delta)))
-
-    def keyPressEvent(self, event: QKeyEvent) -> None:
-        if not event.modifiers() & _MODIFIERS:
-            key = event.key()
-            if key in _MOVE_KEYS:
-                self.step(_MOVE_KEYS[key])
-                return
-            if key in _ACT_KEYS:
-                self.act.emit(_ACT_KEYS[key])
-                return
-        super().keyPressEvent(event)
-
-
-def _wrapping(text: str = "", selectable: bool = True) -> QLabel:
-    label = QLabel(text)
-    label.setWordWrap(True)
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    if selectable:
-        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    return label
-
-
-def _muted(label: QLabel) -> QLabel:
-    label.setStyleSheet("color: palette(placeholder-text);")
-    return label
-
-
-def _bold(label: QLabel, scale: float = 1.0) -> QLabel:
-    font = QFont(label.font())
-    font.setBold(True)
-    font.setPointSizeF(font.pointSizeF() * scale)
-    label.setFont(font)
-    return label
-
-
-class Paned(QStackedWidget):
-    """A detail pane with an empty-state page in front of it when its list is empty."""
-
-    def __init__(self, body: QWidget, empty_text: str) -> None:
-        super().__init__()
-        empty = _muted(_wrapping(empty_text, selectable=False))
-        empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.addWidget(empty)
-        self.addWidget(body)
-
-    def show_body(self, shown: bool) -> None:
-        self.setCurrentIndex(1 if shown else 0)
-
-
-class PromotionEditor(QWidget):
-    """Where a proposal is read (session, DURA, reasoning) and edited before approval."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.pid: int | None = None
-        self.dirty = False
-        self._filling = False
-        self.session = _wrapping()
-        self.dura = _bold(_wrapping())
-        self.dura.setToolTip(
-            translate(
-                "DigestWindow",
-                "D decision-worthy, U useful in future, R recallable hooks, A accurate; 0 to 1 each.",
-            )
-        )
-        self.reasoning = _muted(_wrapping())
-        self.supersedes = _wrapping()
-        self.type = QComboBox()
-        for name in dm.PROMOTE_TYPES:
-            self.type.addItem(dm.type_label(name), name)
-        self.title = QLineEdit()
-        self.triggers = QLineEdit()
-        self.triggers.setPlaceholderText(translate("DigestWindow", "comma separated"))
-        self.body = QPlainTextEdit()
-        self.approve = QPushButton(translate("DigestWindow", "Approve"))
-        self.approve.setToolTip(translate("DigestWindow", "Write it as long-term memory (a in the list)"))
-        self.reject = QPushButton(translate("DigestWindow", "Reject"))
-        self.reject.setToolTip(translate("DigestWindow", "Drop the proposal (r in the list)"))
-        for signal in (self.title.textEdited, self.triggers.textEdited, self.body.textChanged):
-            signal.connect(self._edited)
-        self.type.currentIndexChanged.connect(self._edited)
-
-        form = QFormLayout()
-        form.addRow(translate("DigestWindow", "Type"), self.type)
-        form.addRow(translate("DigestWindow", "Title"), self.title)
-        form.addRow(translate("DigestWindow", "Triggers"), self.triggers)
-        buttons = QHBoxLayout()
-        buttons.addStretch(1)
-        buttons.addWidget(self.reject)
-        buttons.addWidget(self.approve)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        for widget in (self.session, self.dura, self.reasoning, self.supersedes):
-            layout.addWidget(widget)
-        layout.addLayout(form)
-        layout.addWidget(self.body, 1)
-        layout.addLayout(buttons)
-
-    def _edited(self) -> None:
-        if not self._filling:
-            self.dirty = True
-
-    def show_proposal(self, p: Any) -> None:
-        """Fill the pane; a reload of the row being edited keeps the user's edits."""
-        self.session.setText(
-            translate("DigestWindow", "From session {slug}, proposed {day}").format(
-                slug=p.session_slug, day=dm.day(p.created_at)
-            )
-        )
-        s = p.dura
-        self.dura.setText(
-            translate("DigestWindow", "DURA  D {d}  U {u}  R {r}  A {a}   mean {mean}").format(
-                d=f"{s.D:.2f}", u=f"{s.U:.2f}", r=f"{s.R:.2f}", a=f"{s.A:.2f}", mean=f"{p.mean:.2f}"
-            )
-        )
-        self.reasoning.setText(p.reasoning or translate("DigestWindow", "No reasoning given."))
-        self.supersedes.setText(
-            translate("DigestWindow", "Replaces: {slugs}").format(slugs=", ".join(p.supersedes))
-        )
-        self.supersedes.setVisible(bool(p.supersedes))
-        if p.id == self.pid and self.dirty:
-            return
-        self._filling = True
-        try:
-            if self.type.findData(p.proposed_type) < 0:
-                self.type.addItem(dm.type_label(p.proposed_type), p.proposed_type)
-            self.type.setCurrentIndex(self.type.findData(p.proposed_type))
-            self.title.setText(p.title)
-            self.title.setCursorPosition(0)
-            self.triggers.setText(dm.join_triggers(p.triggers))
-            self.triggers.setCursorPosition(0)
-            self.body.setPlainText(p.body)
-        finally:
-            self._filling = False
-        self.pid, self.dirty = p.id, False
-
-    def edits(self) -> dm.Edits:
-        return dm.Edits(
-            memory_type=str(self.type.currentData()),
-            title=self.title.text(),
-            triggers=dm.parse_triggers(self.triggers.text()),
-            body=self.body.toPlainText(),
-        )
-
-
-class MemoryColumn(QWidget):
-    """One side of a duplicate pair: what it is, then its body."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.title = _bold(_wrapping())
-        self.meta = _muted(_wrapping())
-        self.body = QPlainTextEdit()
-        self.body.setReadOnly(True)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.title)
-        layout.addWidget(self.meta)
-        layout.addWidget(self.body, 1)
-
-    def show_ref(self, ref: Any) -> None:
-        self.title.setText(ref.title)
-        self.meta.setText(
-            translate("DigestWindow", "{slug} · {type} · created {day}").format(
-                slug=ref.slug, type=dm.type_label(ref.type), day=dm.day(ref.created_at)
-            )
-        )
-        self.body.setPlainText(translate("DigestWindow", "Loading…"))
-
-    def show_view(self, view: Any) -> None:
-        meta = view.doc.meta
-        lines = [
-            translate("DigestWindow", "{slug} · {type} · created {day}").format(
-                slug=meta.slug, type=dm.type_label(_value(meta.type)), day=meta.created_at.date().isoformat()
-            ),
-            translate("DigestWindow", "Recalled {count} times · triggers: {triggers}").format(
-                count=meta.recall_count, triggers=dm.join_triggers(meta.triggers) or "–"
-            ),
-        ]
-        self.title.setText(meta.title)
-        self.meta.setText("\n".join(lines))
-        self.body.setPlainText(view.doc.body)
 
 
 class DigestWindow(QWidget):
@@ -334,8 +86,8 @@ class DigestWindow(QWidget):
         self.setWindowIcon(assets.icon())
         self.resize(*DEFAULT_SIZE)
 
-        heading = _bold(QLabel(translate("DigestWindow", "Weekly review")), 1.4)
-        self.period = _muted(QLabel())
+        heading = bold(QLabel(translate("DigestWindow", "Weekly review")), 1.4)
+        self.period = muted(QLabel())
         self.refresh = QPushButton(translate("DigestWindow", "Refresh"))
         self.refresh.clicked.connect(self.load)
         top = QHBoxLayout()
@@ -356,7 +108,7 @@ class DigestWindow(QWidget):
             view.act.connect(lambda what, tab=tab: self._key_act(tab, what))
             view.selectionModel().currentRowChanged.connect(lambda *_, tab=tab: self._show_current(tab))
 
-        self.status = _wrapping()
+        self.status = wrapping()
         self.status.setText(translate("DigestWindow", "Reading the digest…"))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(14, 14, 14, 10)
@@ -387,7 +139,7 @@ class DigestWindow(QWidget):
         if above is not None:
             layout.addWidget(above)
         layout.addWidget(view, 1)
-        layout.addWidget(_muted(QLabel(hint)))
+        layout.addWidget(muted(QLabel(hint)))
         return side
 
     def _promotions_tab(self) -> QWidget:
@@ -416,117 +168,39 @@ class DigestWindow(QWidget):
 
     def _duplicates_tab(self) -> QWidget:
         view = ReviewList(dm.pairs_model(), stretch=(0, 1), widths={2: 100})
-        self.left = MemoryColumn()
-        self.right = MemoryColumn()
-        self.merge_left = QPushButton(translate("DigestWindow", "Merge into left"))
-        self.merge_left.setToolTip(
-            translate("DigestWindow", "Keep the left memory; the right one is folded into it")
-        )
+        self.pair_pane = body = PairPane()
+        self.left, self.right, self.pair_note = body.left, body.right, body.pair_note
+        self.merge_left, self.merge_right = body.merge_left, body.merge_right
         self.merge_left.clicked.connect(lambda: self.merge_current("left"))
-        self.merge_right = QPushButton(translate("DigestWindow", "Merge into right"))
-        self.merge_right.setToolTip(
-            translate("DigestWindow", "Keep the right memory; the left one is folded into it")
-        )
         self.merge_right.clicked.connect(lambda: self.merge_current("right"))
-        body = QWidget()
-        grid = QGridLayout(body)
-        grid.setContentsMargins(0, 0, 0, 0)
-        grid.addWidget(self.left, 0, 0)
-        grid.addWidget(self.right, 0, 1)
-        grid.addWidget(self.merge_left, 1, 0)
-        grid.addWidget(self.merge_right, 1, 1)
-        self.pair_note = _muted(
-            _wrapping(
-                translate(
-                    "DigestWindow",
-                    "These two belong to different projects. Merging across projects is left to "
-                    "the command line: memoryd merge --force.",
-                )
-            )
-        )
-        self.pair_note.hide()
-        grid.addWidget(self.pair_note, 2, 0, 1, 2)
-        grid.setRowStretch(0, 1)
         pane = Paned(body, translate("DigestWindow", "No duplicates found."))
         hint = translate("DigestWindow", "j/k move")
         return self._split(Tab.DUPLICATES, self._list_side(Tab.DUPLICATES, view, hint), pane)
 
     def _expiring_tab(self) -> QWidget:
         view = ReviewList(dm.reminders_model(), stretch=(0,), widths={1: 90, 2: 150, 3: 90, 4: 70})
-        self.reminder = _wrapping()
-        self.keep = QPushButton(translate("DigestWindow", "Keep"))
+        self.reminder_pane = body = ReminderPane()
+        self.reminder, self.keep = body.reminder, body.keep
         self.keep.clicked.connect(self.keep_current)
-        explain = _muted(
-            _wrapping(
-                translate(
-                    "DigestWindow",
-                    "Keeping counts as a recall: the memory stays alive and its clock starts again.",
-                ),
-                selectable=False,
-            )
-        )
-        body = QWidget()
-        layout = QVBoxLayout(body)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(_bold(self.reminder))
-        layout.addWidget(explain)
-        row = QHBoxLayout()
-        row.addStretch(1)
-        row.addWidget(self.keep)
-        layout.addLayout(row)
-        layout.addStretch(1)
         pane = Paned(body, translate("DigestWindow", "Nothing is fading this week."))
         hint = translate("DigestWindow", "j/k move · a keep")
         return self._split(Tab.EXPIRING, self._list_side(Tab.EXPIRING, view, hint), pane)
 
     def _supersedes_tab(self) -> QWidget:
         view = ReviewList(dm.supersedes_model(), stretch=(0, 1), widths={2: 90})
-        self.supersede = _wrapping()
-        self.supersede_reason = _muted(_wrapping())
-        self.confirm = QPushButton(translate("DigestWindow", "Confirm"))
-        self.confirm.setToolTip(
-            translate("DigestWindow", "The new memory replaces the old one (a in the list)")
-        )
+        self.supersede_pane = body = SupersedePane()
+        self.supersede, self.supersede_reason = body.supersede, body.supersede_reason
+        self.confirm, self.dismiss = body.confirm, body.dismiss
         self.confirm.clicked.connect(self.confirm_current)
-        self.dismiss = QPushButton(translate("DigestWindow", "Dismiss"))
-        self.dismiss.setToolTip(translate("DigestWindow", "Both stay current (r in the list)"))
         self.dismiss.clicked.connect(self.dismiss_current)
-        body = QWidget()
-        layout = QVBoxLayout(body)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(_bold(self.supersede))
-        layout.addWidget(self.supersede_reason)
-        row = QHBoxLayout()
-        row.addStretch(1)
-        row.addWidget(self.dismiss)
-        row.addWidget(self.confirm)
-        layout.addLayout(row)
-        layout.addStretch(1)
         pane = Paned(body, translate("DigestWindow", "No supersedes wait for confirmation."))
         hint = translate("DigestWindow", "j/k move · a confirm · r dismiss")
         return self._split(Tab.SUPERSEDES, self._list_side(Tab.SUPERSEDES, view, hint), pane)
 
     def _trends_tab(self) -> QWidget:
-        self.trend_lists: dict[str, QListWidget] = {}
-        page = QWidget()
-        grid = QGridLayout(page)
-        titles = (
-            ("triggers", translate("DigestWindow", "Top triggers")),
-            ("entities", translate("DigestWindow", "Rising entities")),
-            ("supersedes", translate("DigestWindow", "Recent supersedes")),
-            ("recalls", translate("DigestWindow", "Recalled most")),
-        )
-        for i, (key, title) in enumerate(titles):
-            box = QGroupBox(title)
-            inner = QVBoxLayout(box)
-            self.trend_lists[key] = QListWidget()
-            self.trend_lists[key].setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
-            self.trend_lists[key].setFocusPolicy(Qt.FocusPolicy.NoFocus)
-            inner.addWidget(self.trend_lists[key])
-            grid.addWidget(box, i // 2, i % 2)
-        self.spend = _muted(_wrapping())
-        grid.addWidget(self.spend, 2, 0, 1, 2)
-        return page
+        self.trends = TrendsPane()
+        self.trend_lists, self.spend = self.trends.trend_lists, self.trends.spend
+        return self.trends
 
     # -- state ------------------------------------------------------------------------
     @property
@@ -646,52 +320,12 @@ class DigestWindow(QWidget):
             if again is not None:
                 view.select_row(again)
             self._show_current(tab)
-        self._fill_trends(digest)
+        self.trends.fill(digest)
         self._retitle()
         self._sync_buttons()
         if self._load_error or self.status.text() == translate("DigestWindow", "Reading the digest…"):
             self._say("")  # an action's message stays; a failed fetch's error is over
         self._load_error = False
-
-    def _fill_trends(self, d: Any) -> None:
-        t = d.trends
-        lines = {
-            "triggers": [
-                translate("DigestWindow", "{trigger}: {hits} hits").format(trigger=x.trigger, hits=x.hits)
-                for x in t.top_triggers
-            ],
-            "entities": [
-                translate("DigestWindow", "{name}: {delta} mentions").format(
-                    name=e.name, delta=f"{e.delta:+d}"
-                )
-                for e in t.rising_entities
-            ],
-            "supersedes": [
-                translate("DigestWindow", "{old} → {new}").format(
-                    old=s.old_title or s.old_slug, new=s.new_title or s.new_slug
-                )
-                for s in t.recent_supersedes
-            ],
-            "recalls": [
-                translate("DigestWindow", "{title}: recalled {count} times").format(
-                    title=r.title, count=r.recalls
-                )
-                for r in t.recall_hot
-            ],
-        }
-        for key, texts in lines.items():
-            widget = self.trend_lists[key]
-            widget.clear()
-            widget.addItems(texts or [translate("DigestWindow", "none")])
-            if not texts:
-                widget.item(0).setFlags(Qt.ItemFlag.NoItemFlags)  # shown greyed out
-        sp = d.spend
-        self.spend.setText(
-            translate(
-                "DigestWindow",
-                "LLM today: {tokens} tokens in {calls} calls; {left} of the daily budget left.",
-            ).format(tokens=f"{sp.today.tokens:,}", calls=sp.today.calls, left=f"{sp.left_today:,}")
-        )
 
     # -- selection --------------------------------------------------------------------
     def _refocus(self) -> None:
@@ -724,29 +358,9 @@ class DigestWindow(QWidget):
             self._show_pair(item)
             self._sync_buttons()
         elif tab is Tab.EXPIRING:
-            self.reminder.setText(
-                translate(
-                    "DigestWindow", "{type} “{title}” turns {next} on {day}, idle for {idle} days."
-                ).format(
-                    type=dm.type_label(item.type),
-                    title=item.title,
-                    next=dm.state_label(item.next_state),
-                    day=dm.day(item.due_at),
-                    idle=item.idle_days,
-                )
-            )
+            self.reminder_pane.show_reminder(item)
         elif tab is Tab.SUPERSEDES:
-            self.supersede.setText(
-                translate(
-                    "DigestWindow", "Does “{new}” replace “{old}”? Confidence {confidence} ({by})."
-                ).format(
-                    new=item.new_title,
-                    old=item.old_title,
-                    confidence=f"{item.confidence:.2f}",
-                    by=item.judged_by,
-                )
-            )
-            self.supersede_reason.setText(item.reason)
+            self.supersede_pane.show_supersede(item)
 
     def _show_pair(self, pair: dm.Pair) -> None:
         """Read both memories (without counting a recall) for the side-by-side view."""
@@ -821,23 +435,13 @@ class DigestWindow(QWidget):
         if p is None or self.editor.pid != p.id:
             return False
         edits = dm.changed_fields(p, self.editor.edits())
-        facade = self.facade
-        return self._act(
-            lambda: facade.promote(p.id, **edits, actor=ACTOR),
-            lambda res: translate("DigestWindow", "Approved “{title}” as {type}.").format(
-                title=res[0].meta.title, type=dm.type_label(_value(res[0].meta.type))
-            ),
-        )
+        return self._act(*review.approve(self.facade, p, edits))
 
     def reject_current(self) -> bool:
         p = self.current(Tab.PROMOTIONS)
         if p is None:
             return False
-        facade = self.facade
-        return self._act(
-            lambda: facade.reject(p.id, actor=ACTOR),
-            lambda _: translate("DigestWindow", "Rejected “{title}”.").format(title=p.title),
-        )
+        return self._act(*review.reject(self.facade, p))
 
     def approve_all(self) -> bool:
         """Approve every listed promotion at or above the threshold; the selected one with
@@ -849,28 +453,7 @@ class DigestWindow(QWidget):
         edits: dict[int, dict[str, Any]] = {}
         if current is not None and self.editor.pid == current.id and self.editor.dirty:
             edits[current.id] = dm.changed_fields(current, self.editor.edits())
-        facade = self.facade
-
-        def run() -> tuple[int, list[str]]:
-            approved, errors = 0, []
-            for p in targets:
-                try:
-                    facade.promote(p.id, **edits.get(p.id, {}), actor=ACTOR)
-                    approved += 1
-                except MemorydError as exc:
-                    errors.append(f"#{p.id}: {exc}")
-            return approved, errors
-
-        def message(result: tuple[int, list[str]]) -> str:
-            approved, errors = result
-            text = translate("DigestWindow", "Approved {count} promotions.").format(count=approved)
-            if errors:
-                text += " " + translate("DigestWindow", "Not approved: {errors}").format(
-                    errors="; ".join(errors)
-                )
-            return text
-
-        return self._act(run, message)
+        return self._act(*review.approve_all(self.facade, targets, edits))
 
     def merge_current(self, into: str) -> bool:
         """Fold one memory of the selected pair into the other ("left" or "right" is kept)."""
@@ -878,46 +461,26 @@ class DigestWindow(QWidget):
         if pair is None:
             return False
         keep, drop = (pair.left, pair.right) if into == "left" else (pair.right, pair.left)
-        facade = self.facade
-        return self._act(
-            lambda: facade.merge(keep.slug, [drop.slug], actor=ACTOR),
-            lambda _: translate("DigestWindow", "Merged “{dropped}” into “{kept}”.").format(
-                dropped=drop.title, kept=keep.title
-            ),
-        )
+        return self._act(*review.merge(self.facade, keep, drop))
 
     def keep_current(self) -> bool:
         """Keep a fading memory: reading it is a recall, which resets its decay clock."""
         t = self.current(Tab.EXPIRING)
         if t is None:
             return False
-        facade = self.facade
-        return self._act(
-            lambda: facade.get(t.slug, count_recall=True, actor=ACTOR),
-            lambda _: translate("DigestWindow", "Kept “{title}”.").format(title=t.title),
-        )
+        return self._act(*review.keep(self.facade, t))
 
     def confirm_current(self) -> bool:
         s = self.current(Tab.SUPERSEDES)
         if s is None:
             return False
-        facade = self.facade
-        return self._act(
-            lambda: facade.confirm_supersede(s.id, decided_by="digest", actor=ACTOR),
-            lambda _: translate("DigestWindow", "Confirmed: “{new}” replaces “{old}”.").format(
-                new=s.new_title, old=s.old_title
-            ),
-        )
+        return self._act(*review.confirm(self.facade, s))
 
     def dismiss_current(self) -> bool:
         s = self.current(Tab.SUPERSEDES)
         if s is None:
             return False
-        facade = self.facade
-        return self._act(
-            lambda: facade.dismiss_supersede(s.id, actor=ACTOR),
-            lambda _: translate("DigestWindow", "Dismissed: “{old}” stays current.").format(old=s.old_title),
-        )
+        return self._act(*review.dismiss(self.facade, s))
 
     # -- screenshots ------------------------------------------------------------------
     def grab_png(self, path: str | Path) -> bool:

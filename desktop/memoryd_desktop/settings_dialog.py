@@ -10,16 +10,17 @@ Only what the user changed is saved, in one background call, in an order that ca
 undone: start-at-login, then config.toml (checked as a whole, so a bad cron line saves
 nothing), then the keyring. If a later step fails, the earlier ones are put back, so a
 failed save leaves things as they were and the dialog stays open with the reason.
+
+The reading and the save order are in `settings_plan` (no widgets); the Schedules tab is
+in `settings_schedules`; this module is the form and what it does.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QDateTime, QLocale, Qt, Signal, Slot
+from PySide6.QtCore import QCoreApplication, Qt, Signal, Slot
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -28,7 +29,6 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFileDialog,
     QFormLayout,
-    QGridLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -40,189 +40,25 @@ from PySide6.QtWidgets import (
 )
 
 from memoryd.app import Memoryd
-from memoryd.errors import MemorydError, UsageError
 from memoryd_desktop.ops import Ops
+from memoryd_desktop.settings_plan import (
+    DEFAULT_PORT,
+    KEYED_PROVIDERS,
+    NEEDS_MODEL,
+    PROVIDERS,
+    SECURITY,
+    CronError,
+    Plan,
+    Settings,
+    apply_plan,
+    one_line,
+    read_settings,
+    split_addresses,
+)
+from memoryd_desktop.settings_schedules import ERROR_STYLE, JobRow, ScheduleTab, note
 
 log = logging.getLogger("memoryd.tray")
 translate = QCoreApplication.translate  # the bare name lupdate recognises
-
-ACTOR = "tray"
-PROVIDERS = ("rules", "anthropic", "openai", "ollama")
-KEYED_PROVIDERS = ("anthropic", "openai")  # the others take no API key
-NEEDS_MODEL = ("openai", "ollama")  # the default model is an Anthropic one
-SECURITY = ("starttls", "ssl", "none")
-LANGUAGES = ("system", "en", "zh_CN")
-DEFAULT_PORT = 587
-ERROR_STYLE = "color: #b3261e;"
-NOTE_STYLE = "color: palette(placeholder-text);"
-
-
-# -- what the dialog reads ------------------------------------------------------------
-@dataclass(frozen=True)
-class Job:
-    """One scheduled job as `facade.schedules()` describes it."""
-
-    id: str
-    key: str
-    cron: str
-    next_run: str | None = None
-    last_run: str | None = None
-    last_success: str | None = None
-    last_error: str | None = None
-
-
-@dataclass(frozen=True)
-class Settings:
-    """The values the form starts from; a save writes only what differs from them."""
-
-    provider: str = "anthropic"
-    model: str = ""
-    keys_stored: frozenset[str] = frozenset()
-    email_host: str = ""
-    email_port: int = DEFAULT_PORT
-    email_security: str = "starttls"
-    email_user: str = ""
-    email_from: str = ""
-    email_to: tuple[str, ...] = ()
-    jobs: tuple[Job, ...] = ()
-    jobs_error: str = ""  # config.toml's [schedule] cannot be read (edited by hand)
-    timers: tuple[str, ...] = ()
-    sync_folder: str = ""
-    autostart: bool | None = None  # None: this install cannot start memoryd at login
-    language: str = "system"
-
-
-def _dotted(raw: Mapping[str, Any], key: str) -> Any:
-    """The value at "section.key" in config.toml's parsed tables, or None."""
-    node: Any = raw
-    for part in key.split("."):
-        if not isinstance(node, Mapping) or part not in node:
-            return None
-        node = node[part]
-    return node
-
-
-def read_settings(facade: Memoryd) -> Settings:
-    """Everything the form shows; runs on the Ops thread (keyring and ledger reads)."""
-    cfg = facade.config
-    try:
-        timers = tuple(facade.timers_installed())
-    except ImportError:  # no `setup auto-install` in this install: the tray runs the jobs
-        timers = ()
-    try:
-        autostart: bool | None = bool(facade.autostart_enabled())
-    except ImportError:
-        autostart = None
-    jobs: tuple[Job, ...] = ()
-    jobs_error = ""
-    try:
-        rows = facade.schedules()
-    except UsageError as exc:  # the other tabs stay usable; the error says what to fix
-        jobs_error = one_line(exc)
-    else:
-        jobs = tuple(Job(**{k: row.get(k) for k in Job.__dataclass_fields__ if k in row}) for row in rows)
-    folder = _dotted(cfg.raw, "sync.folder")
-    language = _dotted(cfg.raw, "tray.language")
-    return Settings(
-        provider=cfg.llm.provider,
-        model=cfg.llm.model,
-        keys_stored=frozenset(p for p in KEYED_PROVIDERS if facade.api_key_stored(p)),
-        email_host=cfg.email.host or "",
-        email_port=cfg.email.port,
-        email_security=cfg.email.security,
-        email_user=cfg.email.user or "",
-        email_from=cfg.email.from_addr or "",
-        email_to=tuple(cfg.email.to),
-        jobs=jobs,
-        jobs_error=jobs_error,
-        timers=timers,
-        sync_folder=folder if isinstance(folder, str) else "",
-        autostart=autostart,
-        language=language if isinstance(language, str) else "system",
-    )
-
-
-# -- what a save does -----------------------------------------------------------------
-@dataclass(frozen=True)
-class Plan:
-    """The changes one Save makes, worked out on the GUI thread, applied on the Ops thread."""
-
-    config: dict[str, Any] = field(default_factory=dict)
-    api_key: tuple[str, str | None] | None = None  # (provider, key); key None deletes
-    smtp_password: str | None = None
-    autostart: bool | None = None
-    crons: dict[str, tuple[str, str]] = field(default_factory=dict)  # job id -> (key, cron)
-
-    def __bool__(self) -> bool:
-        return bool(self.config or self.api_key or self.smtp_password or self.autostart is not None)
-
-
-class CronError(Exception):
-    """A schedule line the config check refused, tied to its job so the form marks the field."""
-
-    def __init__(self, job_id: str, message: str) -> None:
-        super().__init__(message)
-        self.job_id = job_id
-
-
-def _blame_cron(exc: UsageError, crons: Mapping[str, tuple[str, str]]) -> Exception:
-    """The config check names a bad line by its text (or its key); find the field it came from."""
-    text = str(exc)
-    for job_id, (key, cron) in crons.items():
-        if repr(cron) in text or f"[schedule] {key} " in text:
-            return CronError(job_id, one_line(exc))
-    return exc
-
-
-def apply_plan(facade: Memoryd, plan: Plan) -> None:
-    """Save in an order that can be put back: login start, config.toml, then the keyring
-    (which cannot be read back, so it goes last). Runs on the Ops thread."""
-    undo: list[Callable[[], Any]] = []
-    try:
-        if plan.autostart is not None:
-            on = plan.autostart
-            facade.set_autostart(on, actor=ACTOR)
-            undo.append(lambda: facade.set_autostart(not on, actor=ACTOR))
-        if plan.config:
-            before = {key: _dotted(facade.config.raw, key) for key in plan.config}
-            try:
-                facade.update_config(plan.config)
-            except UsageError as exc:
-                raise _blame_cron(exc, plan.crons) from None
-            undo.append(lambda: facade.update_config(before))
-        if plan.api_key is not None:
-            provider, key = plan.api_key
-            facade.set_api_key(provider, key, actor=ACTOR)
-        if plan.smtp_password:
-            facade.set_smtp_password(plan.smtp_password, actor=ACTOR)
-    except Exception:
-        for step in reversed(undo):
-            try:
-                step()
-            except Exception:  # the original error is the one to show
-                log.exception("could not undo part of a failed settings save")
-        raise
-
-
-def one_line(exc: BaseException) -> str:
-    """Our errors already speak to the user; others also name their type. First line only."""
-    text = str(exc) if isinstance(exc, MemorydError | CronError) else f"{type(exc).__name__}: {exc}"
-    return (text.strip().splitlines() or [type(exc).__name__])[0]
-
-
-def split_addresses(text: str) -> tuple[str, ...]:
-    """ "a@x, b@y" -> ("a@x", "b@y"); blanks dropped."""
-    return tuple(part.strip() for part in text.split(",") if part.strip())
-
-
-def local_time(iso: str | None) -> str:
-    """A stored UTC time shown in the user's zone and locale."""
-    if not iso:
-        return translate("SettingsDialog", "never")
-    when = QDateTime.fromString(iso, Qt.DateFormat.ISODate)
-    if not when.isValid():
-        return iso
-    return QLocale().toString(when.toLocalTime(), QLocale.FormatType.ShortFormat)
 
 
 def provider_label(name: str) -> str:
@@ -233,43 +69,6 @@ def provider_label(name: str) -> str:
         "ollama": translate("SettingsDialog", "Ollama (local)"),
     }
     return labels.get(name, name)
-
-
-def job_label(job_id: str) -> str:
-    labels = {
-        "decay-sweep": translate("SettingsDialog", "Decay sweep"),
-        "digest": translate("SettingsDialog", "Weekly digest"),
-        "identity": translate("SettingsDialog", "Identity rewrite"),
-        "monthly-report": translate("SettingsDialog", "Monthly report"),
-    }
-    return labels.get(job_id, job_id)
-
-
-def _note(text: str = "") -> QLabel:
-    label = QLabel(text)
-    label.setWordWrap(True)
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    label.setStyleSheet(NOTE_STYLE)
-    return label
-
-
-def _error_label() -> QLabel:
-    label = QLabel()
-    label.setWordWrap(True)
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    label.setStyleSheet(ERROR_STYLE)
-    label.hide()
-    return label
-
-
-@dataclass
-class JobRow:
-    """The widgets of one job on the Schedules tab."""
-
-    job: Job
-    edit: QLineEdit
-    info: QLabel
-    error: QLabel
 
 
 # -- the dialog -----------------------------------------------------------------------
@@ -341,7 +140,7 @@ class SettingsDialog(QDialog):
         key_row = QHBoxLayout()
         key_row.addWidget(self.api_key, 1)
         key_row.addWidget(self.remove_key)
-        self.key_status = _note()
+        self.key_status = note()
 
         tab = QWidget()
         form = QFormLayout(tab)
@@ -351,7 +150,7 @@ class SettingsDialog(QDialog):
         form.addRow("", self.key_status)
         form.addRow(
             "",
-            _note(translate("SettingsDialog", "API keys are kept in the OS keyring, never in config.toml.")),
+            note(translate("SettingsDialog", "API keys are kept in the OS keyring, never in config.toml.")),
         )
         return tab
 
@@ -390,7 +189,7 @@ class SettingsDialog(QDialog):
         form.addRow(translate("SettingsDialog", "To:"), self.email_to)
         form.addRow(
             "",
-            _note(
+            note(
                 translate(
                     "SettingsDialog",
                     "The weekly digest is mailed here. The password is kept in the OS keyring.",
@@ -400,28 +199,15 @@ class SettingsDialog(QDialog):
         return tab
 
     def _schedule_tab(self) -> QWidget:
-        self.timers_note = _note()
-        self.timers_note.hide()
-        self.jobs_error = _error_label()
-        self.job_grid = QGridLayout()
-        self.job_grid.setColumnStretch(1, 1)
-        self.job_rows: dict[str, JobRow] = {}
-        tab = QWidget()
-        layout = QVBoxLayout(tab)
-        layout.addWidget(self.timers_note)
-        layout.addWidget(self.jobs_error)
-        layout.addLayout(self.job_grid)
-        layout.addWidget(
-            _note(
-                translate(
-                    "SettingsDialog",
-                    "Times are cron lines in local time: minute hour day month weekday. "
-                    "Empty means the default time.",
-                )
-            )
-        )
-        layout.addStretch(1)
-        return tab
+        self.schedules = ScheduleTab()
+        self.timers_note, self.jobs_error = self.schedules.timers_note, self.schedules.jobs_error
+        self.job_grid = self.schedules.job_grid
+        return self.schedules
+
+    @property
+    def job_rows(self) -> dict[str, JobRow]:
+        """The Schedules tab's rows by job id (rebuilt on each load)."""
+        return self.schedules.job_rows
 
     def _sync_tab(self) -> QWidget:
         self.sync_folder = QLineEdit()
@@ -434,12 +220,12 @@ class SettingsDialog(QDialog):
         tab = QWidget()
         form = QFormLayout(tab)
         form.addRow(translate("SettingsDialog", "Sync folder:"), row)
-        form.addRow("", _note(translate("SettingsDialog", "Leave it empty to stop syncing.")))
+        form.addRow("", note(translate("SettingsDialog", "Leave it empty to stop syncing.")))
         return tab
 
     def _general_tab(self) -> QWidget:
         self.autostart = QCheckBox(translate("SettingsDialog", "Start memoryd when I log in"))
-        self.autostart_note = _note(
+        self.autostart_note = note(
             translate("SettingsDialog", "Starting at login is not available in this installation.")
         )
         self.autostart_note.hide()
@@ -453,7 +239,7 @@ class SettingsDialog(QDialog):
         form.addRow(self.autostart_note)
         form.addRow(translate("SettingsDialog", "Language:"), self.language)
         form.addRow(
-            "", _note(translate("SettingsDialog", "A new language applies the next time memoryd starts."))
+            "", note(translate("SettingsDialog", "A new language applies the next time memoryd starts."))
         )
         return tab
 
@@ -480,7 +266,7 @@ class SettingsDialog(QDialog):
             self.email_from.setText(settings.email_from)
             self.email_to.setText(", ".join(settings.email_to))
             self.smtp_password.clear()
-            self._fill_jobs(settings)
+            self.schedules.fill(settings)
             self.sync_folder.setText(settings.sync_folder)
             self.autostart.setEnabled(settings.autostart is not None)
             self.autostart.setChecked(bool(settings.autostart))
@@ -491,48 +277,6 @@ class SettingsDialog(QDialog):
         self._provider_changed()
         self._set_busy(False)
         self.loaded.emit(settings)
-
-    def _fill_jobs(self, settings: Settings) -> None:
-        while self.job_grid.count():
-            widget = self.job_grid.takeAt(0).widget()
-            if widget is not None:
-                widget.deleteLater()
-        self.job_rows = {}
-        for i, job in enumerate(settings.jobs):
-            edit = QLineEdit(job.cron)
-            edit.setPlaceholderText(translate("SettingsDialog", "minute hour day month weekday"))
-            info = _note(self._job_info(job))
-            error = _error_label()
-            edit.textEdited.connect(error.hide)
-            self.job_grid.addWidget(QLabel(job_label(job.id)), 3 * i, 0)
-            self.job_grid.addWidget(edit, 3 * i, 1)
-            self.job_grid.addWidget(info, 3 * i + 1, 1)
-            self.job_grid.addWidget(error, 3 * i + 2, 1)
-            self.job_rows[job.id] = JobRow(job, edit, info, error)
-        if settings.timers:
-            self.timers_note.setText(
-                translate(
-                    "SettingsDialog",
-                    "These jobs are run by the timers `memoryd setup auto-install` installed "
-                    "({timers}), not by the tray.",
-                ).format(timers=", ".join(settings.timers))
-            )
-        self.timers_note.setVisible(bool(settings.timers))
-        self.jobs_error.setText(settings.jobs_error)
-        self.jobs_error.setVisible(bool(settings.jobs_error))
-
-    @staticmethod
-    def _job_info(job: Job) -> str:
-        text = translate("SettingsDialog", "Next run: {when}").format(when=local_time(job.next_run))
-        if job.last_error:
-            text += "\n" + translate("SettingsDialog", "Last run failed: {error}").format(
-                error=job.last_error.splitlines()[0] if job.last_error.strip() else job.last_error
-            )
-        elif job.last_success:
-            text += "\n" + translate("SettingsDialog", "Last run: {when}").format(
-                when=local_time(job.last_success)
-            )
-        return text
 
     def _load_failed(self, exc: BaseException) -> None:
         self._set_busy(False)
@@ -655,13 +399,8 @@ class SettingsDialog(QDialog):
         if password and not self.email_user.text().strip():
             return translate("SettingsDialog", "Enter the SMTP user first: the password is stored under it.")
 
-        crons: dict[str, tuple[str, str]] = {}
-        for job_id, row in self.job_rows.items():
-            cron = " ".join(row.edit.text().split())
-            if cron != row.job.cron:
-                changes[f"schedule.{row.job.key}"] = cron or None
-                if cron:
-                    crons[job_id] = (row.job.key, cron)
+        schedule, crons = self.schedules.plan()
+        changes.update(schedule)
 
         text_change("sync.folder", self.sync_folder, s.sync_folder)
         language = str(self.language.currentData())

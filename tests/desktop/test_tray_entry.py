@@ -87,7 +87,7 @@ def test_quits_cleanly_on_a_signal(running: Tray, home: Path, sig: signal.Signal
 
     running.proc.send_signal(sig)
 
-    assert running.proc.wait(timeout=5) == 0
+    assert running.proc.wait(timeout=15) == 0  # generous: CI runs this on a loaded 2-core machine
     assert not (home / "tray.lock").exists()  # released, so the next start needs no stale-lock check
     assert "quitting" in (home / "logs" / "tray.log").read_text(encoding="utf-8")
 

@@ -1,0 +1,209 @@
+"""What the memory browser lists and shows, with no widgets: the filters as a `Query`, the
+fetch that answers it (run on the Ops thread), the table model over its rows, and the
+text of the detail pane (frontmatter and supersedes chain).
+
+Kept apart from the window so the rules of a listing (search or plain list, the decay
+filter applied after the fetch) read on their own and run without a window.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt
+
+from memoryd.app import Memoryd, MemoryView
+from memoryd_desktop.memory_dialogs import type_name
+
+translate = QCoreApplication.translate  # the bare name lupdate recognises
+
+ACTOR = "tray"
+TYPES = ("session", "decision", "preference", "fact", "playbook", "warning")
+STATES = ("alive", "dim", "soft-forgotten")
+LIST_LIMIT = 1000
+SEARCH_LIMIT = 200
+DETAIL_SKIP = ("body", "path", "turns")  # shown elsewhere, or not frontmatter
+
+
+def state_name(state: str) -> str:
+    names = {
+        "alive": translate("BrowserWindow", "Alive"),
+        "dim": translate("BrowserWindow", "Dim"),
+        "soft-forgotten": translate("BrowserWindow", "Soft-forgotten"),
+        "forgotten": translate("BrowserWindow", "Forgotten"),
+        "gone": translate("BrowserWindow", "Gone"),
+    }
+    return names.get(state, state)
+
+
+@dataclass(frozen=True)
+class Query:
+    """What the filters ask for; `state` None means alive and dim, "all" adds soft-forgotten."""
+
+    text: str = ""
+    scope: str | None = None
+    memory_type: str | None = None
+    state: str | None = None
+    with_scopes: bool = False
+
+
+@dataclass
+class Listing:
+    rows: list[dict[str, Any]]
+    withheld: list[tuple[str, str, int]] = field(default_factory=list)
+    scopes: dict[str, int] | None = None
+
+
+@dataclass
+class Detail:
+    slug: str
+    view: MemoryView
+    history: dict[str, Any]
+
+
+def fetch(facade: Memoryd, q: Query) -> Listing:
+    """The rows for a query (on the Ops thread): the CLI's search, or the plain listing."""
+    scopes = [q.scope] if q.scope else None
+    include_forgotten = q.state in ("soft-forgotten", "all")
+    if q.text.strip():
+        results = facade.search(
+            q.text,
+            scopes=scopes,
+            memory_type=q.memory_type,
+            limit=SEARCH_LIMIT,
+            include_forgotten=include_forgotten,
+            count_recall=False,  # browsing is not an agent recalling: decay must not see it
+            actor=ACTOR,
+        )
+        rows = [r.as_dict() for r in results]
+        withheld = list(facade.withheld)
+    else:
+        limit = None if q.state in STATES else LIST_LIMIT  # filtered below: do not cut first
+        rows = facade.list(
+            scopes=scopes, memory_type=q.memory_type, include_forgotten=include_forgotten, limit=limit
+        )
+        withheld = []
+    if q.state in STATES:
+        rows = [r for r in rows if r.get("decay_state") == q.state]
+    by_scope = facade.stats()["by_scope"] if q.with_scopes else None
+    return Listing(rows, withheld, by_scope)
+
+
+def frontmatter_lines(view: MemoryView) -> list[str]:
+    """`key: value` lines of a memory's frontmatter, empty values left out."""
+    out = []
+    for key, value in view.as_dict().items():
+        if key in DETAIL_SKIP or value is None or value == [] or value == {}:
+            continue
+        if isinstance(value, list):
+            text = ", ".join(str(v) for v in value)
+        elif isinstance(value, dict):
+            text = ", ".join(f"{k}={v}" for k, v in value.items())
+        else:
+            text = str(value)
+        out.append(f"{key}: {text}")
+    return out
+
+
+def history_lines(slug: str, history: dict[str, Any]) -> list[str]:
+    """The supersedes chain, oldest first, this memory marked."""
+    chain = history.get("chain") or []
+    lines = []
+    if len(chain) <= 1 and not history.get("links"):
+        lines.append(translate("BrowserWindow", "Not part of a supersedes chain."))
+    else:
+        for link in chain:
+            mark = "▶" if link["slug"] == slug else " "
+            line = translate("BrowserWindow", "{mark} {date}  {title}  [{state}]  {slug}").format(
+                mark=mark,
+                date=str(link.get("created_at") or "")[:10],
+                title=link.get("title") or "",
+                state=state_name(str(link.get("state") or "")),
+                slug=link["slug"],
+            )
+            if link.get("superseded_by"):
+                line += "  " + translate("BrowserWindow", "→ replaced by {slug}").format(
+                    slug=link["superseded_by"]
+                )
+            lines.append(line)
+    if pending := history.get("pending"):
+        waiting = translate("BrowserWindow", "Supersedes waiting for a decision: {count}")
+        lines.append(waiting.format(count=len(pending)))
+    return lines
+
+
+class MemoryTableModel(QAbstractTableModel):
+    """Rows as the facade returns them (dicts); sorted in place when a header is clicked."""
+
+    COLUMNS = ("title", "type", "decay_state", "scope_hash", "created_at", "recall_count")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[dict[str, Any]] = []
+
+    def set_rows(self, rows: Sequence[dict[str, Any]]) -> None:
+        self.beginResetModel()
+        self.rows = list(rows)
+        self.endResetModel()
+
+    def slug_at(self, row: int) -> str:
+        return str(self.rows[row]["slug"])
+
+    def row_of(self, slug: str) -> int:
+        return next((i for i, r in enumerate(self.rows) if r["slug"] == slug), -1)
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if orientation != Qt.Orientation.Horizontal or role != Qt.ItemDataRole.DisplayRole:
+            return None
+        headers = (
+            translate("BrowserWindow", "Title"),
+            translate("BrowserWindow", "Type"),
+            translate("BrowserWindow", "State"),
+            translate("BrowserWindow", "Scope"),
+            translate("BrowserWindow", "Created"),
+            translate("BrowserWindow", "Recalls"),
+        )
+        return headers[section]
+
+    def data(
+        self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if not index.isValid():
+            return None
+        row = self.rows[index.row()]
+        key = self.COLUMNS[index.column()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            value = row.get(key)
+            if key == "type":
+                return type_name(str(value))
+            if key == "decay_state":
+                return state_name(str(value))
+            if key == "created_at":
+                return str(value or "").replace("T", " ")[:16]
+            return "" if value is None else str(value)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return row.get("snippet") or row.get("slug")
+        if role == Qt.ItemDataRole.UserRole:
+            return row.get("slug")
+        return None
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        key = self.COLUMNS[column]
+
+        def value(row: dict[str, Any]) -> tuple[bool, Any]:
+            v = row.get(key)
+            return (v is None, (v or 0) if key == "recall_count" else str(v or ""))
+
+        self.layoutAboutToBeChanged.emit()
+        self.rows.sort(key=value, reverse=order == Qt.SortOrder.DescendingOrder)
+        self.layoutChanged.emit()

@@ -1,0 +1,97 @@
+"""The digest window's review actions, each as a pair: the facade call to run off the GUI
+thread, and the sentence the status line shows once it worked.
+
+No widgets here: the window picks the selected row, reads the editor, and hands the pair
+to its one action runner (busy state, refetch, errors), so every action is run alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from PySide6.QtCore import QCoreApplication
+
+from memoryd.app import Memoryd
+from memoryd.errors import MemorydError
+from memoryd_desktop import digest_model as dm
+
+translate = QCoreApplication.translate  # the bare name lupdate recognises
+ACTOR = "tray"
+
+Action = tuple[Callable[[], Any], Callable[[Any], str]]  # (call, message from its result)
+
+
+def approve(facade: Memoryd, p: Any, edits: dict[str, Any]) -> Action:
+    """Write a proposal as long-term memory with the fields the editor changed."""
+    return (
+        lambda: facade.promote(p.id, **edits, actor=ACTOR),
+        lambda res: translate("DigestWindow", "Approved “{title}” as {type}.").format(
+            title=res[0].meta.title, type=dm.type_label(dm.enum_text(res[0].meta.type))
+        ),
+    )
+
+
+def reject(facade: Memoryd, p: Any) -> Action:
+    return (
+        lambda: facade.reject(p.id, actor=ACTOR),
+        lambda _: translate("DigestWindow", "Rejected “{title}”.").format(title=p.title),
+    )
+
+
+def approve_all(facade: Memoryd, targets: Sequence[Any], edits: dict[int, dict[str, Any]]) -> Action:
+    """Approve each target (with its edits, if any). One failure does not stop the others;
+    they are counted in the message."""
+
+    def run() -> tuple[int, list[str]]:
+        approved, errors = 0, []
+        for p in targets:
+            try:
+                facade.promote(p.id, **edits.get(p.id, {}), actor=ACTOR)
+                approved += 1
+            except MemorydError as exc:
+                errors.append(f"#{p.id}: {exc}")
+        return approved, errors
+
+    def message(result: tuple[int, list[str]]) -> str:
+        approved, errors = result
+        text = translate("DigestWindow", "Approved {count} promotions.").format(count=approved)
+        if errors:
+            text += " " + translate("DigestWindow", "Not approved: {errors}").format(errors="; ".join(errors))
+        return text
+
+    return run, message
+
+
+def merge(facade: Memoryd, kept: Any, dropped: Any) -> Action:
+    """Fold one memory of a duplicate pair (`dropped`) into the other (`kept`)."""
+    return (
+        lambda: facade.merge(kept.slug, [dropped.slug], actor=ACTOR),
+        lambda _: translate("DigestWindow", "Merged “{dropped}” into “{kept}”.").format(
+            dropped=dropped.title, kept=kept.title
+        ),
+    )
+
+
+def keep(facade: Memoryd, t: Any) -> Action:
+    """Keep a fading memory: reading it is a recall, which resets its decay clock."""
+    return (
+        lambda: facade.get(t.slug, count_recall=True, actor=ACTOR),
+        lambda _: translate("DigestWindow", "Kept “{title}”.").format(title=t.title),
+    )
+
+
+def confirm(facade: Memoryd, s: Any) -> Action:
+    return (
+        lambda: facade.confirm_supersede(s.id, decided_by="digest", actor=ACTOR),
+        lambda _: translate("DigestWindow", "Confirmed: “{new}” replaces “{old}”.").format(
+            new=s.new_title, old=s.old_title
+        ),
+    )
+
+
+def dismiss(facade: Memoryd, s: Any) -> Action:
+    return (
+        lambda: facade.dismiss_supersede(s.id, actor=ACTOR),
+        lambda _: translate("DigestWindow", "Dismissed: “{old}” stays current.").format(old=s.old_title),
+    )

@@ -1,0 +1,384 @@
+"""The digest window's right-hand panes, one per tab: the promotion editor, the duplicate
+pair side by side, the fading memory to keep, the supersede to confirm, and the trends.
+
+Each pane only shows what it is given and owns its buttons; the window wires the buttons
+to its actions and decides what to fetch, so the panes never call the facade.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QFormLayout,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QPlainTextEdit,
+    QPushButton,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from memoryd_desktop import digest_model as dm
+
+translate = QCoreApplication.translate  # the bare name lupdate recognises
+
+
+def wrapping(text: str = "", selectable: bool = True) -> QLabel:
+    label = QLabel(text)
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    if selectable:
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
+
+
+def muted(label: QLabel) -> QLabel:
+    label.setStyleSheet("color: palette(placeholder-text);")
+    return label
+
+
+def bold(label: QLabel, scale: float = 1.0) -> QLabel:
+    font = QFont(label.font())
+    font.setBold(True)
+    font.setPointSizeF(font.pointSizeF() * scale)
+    label.setFont(font)
+    return label
+
+
+class Paned(QStackedWidget):
+    """A detail pane with an empty-state page in front of it when its list is empty."""
+
+    def __init__(self, body: QWidget, empty_text: str) -> None:
+        super().__init__()
+        empty = muted(wrapping(empty_text, selectable=False))
+        empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.addWidget(empty)
+        self.addWidget(body)
+
+    def show_body(self, shown: bool) -> None:
+        self.setCurrentIndex(1 if shown else 0)
+
+
+class PromotionEditor(QWidget):
+    """Where a proposal is read (session, DURA, reasoning) and edited before approval."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pid: int | None = None
+        self.dirty = False
+        self._filling = False
+        self.session = wrapping()
+        self.dura = bold(wrapping())
+        self.dura.setToolTip(
+            translate(
+                "DigestWindow",
+                "D decision-worthy, U useful in future, R recallable hooks, A accurate; 0 to 1 each.",
+            )
+        )
+        self.reasoning = muted(wrapping())
+        self.supersedes = wrapping()
+        self.type = QComboBox()
+        for name in dm.PROMOTE_TYPES:
+            self.type.addItem(dm.type_label(name), name)
+        self.title = QLineEdit()
+        self.triggers = QLineEdit()
+        self.triggers.setPlaceholderText(translate("DigestWindow", "comma separated"))
+        self.body = QPlainTextEdit()
+        self.approve = QPushButton(translate("DigestWindow", "Approve"))
+        self.approve.setToolTip(translate("DigestWindow", "Write it as long-term memory (a in the list)"))
+        self.reject = QPushButton(translate("DigestWindow", "Reject"))
+        self.reject.setToolTip(translate("DigestWindow", "Drop the proposal (r in the list)"))
+        for signal in (self.title.textEdited, self.triggers.textEdited, self.body.textChanged):
+            signal.connect(self._edited)
+        self.type.currentIndexChanged.connect(self._edited)
+
+        form = QFormLayout()
+        form.addRow(translate("DigestWindow", "Type"), self.type)
+        form.addRow(translate("DigestWindow", "Title"), self.title)
+        form.addRow(translate("DigestWindow", "Triggers"), self.triggers)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.reject)
+        buttons.addWidget(self.approve)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        for widget in (self.session, self.dura, self.reasoning, self.supersedes):
+            layout.addWidget(widget)
+        layout.addLayout(form)
+        layout.addWidget(self.body, 1)
+        layout.addLayout(buttons)
+
+    def _edited(self) -> None:
+        if not self._filling:
+            self.dirty = True
+
+    def show_proposal(self, p: Any) -> None:
+        """Fill the pane; a reload of the row being edited keeps the user's edits."""
+        self.session.setText(
+            translate("DigestWindow", "From session {slug}, proposed {day}").format(
+                slug=p.session_slug, day=dm.day(p.created_at)
+            )
+        )
+        s = p.dura
+        self.dura.setText(
+            translate("DigestWindow", "DURA  D {d}  U {u}  R {r}  A {a}   mean {mean}").format(
+                d=f"{s.D:.2f}", u=f"{s.U:.2f}", r=f"{s.R:.2f}", a=f"{s.A:.2f}", mean=f"{p.mean:.2f}"
+            )
+        )
+        self.reasoning.setText(p.reasoning or translate("DigestWindow", "No reasoning given."))
+        self.supersedes.setText(
+            translate("DigestWindow", "Replaces: {slugs}").format(slugs=", ".join(p.supersedes))
+        )
+        self.supersedes.setVisible(bool(p.supersedes))
+        if p.id == self.pid and self.dirty:
+            return
+        self._filling = True
+        try:
+            if self.type.findData(p.proposed_type) < 0:
+                self.type.addItem(dm.type_label(p.proposed_type), p.proposed_type)
+            self.type.setCurrentIndex(self.type.findData(p.proposed_type))
+            self.title.setText(p.title)
+            self.title.setCursorPosition(0)
+            self.triggers.setText(dm.join_triggers(p.triggers))
+            self.triggers.setCursorPosition(0)
+            self.body.setPlainText(p.body)
+        finally:
+            self._filling = False
+        self.pid, self.dirty = p.id, False
+
+    def edits(self) -> dm.Edits:
+        return dm.Edits(
+            memory_type=str(self.type.currentData()),
+            title=self.title.text(),
+            triggers=dm.parse_triggers(self.triggers.text()),
+            body=self.body.toPlainText(),
+        )
+
+
+class MemoryColumn(QWidget):
+    """One side of a duplicate pair: what it is, then its body."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.title = bold(wrapping())
+        self.meta = muted(wrapping())
+        self.body = QPlainTextEdit()
+        self.body.setReadOnly(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.title)
+        layout.addWidget(self.meta)
+        layout.addWidget(self.body, 1)
+
+    def show_ref(self, ref: Any) -> None:
+        self.title.setText(ref.title)
+        self.meta.setText(
+            translate("DigestWindow", "{slug} · {type} · created {day}").format(
+                slug=ref.slug, type=dm.type_label(ref.type), day=dm.day(ref.created_at)
+            )
+        )
+        self.body.setPlainText(translate("DigestWindow", "Loading…"))
+
+    def show_view(self, view: Any) -> None:
+        meta = view.doc.meta
+        lines = [
+            translate("DigestWindow", "{slug} · {type} · created {day}").format(
+                slug=meta.slug,
+                type=dm.type_label(dm.enum_text(meta.type)),
+                day=meta.created_at.date().isoformat(),
+            ),
+            translate("DigestWindow", "Recalled {count} times · triggers: {triggers}").format(
+                count=meta.recall_count, triggers=dm.join_triggers(meta.triggers) or "–"
+            ),
+        ]
+        self.title.setText(meta.title)
+        self.meta.setText("\n".join(lines))
+        self.body.setPlainText(view.doc.body)
+
+
+class PairPane(QWidget):
+    """A duplicate pair side by side, a merge button under each side, and a note when the
+    two belong to different projects (which only the command line merges)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.left = MemoryColumn()
+        self.right = MemoryColumn()
+        self.merge_left = QPushButton(translate("DigestWindow", "Merge into left"))
+        self.merge_left.setToolTip(
+            translate("DigestWindow", "Keep the left memory; the right one is folded into it")
+        )
+        self.merge_right = QPushButton(translate("DigestWindow", "Merge into right"))
+        self.merge_right.setToolTip(
+            translate("DigestWindow", "Keep the right memory; the left one is folded into it")
+        )
+        grid = QGridLayout(self)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.addWidget(self.left, 0, 0)
+        grid.addWidget(self.right, 0, 1)
+        grid.addWidget(self.merge_left, 1, 0)
+        grid.addWidget(self.merge_right, 1, 1)
+        self.pair_note = muted(
+            wrapping(
+                translate(
+                    "DigestWindow",
+                    "These two belong to different projects. Merging across projects is left to "
+                    "the command line: memoryd merge --force.",
+                )
+            )
+        )
+        self.pair_note.hide()
+        grid.addWidget(self.pair_note, 2, 0, 1, 2)
+        grid.setRowStretch(0, 1)
+
+
+class ReminderPane(QWidget):
+    """A memory that is fading, and the button that keeps it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reminder = wrapping()
+        self.keep = QPushButton(translate("DigestWindow", "Keep"))
+        explain = muted(
+            wrapping(
+                translate(
+                    "DigestWindow",
+                    "Keeping counts as a recall: the memory stays alive and its clock starts again.",
+                ),
+                selectable=False,
+            )
+        )
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(bold(self.reminder))
+        layout.addWidget(explain)
+        row = QHBoxLayout()
+        row.addStretch(1)
+        row.addWidget(self.keep)
+        layout.addLayout(row)
+        layout.addStretch(1)
+
+    def show_reminder(self, item: Any) -> None:
+        self.reminder.setText(
+            translate("DigestWindow", "{type} “{title}” turns {next} on {day}, idle for {idle} days.").format(
+                type=dm.type_label(item.type),
+                title=item.title,
+                next=dm.state_label(item.next_state),
+                day=dm.day(item.due_at),
+                idle=item.idle_days,
+            )
+        )
+
+
+class SupersedePane(QWidget):
+    """A supersede the judge was unsure of: confirm that the new memory replaces the old
+    one, or dismiss it and keep both."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.supersede = wrapping()
+        self.supersede_reason = muted(wrapping())
+        self.confirm = QPushButton(translate("DigestWindow", "Confirm"))
+        self.confirm.setToolTip(
+            translate("DigestWindow", "The new memory replaces the old one (a in the list)")
+        )
+        self.dismiss = QPushButton(translate("DigestWindow", "Dismiss"))
+        self.dismiss.setToolTip(translate("DigestWindow", "Both stay current (r in the list)"))
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(bold(self.supersede))
+        layout.addWidget(self.supersede_reason)
+        row = QHBoxLayout()
+        row.addStretch(1)
+        row.addWidget(self.dismiss)
+        row.addWidget(self.confirm)
+        layout.addLayout(row)
+        layout.addStretch(1)
+
+    def show_supersede(self, item: Any) -> None:
+        self.supersede.setText(
+            translate("DigestWindow", "Does “{new}” replace “{old}”? Confidence {confidence} ({by}).").format(
+                new=item.new_title,
+                old=item.old_title,
+                confidence=f"{item.confidence:.2f}",
+                by=item.judged_by,
+            )
+        )
+        self.supersede_reason.setText(item.reason)
+
+
+class TrendsPane(QWidget):
+    """The week at a glance: top triggers, rising entities, recent supersedes, the most
+    recalled memories, and what the LLM cost today."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.trend_lists: dict[str, QListWidget] = {}
+        grid = QGridLayout(self)
+        titles = (
+            ("triggers", translate("DigestWindow", "Top triggers")),
+            ("entities", translate("DigestWindow", "Rising entities")),
+            ("supersedes", translate("DigestWindow", "Recent supersedes")),
+            ("recalls", translate("DigestWindow", "Recalled most")),
+        )
+        for i, (key, title) in enumerate(titles):
+            box = QGroupBox(title)
+            inner = QVBoxLayout(box)
+            self.trend_lists[key] = QListWidget()
+            self.trend_lists[key].setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+            self.trend_lists[key].setFocusPolicy(Qt.FocusPolicy.NoFocus)
+            inner.addWidget(self.trend_lists[key])
+            grid.addWidget(box, i // 2, i % 2)
+        self.spend = muted(wrapping())
+        grid.addWidget(self.spend, 2, 0, 1, 2)
+
+    def fill(self, d: Any) -> None:
+        """Show a digest's trends and spend."""
+        t = d.trends
+        lines = {
+            "triggers": [
+                translate("DigestWindow", "{trigger}: {hits} hits").format(trigger=x.trigger, hits=x.hits)
+                for x in t.top_triggers
+            ],
+            "entities": [
+                translate("DigestWindow", "{name}: {delta} mentions").format(
+                    name=e.name, delta=f"{e.delta:+d}"
+                )
+                for e in t.rising_entities
+            ],
+            "supersedes": [
+                translate("DigestWindow", "{old} → {new}").format(
+                    old=s.old_title or s.old_slug, new=s.new_title or s.new_slug
+                )
+                for s in t.recent_supersedes
+            ],
+            "recalls": [
+                translate("DigestWindow", "{title}: recalled {count} times").format(
+                    title=r.title, count=r.recalls
+                )
+                for r in t.recall_hot
+            ],
+        }
+        for key, texts in lines.items():
+            widget = self.trend_lists[key]
+            widget.clear()
+            widget.addItems(texts or [translate("DigestWindow", "none")])
+            if not texts:
+                widget.item(0).setFlags(Qt.ItemFlag.NoItemFlags)  # shown greyed out
+        sp = d.spend
+        self.spend.setText(
+            translate(
+                "DigestWindow",
+                "LLM today: {tokens} tokens in {calls} calls; {left} of the daily budget left.",
+            ).format(tokens=f"{sp.today.tokens:,}", calls=sp.today.calls, left=f"{sp.left_today:,}")
+        )
