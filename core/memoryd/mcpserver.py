@@ -195,6 +195,13 @@ def _client_name(ctx: Context) -> str | None:
         return None
 
 
+def _asked_by(ctx: Context) -> None:
+    """The client's name (claude-code, codex...) is who a grant prompt says asks."""
+    from memoryd.sensitive import broker
+
+    broker.agent_hint = _client_name(ctx)
+
+
 def _call(fn: Any, *args: Any) -> Any:
     """memoryd's one-line errors become tool errors the model can read and act on."""
     try:
@@ -219,8 +226,9 @@ def build(app: Memoryd | None = None) -> MCPServer:
         ),
     )
     def mem_search(
-        query: str, scope: str | None = None, type: str | None = None, limit: int = 8
+        ctx: Context, query: str, scope: str | None = None, type: str | None = None, limit: int = 8
     ) -> dict[str, Any]:
+        _asked_by(ctx)
         return _call(tools.search, query, scope, type, limit)
 
     @srv.tool(
@@ -230,7 +238,8 @@ def build(app: Memoryd | None = None) -> MCPServer:
             "mem_search or mem_recent returned. Counts as a recall, which keeps the memory alive."
         ),
     )
-    def mem_get(slug: str) -> dict[str, Any]:
+    def mem_get(ctx: Context, slug: str) -> dict[str, Any]:
+        _asked_by(ctx)
         return _call(tools.get, slug)
 
     @srv.tool(
@@ -242,7 +251,8 @@ def build(app: Memoryd | None = None) -> MCPServer:
             "what the user said word for word."
         ),
     )
-    def mem_traces(query: str, scope: str | None = None, limit: int = 10) -> dict[str, Any]:
+    def mem_traces(ctx: Context, query: str, scope: str | None = None, limit: int = 10) -> dict[str, Any]:
+        _asked_by(ctx)
         return _call(tools.traces, query, scope, limit)
 
     @srv.tool(
@@ -265,6 +275,7 @@ def build(app: Memoryd | None = None) -> MCPServer:
         tags: list[str] | None = None,
         scope: str | None = None,
     ) -> dict[str, Any]:
+        _asked_by(ctx)
         return _call(tools.record, type, title, body, triggers, tags, scope, _client_name(ctx))
 
     @srv.tool(
@@ -274,7 +285,10 @@ def build(app: Memoryd | None = None) -> MCPServer:
             "Useful at the start of a task to see what happened lately, or to find a slug."
         ),
     )
-    def mem_recent(scope: str | None = None, type: str | None = None, limit: int = 10) -> dict[str, Any]:
+    def mem_recent(
+        ctx: Context, scope: str | None = None, type: str | None = None, limit: int = 10
+    ) -> dict[str, Any]:
+        _asked_by(ctx)
         return _call(tools.recent, scope, type, limit)
 
     @srv.resource(

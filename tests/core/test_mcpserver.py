@@ -343,3 +343,20 @@ def test_build_loads_no_heavy_module() -> None:
     assert "mcp" in roots
     heavy = roots & {"sqlalchemy", "sqlmodel", "PySide6", "anthropic"}
     assert not heavy, sorted(heavy)
+
+
+def test_the_client_name_is_who_a_grant_prompt_says_asks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A grant request from a tool call names the MCP client (claude-code, codex...), so the
+    tray's prompt says which agent wants the sensitive project; the tools' schemas do not
+    show the context parameter that carries it."""
+    from memoryd.sensitive import broker
+
+    monkeypatch.setattr(broker, "agent_hint", None)
+
+    async def go(c: Client) -> list[Any]:
+        await c.call_tool("mem_recent", {})
+        return (await c.list_tools()).tools
+
+    tools = session(go, client="claude-code")
+    assert broker.agent_hint == "claude-code"
+    assert all("ctx" not in t.input_schema.get("properties", {}) for t in tools)

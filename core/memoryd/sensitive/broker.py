@@ -114,6 +114,7 @@ def ask(
 
 
 current: Asker | None = None  # how this process asks (the gate reads it); None: it cannot
+agent_hint: str | None = None  # the MCP client's name, set per tool call
 
 
 def install(layout: Layout, actor: str, agent: str | None = None) -> None:
@@ -123,7 +124,8 @@ def install(layout: Layout, actor: str, agent: str | None = None) -> None:
     who = agent or os.environ.get("MEMORYD_AGENT") or None
 
     def _ask(request: dict[str, Any]) -> dict[str, Any] | None:
-        return ask(layout, {**request, "actor": actor, "agent": who, "pid": os.getpid()})
+        agent = who or agent_hint
+        return ask(layout, {**request, "actor": actor, "agent": agent, "pid": os.getpid()})
 
     current = _ask
 
