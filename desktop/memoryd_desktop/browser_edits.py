@@ -8,7 +8,7 @@ with the outcome in the status line, and `changed` tells the tray its counts are
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, Slot
@@ -106,21 +106,18 @@ class MemoryEdits:
             meta.type.value, meta.title, view.doc.body, list(meta.triggers), list(meta.tags)
         )
         dialog = MemoryDialog(self, existing=existing)
-        self._open(dialog, lambda: self.edit(meta.slug, dialog.draft()))
+        self._open(dialog, lambda: self.edit(meta.slug, dialog.edits()))
         return dialog
 
-    def edit(self, slug: str, draft: MemoryDraft) -> None:
-        facade = self.facade
+    def edit(self, slug: str, fields: Mapping[str, Any]) -> None:
+        """Save the fields the user changed (title, body, triggers, tags), and only those."""
+        if not fields:
+            self.show_status(translate("BrowserWindow", "Nothing changed."))
+            return
+        facade, values = self.facade, dict(fields)
 
         def work() -> tuple[Any, Changes]:
-            return facade.update(
-                slug,
-                title=draft.title,
-                body=draft.body,
-                triggers=draft.triggers,
-                tags=draft.tags,
-                actor=ACTOR,
-            )
+            return facade.update(slug, actor=ACTOR, **values)
 
         def done(result: tuple[Any, Changes]) -> None:
             _doc, changes = result
@@ -157,7 +154,9 @@ class MemoryEdits:
             )
         )
         confirm = box.addButton(translate("BrowserWindow", "Forget"), QMessageBox.ButtonRole.DestructiveRole)
-        box.addButton(QMessageBox.StandardButton.Cancel)
+        cancel = box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(cancel)  # Del then Enter must not forget: forgetting is a click
+        box.setEscapeButton(cancel)
         slug = str(row["slug"])
         box.buttonClicked.connect(lambda button: self.forget(slug) if button is confirm else None)
         self._open(box)

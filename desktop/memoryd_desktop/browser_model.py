@@ -12,7 +12,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QCoreApplication,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+)
 
 from memoryd.app import Memoryd, MemoryView
 from memoryd_desktop.memory_dialogs import type_name
@@ -205,5 +211,11 @@ class MemoryTableModel(QAbstractTableModel):
             return (v is None, (v or 0) if key == "recall_count" else str(v or ""))
 
         self.layoutAboutToBeChanged.emit()
+        # The selection and the current row are persistent indexes: they follow their rows
+        # (the same row objects, wherever the sort puts them), not the old row numbers.
+        before = self.persistentIndexList()
+        held = [(self.rows[i.row()], i.column()) for i in before]
         self.rows.sort(key=value, reverse=order == Qt.SortOrder.DescendingOrder)
+        where = {id(row): n for n, row in enumerate(self.rows)}
+        self.changePersistentIndexList(before, [self.index(where[id(row)], column) for row, column in held])
         self.layoutChanged.emit()

@@ -5,8 +5,9 @@ Every facade call goes through `Ops` (or a `LongTask` on the same pool), so the 
 never blocks and never races another call over the store. Answers that arrive after a newer
 request was made are dropped (a generation counter), so fast typing cannot show stale rows.
 A sensitive scope's memories are listed under the facade's placeholder title; opening one
-without a grant raises AuthorizationRequired, which is shown in the status line and emitted
-as `grant_needed` for the controller to turn into a grant prompt.
+without a grant raises AuthorizationRequired, which is shown in the status line with a
+Grant… button. Only that click emits `grant_needed` (the tray then opens Sensitive scopes):
+a read in the background, such as moving over sealed rows, never opens a window itself.
 
 Decay filter: forgotten memories leave the index (their files move to forgotten/), so the
 facade cannot list them; the filter offers the states that can be listed.
@@ -32,6 +33,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMainWindow,
     QPlainTextEdit,
+    QPushButton,
     QSplitter,
     QTableView,
     QVBoxLayout,
@@ -71,8 +73,8 @@ class BrowserWindow(MemoryEdits, QMainWindow):
     results_shown = Signal(int)  # how many rows the table now shows
     detail_shown = Signal(str)  # the slug whose detail is shown
     changed = Signal(object)  # memoryd.app.Changes after record / edit / forget / merge / a long task
-    grant_needed = Signal(str)  # AuthorizationRequired's text (names the scope and its folder)
-    failed = Signal(str)  # any other failure, as shown in the status line
+    grant_needed = Signal(str)  # the user clicked Grant…: the missing grant's text (scope, folder)
+    failed = Signal(str)  # any failure, as shown in the status line
     task_started = Signal(object)  # a LongTask, emitted before it starts (connect to it here)
 
     def __init__(self, facade: Memoryd, ops: Ops, parent: QWidget | None = None) -> None:
@@ -160,8 +162,16 @@ class BrowserWindow(MemoryEdits, QMainWindow):
         self.status = QLabel()
         self.status.setWordWrap(True)
         self.status.setTextFormat(Qt.TextFormat.PlainText)
+        self.grant_button = QPushButton(translate("BrowserWindow", "Grant…"))
+        self.grant_button.setToolTip(
+            translate("BrowserWindow", "Open Sensitive scopes to grant access to this folder")
+        )
+        self.grant_button.clicked.connect(self.ask_grant)
+        self.grant_button.hide()
+        self._grant_text = ""
         self.progress_panel = ProgressPanel()
         self.statusBar().addWidget(self.status, 1)
+        self.statusBar().addWidget(self.grant_button)
         self.statusBar().addPermanentWidget(self.progress_panel)
         self._make_actions()
 
@@ -209,18 +219,23 @@ class BrowserWindow(MemoryEdits, QMainWindow):
             action.setEnabled(not busy)
 
     # -- status -----------------------------------------------------------------------
-    def show_status(self, text: str, error: bool = False) -> None:
+    def show_status(self, text: str, error: bool = False, grant: bool = False) -> None:
+        """The status line; `grant` offers the Grant… button next to it (a grant is missing)."""
         self.status.setText(text)
         self.status.setStyleSheet("color: #b3261e;" if error else "")
+        self._grant_text = text if grant else ""
+        self.grant_button.setVisible(grant)
 
     def _failed(self, exc: BaseException) -> None:
-        """The window's one error path; a missing grant is also handed to the controller."""
+        """The window's one error path; a missing grant offers the Grant… button."""
         text = describe(exc)
-        self.show_status(text, error=True)
-        if isinstance(exc, AuthorizationRequired):
-            self.grant_needed.emit(text)
-        else:
-            self.failed.emit(text)
+        self.show_status(text, error=True, grant=isinstance(exc, AuthorizationRequired))
+        self.failed.emit(text)
+
+    @Slot()
+    def ask_grant(self) -> None:
+        """The user asked for a grant (Grant…): the tray opens Sensitive scopes."""
+        self.grant_needed.emit(self._grant_text or self.status.text())
 
     # -- listing ----------------------------------------------------------------------
     def showEvent(self, event: QShowEvent) -> None:
@@ -263,6 +278,9 @@ class BrowserWindow(MemoryEdits, QMainWindow):
         self._show_outcome(listing)
         row = self.model.row_of(selected) if selected else -1
         if row >= 0:
+            # Read the detail again, even of the same memory: the CLI or an agent may have
+            # changed it, and Edit must not start from (and write back) a stale copy.
+            self.view = None
             self.table.selectionModel().setCurrentIndex(
                 self.model.index(row, 0),
                 QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
@@ -293,7 +311,7 @@ class BrowserWindow(MemoryEdits, QMainWindow):
             texts.append(
                 translate("BrowserWindow", "Memories shown: {count}").format(count=len(listing.rows))
             )
-        self.show_status(" ".join(texts), error)
+        self.show_status(" ".join(texts), error, grant=bool(listing.withheld))
 
     def _fill_scopes(self, by_scope: dict[str, int]) -> None:
         """All scopes, then each scope with memories; the current choice survives."""
@@ -320,7 +338,8 @@ class BrowserWindow(MemoryEdits, QMainWindow):
         )
         header.setSortIndicatorShown(True)
         header.setSortIndicator(column, order)
-        self.model.sort(column, order)
+        self.model.sort(column, order)  # the selection follows its rows
+        self._update_actions()
 
     def selected_slugs(self) -> list[str]:
         rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})

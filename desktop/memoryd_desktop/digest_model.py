@@ -11,7 +11,6 @@ desktop may not import that module, so they are typed `Any` and read by field na
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -26,7 +25,6 @@ KeyRole = Qt.ItemDataRole.UserRole + 2  # what identifies the row across reloads
 
 # The long-term types a promotion may become, in the order the type combo lists them.
 PROMOTE_TYPES = ("decision", "preference", "fact", "playbook", "warning")
-_TRIGGER_SPLIT = re.compile(r"[,，、;；]")  # English and Chinese list separators
 EPSILON = 1e-9  # a mean shown as 0.70 is "at" a threshold of 0.70
 
 
@@ -62,11 +60,6 @@ def day(timestamp: str) -> str:
 def enum_text(enum_or_str: Any) -> str:
     """An enum's value, or the string itself: the facade's models may hold either."""
     return str(getattr(enum_or_str, "value", enum_or_str))
-
-
-def parse_triggers(text: str) -> list[str]:
-    """A comma separated line (English or Chinese commas) to a clean, ordered list."""
-    return list(dict.fromkeys(t.strip() for t in _TRIGGER_SPLIT.split(text) if t.strip()))
 
 
 def join_triggers(triggers: Sequence[str]) -> str:

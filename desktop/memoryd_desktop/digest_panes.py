@@ -10,11 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, Qt
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QFormLayout,
+    QFrame,
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
@@ -23,12 +24,14 @@ from PySide6.QtWidgets import (
     QListWidget,
     QPlainTextEdit,
     QPushButton,
+    QSizePolicy,
     QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from memoryd_desktop import digest_model as dm
+from memoryd_desktop.texts import parse_triggers
 
 translate = QCoreApplication.translate  # the bare name lupdate recognises
 
@@ -53,6 +56,39 @@ def bold(label: QLabel, scale: float = 1.0) -> QLabel:
     font.setPointSizeF(font.pointSizeF() * scale)
     label.setFont(font)
     return label
+
+
+class ShortText(QPlainTextEdit):
+    """Read-only wrapped text as tall as its lines, up to `max_lines`; longer text scrolls
+    inside it instead of pushing what is below off the window (a label would grow)."""
+
+    def __init__(self, max_lines: int = 5) -> None:
+        super().__init__()
+        self.max_lines = max_lines
+        self.setReadOnly(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.document().setDocumentMargin(0)  # flush with the labels above and below
+        self.setStyleSheet("QPlainTextEdit { background: transparent; color: palette(placeholder-text); }")
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.document().documentLayout().documentSizeChanged.connect(self._fit)
+        self._fit()
+
+    def _fit(self, *_: object) -> None:
+        # A plain text layout measures the document in lines (wrapped lines included).
+        lines = min(max(1, int(self.document().size().height())), self.max_lines)
+        margins = self.contentsMargins()
+        height = (
+            lines * self.fontMetrics().lineSpacing()
+            + 2 * self.document().documentMargin()
+            + margins.top()
+            + margins.bottom()
+        )
+        self.setFixedHeight(int(height) + 1)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)  # wraps the text again at the new width
+        if event.size().width() != event.oldSize().width():
+            self._fit()
 
 
 class Paned(QStackedWidget):
@@ -85,7 +121,7 @@ class PromotionEditor(QWidget):
                 "D decision-worthy, U useful in future, R recallable hooks, A accurate; 0 to 1 each.",
             )
         )
-        self.reasoning = muted(wrapping())
+        self.reasoning = ShortText(max_lines=5)
         self.supersedes = wrapping()
         self.type = QComboBox()
         for name in dm.PROMOTE_TYPES:
@@ -135,7 +171,7 @@ class PromotionEditor(QWidget):
                 d=f"{s.D:.2f}", u=f"{s.U:.2f}", r=f"{s.R:.2f}", a=f"{s.A:.2f}", mean=f"{p.mean:.2f}"
             )
         )
-        self.reasoning.setText(p.reasoning or translate("DigestWindow", "No reasoning given."))
+        self.reasoning.setPlainText(p.reasoning or translate("DigestWindow", "No reasoning given."))
         self.supersedes.setText(
             translate("DigestWindow", "Replaces: {slugs}").format(slugs=", ".join(p.supersedes))
         )
@@ -160,7 +196,7 @@ class PromotionEditor(QWidget):
         return dm.Edits(
             memory_type=str(self.type.currentData()),
             title=self.title.text(),
-            triggers=dm.parse_triggers(self.triggers.text()),
+            triggers=parse_triggers(self.triggers.text()),
             body=self.body.toPlainText(),
         )
 

@@ -7,6 +7,10 @@ the digest is fetched again, so what the window shows is always what core says n
 lists are table views over `digest_model` models; the editor pane is filled for the
 selected row only. The lists live in `digest_list`, the panes in `digest_panes`, and what
 each action asks core in `digest_actions`; this module ties them together.
+
+A duplicate pair's bodies are read only while the Duplicates tab is shown. A read that
+needs a grant (a sensitive scope) shows the reason in the status line with a Grant…
+button; only that click emits `grant_needed`, so loading never pops up another window.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QPlainTextEdit,
     QPushButton,
     QSplitter,
@@ -68,8 +73,8 @@ class DigestWindow(QWidget):
     loaded = Signal()
     busy_changed = Signal(bool)
     done = Signal(str)  # an action finished: the message shown in the status line
-    failed = Signal(str)  # a fetch or an action failed: the error shown in the status line
-    grant_needed = Signal(str)  # AuthorizationRequired's text: a sensitive scope needs a grant
+    failed = Signal(str)  # a fetch, a read or an action failed: the error shown in the status line
+    grant_needed = Signal(str)  # the user clicked Grant…: the missing grant's text (scope, folder)
     changed = Signal(object)  # after an action: its memoryd.app.Changes, or None; tray counts are stale
     pair_shown = Signal()  # the selected duplicate pair's bodies are on screen
 
@@ -81,7 +86,9 @@ class DigestWindow(QWidget):
         self._pending = 0  # calls in flight (fetches and actions)
         self._generation = 0  # only the newest fetch fills the view
         self._pair_key: tuple[str, str] | None = None
-        self._load_error = False
+        self._read_error = False  # the status line shows a failed fetch or read (not an action's)
+        self._grant_text = ""
+        self.confirm_box: QMessageBox | None = None  # the open "Approve all" question, if any
         self.setWindowTitle(translate("DigestWindow", "memoryd: weekly review"))
         self.setWindowIcon(assets.icon())
         self.resize(*DEFAULT_SIZE)
@@ -110,11 +117,20 @@ class DigestWindow(QWidget):
 
         self.status = wrapping()
         self.status.setText(translate("DigestWindow", "Reading the digest…"))
+        self.grant_button = QPushButton(translate("DigestWindow", "Grant…"))
+        self.grant_button.setToolTip(
+            translate("DigestWindow", "Open Sensitive scopes to grant access to this folder")
+        )
+        self.grant_button.clicked.connect(self.ask_grant)
+        self.grant_button.hide()
+        bottom = QHBoxLayout()
+        bottom.addWidget(self.status, 1)
+        bottom.addWidget(self.grant_button, 0, Qt.AlignmentFlag.AlignTop)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(14, 14, 14, 10)
         layout.addLayout(top)
         layout.addWidget(self.tabs, 1)
-        layout.addWidget(self.status)
+        layout.addLayout(bottom)
         self._retitle()
         self._sync_buttons()
 
@@ -150,7 +166,7 @@ class DigestWindow(QWidget):
         self.threshold.setValue(self.facade.config.governance.promote_threshold)
         self.approve_all_button = QPushButton()
         self.threshold.valueChanged.connect(self._sync_buttons)
-        self.approve_all_button.clicked.connect(self.approve_all)
+        self.approve_all_button.clicked.connect(self.ask_approve_all)
         bar = QWidget()
         row = QHBoxLayout(bar)
         row.setContentsMargins(0, 0, 0, 0)
@@ -219,17 +235,25 @@ class DigestWindow(QWidget):
             self.busy_changed.emit(False)
             self._sync_buttons()
 
-    def _say(self, text: str, error: bool = False) -> None:
+    def _say(self, text: str, error: bool = False, grant: bool = False) -> None:
+        """The status line; `grant` offers the Grant… button next to it (a grant is missing)."""
         self.status.setText(text)
         self.status.setStyleSheet("color: #b3261e;" if error else "")
+        self._grant_text = text if grant else ""
+        self.grant_button.setVisible(grant)
+        if not error:
+            self._read_error = False
 
-    def _fail(self, exc: BaseException) -> None:
+    def _fail(self, exc: BaseException, read: bool = False) -> None:
+        """Show a failure (`read`: of a fetch or a read, cleared by the next one that works)."""
         text = describe(exc)
-        self._say(text, error=True)
-        if isinstance(exc, AuthorizationRequired):
-            self.grant_needed.emit(text)
-        else:
-            self.failed.emit(text)
+        self._say(text, error=True, grant=isinstance(exc, AuthorizationRequired))
+        self._read_error = read
+        self.failed.emit(text)
+
+    def ask_grant(self) -> None:
+        """The user asked for a grant (Grant…): the tray opens Sensitive scopes."""
+        self.grant_needed.emit(self._grant_text or self.status.text())
 
     def _retitle(self) -> None:
         d = self.digest
@@ -290,8 +314,7 @@ class DigestWindow(QWidget):
     def _load_failed(self, generation: int, exc: BaseException) -> None:
         self._end()
         if generation == self._generation:
-            self._fail(exc)
-            self._load_error = True
+            self._fail(exc, read=True)
 
     def fill(self, digest: Any) -> None:
         """Show a digest: one model reset per list; the selection stays on the same item,
@@ -323,9 +346,8 @@ class DigestWindow(QWidget):
         self.trends.fill(digest)
         self._retitle()
         self._sync_buttons()
-        if self._load_error or self.status.text() == translate("DigestWindow", "Reading the digest…"):
-            self._say("")  # an action's message stays; a failed fetch's error is over
-        self._load_error = False
+        if self._read_error or self.status.text() == translate("DigestWindow", "Reading the digest…"):
+            self._say("")  # an action's message stays; a failed fetch's or read's error is over
 
     # -- selection --------------------------------------------------------------------
     def _refocus(self) -> None:
@@ -336,6 +358,8 @@ class DigestWindow(QWidget):
     def _tab_changed(self, index: int) -> None:
         if index in self.views:
             self.views[Tab(index)].setFocus()
+        if index == Tab.DUPLICATES:
+            self._show_current(Tab.DUPLICATES)  # its pair is read only once it is looked at
 
     def show_tab(self, tab: Tab) -> None:
         """Open on one section (a notification about promotions opens that one)."""
@@ -355,7 +379,8 @@ class DigestWindow(QWidget):
         if tab is Tab.PROMOTIONS:
             self.editor.show_proposal(item)
         elif tab is Tab.DUPLICATES:
-            self._show_pair(item)
+            if self.tabs.currentIndex() == Tab.DUPLICATES:
+                self._show_pair(item)
             self._sync_buttons()
         elif tab is Tab.EXPIRING:
             self.reminder_pane.show_reminder(item)
@@ -381,13 +406,16 @@ class DigestWindow(QWidget):
             if self._pair_key == pair.key:
                 self.left.show_view(views[0])
                 self.right.show_view(views[1])
+                if self._read_error:
+                    self._say("")  # an earlier read's error is over
                 self.pair_shown.emit()
 
         def failed(exc: BaseException) -> None:
             if self._pair_key == pair.key:
                 for column in (self.left, self.right):
                     column.body.setPlainText(describe(exc))
-                self._fail(exc)
+                self._pair_key = None  # read it again when it is shown again (after a grant)
+                self._fail(exc, read=True)
 
         self.ops.run(read, shown, failed)
 
@@ -442,6 +470,35 @@ class DigestWindow(QWidget):
         if p is None:
             return False
         return self._act(*review.reject(self.facade, p))
+
+    def ask_approve_all(self) -> QMessageBox | None:
+        """The Approve all button: ask first (No is the default), then approve on Yes."""
+        count = len(self.above_threshold())
+        if not count or self.busy or self.confirm_box is not None:
+            return self.confirm_box
+        box = QMessageBox(self)
+        box.setIcon(QMessageBox.Icon.Question)
+        box.setWindowTitle(translate("DigestWindow", "Approve all"))
+        box.setText(
+            translate(
+                "DigestWindow", "Approve {count} promotions with a DURA mean of at least {threshold}?"
+            ).format(count=count, threshold=f"{self.threshold.value():.2f}")
+        )
+        box.setInformativeText(translate("DigestWindow", "Each becomes a long-term memory."))
+        box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
+        box.setDefaultButton(QMessageBox.StandardButton.No)
+        box.setEscapeButton(QMessageBox.StandardButton.No)
+        box.finished.connect(lambda _code: self._approve_all_answered(box))
+        self.confirm_box = box
+        box.open()
+        return box
+
+    def _approve_all_answered(self, box: QMessageBox) -> None:
+        yes = box.clickedButton() is box.button(QMessageBox.StandardButton.Yes)
+        self.confirm_box = None
+        box.deleteLater()
+        if yes:
+            self.approve_all()
 
     def approve_all(self) -> bool:
         """Approve every listed promotion at or above the threshold; the selected one with

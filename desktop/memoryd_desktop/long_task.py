@@ -48,6 +48,8 @@ class LongTask(QObject):
 
     `progress` is thread-safe to call from the work; `cancel()` is a request: the work stops
     at its next progress call. Work that ends without calling it again still `finished`.
+    Once the ending signal was delivered the task deletes itself (`deleteLater`): a window
+    that runs many of them does not keep them all.
     """
 
     progress = Signal(int, int)  # done, total
@@ -112,10 +114,12 @@ class LongTask(QObject):
             self.cancelled.emit()
         else:
             self.finished.emit(result)
+        self.deleteLater()
 
     def _error(self, exc: BaseException) -> None:
         self._running = False
         self.failed.emit(exc)
+        self.deleteLater()
 
 
 class ProgressPanel(QWidget):

@@ -28,6 +28,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memoryd_desktop.texts import parse_triggers
+
 translate = QCoreApplication.translate  # the bare name lupdate recognises
 
 RECORD_TYPES = ("fact", "decision", "preference", "playbook", "warning")  # sessions come from capture
@@ -49,8 +51,9 @@ def type_name(memory_type: str) -> str:
 
 
 def split_list(text: str) -> list[str]:
-    """Comma-separated input to a list, blanks and duplicates dropped, order kept."""
-    return list(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
+    """Comma-separated input to a list, blanks and duplicates dropped, order kept; Chinese
+    commas (，、；) separate too, the same rule as the digest's trigger field."""
+    return parse_triggers(text)
 
 
 class FolderField(QWidget):
@@ -166,6 +169,7 @@ class MemoryDialog(_Form):
             self.triggers_edit.setText(", ".join(existing.triggers))
             self.tags_edit.setText(", ".join(existing.tags))
             self.form.setRowVisible(self.folder, False)
+        self.shown = self.draft()  # what the form said when it opened: an edit sends only changes
         for edit in (self.title_edit, self.folder.edit):
             edit.textChanged.connect(self.revalidate)
         self.body_edit.textChanged.connect(self.revalidate)
@@ -185,6 +189,13 @@ class MemoryDialog(_Form):
             tags=split_list(self.tags_edit.text()),
             folder=self.folder.text(),
         )
+
+    def edits(self) -> dict[str, Any]:
+        """The fields changed since the dialog opened, as `update()` keywords. Only these
+        are sent, so what the CLI or an agent changed meanwhile in the others is kept."""
+        before, after = vars(self.shown), vars(self.draft())
+        fields = ("title", "body", "triggers", "tags")
+        return {name: after[name] for name in fields if after[name] != before[name]}
 
 
 class MergeDialog(_Form):

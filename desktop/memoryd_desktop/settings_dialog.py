@@ -74,6 +74,7 @@ def provider_label(name: str) -> str:
 # -- the dialog -----------------------------------------------------------------------
 class SettingsDialog(QDialog):
     """Load with `load()` (the constructor starts it), edit, `save()`; `saved` on success.
+    Reopening calls `load_if_idle()`, which keeps what the user is typing in an open form.
 
     `loaded(Settings)` comes once the form holds the current values; `failed(str)` carries
     the one-line error of a load or save that did not work (also shown in the dialog).
@@ -249,6 +250,14 @@ class SettingsDialog(QDialog):
         self._set_busy(True, translate("SettingsDialog", "Reading settings…"))
         facade = self.facade
         self.ops.run(lambda: read_settings(facade), self._fill, self._load_failed)
+
+    def load_if_idle(self) -> None:
+        """What opening the window again asks for: fresh values, but not over the form while
+        it is on screen (the user may be typing; reopening only raises it) nor while a load
+        or save runs. A closed or cancelled form is read again."""
+        if self.busy or self.isVisible():
+            return
+        self.load()
 
     def _fill(self, settings: Settings) -> None:
         self._filling = True

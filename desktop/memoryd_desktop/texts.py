@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 from PySide6.QtCore import QDateTime, Qt
 
 from memoryd.errors import MemorydError
+
+_LIST_SPLIT = re.compile(r"[,，、;；]")  # English and Chinese list separators
 
 
 def describe(exc: BaseException) -> str:
@@ -18,3 +22,9 @@ def local_time(iso: str | None) -> str:
         return ""
     moment = QDateTime.fromString(iso, Qt.DateFormat.ISODate)
     return moment.toLocalTime().toString("yyyy-MM-dd HH:mm") if moment.isValid() else iso
+
+
+def parse_triggers(text: str) -> list[str]:
+    """A comma separated line (English or Chinese commas, 、 and semicolons) to a clean,
+    ordered list: blanks and duplicates dropped. Triggers and tags alike."""
+    return list(dict.fromkeys(t.strip() for t in _LIST_SPLIT.split(text) if t.strip()))

@@ -59,15 +59,19 @@ class Windows(QObject):
                     getattr(window, signal).connect(self.changed)
             if action is Action.SETTINGS:
                 window.saved.connect(self.settings_saved)
-            if hasattr(window, "grant_needed"):
+            if hasattr(window, "grant_needed"):  # only a click on a window's Grant… emits it
                 window.grant_needed.connect(lambda *_: self.open(Action.SCOPES))
             self.made[action] = window
         return window
 
     def open(self, action: Action) -> QWidget:
-        """Show (fresh data, raised, focused) the window for a menu entry or a click."""
+        """Show (fresh data, raised, focused) the window for a menu entry or a click. A
+        window with `load_if_idle` (Settings) decides itself whether to read again, so
+        reopening it does not throw away what the user typed."""
         window = self.get(action)
-        if hasattr(window, "load"):
+        if hasattr(window, "load_if_idle"):
+            window.load_if_idle()
+        elif hasattr(window, "load"):
             window.load()
         window.show()
         window.raise_()

@@ -224,6 +224,14 @@
             <source>Stopped: the folder is marked; run it again to encrypt the rest.</source>
             <translation>Stopped: the folder is marked; run it again to encrypt the rest.</translation>
         </message>
+        <message>
+            <source>Grant…</source>
+            <translation>Grant…</translation>
+        </message>
+        <message>
+            <source>Open Sensitive scopes to grant access to this folder</source>
+            <translation>Open Sensitive scopes to grant access to this folder</translation>
+        </message>
     </context>
     <context>
         <name>Controller</name>
@@ -625,6 +633,26 @@
         <message>
             <source>Dismissed: “{old}” stays current.</source>
             <translation>Dismissed: “{old}” stays current.</translation>
+        </message>
+        <message>
+            <source>Grant…</source>
+            <translation>Grant…</translation>
+        </message>
+        <message>
+            <source>Open Sensitive scopes to grant access to this folder</source>
+            <translation>Open Sensitive scopes to grant access to this folder</translation>
+        </message>
+        <message>
+            <source>Approve all</source>
+            <translation>Approve all</translation>
+        </message>
+        <message>
+            <source>Approve {count} promotions with a DURA mean of at least {threshold}?</source>
+            <translation>Approve {count} promotions with a DURA mean of at least {threshold}?</translation>
+        </message>
+        <message>
+            <source>Each becomes a long-term memory.</source>
+            <translation>Each becomes a long-term memory.</translation>
         </message>
     </context>
     <context>

@@ -226,6 +226,14 @@
         <source>Stopped: the folder is marked; run it again to encrypt the rest.</source>
         <translation>已停止：文件夹已标记为敏感；再次运行即可加密其余记忆。</translation>
     </message>
+    <message>
+        <source>Grant…</source>
+        <translation>授权…</translation>
+    </message>
+    <message>
+        <source>Open Sensitive scopes to grant access to this folder</source>
+        <translation>打开“敏感范围”窗口，为此文件夹授权</translation>
+    </message>
 </context>
 <context>
     <name>Controller</name>
@@ -627,6 +635,26 @@
     <message>
         <source>Dismissed: “{old}” stays current.</source>
         <translation>已驳回：“{old}”保持有效。</translation>
+    </message>
+    <message>
+        <source>Grant…</source>
+        <translation>授权…</translation>
+    </message>
+    <message>
+        <source>Open Sensitive scopes to grant access to this folder</source>
+        <translation>打开“敏感范围”窗口，为此文件夹授权</translation>
+    </message>
+    <message>
+        <source>Approve all</source>
+        <translation>全部批准</translation>
+    </message>
+    <message>
+        <source>Approve {count} promotions with a DURA mean of at least {threshold}?</source>
+        <translation>批准 DURA 均值不低于 {threshold} 的 {count} 条晋升建议？</translation>
+    </message>
+    <message>
+        <source>Each becomes a long-term memory.</source>
+        <translation>每一条都将成为长期记忆。</translation>
     </message>
 </context>
 <context>

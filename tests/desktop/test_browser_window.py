@@ -16,6 +16,8 @@ from memoryd_desktop.browser_window import BrowserWindow
 from memoryd_desktop.long_task import LongTask
 from memoryd_desktop.memory_dialogs import ImportDialog, MarkSensitiveDialog, MemoryDialog, MergeDialog
 from memoryd_desktop.ops import Ops
+from memoryd_desktop.tray_state import Action
+from memoryd_desktop.windows import Windows
 
 WAIT_MS = 10_000
 PASSPHRASE = "correct horse battery staple"
@@ -319,16 +321,26 @@ def test_a_sensitive_scope_needs_a_grant(
 
     (row,) = [r for r in window.model.rows if r["scope_sensitive"]]
     assert row["title"] == "(sensitive: grant to read)"
-    with qtbot.waitSignal(window.grant_needed, timeout=WAIT_MS) as blocker:
+    with (
+        qtbot.assertNotEmitted(window.grant_needed),  # a read never asks by itself
+        qtbot.waitSignal(window.failed, timeout=WAIT_MS) as blocker,
+    ):
         window.select(row["slug"])
     (text,) = blocker.args
     assert "sensitive" in text and "no live grant" in text and str(secret) in text
     assert window.status.text() == text
+    assert window.grant_button.isVisible()  # the user may ask for the grant from here
     assert window.detail.toPlainText() == ""
     assert not window.edit_action.isEnabled()
+    with qtbot.waitSignal(window.grant_needed, timeout=WAIT_MS) as asked:
+        qtbot.mouseClick(window.grant_button, Qt.MouseButton.LeftButton)
+    assert asked.args == [text]
 
     assert search(qtbot, window, "desk") == 0
     assert "Not searched without a grant" in window.status.text() and str(secret) in window.status.text()
+    assert window.grant_button.isVisible()
+    assert search(qtbot, window, "") == 4  # the plain listing withholds nothing: no Grant…
+    assert not window.grant_button.isVisible()
 
 
 def test_the_tool_dialogs_check_their_input(qtbot: QtBot, window: BrowserWindow, tmp_path: Path) -> None:
@@ -353,3 +365,139 @@ def test_the_tool_dialogs_check_their_input(qtbot: QtBot, window: BrowserWindow,
     mark.repeat.setText("one")
     assert mark.ok_button.isEnabled() and mark.chosen_passphrase() == "one"
     mark.reject()
+
+
+# -- regressions --------------------------------------------------------------------------
+def test_an_edit_keeps_what_the_cli_changed_meanwhile(
+    qtbot: QtBot, window: BrowserWindow, slugs: dict[str, str], facade: Memoryd
+) -> None:
+    """The CLI changes the body of the memory on screen; after a refresh the pane shows the
+    change, and an edit of the triggers alone sends the triggers alone."""
+    slug = slugs["port"]
+    open_detail(qtbot, window, slug)
+    Memoryd().update(slug, body="The dev database listens on 6000 since March.", actor="cli")
+
+    with qtbot.waitSignal(window.detail_shown, timeout=WAIT_MS, check_params_cb=lambda s: s == slug):
+        window.refresh()  # F5: the selected memory is read again, not only the rows
+    assert "6000 since March" in window.detail.toPlainText()
+
+    dialog = window.open_edit()
+    assert dialog is not None and "6000 since March" in dialog.body_edit.toPlainText()
+    dialog.triggers_edit.setText("database port, dev port")
+    # Meanwhile the CLI changes the body again; the dialog's copy is now stale.
+    Memoryd().update(slug, body="The dev database listens on 7000 since April.", actor="cli")
+    with qtbot.waitSignal(window.changed, timeout=WAIT_MS):
+        qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
+
+    doc = facade.get(slug, count_recall=False).doc
+    assert doc.body == "The dev database listens on 7000 since April.\n"  # the CLI's change stays
+    assert doc.meta.triggers == ["database port", "dev port"]
+    assert facade.audit_events(event_type="update")[-1].details_obj["fields"] == ["triggers"]
+    qtbot.waitUntil(lambda: "7000 since April" in window.detail.toPlainText(), timeout=WAIT_MS)
+
+
+def test_an_edit_without_changes_sends_nothing(
+    qtbot: QtBot, window: BrowserWindow, slugs: dict[str, str], facade: Memoryd
+) -> None:
+    open_detail(qtbot, window, slugs["port"])
+    dialog = window.open_edit()
+    assert dialog is not None and dialog.edits() == {}
+    with qtbot.assertNotEmitted(window.changed, wait=200):
+        qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
+    assert window.status.text() == "Nothing changed."
+    assert facade.audit_events(event_type="update") == []
+
+
+def test_sorting_keeps_the_selection_on_its_memory(
+    qtbot: QtBot, window: BrowserWindow, slugs: dict[str, str]
+) -> None:
+    open_detail(qtbot, window, slugs["port"])  # "Dev database port"
+    window._sort_by(0)
+    assert titles(window) == ["Dev database port", "Release", "Use Postgres"]
+    window._sort_by(0)  # the same header again: descending
+    assert titles(window) == ["Use Postgres", "Release", "Dev database port"]
+
+    assert window.selected_slugs() == [slugs["port"]]
+    assert window.table.currentIndex().row() == 2
+    assert window.view is not None and window.view.doc.meta.slug == slugs["port"]
+    assert window.edit_action.isEnabled() and window.forget_action.isEnabled()
+    box = window.ask_forget()
+    assert box is not None and "Dev database port" in box.text()  # the memory on screen
+    box.reject()
+
+
+def test_forget_confirmation_defaults_to_cancel(
+    qtbot: QtBot, window: BrowserWindow, slugs: dict[str, str], facade: Memoryd
+) -> None:
+    """Del then Enter must not forget: Cancel is the default and the escape button."""
+    open_detail(qtbot, window, slugs["pg"])
+    box = window.ask_forget()
+    assert box is not None
+    cancel = box.button(QMessageBox.StandardButton.Cancel)
+    assert box.defaultButton() is cancel and box.escapeButton() is cancel
+    with qtbot.assertNotEmitted(window.changed, wait=200):
+        qtbot.keyClick(box, Qt.Key.Key_Return)
+    assert window.dialog is None  # Enter answered Cancel and closed the question
+    assert "Use Postgres" in titles(window)
+    assert facade.get(slugs["pg"], count_recall=False).doc.meta.title == "Use Postgres"
+
+
+def test_triggers_and_tags_split_on_chinese_commas(qtbot: QtBot, window: BrowserWindow) -> None:
+    dialog = window.open_record()
+    dialog.triggers_edit.setText("数据库，迁移、备份")
+    dialog.tags_edit.setText("运维；数据库, ops")
+    draft = dialog.draft()
+    assert draft.triggers == ["数据库", "迁移", "备份"]
+    assert draft.tags == ["运维", "数据库", "ops"]
+    dialog.reject()
+
+
+def test_sealed_rows_open_no_window_until_grant_is_clicked(
+    qtbot: QtBot, facade: Memoryd, tmp_path: Path
+) -> None:
+    """Moving over memories of a sensitive scope without a grant shows why in the status
+    line; only a click on Grant… opens the Sensitive scopes window."""
+    secret = tmp_path / "secret"
+    secret.mkdir()
+    for i in range(3):
+        facade.record("fact", f"Secret {i}", f"Secret body {i}.", scope_path=secret)
+    facade.record("fact", "Public", "Open body.")
+    facade.mark_sensitive(secret, passphrase=PASSPHRASE)
+    assert facade.grants() == []
+
+    errors: list[BaseException] = []
+    windows = Windows(facade, Ops(on_error=errors.append))
+    opened: list[Action] = []
+    windows.opened.connect(lambda action, _window: opened.append(action))
+    browser = windows.get(Action.SEARCH)
+    assert isinstance(browser, BrowserWindow)
+    try:
+        with qtbot.waitSignal(browser.results_shown, timeout=WAIT_MS):
+            windows.open(Action.SEARCH)
+        sealed = [r["slug"] for r in browser.model.rows if r["scope_sensitive"]]
+        assert len(sealed) == 3
+        with qtbot.assertNotEmitted(browser.grant_needed):
+            for slug in sealed:
+                with qtbot.waitSignal(browser.failed, timeout=WAIT_MS):
+                    browser.select(slug)
+        assert opened == [Action.SEARCH]
+        assert Action.SCOPES not in windows.made
+        assert browser.grant_button.isVisible() and "no live grant" in browser.status.text()
+
+        qtbot.mouseClick(browser.grant_button, Qt.MouseButton.LeftButton)
+        assert opened == [Action.SEARCH, Action.SCOPES]
+        assert windows.made[Action.SCOPES].isVisible()
+
+        # Closed and opened again, the browser reads the rows again.
+        browser.close()
+        facade.record("fact", "Recorded while closed", "New body.")
+        with qtbot.waitSignal(browser.results_shown, timeout=WAIT_MS) as shown:
+            windows.open(Action.SEARCH)
+        assert shown.args == [5]
+    finally:
+        assert windows.ops.wait(WAIT_MS)
+        qtbot.waitUntil(lambda: not windows.ops.busy, timeout=WAIT_MS)
+        windows.close_all()
+        for made in windows.made.values():
+            made.deleteLater()
+    assert errors == []

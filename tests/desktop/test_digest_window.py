@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QKeyEvent
-from PySide6.QtWidgets import QApplication, QPushButton, QWidget
+from PySide6.QtWidgets import QApplication, QMessageBox, QPushButton, QWidget
 from pytestqt.qtbot import QtBot
 
 from memoryd import clock, paths
@@ -23,6 +23,8 @@ from memoryd.config import Config, LLMConfig
 from memoryd.errors import MemorydError
 from memoryd_desktop.digest_window import DigestWindow, Tab
 from memoryd_desktop.ops import Ops
+from memoryd_desktop.tray_state import Action
+from memoryd_desktop.windows import Windows
 from tests.core.governance.sessions import REMEMBER, ROUTINE, capture
 from tests.core.llm.replay import Recorded, Replay, recorded
 
@@ -109,7 +111,7 @@ def test_a_approves_the_selected_promotion(qtbot: QtBot, facade: Memoryd, opened
     assert p.id == pid and window.editor.pid == pid
     assert window.editor.session.text().startswith(f"From session {p.session_slug}")
     assert window.editor.dura.text() == "DURA  D 0.75  U 1.00  R 0.30  A 0.85   mean 0.72"
-    assert window.editor.reasoning.text().startswith("rule-scored")
+    assert window.editor.reasoning.toPlainText().startswith("rule-scored")
     assert window.editor.type.currentData() == "preference"
     changes: list[Any] = []
     window.changed.connect(changes.append)
@@ -181,7 +183,20 @@ def test_approve_all_takes_only_those_at_or_above_the_threshold(
     window.threshold.setValue(0.7)
     assert window.approve_all_button.text() == "Approve all (2)"
 
-    _after(qtbot, window, lambda: _click(qtbot, window.approve_all_button))
+    # It asks first, and No is the default: Enter alone approves nothing.
+    _click(qtbot, window.approve_all_button)
+    box = window.confirm_box
+    assert box is not None and box.text() == "Approve 2 promotions with a DURA mean of at least 0.70?"
+    assert box.defaultButton() is box.button(QMessageBox.StandardButton.No)
+    assert box.escapeButton() is box.button(QMessageBox.StandardButton.No)
+    with qtbot.assertNotEmitted(window.loaded, wait=200):
+        qtbot.keyClick(box, Qt.Key.Key_Return)
+    assert window.confirm_box is None and facade.audit_events(event_type="promote") == []
+
+    _click(qtbot, window.approve_all_button)
+    box = window.confirm_box
+    assert box is not None
+    _after(qtbot, window, lambda: _click(qtbot, box.button(QMessageBox.StandardButton.Yes)))
 
     high = sorted(pid for pid, mean in means.items() if mean >= 0.7)
     assert sorted(r["id"] for r in facade.promotions(status="approved")) == high
@@ -403,3 +418,86 @@ def test_grab_png_saves_a_screenshot(opened, tmp_path: Path, cli, project):
     assert (window.width(), window.height()) == (1100, 700)
     out = tmp_path / "digest.png"
     assert window.grab_png(out) and out.stat().st_size > 1000
+
+
+# -- regressions --------------------------------------------------------------------------
+PASSPHRASE = "correct horse battery staple"
+
+
+def test_a_sealed_duplicate_pair_is_read_only_on_its_tab_and_opens_no_window(
+    qtbot: QtBot, facade: Memoryd, project: Path
+):
+    """A sensitive scope without a grant: opening the digest on Promotions reads no pair and
+    opens no other window; on the Duplicates tab the missing grant is shown with Grant…,
+    and only that click opens Sensitive scopes. Once granted, a reload clears the error."""
+    body = "Payroll runs on the 25th."
+    facade.record("fact", "Payroll day", body, scope_path=project)
+    facade.record("fact", "Pay day is the 25th", body, scope_path=project)
+    facade.mark_sensitive(project, passphrase=PASSPHRASE)
+    assert facade.grants() == []
+
+    windows = Windows(facade, Ops(on_error=lambda exc: pytest.fail(f"unrouted error: {exc}")))
+    opened: list[Action] = []
+    windows.opened.connect(lambda action, _window: opened.append(action))
+    window = windows.get(Action.DIGEST)
+    assert isinstance(window, DigestWindow)
+    qtbot.addWidget(window)
+    try:
+        with qtbot.assertNotEmitted(window.failed), qtbot.assertNotEmitted(window.grant_needed):
+            with qtbot.waitSignal(window.loaded, timeout=WAIT_MS):
+                windows.open(Action.DIGEST)
+            assert window.ops.wait(WAIT_MS)
+            qtbot.waitUntil(lambda: not window.ops.busy, timeout=WAIT_MS)
+        assert window.tabs.currentIndex() == Tab.PROMOTIONS
+        assert window.tabs.tabText(Tab.DUPLICATES) == "Duplicates (1)"
+        assert opened == [Action.DIGEST] and Action.SCOPES not in windows.made
+        assert window.status.text() == "" and not window.grant_button.isVisible()
+
+        with (
+            qtbot.assertNotEmitted(window.grant_needed),
+            qtbot.waitSignal(window.failed, timeout=WAIT_MS) as failed,
+        ):
+            window.show_tab(Tab.DUPLICATES)  # looking at the pair reads it
+        assert "no live grant" in failed.args[0] and window.status.text() == failed.args[0]
+        assert window.grant_button.isVisible()
+        assert opened == [Action.DIGEST]
+
+        qtbot.mouseClick(window.grant_button, Qt.MouseButton.LeftButton)
+        assert opened == [Action.DIGEST, Action.SCOPES]
+        assert windows.made[Action.SCOPES].isVisible()
+
+        facade.grant(project, duration="session", passphrase=PASSPHRASE)
+        with qtbot.waitSignal(window.pair_shown, timeout=WAIT_MS):
+            window.load()
+        assert window.left.body.toPlainText() == body + "\n"
+        assert window.status.text() == "" and not window.grant_button.isVisible()
+    finally:
+        assert windows.ops.wait(WAIT_MS)
+        qtbot.waitUntil(lambda: not windows.ops.busy, timeout=WAIT_MS)
+        windows.close_all()
+
+
+def test_a_long_reasoning_scrolls_and_keeps_the_body_editor_tall(
+    qtbot: QtBot, facade: Memoryd, cli, project, tmp_path, monkeypatch: pytest.MonkeyPatch
+):
+    _promotions(cli, project, tmp_path, PNPM)
+    real = facade.digest()
+    (p,) = real.pending_promotions
+    reasoning = "这是一个很长的理由，没有空格" * 800  # 11,200 characters, no space to wrap at
+    long = real.model_copy(update={"pending_promotions": [p.model_copy(update={"reasoning": reasoning})]})
+    monkeypatch.setattr(facade, "digest", lambda: long)
+
+    window = DigestWindow(facade, Ops(on_error=lambda exc: pytest.fail(str(exc))))
+    qtbot.addWidget(window)
+    window.resize(1100, 700)
+    with qtbot.waitSignal(window.loaded, timeout=WAIT_MS):
+        window.load()
+    window.show()
+    qtbot.waitExposed(window)
+    editor = window.editor
+    assert editor.reasoning.toPlainText() == reasoning and editor.reasoning.isReadOnly()
+    qtbot.waitUntil(lambda: editor.reasoning.verticalScrollBar().maximum() > 0, timeout=WAIT_MS)
+    assert editor.reasoning.height() <= 6 * editor.reasoning.fontMetrics().lineSpacing() + 20
+    assert editor.body.height() >= 150, editor.body.height()
+    assert editor.approve.isVisible() and window.size().toTuple() == (1100, 700)
+    assert window.ops.wait(WAIT_MS)

@@ -7,7 +7,7 @@ import threading
 from collections.abc import Iterator
 
 import pytest
-from PySide6.QtCore import QThread
+from PySide6.QtCore import QObject, QThread
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
@@ -168,3 +168,25 @@ def test_the_panel_follows_the_task_and_its_cancel_button_cancels(qtbot: QtBot, 
         go_on.set()
     assert panel.isHidden()
     assert panel.task is None
+
+
+@pytest.mark.parametrize("outcome", ["finished", "failed", "cancelled"])
+def test_a_task_deletes_itself_once_it_ended(qtbot: QtBot, ops: Ops, outcome: str) -> None:
+    """A window runs many tasks over a day: each is freed after its ending signal."""
+
+    def work(progress: Progress) -> str:
+        if outcome == "failed":
+            raise ValueError("no")
+        progress(1, 1)
+        return "done"
+
+    parent = QObject()
+    task = LongTask(ops, work, parent=parent)
+    ended: list[str] = []
+    getattr(task, outcome).connect(lambda *_: ended.append(outcome))
+    with qtbot.waitSignal(task.destroyed, timeout=WAIT_MS):
+        if outcome == "cancelled":
+            task.cancel()
+        task.start()
+    assert ended == [outcome] and not task.running
+    assert parent.children() == []

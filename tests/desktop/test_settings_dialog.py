@@ -17,6 +17,8 @@ from pytestqt.qtbot import QtBot
 from memoryd.app import Memoryd
 from memoryd_desktop.ops import Ops
 from memoryd_desktop.settings_dialog import SettingsDialog
+from memoryd_desktop.tray_state import Action
+from memoryd_desktop.windows import Windows
 
 KEY = "sk-ant-test-XYZ0123456789abcdefSECRET"
 SMTP_PASSWORD = "smtp-pass-Q7w8e9r0-SECRET"
@@ -329,4 +331,34 @@ def test_cancel_saves_nothing(qtbot: QtBot, ops: Ops, facade: Memoryd, config: P
     with qtbot.assertNotEmitted(dialog.saved):
         qtbot.mouseClick(dialog.cancel_button, Qt.MouseButton.LeftButton)
     assert not dialog.isVisible()
+    assert not config.exists()
+
+
+def test_opening_settings_again_keeps_what_was_typed(
+    qtbot: QtBot, ops: Ops, facade: Memoryd, config: Path
+) -> None:
+    """Choosing Settings… while the form is open only raises it; closed, it reads again."""
+    windows = Windows(facade, ops)
+    dialog = windows.get(Action.SETTINGS)
+    assert isinstance(dialog, SettingsDialog)
+    qtbot.addWidget(dialog)
+    loads: list[object] = []
+    dialog.loaded.connect(loads.append)
+    with qtbot.waitSignal(dialog.loaded, timeout=WAIT_MS):
+        windows.open(Action.SETTINGS)
+    _type(qtbot, dialog.email_host, "smtp.example.org")
+    dialog.sync_folder.setText("/srv/sync")
+
+    assert windows.open(Action.SETTINGS) is dialog
+    assert not dialog.busy  # no read was started over the form
+    assert ops.wait(WAIT_MS)
+    qtbot.wait(50)
+    assert dialog.email_host.text() == "smtp.example.org" and dialog.sync_folder.text() == "/srv/sync"
+    assert len(loads) == 1  # one read at the first opening, not two
+
+    qtbot.mouseClick(dialog.cancel_button, Qt.MouseButton.LeftButton)
+    assert not dialog.isVisible()
+    with qtbot.waitSignal(dialog.loaded, timeout=WAIT_MS):
+        windows.open(Action.SETTINGS)  # cancelled: opened again, it shows what is saved
+    assert dialog.email_host.text() == "" and dialog.sync_folder.text() == ""
     assert not config.exists()
