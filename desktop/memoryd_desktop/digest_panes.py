@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, Qt
-from PySide6.QtGui import QFont, QResizeEvent
+from PySide6.QtCore import QCoreApplication, QRect, Qt
+from PySide6.QtGui import QFont, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -70,12 +70,19 @@ class ShortText(QPlainTextEdit):
         self.document().setDocumentMargin(0)  # flush with the labels above and below
         self.setStyleSheet("QPlainTextEdit { background: transparent; color: palette(placeholder-text); }")
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # it wraps
         self.document().documentLayout().documentSizeChanged.connect(self._fit)
         self._fit()
 
     def _fit(self, *_: object) -> None:
-        # A plain text layout measures the document in lines (wrapped lines included).
-        lines = min(max(1, int(self.document().size().height())), self.max_lines)
+        # Measured from the text and the width the widget has now, not from the document
+        # layout, which may not have re-wrapped yet when the window is first shown.
+        width = max(self.viewport().width() - 4, 60)
+        spacing = self.fontMetrics().lineSpacing()
+        bounds = self.fontMetrics().boundingRect(
+            QRect(0, 0, width, spacing * 1000), Qt.TextFlag.TextWordWrap, self.toPlainText()
+        )
+        lines = min(max(1, -(-bounds.height() // spacing)), self.max_lines)
         margins = self.contentsMargins()
         height = (
             lines * self.fontMetrics().lineSpacing()
@@ -89,6 +96,10 @@ class ShortText(QPlainTextEdit):
         super().resizeEvent(event)  # wraps the text again at the new width
         if event.size().width() != event.oldSize().width():
             self._fit()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self._fit()
 
 
 class Paned(QStackedWidget):

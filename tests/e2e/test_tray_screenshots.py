@@ -26,6 +26,7 @@ SHOTS = (
     "browser",
     "scopes",
     "identity",
+    "identity-diff",
     "settings",
     "grant-prompt",
     "status-window",

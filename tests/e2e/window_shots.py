@@ -92,10 +92,15 @@ def main(argv: list[str]) -> int:
         assert wait_until(lambda seen=seen: bool(seen)), f"{name} never loaded"
         wait_until(lambda: not controller.ops.busy)
         settle(300)
-        if action is Action.IDENTITY and hasattr(window, "compare"):
-            window.compare(1, 2)  # the diff of the two versions, as a user would pick them
-            settle(500)
         shoot(window, out / f"{name}.png")
+        if action is Action.IDENTITY:  # and the diff of the two versions, as a user picks them
+            shown: list[bool] = []
+            window.diff_shown.connect(lambda *_, shown=shown: shown.append(True))
+            window.tabs.setCurrentIndex(1)
+            window.show_diff(1, 2)
+            assert wait_until(lambda shown=shown: bool(shown)), "the identity diff never showed"
+            settle(300)
+            shoot(window, out / "identity-diff.png")
         window.hide()
 
     from memoryd_desktop.grant_dialog import GrantDialog
