@@ -39,7 +39,6 @@ import inspect
 import json
 import os
 import random
-import select
 import shutil
 import signal
 import stat
@@ -58,6 +57,7 @@ from typing import Any
 import _common as c
 import corpus
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: tests.desktop_session
 from memoryd import clock, frontmatter, slugs
 from memoryd.config import Config
 from memoryd.db.engine import migrations
@@ -70,6 +70,7 @@ from memoryd.paths import Layout
 from memoryd.scope import hash_root
 from memoryd.store import Store, Turn, fingerprint, index
 from memoryd.store import governance as sql
+from tests import desktop_session as ds
 
 TARGET_COLD_S, TARGET_RSS_MB, TARGET_DIGEST_MS = 1.5, 150.0, 300.0
 SEED = 20261122
@@ -107,20 +108,7 @@ def compile_desktop() -> None:
     compileall.compile_dir(str(Path(memoryd_desktop.__file__).resolve().parent), quiet=1)
 
 
-# -- a small real desktop (the commands of tests/delivery.py, without pytest) --------------
-BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>unix:tmpdir={tmpdir}</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-"""
+# -- a small real desktop: the programs tests/delivery.py's fixtures start, started the same way --
 # What a tray process must not inherit from this shell (a real session, a pinned clock, keys).
 DROP_ENV = (
     "WAYLAND_DISPLAY",
@@ -132,36 +120,13 @@ DROP_ENV = (
 )
 
 
-def _read_line(stream: int, timeout: float, what: str) -> str:
-    data = b""
-    deadline = time.monotonic() + timeout
-    while not data.endswith(b"\n"):
-        ready, _, _ = select.select([stream], [], [], max(deadline - time.monotonic(), 0))
-        chunk = os.read(stream, 1024) if ready else b""
-        if not chunk:
-            raise SystemExit(f"{what} did not start")
-        data += chunk
-    return data.decode().strip()
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> int:
-    proc.terminate()
-    try:
-        return proc.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-        return -9
-
-
 @dataclass
-class Desktop:
-    display: str
-    bus: str
-    shown: Path  # what dunst showed, one NUL-separated (app, summary, body) per notification
+class Desktop(ds.Desktop):
+    """The shared desktop, with the bench's own environment (its home, nothing inherited)."""
+
     procs: list[subprocess.Popen[bytes]] = field(default_factory=list)
 
-    def env(self, home: Path | None = None, userhome: Path | None = None) -> dict[str, str]:
+    def env(self, home: Path | None = None, userhome: Path | None = None) -> dict[str, str]:  # type: ignore[override]
         env = {k: v for k, v in os.environ.items() if k not in DROP_ENV and not k.startswith("XDG_")}
         env.update(DISPLAY=self.display, DBUS_SESSION_BUS_ADDRESS=self.bus, QT_QPA_PLATFORM="xcb")
         env.update(LANG="C.UTF-8", LC_ALL="C.UTF-8")
@@ -175,31 +140,6 @@ class Desktop:
         return self.shown.read_bytes().count(b"\0") // 3 if self.shown.exists() else 0
 
 
-def _wait_for_owner(address: str, name: str, timeout: float = 10) -> None:
-    from jeepney.bus_messages import message_bus
-    from jeepney.io.blocking import open_dbus_connection
-
-    deadline = time.monotonic() + timeout
-    with open_dbus_connection(bus=address) as conn:
-        while time.monotonic() < deadline:
-            if conn.send_and_get_reply(message_bus.NameHasOwner(name), timeout=5).body[0]:
-                return
-            time.sleep(0.05)
-    raise SystemExit(f"nothing took {name} on the bench's session bus")
-
-
-def _tray_available(env: dict[str, str], timeout: float = 30) -> None:
-    """trayer owns the tray selection once Qt sees a system tray on the display."""
-    code = "from PySide6.QtWidgets import QApplication, QSystemTrayIcon as T; a = QApplication([]); "
-    code += "raise SystemExit(0 if T.isSystemTrayAvailable() else 1)"
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if subprocess.run([sys.executable, "-c", code], env=env, timeout=20).returncode == 0:
-            return
-        time.sleep(0.2)
-    raise SystemExit("trayer never owned the system tray: the tray app would start without a tray")
-
-
 @contextmanager
 def desktop(work: Path) -> Iterator[Desktop]:
     """Xvfb + a private session bus + dunst + trayer, stopped afterwards."""
@@ -209,60 +149,22 @@ def desktop(work: Path) -> Iterator[Desktop]:
     work.mkdir(parents=True, exist_ok=True)
     procs: list[subprocess.Popen[bytes]] = []
     try:
-        read_fd, write_fd = os.pipe()
-        procs.append(
-            subprocess.Popen(
-                ["Xvfb", "-displayfd", str(write_fd), "-nolisten", "tcp", "-screen", "0", "1280x800x24"],
-                pass_fds=(write_fd,),
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
-        )
-        os.close(write_fd)
-        try:
-            display = ":" + _read_line(read_fd, 20, "Xvfb")
-        finally:
-            os.close(read_fd)
-        config = work / "bus.conf"
-        config.write_text(BUS_CONFIG.format(tmpdir=tempfile.gettempdir()))
-        bus_proc = subprocess.Popen(
-            ["dbus-daemon", f"--config-file={config}", "--nofork", "--print-address"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        )
+        xvfb, display = ds.start_xvfb()
+        procs.append(xvfb)
+        bus_proc, bus = ds.start_bus(work)
         procs.append(bus_proc)
-        assert bus_proc.stdout is not None
-        bus = _read_line(bus_proc.stdout.fileno(), 10, "dbus-daemon")
         d = Desktop(display, bus, work / "shown.bin", procs)
         env = d.env()
-        script = work / "record.sh"
-        script.write_text(f'#!/bin/sh\nprintf \'%s\\0%s\\0%s\\0\' "$1" "$2" "$3" >> \'{d.shown}\'\n')
-        script.chmod(0o755)
-        dunstrc = work / "dunstrc"
-        rules = f'[global]\n    markup = full\n[record]\n    summary = "*"\n    script = "{script}"\n'
-        dunstrc.write_text(rules)
-        procs.append(
-            subprocess.Popen(
-                ["dunst", "-config", str(dunstrc)],
-                env=env,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
-        )
-        procs.append(
-            subprocess.Popen(
-                ["trayer", "--edge", "top", "--align", "right", "--widthtype", "request", "--height", "28"],
-                env=env,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
-        )
-        _wait_for_owner(bus, "org.freedesktop.Notifications")
-        _tray_available(env)
+        daemon, d.shown = ds.start_dunst(env, work)
+        procs += [daemon, ds.start_trayer(env)]
+        ds.wait_for_owner(bus, "org.freedesktop.Notifications")
+        ds.wait_for_tray(env)
         yield d
+    except ds.StartError as exc:
+        raise SystemExit(str(exc)) from None
     finally:
         for proc in reversed(procs):
-            _stop(proc)
+            ds.stop(proc, timeout=20)
 
 
 # -- the tray process -----------------------------------------------------------------
@@ -411,7 +313,7 @@ def spawn_bare(d: Desktop, userhome: Path, stay: bool) -> tuple[subprocess.Popen
         stderr=subprocess.DEVNULL,
     )
     assert proc.stdout is not None
-    if _read_line(proc.stdout.fileno(), 60, "the bare tray icon") != "ready":
+    if ds.read_line(proc.stdout.fileno(), 60, "the bare tray icon") != "ready":
         raise SystemExit("the bare tray icon did not start")
     return proc, time.perf_counter() - t0
 
@@ -534,7 +436,7 @@ class Idle:
         """After a failure elsewhere: no tray outlives the benchmark."""
         for proc in [t.proc for t in self.trays] + [self.bare]:
             if proc.poll() is None:
-                _stop(proc)
+                ds.stop(proc, timeout=20)
 
     def left_s(self) -> float:
         return max(0.0, self.t0 + self.idle_s - time.monotonic())
@@ -543,7 +445,7 @@ class Idle:
         self.thread.join()
         alive = [t.proc.poll() is None for t in self.trays]
         codes = [quit_tray(t) for t in self.trays]
-        _stop(self.bare)
+        ds.stop(self.bare, timeout=20)
         if not all(alive) or any(codes):
             raise SystemExit(f"an idle tray died or quit badly: alive {alive}, exit codes {codes}")
         first, last = self.samples[self.at[0]], self.samples[self.idle_s]

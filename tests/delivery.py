@@ -6,12 +6,8 @@ from __future__ import annotations
 
 import email
 import email.policy
-import os
-import select
 import shutil
 import socket
-import subprocess
-import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -21,6 +17,9 @@ from typing import Any
 
 import pytest
 from aiosmtpd.controller import Controller
+
+from tests import desktop_session as ds
+from tests.desktop_session import Desktop
 
 
 @dataclass
@@ -71,125 +70,32 @@ def smtp_server() -> Iterator[Any]:
         ctl.stop()
 
 
-_BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>unix:tmpdir={tmpdir}</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-"""
-
-
 def _need(*tools: str, debian: str = "xvfb dbus dunst") -> None:
     missing = [t for t in tools if shutil.which(t) is None]
     if missing:
         pytest.skip(f"needs {', '.join(missing)} (Debian: apt-get install {debian})")
 
 
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    proc.terminate()
-    try:
-        proc.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-
-
-def _read_line(stream: int, timeout: float, what: str) -> str:
-    """One line from a pipe, or fail instead of hanging when the program never writes it."""
-    data = b""
-    deadline = time.monotonic() + timeout
-    while not data.endswith(b"\n"):
-        ready, _, _ = select.select([stream], [], [], max(deadline - time.monotonic(), 0))
-        chunk = os.read(stream, 1024) if ready else b""
-        if not chunk:
-            pytest.fail(f"{what} did not start")
-        data += chunk
-    return data.decode().strip()
-
-
 @pytest.fixture
 def session_bus(tmp_path: Path) -> Iterator[str]:
     """A private session bus with no service activation: nothing on it unless the test starts it."""
     _need("dbus-daemon")
-    config = tmp_path / "bus.conf"
-    config.write_text(_BUS_CONFIG.format(tmpdir=tempfile.gettempdir()))
-    proc = subprocess.Popen(
-        ["dbus-daemon", f"--config-file={config}", "--nofork", "--print-address"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    )
+    proc, address = ds.start_bus(tmp_path)
     try:
-        assert proc.stdout is not None
-        yield _read_line(proc.stdout.fileno(), 10, "dbus-daemon")
+        yield address
     finally:
-        _stop(proc)
-
-
-def _wait_for_owner(address: str, name: str, timeout: float = 10) -> None:
-    from jeepney.bus_messages import message_bus
-    from jeepney.io.blocking import open_dbus_connection
-
-    deadline = time.monotonic() + timeout
-    with open_dbus_connection(bus=address) as conn:
-        while time.monotonic() < deadline:
-            reply = conn.send_and_get_reply(message_bus.NameHasOwner(name), timeout=5)
-            if reply.body[0]:
-                return
-            time.sleep(0.05)
-    pytest.fail(f"nothing took {name} on the test bus")
+        ds.stop(proc)
 
 
 @pytest.fixture
 def xvfb() -> Iterator[str]:
     """A fresh Xvfb display (its name, e.g. ":7"), for programs that need a real X server."""
     _need("Xvfb")
-    read_fd, write_fd = os.pipe()
-    proc = subprocess.Popen(
-        ["Xvfb", "-displayfd", str(write_fd), "-nolisten", "tcp", "-screen", "0", "1280x800x24"],
-        pass_fds=(write_fd,),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    os.close(write_fd)
+    proc, display = ds.start_xvfb()
     try:
-        yield ":" + _read_line(read_fd, 20, "Xvfb")
+        yield display
     finally:
-        os.close(read_fd)
-        _stop(proc)
-
-
-@dataclass
-class Desktop:
-    """A small real desktop: X display, session bus, notification daemon, tray host."""
-
-    display: str
-    bus: str
-    shown: Path  # what dunst showed (see `shown()`)
-
-    def env(self) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if k not in ("WAYLAND_DISPLAY", "XDG_RUNTIME_DIR")}
-        env.update(DISPLAY=self.display, DBUS_SESSION_BUS_ADDRESS=self.bus, QT_QPA_PLATFORM="xcb")
-        return env
-
-
-def _start_dunst(env: dict[str, str], tmp_path: Path) -> tuple[subprocess.Popen[bytes], Path]:
-    record = tmp_path / "shown.bin"
-    script = tmp_path / "record.sh"
-    script.write_text(f'#!/bin/sh\nprintf \'%s\\0%s\\0%s\\0\' "$1" "$2" "$3" >> \'{record}\'\n')
-    script.chmod(0o755)
-    dunstrc = tmp_path / "dunstrc"
-    dunstrc.write_text(f'[global]\n    markup = full\n[record]\n    summary = "*"\n    script = "{script}"\n')
-    daemon = subprocess.Popen(
-        ["dunst", "-config", str(dunstrc)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    return daemon, record
+        ds.stop(proc)
 
 
 @pytest.fixture
@@ -198,31 +104,26 @@ def desktop(xvfb: str, session_bus: str, tmp_path: Path) -> Iterator[Desktop]:
     tray host: every piece a Debian package `.ci/run` installs."""
     _need("dunst", "trayer", debian="xvfb dbus-x11 dunst trayer")
     env = Desktop(xvfb, session_bus, tmp_path / "shown.bin").env()
-    daemon, record = _start_dunst(env, tmp_path)
-    host = subprocess.Popen(
-        ["trayer", "--edge", "top", "--align", "right", "--widthtype", "request", "--height", "28"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    daemon, record = ds.start_dunst(env, tmp_path)
+    host = ds.start_trayer(env)
     try:
-        _wait_for_owner(session_bus, "org.freedesktop.Notifications")
+        ds.wait_for_owner(session_bus, "org.freedesktop.Notifications")
         yield Desktop(xvfb, session_bus, record)
     finally:
-        _stop(host)
-        _stop(daemon)
+        ds.stop(host)
+        ds.stop(daemon)
 
 
 @pytest.fixture
 def dunst(xvfb: str, session_bus: str, tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """dunst on a fresh Xvfb display, recording every notification it shows through a script rule."""
     _need("dunst")
-    daemon, record = _start_dunst(Desktop(xvfb, session_bus, tmp_path).env(), tmp_path)
+    daemon, record = ds.start_dunst(Desktop(xvfb, session_bus, tmp_path).env(), tmp_path)
     try:
-        _wait_for_owner(session_bus, "org.freedesktop.Notifications")
+        ds.wait_for_owner(session_bus, "org.freedesktop.Notifications")
         yield session_bus, record
     finally:
-        _stop(daemon)
+        ds.stop(daemon)
 
 
 def shown(record: Path, timeout: float = 10) -> list[tuple[str, str, str]]:

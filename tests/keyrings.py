@@ -19,7 +19,9 @@ import keyring.backends.fail
 import keyring.backends.SecretService
 import pytest
 
-from tests.delivery import _need, _stop, _wait_for_owner
+from tests.delivery import _need
+from tests.desktop_session import stop as _stop
+from tests.desktop_session import wait_for_owner as _wait_for_owner
 
 SECRET_SERVICE = "keyring.backends.SecretService.Keyring"
 FAIL = "keyring.backends.fail.Keyring"

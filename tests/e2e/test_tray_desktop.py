@@ -23,6 +23,7 @@ import pytest
 from memoryd.app import Memoryd
 from tests.core.governance.sessions import REMEMBER, capture
 from tests.delivery import Desktop
+from tests.desktop_session import wait_for_tray
 
 MONDAY_EARLY = "2026-11-16T08:00:00Z"  # a Monday, before the 09:00 digest
 TUESDAY = "2026-11-17T10:00:00Z"
@@ -70,17 +71,6 @@ def _dunstctl(desktop: Desktop, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["dunstctl", *args], env=desktop.env(), capture_output=True, text=True, timeout=10)
 
 
-def _tray_ready(desktop: Desktop) -> None:
-    """trayer owns the tray selection once Qt sees a system tray on the display."""
-    code = "from PySide6.QtWidgets import QApplication, QSystemTrayIcon as T; a = QApplication([]); "
-    code += "raise SystemExit(0 if T.isSystemTrayAvailable() else 1)"
-    _wait(
-        "trayer to own the tray",
-        lambda: subprocess.run([sys.executable, "-c", code], env=desktop.env(), timeout=20).returncode == 0,
-        timeout=30,
-    )
-
-
 def test_tray_icon_catch_up_digest_notification_and_click(
     desktop: Desktop, cli, project: Path, tmp_path: Path
 ) -> None:
@@ -89,7 +79,7 @@ def test_tray_icon_catch_up_digest_notification_and_click(
     Memoryd().analyze_pending()
     pending = len(Memoryd().promotions(status="pending"))
     assert pending >= 1
-    _tray_ready(desktop)
+    wait_for_tray(desktop.env())  # trayer owns the tray selection
 
     # Monday 08:00: the first start; the tray icon shows in trayer; nothing is due yet.
     first = _start(desktop, MONDAY_EARLY)

@@ -82,6 +82,13 @@ def mcp_env() -> dict[str, str]:
     return {"MEMORYD_HOME": os.path.abspath(os.path.expanduser(home))} if home else {}
 
 
+def unified_diff(before: str | None, after: str | None, name: str) -> str:
+    """What a setup would change in one file (None: absent), for --dry-run."""
+    a = (before or "").splitlines(keepends=True)
+    b = (after or "").splitlines(keepends=True)
+    return "".join(difflib.unified_diff(a, b, f"{name} (now)", f"{name} (after)"))
+
+
 @dataclass
 class FileChange:
     path: Path
@@ -96,9 +103,7 @@ class FileChange:
         return self.before != self.after
 
     def diff(self) -> str:
-        a = (self.before or "").splitlines(keepends=True)
-        b = (self.after or "").splitlines(keepends=True)
-        return "".join(difflib.unified_diff(a, b, f"{self.path} (now)", f"{self.path} (after)"))
+        return unified_diff(self.before, self.after, str(self.path))
 
 
 @dataclass

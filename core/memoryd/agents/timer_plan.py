@@ -6,7 +6,6 @@ install would do, and one report carries the outcome of every kind."""
 
 from __future__ import annotations
 
-import difflib
 import os
 import shlex
 import shutil
@@ -35,9 +34,7 @@ class Change:
         return self.before != self.after
 
     def diff(self) -> str:
-        a = (self.before or "").splitlines(keepends=True)
-        b = (self.after or "").splitlines(keepends=True)
-        return "".join(difflib.unified_diff(a, b, f"{self.target} (now)", f"{self.target} (after)"))
+        return common.unified_diff(self.before, self.after, self.target)
 
 
 @dataclass
