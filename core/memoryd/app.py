@@ -444,13 +444,20 @@ class Memoryd(Upkeep):
             "turns": counts["turns"][0]["n"] if counts["turns"] else 0,
             "forgotten_archived": self.store.files.archived_count(),
             "spool_pending": len(spool.pending(self.layout.spool)),
-            "promotions_pending": len(self.promotions(status="pending")),
+            "promotions_pending": self._pending_count(),
             "capture_paused": self.capture_paused(),
             "last_runs": last,
             "schema_version": schema_version(self.store.engine),
             "sqlite": {"version": caps.sqlite_version, "fts5": caps.fts5, "trigram": caps.trigram},
             "llm": {"provider": self.config.llm.provider, **self.spend().as_dict()},
         }
+
+    def _pending_count(self) -> int:
+        from memoryd.db.engine import read_session
+        from memoryd.store import governance as gsql
+
+        with read_session(self.store.engine) as s:
+            return gsql.count_promotions(s, "pending")
 
     # -- governance -------------------------------------------------------------------
     def analyzer(self, *, actor: str = "cli") -> Analyzer:

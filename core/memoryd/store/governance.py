@@ -106,6 +106,12 @@ def promotions(
     return [_promotion(r) for r in _rows(s.exec(text(sql).bindparams(*binds), params=params))]
 
 
+def count_promotions(s: Session, status: str) -> int:
+    """How many proposals have a status (the tray's badge), without reading them."""
+    row = s.exec(text("SELECT COUNT(*) FROM promotions WHERE status = :status"), params={"status": status})
+    return int(row.one()[0])
+
+
 def decide(s: Session, pid: int, status: str, when: str) -> None:
     s.exec(
         text("UPDATE promotions SET status = :status, decided_at = :ts WHERE id = :id"),

@@ -52,8 +52,10 @@ def test_capture_analyze_digest_promote_without_any_key(
     assert session.dura_score == {k: pending["dura"][k] for k in "DURA"}
     assert session.extras["analysis"]["by"] == "rules"
 
+    assert json.loads(cli("stats", "--json").stdout)["promotions_pending"] == 1  # the tray's badge
     res = cli("promote", str(pending["id"]), "--json")
     assert res.returncode == 0, res.stderr
+    assert json.loads(cli("stats", "--json").stdout)["promotions_pending"] == 0
     promoted = json.loads(res.stdout)
     assert promoted["slug"].startswith(f"promoted-{pending['id']}-")
     files = list(isolated_home.glob(f"scopes/*/preferences/{promoted['slug']}.md"))
