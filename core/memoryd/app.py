@@ -26,6 +26,7 @@ from memoryd.scope import Scope, resolve
 from memoryd.store import DoctorReport, ReindexReport, Store, Turn, TurnHit
 
 if TYPE_CHECKING:  # governance pulls in the LLM layer: imported when first used
+    from memoryd.consolidate import Report as ConsolidationReport
     from memoryd.governance.analyze import Analysis, Analyzer
     from memoryd.governance.decay import SweepReport
     from memoryd.governance.digest import Digest
@@ -33,6 +34,7 @@ if TYPE_CHECKING:  # governance pulls in the LLM layer: imported when first used
     from memoryd.governance.spend import SpendReport
     from memoryd.importers.common import ImportReport
     from memoryd.kg.learn import Learned, Learner
+    from memoryd.markdown_export import Written
     from memoryd.profile.identity import Rewrite
     from memoryd.profile.report import Report
     from memoryd.sensitive.grants import Grant
@@ -115,7 +117,12 @@ class Memoryd(Upkeep):
         if self._store is not None and self._store.changed_scopes:
             from memoryd import snapshot
 
+            changed = set(self._store.changed_scopes)
             snapshot.refresh_changed(self._store)
+            if self.config.exports:  # MEMORY.md of the configured targets these scopes feed
+                from memoryd import markdown_export
+
+                markdown_export.refresh(self._store, self.config, scopes=changed)
 
     @property
     def store(self) -> Store:
@@ -664,7 +671,19 @@ class Memoryd(Upkeep):
     def rewrite_identity(self, *, trigger: str = "manual", actor: str = "cli") -> Rewrite:
         from memoryd.profile import identity
 
-        return identity.rewrite(self.store, self.config, trigger=trigger, actor=actor)
+        rw = identity.rewrite(
+            self.store,
+            self.config,
+            trigger=trigger,
+            actor=actor,
+            env=self.llm_env,
+            transport=self.llm_transport,
+        )
+        if rw.changed and self.config.exports:  # every target's USER.md
+            from memoryd import markdown_export
+
+            markdown_export.refresh(self.store, self.config)
+        return rw
 
     def profile_versions(self) -> list[dict[str, Any]]:
         from memoryd.profile import identity
@@ -685,6 +704,37 @@ class Memoryd(Upkeep):
         from memoryd.profile import identity
 
         return identity.diff_versions(self.store, a, b)
+
+    # -- consolidation and file exports ------------------------------------------------
+    def consolidate(
+        self,
+        *,
+        force: bool = False,
+        phase: str | None = None,
+        trigger: str = "cli",
+        progress: Callable[[str], None] | None = None,
+    ) -> ConsolidationReport:
+        from memoryd import consolidate
+
+        return consolidate.run(self, force=force, phase=phase, trigger=trigger, progress=progress)
+
+    def consolidation_state(self) -> dict[str, Any]:
+        from memoryd import consolidate
+
+        return consolidate.state(self)
+
+    def consolidation_fallback(self) -> bool:
+        """At a CLI or tray start: a consolidation overdue (no success for 48 h) is set off
+        in the background, once. True when one was started."""
+        from memoryd import consolidate
+        from memoryd.capture.hook import spawn_detached
+
+        return consolidate.fallback(self, lambda: spawn_detached(["memoryd", "consolidate", "--fallback"]))
+
+    def export_md(self, path: str | Path, out: Path, *, overwrite: bool = False) -> Written:
+        from memoryd import markdown_export
+
+        return markdown_export.export(self.store, self.scope(path), out, overwrite=overwrite)
 
     # -- imports ----------------------------------------------------------------------
     @_settles

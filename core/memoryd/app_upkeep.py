@@ -68,7 +68,7 @@ class Upkeep:
     def due_jobs(self) -> list[str]:
         """Jobs with a scheduled time passed and not yet run (missed while asleep or closed)."""
         ledger, now = schedule.Ledger(self.layout), clock.now()
-        return [job.id for job in self._jobs() if ledger.due(job, now) is not None]
+        return [job.id for job in self._jobs() if job.timed and ledger.due(job, now) is not None]
 
     def run_job(
         self, job_id: str, *, runner: str = "cli", force: bool = False, notification: bool = True
@@ -93,11 +93,18 @@ class Upkeep:
     def _run(self, run: JobRun, *, notification: bool) -> None:
         actor = "scheduler"
         app: Any = self
-        if run.job == "decay-sweep":
-            report = app.decay_sweep(actor=actor)
-            counts = report.counts()
-            moved = ", ".join(f"{n} to {state}" for state, n in sorted(counts.items())) or "nothing moved"
-            run.summary = f"decay sweep: {moved}"
+        if run.job == "consolidate":
+            from memoryd import consolidate
+
+            try:
+                rep = consolidate.run(app, trigger="schedule")
+            except consolidate.Busy:
+                run.summary = "consolidation: already running (started by another runner)"
+                return
+            failed = [f"{p.name}: {p.error}" for p in rep.phases if p.error]
+            run.summary = "consolidation: " + (rep.skipped or rep.summary_line())
+            if failed:
+                run.ok, run.summary = False, run.summary + "; failed: " + "; ".join(failed)
         elif run.job == "digest":
             d = app.digest()
             run.digest = d
@@ -131,7 +138,7 @@ class Upkeep:
     def job_triggers(self) -> dict[str, Any]:
         """APScheduler triggers for the jobs, for the tray's scheduler: the same cron
         reading as `due_jobs` and the timers."""
-        return {job.id: schedule.trigger(job.cron) for job in self._jobs()}
+        return {job.id: schedule.trigger(job.cron) for job in self._jobs() if job.timed}
 
     def set_schedule(self, job_id: str, cron: str) -> None:
         job = schedule.find(self._jobs(), job_id)

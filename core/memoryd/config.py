@@ -125,6 +125,22 @@ class EmailConfig:
 
 
 @dataclass(frozen=True)
+class ExportTarget:
+    """One `[[exports.markdown]]` entry: a project folder whose MEMORY.md and USER.md are
+    kept in `out` (an OpenClaw workspace, a folder an agent reads)."""
+
+    scope: str
+    out: str
+
+
+@dataclass(frozen=True)
+class ConsolidationConfig:
+    """`[consolidation]`: when a missed nightly run is made up at the next start."""
+
+    fallback_hours: int = 48
+
+
+@dataclass(frozen=True)
 class Config:
     path: Path | None = None
     capture: CaptureConfig = field(default_factory=CaptureConfig)
@@ -135,6 +151,8 @@ class Config:
     decay: DecayConfig = field(default_factory=DecayConfig)
     digest: DigestConfig = field(default_factory=DigestConfig)
     email: EmailConfig = field(default_factory=EmailConfig)
+    consolidation: ConsolidationConfig = field(default_factory=ConsolidationConfig)
+    exports: tuple[ExportTarget, ...] = ()
     raw: dict[str, Any] = field(default_factory=dict)
 
 
@@ -146,6 +164,7 @@ _SECTIONS: dict[str, type] = {
     "decay": DecayConfig,
     "digest": DigestConfig,
     "email": EmailConfig,
+    "consolidation": ConsolidationConfig,
 }
 
 
@@ -241,4 +260,25 @@ def from_text(text: str, path: Path) -> Config:
             schedule.jobs(raw)
         except UsageError as exc:
             raise UsageError(f"{path}: {exc}") from None
-    return Config(path=path, llm=_llm(raw, path), raw=raw, **sections)
+    return Config(path=path, llm=_llm(raw, path), exports=_exports(raw, path), raw=raw, **sections)
+
+
+def _exports(raw: dict[str, Any], path: Path) -> tuple[ExportTarget, ...]:
+    table = raw.get("exports", {})
+    if not isinstance(table, dict):
+        raise UsageError(f"{path}: [exports] must be a table")
+    unknown = sorted(set(table) - {"markdown"})
+    if unknown:
+        raise UsageError(f"{path}: unknown key(s) in [exports]: {', '.join(unknown)}")
+    items = table.get("markdown", [])
+    if not isinstance(items, list):
+        raise UsageError(f"{path}: [exports] markdown must be a list of {{ scope = ..., out = ... }}")
+    out = []
+    for i, item in enumerate(items, 1):
+        where = f"[[exports.markdown]] entry {i}"
+        if not isinstance(item, dict) or set(item) != {"scope", "out"}:
+            raise UsageError(f'{path}: {where} needs exactly scope = "<project folder>" and out = "<folder>"')
+        if not all(isinstance(item[k], str) and item[k].strip() for k in ("scope", "out")):
+            raise UsageError(f"{path}: {where}: scope and out must be folder paths in quotes")
+        out.append(ExportTarget(scope=item["scope"], out=item["out"]))
+    return tuple(out)

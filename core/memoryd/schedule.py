@@ -29,19 +29,29 @@ from memoryd.paths import Layout
 STATE_FILE = "schedule.json"
 # What config.toml calls each job (a TOML key) -> its id (a CLI word).
 KEYS = {
-    "decay_sweep": "decay-sweep",
+    "consolidate": "consolidate",
     "digest": "digest",
     "identity": "identity",
     "monthly_report": "monthly-report",
 }
+# Keys of earlier versions, still read: the nightly decay sweep became the consolidation.
+LEGACY_KEYS = {"decay_sweep": "consolidate"}
 DEFAULTS = {
-    "decay-sweep": "0 3 * * *",  # daily 03:00
+    "consolidate": "0 3 * * *",  # daily 03:00
     "digest": "0 9 * * 1",  # Monday 09:00
     "identity": "0 2 * * 0",  # Sunday 02:00
     "monthly-report": "0 4 1 * *",  # the 1st, 04:00
 }
+# Jobs with their own timer (tray or OS). The identity rewrite has a time but no timer:
+# the consolidation runs it when that time has passed.
+TIMED = ("consolidate", "digest", "monthly-report")
+# Timers that earlier versions installed, removed by the next `setup auto-install`; a
+# `run-job decay-sweep` they still start runs the consolidation.
+RETIRED = ("decay-sweep", "identity")
+ALIASES = {"decay-sweep": "consolidate"}
+UNIT_IDS = (*TIMED, *RETIRED)
 # The command a timer runs for each job (after `memoryd`): the same code path as the tray.
-COMMANDS = {job: ("run-job", job) for job in DEFAULTS}
+COMMANDS = {job: ("run-job", job) for job in TIMED}
 TIME_KEYS = ("last_slot", "last_run", "last_success")
 MAX_SLOTS = 5000  # a daily job unclaimed for 13 years: stop walking, the latest is near enough
 
@@ -54,6 +64,11 @@ class Job:
     @property
     def key(self) -> str:
         return next(k for k, v in KEYS.items() if v == self.id)
+
+    @property
+    def timed(self) -> bool:
+        """Whether a timer fires it (else the consolidation runs it when due)."""
+        return self.id in TIMED
 
 
 @dataclass(frozen=True)
@@ -156,12 +171,13 @@ def jobs(raw_config: dict[str, Any]) -> list[Job]:
     table = raw_config.get("schedule") or {}
     if not isinstance(table, dict):
         raise UsageError("[schedule] must be a table")
-    unknown = sorted(set(table) - set(KEYS))
+    unknown = sorted(set(table) - set(KEYS) - set(LEGACY_KEYS))
     if unknown:
         raise UsageError(f"unknown key(s) in [schedule]: {', '.join(unknown)} (known: {', '.join(KEYS)})")
     out = []
     for key, job in KEYS.items():
-        cron = table.get(key, DEFAULTS[job])
+        legacy = next((k for k, v in LEGACY_KEYS.items() if v == job and k in table), None)
+        cron = table.get(key, table[legacy] if legacy else DEFAULTS[job])
         if not isinstance(cron, str):
             raise UsageError(f"[schedule] {key} must be a cron line in quotes, like {DEFAULTS[job]!r}")
         out.append(Job(job, check(cron)))
@@ -169,6 +185,7 @@ def jobs(raw_config: dict[str, Any]) -> list[Job]:
 
 
 def find(all_jobs: list[Job], job_id: str) -> Job:
+    job_id = ALIASES.get(job_id, job_id)
     for job in all_jobs:
         if job.id == job_id:
             return job
@@ -383,6 +400,7 @@ def describe(all_jobs: list[Job], ledger: Ledger, now: datetime) -> list[dict[st
                 "last_success": st.last_success,
                 "last_error": st.last_error,
                 "runner": st.runner,
+                "timed": job.timed,
             }
         )
     return out

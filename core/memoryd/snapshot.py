@@ -235,6 +235,17 @@ def refresh_changed(store: Store) -> list[str]:
     return done
 
 
+def stale_scopes(layout: Layout) -> list[str]:
+    """Scopes whose stale marker is set, or was claimed by a refresher that died: written
+    to since their snapshot was rendered, by this process or one that was killed."""
+    root = layout.scopes
+    out = []
+    for folder in sorted(root.iterdir()) if root.exists() else []:
+        if folder.is_dir() and len(folder.name) == 12 and next(folder.glob(f"{inject.STALE}*"), None):
+            out.append(folder.name)
+    return out
+
+
 def refresh_all(store: Store) -> int:
     """Every scope on disk (after a reindex, or when the identity profile changes)."""
     root = store.layout.scopes

@@ -49,7 +49,7 @@ def plan(report: Report, jobs: list[schedule.Job], uninstall: bool) -> None:
     env = autostart.baked_env()
     on_mac = sys.platform == "darwin"
     domain = f"gui/{os.getuid()}" if on_mac and hasattr(os, "getuid") else ""
-    for job_id in schedule.DEFAULTS:
+    for job_id in schedule.UNIT_IDS:
         job = next((j for j in jobs if j.id == job_id), None)
         path = agents_dir() / f"{label(job_id)}.plist"
         before = read_file(path)
@@ -72,13 +72,13 @@ def plan(report: Report, jobs: list[schedule.Job], uninstall: bool) -> None:
 
 def has_files() -> bool:
     """Whether any of our agents is there (what an uninstall looks for)."""
-    return any((agents_dir() / f"{label(j)}.plist").exists() for j in schedule.DEFAULTS)
+    return any((agents_dir() / f"{label(j)}.plist").exists() for j in schedule.UNIT_IDS)
 
 
 def installed(env: dict[str, str]) -> list[str]:
     """Our agents that carry this data dir's environment."""
     out = []
-    for job_id in schedule.DEFAULTS:
+    for job_id in schedule.UNIT_IDS:
         path = agents_dir() / f"{label(job_id)}.plist"
         if not path.is_file():
             continue

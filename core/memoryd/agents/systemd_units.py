@@ -120,16 +120,17 @@ def plan(report: Report, jobs: list[schedule.Job], uninstall: bool) -> None:
     folder = unit_dir()
     env = autostart.baked_env()
     timers: list[str] = []
-    for job_id in schedule.DEFAULTS:
+    retired: list[str] = []  # an earlier version's timer that this install removes
+    for job_id in schedule.UNIT_IDS:
         job = next((j for j in jobs if j.id == job_id), None)
         service, timer = folder / f"{unit_name(job_id)}.service", folder / f"{unit_name(job_id)}.timer"
-        if uninstall:
+        if uninstall or job is None:
             before_t = read_file(timer)
             if before_t is not None:
-                timers.append(timer.name)
+                (timers if uninstall else retired).append(timer.name)
             report.changes.append(Change(str(timer), before_t, None))
             report.changes.append(Change(str(service), read_file(service), None))
-        elif job is not None:
+        else:
             timers.append(timer.name)
             report.changes.append(Change(str(service), read_file(service), service_unit(job, env)))
             report.changes.append(Change(str(timer), read_file(timer), timer_unit(job)))
@@ -137,7 +138,7 @@ def plan(report: Report, jobs: list[schedule.Job], uninstall: bool) -> None:
     if not uninstall:
         check_calendars([oc for j in jobs for oc in on_calendar(j.cron)])
     systemctl = find_program("MEMORYD_SYSTEMCTL", "systemctl")
-    enabled = all(_wants(j).exists() for j in schedule.DEFAULTS if f"{unit_name(j)}.timer" in timers)
+    enabled = all(_wants(j).exists() for j in schedule.UNIT_IDS if f"{unit_name(j)}.timer" in timers)
     changed = any(c.changed for c in report.changes)
     if not timers or (not uninstall and not changed and enabled):
         return
@@ -159,6 +160,14 @@ def plan(report: Report, jobs: list[schedule.Job], uninstall: bool) -> None:
         if running:
             report.commands.append(Command([*user, "daemon-reload"], must_succeed=False))
     else:
+        if retired:
+            report.commands.append(
+                Command(
+                    [*user, "disable", *(["--now"] if running else []), *retired],
+                    must_succeed=False,
+                    first=True,
+                )
+            )
         if running:
             report.commands.append(Command([*user, "daemon-reload"]))
         report.commands.append(Command([*user, "enable", *(["--now"] if running else []), *timers]))
@@ -171,13 +180,13 @@ def plan(report: Report, jobs: list[schedule.Job], uninstall: bool) -> None:
 
 def has_files() -> bool:
     """Whether any of our units is there, enabled or not (what an uninstall looks for)."""
-    names = [f"{unit_name(j)}.{ext}" for j in schedule.DEFAULTS for ext in ("timer", "service")]
+    names = [f"{unit_name(j)}.{ext}" for j in schedule.UNIT_IDS for ext in ("timer", "service")]
     return any((unit_dir() / name).exists() for name in names)
 
 
 def prune_links() -> None:
     """Enablement links an uninstall left pointing at nothing (no systemctl to remove them)."""
-    for job_id in schedule.DEFAULTS:
+    for job_id in schedule.UNIT_IDS:
         link = _wants(job_id)
         if link.is_symlink() and not link.exists():
             link.unlink(missing_ok=True)
@@ -196,7 +205,7 @@ def _env_of_unit(text: str) -> dict[str, str]:
 def installed(env: dict[str, str]) -> list[str]:
     """Our enabled timers whose units carry this data dir's environment."""
     out = []
-    for job_id in schedule.DEFAULTS:
+    for job_id in schedule.UNIT_IDS:
         service = read_file(unit_dir() / f"{unit_name(job_id)}.service")
         if _wants(job_id).exists() and service is not None and _env_of_unit(service) == env:
             out.append(f"systemd: {unit_name(job_id)}.timer")

@@ -170,7 +170,7 @@ def plan(
         kinds = [k for k in _kinds_for(platform) if _has_files(k)]
     else:
         kinds = [kind or default_kind(platform)]
-    jobs = [] if uninstall else schedule.jobs(raw_config or {})
+    jobs = [] if uninstall else [j for j in schedule.jobs(raw_config or {}) if j.timed]
     report = Report(kind=",".join(kinds), action="uninstall" if uninstall else "install", dry_run=True)
     if not kinds:
         report.notes.append("no timers of memoryd are installed")

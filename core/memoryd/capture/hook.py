@@ -98,9 +98,14 @@ def worker_idle(home: str) -> bool:
 
 def spawn_worker() -> None:
     """Start `python -m memoryd.capture.worker` detached (own session, no terminal)."""
+    spawn_detached(["memoryd.capture.worker"])
+
+
+def spawn_detached(module_args: list[str]) -> None:
+    """Start `python -m <module_args>` detached (own session, no terminal, no output)."""
     # -P: the hook runs in the agent's working directory, and `-m` would otherwise put it
     # first on sys.path, so a project's own `memoryd/` or `json.py` would run as the worker.
-    argv = [sys.executable, "-P", "-m", "memoryd.capture.worker"]
+    argv = [sys.executable, "-P", "-m", *module_args]
     if os.name == "posix":
         null = os.devnull
         actions = [(os.POSIX_SPAWN_OPEN, fd, null, os.O_RDWR, 0) for fd in (0, 1, 2)]

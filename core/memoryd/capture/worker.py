@@ -20,7 +20,7 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 
-from memoryd import clock, slugs
+from memoryd import clock, faults, slugs
 from memoryd.capture import episode, spool, transcripts
 from memoryd.config import Config
 from memoryd.errors import KeyUnavailable, MemorydError
@@ -233,6 +233,7 @@ def _one(store: Store, config: Config, path: Path, report: DrainReport) -> None:
         log.warning("rejected %s: %s", path.name, exc)
         report.rejected.append(path.name)
         return
+    faults.point("capture:saved")  # the session is written, the spool file not yet gone
     path.unlink(missing_ok=True)
     report.captured.append(slug)
 

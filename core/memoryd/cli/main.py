@@ -96,6 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not getattr(args, "handler", None):
             parser.print_help()
             return 2
+        _fallback(args.command)
         return int(args.handler(args) or 0)
     except MemorydError as exc:
         sys.stderr.write(f"memoryd: {exc}\n")
@@ -109,6 +110,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         path = _log_crash()
         sys.stderr.write(f"memoryd: internal error: {exc.__class__.__name__}: {exc} (trace in {path})\n")
         return 1
+
+
+# Commands that do not set off an overdue consolidation: the job itself and its runners,
+# and the hooks' and agents' own calls, which must stay quick and quiet.
+NO_FALLBACK = {"consolidate", "run-job", "run-due", "hook", "capture", "inject"}
+
+
+def _fallback(command: str | None) -> None:
+    """Seed 003's fallback trigger: a consolidation that has not succeeded for 48 hours is
+    set off in the background by the next CLI start (never in the way of the command)."""
+    if command in NO_FALLBACK or os.environ.get("MEMORYD_NO_FALLBACK"):
+        return
+    try:
+        from memoryd.app import Memoryd
+
+        if Memoryd().consolidation_fallback():
+            sys.stderr.write("memoryd: consolidation is overdue; it runs in the background now\n")
+    except Exception:
+        return
 
 
 def _log_crash() -> str:

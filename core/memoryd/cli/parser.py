@@ -24,6 +24,7 @@ def build_parser() -> Parser:
         agents,
         audit,
         capture,
+        consolidation,
         governance,
         imports,
         knowledge,
@@ -53,6 +54,7 @@ def build_parser() -> Parser:
         agents,
         imports,
         maintenance,
+        consolidation,
         schedule,
         audit,
     )

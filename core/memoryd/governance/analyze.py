@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 from filelock import FileLock, Timeout
 
-from memoryd import clock, slugs
+from memoryd import clock, faults, slugs
 from memoryd.config import Config
 from memoryd.db.engine import read_session, write_session
 from memoryd.envpaths import FILE_MODE
@@ -226,6 +226,7 @@ class Analyzer:
                     details={"session": meta.slug, "type": proposal["proposed_type"], "mean": mean},
                     dedupe=f"promotion:{pid}:{fp}",
                 )
+        faults.point("analyze:queued")  # the proposal is queued, the session not yet marked
         meta.dura_score = scores
         extras = meta.model_extra if meta.model_extra is not None else {}
         extras["analysis"] = {

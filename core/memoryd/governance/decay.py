@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Callable, Collection
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
+
+from sqlmodel import Session
 
 from memoryd import clock
 from memoryd.config import DecayConfig
@@ -106,23 +109,40 @@ def due(store: Store, cfg: DecayConfig, *, now: datetime, horizon_days: float = 
     return out
 
 
-def sweep(store: Store, cfg: DecayConfig, *, dry_run: bool = False, actor: str = "cli") -> SweepReport:
+# Called inside the transaction that records a batch's moves, with the slugs moved: the
+# consolidation job notes them there, so a resumed sweep never moves a memory twice.
+OnCommit = Callable[[Session, list[str]], None]
+
+
+def sweep(
+    store: Store,
+    cfg: DecayConfig,
+    *,
+    dry_run: bool = False,
+    actor: str = "cli",
+    skip: Collection[str] = (),
+    on_commit: OnCommit | None = None,
+) -> SweepReport:
+    """Move every due memory one step; `skip` names memories an interrupted run of the
+    same sweep already moved."""
     now = clock.now()
     report = SweepReport(at=clock.iso(now), dry_run=dry_run)
-    todo = due(store, cfg, now=now)
+    todo = [t for t in due(store, cfg, now=now) if t.slug not in skip]
     if dry_run:
         report.transitions = todo
         return report
     fading = [t for t in todo if t.to_state != DecayState.forgotten.value]
     for i in range(0, len(fading), BATCH):
-        _fade(store, fading[i : i + BATCH], report, actor)
+        _fade(store, fading[i : i + BATCH], report, actor, on_commit)
     leaving = [t for t in todo if t.to_state == DecayState.forgotten.value]
     for i in range(0, len(leaving), BATCH):
-        _archive(store, leaving[i : i + BATCH], report, actor)
+        _archive(store, leaving[i : i + BATCH], report, actor, on_commit)
     return report
 
 
-def _fade(store: Store, batch: list[Transition], report: SweepReport, actor: str) -> None:
+def _fade(
+    store: Store, batch: list[Transition], report: SweepReport, actor: str, on_commit: OnCommit | None
+) -> None:
     """alive -> dim, dim -> soft-forgotten: frontmatter and index say the new state."""
     done: list[Transition] = []
     for t in batch:
@@ -141,6 +161,8 @@ def _fade(store: Store, batch: list[Transition], report: SweepReport, actor: str
     _audit(store, done, report, actor)
     with write_session(store.engine) as s:
         sql.set_states(s, [(t.slug, t.to_state) for t in done])
+        if on_commit is not None:
+            on_commit(s, [t.slug for t in done])
     report.transitions.extend(done)
 
 
@@ -164,7 +186,9 @@ def _audit(store: Store, done: list[Transition], report: SweepReport, actor: str
         )
 
 
-def _archive(store: Store, batch: list[Transition], report: SweepReport, actor: str) -> None:
+def _archive(
+    store: Store, batch: list[Transition], report: SweepReport, actor: str, on_commit: OnCommit | None
+) -> None:
     """soft-forgotten -> forgotten/: files move to the archive (flushed once for the
     batch), the audit event is written, then the rows go. A file already in the archive
     (an interrupted run) just loses its rows."""
@@ -188,4 +212,6 @@ def _archive(store: Store, batch: list[Transition], report: SweepReport, actor: 
     with write_session(store.engine) as s:
         for t in done:
             sql.delete_memory(s, t.slug)
+        if on_commit is not None:
+            on_commit(s, [t.slug for t in done])
     report.transitions.extend(done)

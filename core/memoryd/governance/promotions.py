@@ -139,15 +139,18 @@ def _clean_triggers(triggers: list[str]) -> list[str]:
 def reject(store: Store, pid: int, *, reason: str | None = None, actor: str = "cli") -> dict[str, Any]:
     row = _pending(store, pid)
     now = clock.now_iso()
-    with write_session(store.engine) as s:
-        sql.decide(s, pid, "rejected", now)
+    # The event first: a reject killed before the decision is made again by the next try,
+    # which does not log it twice; the other order could leave a rejection unlogged.
     store.audit.append(
         "reject",
         actor=actor,
         scope_hash=row["scope_hash"],
         target_id=str(pid),
         details={"from": row["source_session_slug"], **({"reason": reason} if reason else {})},
+        dedupe=f"reject:{pid}",
     )
+    with write_session(store.engine) as s:
+        sql.decide(s, pid, "rejected", now)
     return {**row, "status": "rejected", "decided_at": now}
 
 

@@ -223,13 +223,16 @@ def rewrite(
     prev = last["content_md"] if last else old
     patch = diff(prev, content, f"v{num - 1}" if last else "identity.md", f"v{num}")
     change = change or _summary(prev, content)
-    _save(store, num, trigger, content, patch, change, sources, scopes, now)
+    # The event first, then the version: a rewrite killed in between writes the same
+    # version again on the next run, and the event is not logged twice.
     store.audit.append(
         "profile_rewrite",
         actor=actor,
         target_id=f"identity:v{num}",
         details={"version": num, "trigger": trigger, "by": by, "sources": sources},
+        dedupe=f"profile:v{num}",
     )
+    _save(store, num, trigger, content, patch, change, sources, scopes, now)
     from memoryd import snapshot
 
     snapshot.refresh_all(store)  # every project's snapshot shows the new summary

@@ -1,0 +1,580 @@
+"""Nightly consolidation (seeds 003 and 004): one job that runs, in order, what the product
+otherwise does piecemeal, so one timer keeps the store in shape.
+
+    capture    drain the spool into sessions
+    analyze    DURA-score pending sessions (entities, supersedes), queue promotions
+    dedupe     reject proposals that repeat a memory or another proposal; count the
+               duplicate groups the digest shows
+    decay      the decay sweep
+    identity   rewrite the identity profile when its weekly slot is due
+    snapshots  re-render every scope written to (the stale markers say which)
+    exports    MEMORY.md / USER.md of every configured target
+
+Each phase records in index.db when it started and finished. A run that is killed resumes
+at the phase it was in and never redoes a finished one; inside a phase, work is made in
+units that are each applied once (a promotion per session, a decay batch noted in the same
+transaction as its moves, an audit event deduplicated on retry). One run at a time, under
+a file lock. When the last success is older than `[consolidation] fallback_hours`, the next
+CLI or tray start sets a run off in the background (seed 003's fallback trigger).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from memoryd import clock, faults, schedule
+from memoryd.db.engine import read_session, write_session
+from memoryd.errors import MemorydError, UsageError
+from memoryd.paths import FILE_MODE, Layout
+from memoryd.store import consolidation as sql
+
+if TYPE_CHECKING:
+    from memoryd.app import Memoryd
+
+PHASES = ("capture", "analyze", "dedupe", "decay", "identity", "snapshots", "exports")
+ACTOR = "consolidate"
+# A failed or killed attempt is not started again by the fallback for this long, so a run
+# that fails at every try does not start with every command.
+RETRY_GAP = timedelta(hours=1)
+TRIGGERS = ("cli", "schedule", "fallback", "tray")
+
+Progress = Callable[[str], None]
+
+
+class Busy(MemorydError):
+    """Another consolidation holds the lock."""
+
+
+@dataclass
+class PhaseRun:
+    name: str
+    result: dict[str, Any]
+    earlier: bool = False  # finished by an earlier, interrupted attempt of this run
+    seconds: float = 0.0
+    error: str | None = None
+
+
+@dataclass
+class Report:
+    run_id: str | None
+    trigger: str
+    started: str | None
+    resumed: bool = False
+    retries: int = 0
+    phases: list[PhaseRun] = field(default_factory=list)
+    skipped: str | None = None  # why nothing ran
+    ok: bool = True
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "trigger": self.trigger,
+            "started": self.started,
+            "resumed": self.resumed,
+            "retries": self.retries,
+            "ok": self.ok,
+            "skipped": self.skipped,
+            "phases": [p.__dict__ for p in self.phases],
+            "summary": self.summary(),
+        }
+
+    def total(self, key: str) -> int:
+        return sum(int(p.result.get(key) or 0) for p in self.phases)
+
+    def summary(self) -> dict[str, int]:
+        def of(name: str, key: str) -> int:
+            return next((int(p.result.get(key) or 0) for p in self.phases if p.name == name), 0)
+
+        return {
+            "captured": of("capture", "captured"),
+            "analysed": of("analyze", "analysed"),
+            "queued": of("analyze", "queued"),
+            "deduplicated": of("dedupe", "rejected"),
+            "duplicate_groups": of("dedupe", "groups"),
+            "decayed": of("decay", "moved"),
+            "identity_version": of("identity", "version"),
+            "rendered": of("snapshots", "rendered"),
+            "exported": of("exports", "written"),
+            "tokens": self.total("tokens"),
+        }
+
+    def summary_line(self) -> str:
+        s = self.summary()
+        parts = [
+            f"{s['captured']} captured",
+            f"{s['analysed']} analysed",
+            f"{s['queued']} queued for promotion",
+            f"{s['deduplicated']} duplicate proposals rejected",
+            f"{s['decayed']} decayed",
+            f"{s['rendered']} snapshots rendered",
+            f"{s['exported']} files exported",
+            f"{s['tokens']:,} LLM tokens",
+        ]
+        if s["identity_version"]:
+            parts.insert(5, f"identity v{s['identity_version']}")
+        return ", ".join(parts)
+
+
+def lock_path(layout: Layout) -> str:
+    return str(layout.home / "consolidate.lock")
+
+
+@contextlib.contextmanager
+def _locked(layout: Layout) -> Iterator[None]:
+    from filelock import FileLock, Timeout
+
+    lock = FileLock(lock_path(layout), mode=FILE_MODE)
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        raise Busy("a consolidation is already running; it resumes where it is, nothing to do") from None
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def running(layout: Layout) -> bool:
+    """Whether a consolidation holds the lock now (without waiting for it)."""
+    from filelock import FileLock, Timeout
+
+    if not layout.home.exists():
+        return False
+    lock = FileLock(lock_path(layout), mode=FILE_MODE)
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        return True
+    lock.release()
+    return False
+
+
+# -- state ----------------------------------------------------------------------------
+def state(app: Memoryd) -> dict[str, Any]:
+    """Seed 003's state: last run, last success, current phase, retries, the run under way
+    (or interrupted) and its phases, whether one runs now, and when the fallback fires."""
+    with write_session(app.store.engine) as s:
+        st = sql.state(s, clock.now_iso())
+    out = dict(st)
+    out["running"] = running(app.layout)
+    out["phases"] = []
+    if st.get("run_id"):
+        with read_session(app.store.engine) as s:
+            out["phases"] = sql.phases(s, st["run_id"])
+    out["overdue"] = _overdue(st, app.config.consolidation.fallback_hours, clock.now())
+    with read_session(app.store.engine) as s:
+        out["recent_runs"] = sql.recent_runs(s, 5)
+    return out
+
+
+def _overdue(st: dict[str, Any], hours: int, now: datetime) -> bool:
+    """The fallback's test: no success for `hours` (since memoryd first looked, on a new
+    install), and no attempt within RETRY_GAP."""
+    if hours <= 0:
+        return False
+    ref = st.get("last_success") or st.get("since")
+    if ref is None or now - clock.parse_ts(ref) < timedelta(hours=hours):
+        return False
+    last = st.get("last_run")
+    return last is None or now - clock.parse_ts(last) >= RETRY_GAP
+
+
+def overdue(app: Memoryd) -> bool:
+    """Cheap enough for every CLI start: one row read straight from index.db, read-only, so
+    no index is created or migrated where none is (an older index: not overdue until the
+    next command that opens the store migrates it)."""
+    import sqlite3
+
+    path = app.layout.index_db
+    if not path.exists():
+        return False
+    try:
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1)
+        try:
+            con.row_factory = sqlite3.Row
+            row = con.execute("SELECT since, last_run, last_success FROM consolidation_state").fetchone()
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return False
+    if row is None:
+        return False
+    return _overdue(dict(row), app.config.consolidation.fallback_hours, clock.now())
+
+
+def fallback(app: Memoryd, spawn: Callable[[], None]) -> bool:
+    """At a CLI or tray start: when overdue and no run holds the lock, set one off in the
+    background (`spawn`); the child takes the lock and checks again, so two starts at the
+    same moment still make one run. True when one was set off."""
+    try:
+        if not overdue(app) or running(app.layout):
+            return False
+    except MemorydError:
+        return False  # a damaged index is doctor's business, not a reason to fail `search`
+    spawn()
+    return True
+
+
+# -- the run --------------------------------------------------------------------------
+def run(
+    app: Memoryd,
+    *,
+    force: bool = False,
+    phase: str | None = None,
+    trigger: str = "cli",
+    progress: Progress | None = None,
+) -> Report:
+    """Resume an interrupted run, or start one. Without `force`, a new run starts only when
+    none succeeded since the nightly slot (`[schedule] consolidate`) last passed, or, for
+    the fallback, when overdue. `phase` runs that one phase alone (for debugging); it is
+    recorded as its own run and leaves an interrupted run where it was."""
+    if trigger not in TRIGGERS:
+        raise UsageError(f"trigger must be one of {', '.join(TRIGGERS)}")
+    if phase is not None and phase not in PHASES:
+        raise UsageError(f"--phase must be one of {', '.join(PHASES)}")
+    say = progress or (lambda _line: None)
+    with _locked(app.layout):
+        now = clock.now()
+        with write_session(app.store.engine) as s:
+            st = sql.state(s, clock.iso(now))
+        if phase is not None:
+            return _single(app, phase, trigger, say)
+        run_id = st.get("run_id")
+        if run_id is None:
+            why = None if force else _not_due(app, st, trigger, now)
+            if why is not None:
+                return Report(None, trigger, None, skipped=why)
+            run_id = f"{clock.iso(now)}-{secrets.token_hex(3)}"
+            with write_session(app.store.engine) as s:
+                sql.update(
+                    s,
+                    run_id=run_id,
+                    run_started=clock.iso(now),
+                    run_trigger=trigger,
+                    current_phase=None,
+                    last_run=clock.iso(now),
+                    retry_count=0,
+                    last_error=None,
+                )
+            report = Report(run_id, trigger, clock.iso(now))
+        else:
+            retries = int(st.get("retry_count") or 0) + 1
+            with write_session(app.store.engine) as s:
+                sql.update(s, retry_count=retries, last_run=clock.iso(now))
+            report = Report(run_id, st.get("run_trigger") or trigger, st.get("run_started"), True, retries)
+            say(f"resuming the run of {st.get('run_started')} at {st.get('current_phase') or 'its start'}")
+        with read_session(app.store.engine) as s:
+            done = {p["phase"]: p for p in sql.phases(s, run_id) if p["finished_at"]}
+        for name in PHASES:
+            if name in done:
+                report.phases.append(PhaseRun(name, done[name]["result"] or {}, earlier=True))
+                say(f"{name}: done before the interruption")
+                continue
+            ran = _phase(app, run_id, name, say)
+            report.phases.append(ran)
+            report.ok = report.ok and ran.error is None
+        _finish(app, run_id, report)
+        say("summary: " + report.summary_line())
+        return report
+
+
+def _not_due(app: Memoryd, st: dict[str, Any], trigger: str, now: datetime) -> str | None:
+    if trigger == "fallback":
+        if _overdue(st, app.config.consolidation.fallback_hours, now):
+            return None
+        return "not overdue (another start ran it, or it succeeded meanwhile)"
+    if trigger == "schedule":
+        return None  # the ledger already said the slot is due
+    job = schedule.find(schedule.jobs(app.config.raw), "consolidate")
+    prev = schedule.latest_slot(job, now - timedelta(days=400), now)
+    last = st.get("last_success")
+    if last is not None and (prev is None or clock.parse_ts(last) >= prev):
+        return f"already consolidated at {last}, after the last nightly slot; --force runs it again"
+    return None
+
+
+def _phase(app: Memoryd, run_id: str, name: str, say: Progress) -> PhaseRun:
+    start = clock.now_iso()
+    with write_session(app.store.engine) as s:
+        sql.start_phase(s, run_id, name, start)
+        sql.update(s, current_phase=name)
+    faults.point(f"{name}:start")
+    t0 = time.perf_counter()
+    ctx = Context(app, run_id, name)
+    try:
+        result = PHASE_FUNCS[name](ctx)
+        error = None
+    except MemorydError as exc:
+        result, error = {"error": str(exc)}, str(exc)
+    except Exception as exc:  # one phase's bug must not stop the nightly run
+        _log_trace(app.layout, name)
+        result, error = {"error": f"{type(exc).__name__}: {exc}"}, f"{type(exc).__name__}: {exc}"
+    with read_session(app.store.engine) as s:
+        result["tokens"] = result.get("tokens") or sql.tokens_since(s, start)
+    faults.point(f"{name}:end")
+    seconds = time.perf_counter() - t0
+    with write_session(app.store.engine) as s:
+        sql.finish_phase(s, run_id, name, clock.now_iso(), {**result, "seconds": round(seconds, 3)})
+    if error:
+        say(f"{name}: failed: {error}")
+    else:
+        say(f"{name}: {_describe(name, result)} ({seconds:.1f} s)")
+    return PhaseRun(name, result, seconds=round(seconds, 3), error=error)
+
+
+def log_line(layout: Layout, line: str) -> None:
+    """A background run's progress, for whoever wonders what it did (logs/consolidate.log)."""
+    from memoryd.paths import ensure_dir
+
+    path = ensure_dir(layout.logs) / "consolidate.log"
+    with contextlib.suppress(OSError), open(path, "a", encoding="utf-8") as fh:
+        fh.write(f"{clock.now_iso()} {line}\n")
+
+
+def _log_trace(layout: Layout, phase: str) -> None:
+    """The trace of a phase's unexpected failure goes to logs/, never to the terminal."""
+    import traceback
+
+    from memoryd.paths import ensure_dir
+
+    with contextlib.suppress(OSError):
+        path = ensure_dir(layout.logs) / "consolidate.log"
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(f"{clock.now_iso()} phase {phase} failed\n{traceback.format_exc()}\n")
+
+
+def _finish(app: Memoryd, run_id: str, report: Report) -> None:
+    errors = [f"{p.name}: {p.error}" for p in report.phases if p.error]
+    now = clock.now_iso()
+    with write_session(app.store.engine) as s:
+        sql.update(
+            s,
+            run_id=None,
+            run_started=None,
+            run_trigger=None,
+            current_phase=None,
+            last_error="; ".join(errors)[:500] if errors else None,
+            **({} if errors else {"last_success": now}),
+        )
+        sql.forget_run(s, run_id)
+    app.store.audit.append(
+        "consolidate",
+        actor=ACTOR,
+        target_id=run_id,
+        details={"trigger": report.trigger, "ok": not errors, "retries": report.retries, **report.summary()},
+        dedupe=f"consolidate:{run_id}",
+    )
+
+
+def _single(app: Memoryd, name: str, trigger: str, say: Progress) -> Report:
+    now = clock.iso(clock.now())
+    run_id = f"{now}-{secrets.token_hex(3)}-{name}"
+    report = Report(run_id, trigger, now)
+    ran = _phase(app, run_id, name, say)
+    report.phases.append(ran)
+    report.ok = ran.error is None
+    with write_session(app.store.engine) as s:
+        sql.forget_run(s, run_id)
+    return report
+
+
+def _describe(name: str, r: dict[str, Any]) -> str:
+    if name == "capture":
+        return f"{r['captured']} captured, {r['rejected']} rejected, {r['waiting']} waiting for a key"
+    if name == "analyze":
+        return (
+            f"{r['analysed']} analysed, {r['queued']} queued for promotion, {r['deferred']} deferred, "
+            f"{r['tokens']:,} tokens"
+        )
+    if name == "dedupe":
+        return f"{r['rejected']} duplicate proposals rejected, {r['groups']} duplicate groups in the digest"
+    if name == "decay":
+        moves = ", ".join(f"{n} to {s}" for s, n in sorted(r["counts"].items())) or "nothing moved"
+        return moves + (f" ({r['earlier']} before the interruption)" if r.get("earlier") else "")
+    if name == "identity":
+        if not r["due"]:
+            return "not due"
+        return f"version {r['version']}" if r["changed"] else f"unchanged ({r['note']})"
+    if name == "snapshots":
+        return f"{r['rendered']} rendered"
+    return f"{r['written']} written, {r['unchanged']} unchanged, {r['failed']} failed"
+
+
+# -- the phases -------------------------------------------------------------------------
+@dataclass
+class Context:
+    app: Memoryd
+    run_id: str
+    phase: str
+
+    def done(self) -> set[str]:
+        with read_session(self.app.store.engine) as s:
+            return sql.done_items(s, self.run_id, self.phase)
+
+
+def _capture(ctx: Context) -> dict[str, Any]:
+    from memoryd.capture.worker import drain
+
+    rep = drain(ctx.app.store, ctx.app.config, wait=True)
+    return {
+        "captured": len(set(rep.captured)),
+        "rejected": len(rep.rejected),
+        "waiting": len(rep.deferred),
+    }
+
+
+def _analyze(ctx: Context) -> dict[str, Any]:
+    from filelock import FileLock
+
+    lock = FileLock(str(ctx.app.layout.analysis_lock), mode=FILE_MODE)
+    with lock.acquire(timeout=600):  # the capture worker's own analysis finishes first
+        results = ctx.app.analyzer(actor=ACTOR).pending()
+    by_status: dict[str, int] = {}
+    for a in results:
+        by_status[a.status] = by_status.get(a.status, 0) + 1
+    return {
+        "analysed": by_status.get("scored", 0),
+        "queued": sum(1 for a in results if a.promotion == "queued"),
+        "requeued": sum(1 for a in results if a.promotion == "updated"),
+        "deferred": by_status.get("deferred", 0),
+        "skipped": by_status.get("skipped", 0),
+        "tokens": sum(a.tokens or 0 for a in results),
+    }
+
+
+def _dedupe(ctx: Context) -> dict[str, Any]:
+    """Proposals whose body repeats a long-term memory of their scope, or an older pending
+    proposal, are rejected with the reason; sealed (sensitive) proposals are left alone.
+    Duplicate memories are the user's to merge: they are counted for the digest."""
+    from memoryd.governance import promotions
+    from memoryd.sensitive import content
+    from memoryd.store import fingerprint
+    from memoryd.store import governance as gsql
+
+    store = ctx.app.store
+    with read_session(store.engine) as s:
+        pending = [
+            p
+            for p in gsql.promotions(s, status="pending", scopes=None)
+            if not content.is_sealed(p["proposed_body"])
+        ]
+        keys = {p["id"]: (p["scope_hash"], fingerprint(p["proposed_body"].strip() + "\n")) for p in pending}
+        known = sql.long_term_fingerprints(s, set(keys.values()))
+        groups = len(gsql.duplicate_groups(s, None))
+    first: dict[tuple[str, str], int] = {}
+    rejected = 0
+    for p in sorted(pending, key=lambda p: p["id"]):
+        key = keys[p["id"]]
+        if key in known:
+            reason = f"duplicate of memory {known[key]}"
+        elif key in first:
+            reason = f"duplicate of promotion {first[key]}"
+        else:
+            first[key] = p["id"]
+            continue
+        promotions.reject(store, p["id"], reason=reason, actor=ACTOR)
+        rejected += 1
+        faults.point("dedupe:item")
+    return {"rejected": rejected, "groups": groups}
+
+
+def _decay(ctx: Context) -> dict[str, Any]:
+    from memoryd.governance import decay
+
+    store = ctx.app.store
+    earlier = ctx.done()
+
+    def noted(s: Any, slugs: list[str]) -> None:
+        sql.mark_done(s, ctx.run_id, "decay", slugs)
+        faults.point("decay:batch")
+
+    rep = decay.sweep(store, ctx.app.config.decay, actor=ACTOR, skip=earlier, on_commit=noted)
+    return {
+        "moved": len(rep.transitions) + len(earlier),
+        "counts": rep.counts(),
+        "earlier": len(earlier),
+        "skipped": len(rep.skipped),
+    }
+
+
+def _identity(ctx: Context) -> dict[str, Any]:
+    """The weekly rewrite, when its slot (`[schedule] identity`) has passed: claimed in the
+    same ledger as every scheduled job, so a run killed here is run again, once."""
+    from memoryd.profile import identity
+
+    app = ctx.app
+    job = schedule.find(schedule.jobs(app.config.raw), "identity")
+    ledger = schedule.Ledger(app.layout)
+    now = clock.now()
+    if ledger.claim(job, now, ACTOR) is None:
+        nxt = schedule.next_run(job, now)
+        return {"due": False, "next": clock.iso(nxt) if nxt else None}
+    faults.point("identity:claimed")
+    try:
+        rw = identity.rewrite(
+            app.store,
+            app.config,
+            trigger="weekly_cron",
+            actor=ACTOR,
+            env=app.llm_env,
+            transport=app.llm_transport,
+        )
+    except BaseException as exc:
+        ledger.finish(job.id, clock.now(), f"{type(exc).__name__}: {exc}")
+        raise
+    ledger.finish(job.id, clock.now(), None)
+    return {"due": True, "changed": rw.changed, "version": rw.version if rw.changed else 0, "note": rw.note}
+
+
+def _snapshots(ctx: Context) -> dict[str, Any]:
+    from memoryd import snapshot
+    from memoryd.errors import KeyUnavailable
+
+    store = ctx.app.store
+    todo = sorted(set(store.changed_scopes) | set(snapshot.stale_scopes(store.layout)))
+    rendered, locked = 0, 0
+    for scope_hash in todo:
+        try:
+            snapshot.refresh(store, scope_hash)
+        except KeyUnavailable:
+            locked += 1  # keeps its stale marker for a reader with the key
+            continue
+        rendered += 1
+        faults.point("snapshots:item")
+    store.changed_scopes.clear()
+    return {"rendered": rendered, "locked": locked}
+
+
+def _exports(ctx: Context) -> dict[str, Any]:
+    from memoryd import markdown_export
+
+    done = markdown_export.refresh(
+        ctx.app.store, ctx.app.config, on_each=lambda: faults.point("exports:item")
+    )
+    states = [v for w in done for v in w.files.values()]
+    return {
+        "targets": len(done),
+        "written": states.count("written"),
+        "unchanged": states.count("unchanged"),
+        "failed": len(states) - states.count("written") - states.count("unchanged"),
+        "problems": [
+            f"{w.out}: {v}" for w in done for v in w.files.values() if v not in ("written", "unchanged")
+        ],
+    }
+
+
+PHASE_FUNCS: dict[str, Callable[[Context], dict[str, Any]]] = {
+    "capture": _capture,
+    "analyze": _analyze,
+    "dedupe": _dedupe,
+    "decay": _decay,
+    "identity": _identity,
+    "snapshots": _snapshots,
+    "exports": _exports,
+}
