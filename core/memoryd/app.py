@@ -438,6 +438,7 @@ class Memoryd(Upkeep):
         return self.store.doctor()
 
     def stats(self) -> dict[str, Any]:
+        from memoryd import consolidate
         from memoryd.db.engine import probe, schema_version
 
         counts = self.store.counts()
@@ -454,6 +455,7 @@ class Memoryd(Upkeep):
             "promotions_pending": self._pending_count(),
             "capture_paused": self.capture_paused(),
             "last_runs": last,
+            "consolidation": consolidate.brief(self),
             "schema_version": schema_version(self.store.engine),
             "sqlite": {"version": caps.sqlite_version, "fts5": caps.fts5, "trigram": caps.trigram},
             "llm": {"provider": self.config.llm.provider, **self.spend().as_dict()},

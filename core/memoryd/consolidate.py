@@ -173,6 +173,21 @@ def state(app: Memoryd) -> dict[str, Any]:
     return out
 
 
+def brief(app: Memoryd) -> dict[str, Any]:
+    """For `memoryd stats` and the tray's status: one row read, and the next nightly time."""
+    with read_session(app.store.engine) as s:
+        st = sql.peek(s) or {}
+    job = schedule.find(schedule.jobs(app.config.raw), "consolidate")
+    nxt = schedule.next_run(job, clock.now())
+    return {
+        "last_run": st.get("last_run"),
+        "last_success": st.get("last_success"),
+        "last_error": st.get("last_error"),
+        "interrupted_in": st.get("current_phase") if st.get("run_id") else None,
+        "next_scheduled": clock.iso(nxt) if nxt else None,
+    }
+
+
 def _overdue(st: dict[str, Any], hours: int, now: datetime) -> bool:
     """The fallback's test: no success for `hours` (since memoryd first looked, on a new
     install), and no attempt within RETRY_GAP."""
@@ -299,11 +314,14 @@ def _not_due(app: Memoryd, st: dict[str, Any], trigger: str, now: datetime) -> s
     return None
 
 
-def _phase(app: Memoryd, run_id: str, name: str, say: Progress) -> PhaseRun:
+def _phase(app: Memoryd, run_id: str, name: str, say: Progress, *, track: bool = True) -> PhaseRun:
+    """One phase, its start and end recorded; `track`: it is the state's current phase
+    (not for a `--phase` run beside an interrupted one)."""
     start = clock.now_iso()
     with write_session(app.store.engine) as s:
         sql.start_phase(s, run_id, name, start)
-        sql.update(s, current_phase=name)
+        if track:
+            sql.update(s, current_phase=name)
     faults.point(f"{name}:start")
     t0 = time.perf_counter()
     ctx = Context(app, run_id, name)
@@ -350,7 +368,16 @@ def _log_trace(layout: Layout, phase: str) -> None:
 
 
 def _finish(app: Memoryd, run_id: str, report: Report) -> None:
+    """The run's one audit event, then the state: killed in between, the resumed run finds
+    every phase done and only finishes, without logging the event twice."""
     errors = [f"{p.name}: {p.error}" for p in report.phases if p.error]
+    app.store.audit.append(
+        "consolidate",
+        actor=ACTOR,
+        target_id=run_id,
+        details={"trigger": report.trigger, "ok": not errors, "retries": report.retries, **report.summary()},
+        dedupe=f"consolidate:{run_id}",
+    )
     now = clock.now_iso()
     with write_session(app.store.engine) as s:
         sql.update(
@@ -363,20 +390,13 @@ def _finish(app: Memoryd, run_id: str, report: Report) -> None:
             **({} if errors else {"last_success": now}),
         )
         sql.forget_run(s, run_id)
-    app.store.audit.append(
-        "consolidate",
-        actor=ACTOR,
-        target_id=run_id,
-        details={"trigger": report.trigger, "ok": not errors, "retries": report.retries, **report.summary()},
-        dedupe=f"consolidate:{run_id}",
-    )
 
 
 def _single(app: Memoryd, name: str, trigger: str, say: Progress) -> Report:
     now = clock.iso(clock.now())
     run_id = f"{now}-{secrets.token_hex(3)}-{name}"
     report = Report(run_id, trigger, now)
-    ran = _phase(app, run_id, name, say)
+    ran = _phase(app, run_id, name, say, track=False)
     report.phases.append(ran)
     report.ok = ran.error is None
     with write_session(app.store.engine) as s:

@@ -18,8 +18,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     r.set_defaults(handler=run_reindex)
     d = sub.add_parser(
         "doctor",
+        aliases=["validate"],  # seed 003's name for the same check
         parents=[common],
-        help="check files, index and audit chain",
+        help="check files, index and audit chain (also: validate)",
         description="Report files without rows, rows without files, damaged files and "
         "audit chain health; exit 1 on problems. Example: memoryd doctor",
     )
@@ -105,6 +106,13 @@ def run_stats(args: argparse.Namespace) -> int:
     )
     for k, v in sorted(st["last_runs"].items()):
         output.line(f"last {k}: {v}")
+    c = st["consolidation"]
+    line = f"last consolidation: {c['last_success'] or 'never'}; next: {c['next_scheduled'] or 'none'}"
+    if c["interrupted_in"]:
+        line += f"; interrupted in {c['interrupted_in']}, resumes at the next run"
+    elif c["last_error"]:
+        line += f"; last attempt failed: {c['last_error']}"
+    output.line(line)
     from memoryd.governance import spend
 
     for text in spend.describe(app.spend()):
