@@ -93,11 +93,15 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "digest",
         parents=[common],
         help="the weekly review: promotions, duplicates, TTL reminders, trends, spend",
-        description="Example: memoryd digest --since 2026-05-01 ; memoryd digest --notify",
+        description="Example: memoryd digest --since 2026-05-01 ; memoryd digest --notify ; "
+        "memoryd digest --tui (review it in the terminal: j/k move, a approve, r reject, ? keys)",
     )
     g.add_argument("--since", help="start of the window (date or ISO time; default 7 days ago)")
     g.add_argument("--notify", action="store_true", help="also send a desktop notification and an email")
     g.add_argument("--scope", help="only this project's scope (a directory)")
+    g.add_argument(
+        "--tui", action="store_true", help="review it interactively in the terminal (no desktop needed)"
+    )
     g.set_defaults(handler=run_digest)
 
 
@@ -216,6 +220,19 @@ def run_merge(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_tui(args: argparse.Namespace) -> None:
+    import sys
+
+    from memoryd.errors import UsageError
+
+    if args.json or args.notify:
+        raise UsageError("--tui is interactive: it cannot be combined with --json or --notify")
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UsageError(
+            "--tui needs a terminal on stdin and stdout; without one use `memoryd digest` or --json"
+        )
+
+
 def run_decay(args: argparse.Namespace) -> int:
     rep = _app().decay_sweep(dry_run=args.dry_run)
     if args.json:
@@ -237,10 +254,16 @@ def run_decay(args: argparse.Namespace) -> int:
 def run_digest(args: argparse.Namespace) -> int:
     from memoryd.governance import digest
 
+    if args.tui:
+        _check_tui(args)
     app = _app()
     app.catch_up()
     scopes = [app.scope(args.scope).hash] if args.scope else None
     d = app.digest(since=args.since, scopes=scopes)
+    if args.tui:
+        from memoryd import tui  # textual is imported only here
+
+        return tui.run(app, since=args.since, scopes=scopes, digest=d)
     if args.json:
         output.emit_json(d.model_dump(mode="json"))
     else:

@@ -1,0 +1,138 @@
+"""What each review key asks core, and the plain rules the screens share: which fields an
+edit changed, how a triggers line splits, how an error reads in one line.
+
+Each action is a pair, like the tray's (memoryd_desktop.digest_actions): the facade call to
+run off the UI thread, and the sentence the status line shows once it worked. No textual
+here, so the rules are tested without a terminal.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from memoryd.app import Memoryd
+from memoryd.errors import MemorydError
+
+ACTOR = "tui"
+# The long-term types a promotion may become, in the order the edit form lists them.
+PROMOTE_TYPES = ("decision", "preference", "fact", "playbook", "warning")
+_LIST_SPLIT = re.compile(r"[,，、;；]")  # English and Chinese list separators
+
+Action = tuple[Callable[[], Any], Callable[[Any], str]]  # (call, message from its result)
+
+
+def describe(exc: BaseException) -> str:
+    """One line: our own errors already speak to the user; anything else names its type."""
+    text = str(exc) if isinstance(exc, MemorydError) else f"{type(exc).__name__}: {exc}"
+    return " ".join(text.split()) or type(exc).__name__
+
+
+def parse_triggers(text: str) -> list[str]:
+    """A comma separated line (English or Chinese commas, 、 and semicolons) to a clean,
+    ordered list: blanks and duplicates dropped."""
+    return list(dict.fromkeys(t.strip() for t in _LIST_SPLIT.split(text) if t.strip()))
+
+
+def join_triggers(triggers: Sequence[str]) -> str:
+    return ", ".join(triggers)
+
+
+def enum_text(enum_or_str: Any) -> str:
+    return str(getattr(enum_or_str, "value", enum_or_str))
+
+
+@dataclass(frozen=True)
+class Edits:
+    """What the edit form holds for one promotion."""
+
+    memory_type: str
+    title: str
+    triggers: list[str]
+    body: str
+
+
+def changed_fields(proposal: Any, edits: Edits) -> dict[str, Any]:
+    """Only what the user changed, as `Memoryd.promote` keywords. Unchanged fields are left
+    to core: a sealed proposal (a sensitive scope without a grant) shows a placeholder title
+    and no body, and sending those back would overwrite the real ones."""
+    out: dict[str, Any] = {}
+    if edits.memory_type != proposal.proposed_type:
+        out["memory_type"] = edits.memory_type
+    if edits.title.strip() != proposal.title.strip():
+        out["title"] = edits.title.strip()
+    if edits.triggers != list(proposal.triggers):
+        out["triggers"] = edits.triggers
+    if edits.body.strip() != proposal.body.strip():
+        out["body"] = edits.body
+    return out
+
+
+@dataclass(frozen=True)
+class Group:
+    """One duplicate group and which of its memories a merge keeps (default: the oldest,
+    the digest's keep hint)."""
+
+    fingerprint: str
+    memories: tuple[Any, ...]  # memoryd.governance.digest.MemoryRef
+
+    @property
+    def same_scope(self) -> bool:
+        return len({m.scope_hash for m in self.memories}) == 1
+
+
+def groups(duplicates: Sequence[Any]) -> list[Group]:
+    return [Group(g.fingerprint, tuple(g.memories)) for g in duplicates]
+
+
+# -- the actions --------------------------------------------------------------------------
+def approve(facade: Memoryd, p: Any, edits: dict[str, Any] | None = None) -> Action:
+    """Write a proposal as long-term memory, with the fields the edit form changed."""
+    return (
+        lambda: facade.promote(p.id, **(edits or {}), actor=ACTOR),
+        lambda res: f"Approved “{res[0].meta.title}” as {enum_text(res[0].meta.type)}.",
+    )
+
+
+def reject(facade: Memoryd, p: Any) -> Action:
+    return (lambda: facade.reject(p.id, actor=ACTOR), lambda _: f"Rejected “{p.title}”.")
+
+
+def merge(facade: Memoryd, group: Group, keep: int) -> Action:
+    """Fold every other memory of the group into the one at index `keep`."""
+    kept = group.memories[keep]
+    dropped = [m for i, m in enumerate(group.memories) if i != keep]
+    return (
+        lambda: facade.merge(kept.slug, [m.slug for m in dropped], actor=ACTOR),
+        lambda res: f"Merged {len(res[0].dropped)} into “{kept.title}”.",
+    )
+
+
+def keep(facade: Memoryd, t: Any) -> Action:
+    """Keep a fading memory: reading it is a recall, which resets its decay clock (the
+    tray's Keep makes the same call)."""
+    return (
+        lambda: facade.get(t.slug, count_recall=True, actor=ACTOR),
+        lambda _: f"Kept “{t.title}”.",
+    )
+
+
+def confirm(facade: Memoryd, s: Any) -> Action:
+    return (
+        lambda: facade.confirm_supersede(s.id, decided_by="digest", actor=ACTOR),
+        lambda _: f"Confirmed: “{s.new_title}” replaces “{s.old_title}”.",
+    )
+
+
+def dismiss(facade: Memoryd, s: Any) -> Action:
+    return (
+        lambda: facade.dismiss_supersede(s.id, actor=ACTOR),
+        lambda _: f"Dismissed: “{s.old_title}” stays current.",
+    )
+
+
+def read_bodies(facade: Memoryd, group: Group) -> list[Any]:
+    """The group's memories for the side-by-side view; reading is no recall."""
+    return [facade.get(m.slug, count_recall=False, actor=ACTOR) for m in group.memories]
