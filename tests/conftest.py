@@ -20,6 +20,9 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("HOME", str(tmp_path / "userhome"))
     monkeypatch.delenv("MEMORYD_NOW", raising=False)
     monkeypatch.delenv("MEMORYD_NO_WORKER", raising=False)
+    # Tests pin the clock years ahead; an overdue consolidation must not start in the
+    # background of a test about something else (the fallback's own tests unset this).
+    monkeypatch.setenv("MEMORYD_NO_FALLBACK", "1")
     # No test may reach a real LLM or mail server with the developer's own credentials.
     for var in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "MEMORYD_SMTP_PASSWORD"):
         monkeypatch.delenv(var, raising=False)

@@ -805,6 +805,10 @@ class Memoryd(Upkeep):
 
             marking.compact(self.store)  # the withdrawn rows' bytes leave the free pages too
             snapshot.refresh_all(self.store)  # every project's "About the user" changed
+            if self.config.exports:  # and every exported USER.md
+                from memoryd import markdown_export
+
+                markdown_export.refresh(self.store, self.config)
         return report
 
     @_settles

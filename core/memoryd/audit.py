@@ -8,6 +8,7 @@ serialised across processes by a file lock.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -87,17 +88,23 @@ class AuditLog:
         target_id: str | None = None,
         details: dict[str, Any] | None = None,
         dedupe: str | None = None,
+        window: int = 1,
     ) -> Event:
         """Append one event. With `dedupe`, a retry after a crash that already wrote this
-        event (it is the last line) returns that event instead of writing it twice."""
+        event returns that event instead of writing it twice: it is the last line, or one
+        of the last `window` lines when one step writes several events (a decay batch
+        writes one per scope)."""
         ensure_dir(self.path.parent)
         info = dict(details or {})
         if dedupe:
             info["dedupe"] = dedupe
         with self.lock:
             last = self._last_event()
-            if dedupe and last is not None and last.details_obj.get("dedupe") == dedupe:
-                return last
+            if dedupe and last is not None:
+                recent = [last] if window <= 1 else self._recent(window)
+                hit = next((e for e in reversed(recent) if e.details_obj.get("dedupe") == dedupe), None)
+                if hit is not None:
+                    return hit
             record: dict[str, Any] = {
                 "seq": (last.seq + 1) if last else 1,
                 "ts": now_iso(),
@@ -118,6 +125,22 @@ class AuditLog:
                 os.close(fd)
             self.head.set_head(record["seq"], record["this_hash"], event_type, record["ts"])
             return Event(**record)
+
+    def _recent(self, count: int) -> list[Event]:
+        """The last `count` events (fewer if the tail holds fewer), oldest first; called
+        after `_last_event`, which has already dropped a torn final line."""
+        with open(self.path, "rb") as fh:
+            size = fh.seek(0, os.SEEK_END)
+            start = max(0, size - _TAIL_BYTES)
+            fh.seek(start)
+            lines = fh.read().rstrip(b"\n").split(b"\n")
+        if start > 0:
+            lines = lines[1:]  # the first may be cut in the middle
+        out = []
+        for raw in lines[-count:]:
+            with contextlib.suppress(AuditError):
+                out.append(_parse(raw))
+        return out
 
     def _last_event(self) -> Event | None:
         """Read the tail. A final fragment without newline is an append that a crash cut

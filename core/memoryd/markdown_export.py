@@ -98,8 +98,8 @@ def memory_md(store: Store, scope: Scope) -> str:
             continue
         out.append(f"\n## {heading}\n")
         for r in picked:
-            try:
-                doc, _ = store.read(r["slug"])
+            try:  # by the path the listing has: no index lookup per memory
+                doc = store.files.read(store.files.absolute(r["body_path"]))
             except (NotFound, CorruptFile, KeyUnavailable):
                 continue  # gone since the listing, or damaged: doctor reports it
             out.append(f"\n### {doc.meta.title}\n\n")

@@ -50,6 +50,9 @@ TIMED = ("consolidate", "digest", "monthly-report")
 RETIRED = ("decay-sweep", "identity")
 ALIASES = {"decay-sweep": "consolidate"}
 UNIT_IDS = (*TIMED, *RETIRED)
+# What the consolidate job runs, in order (memoryd.consolidate; here so the CLI's parser can
+# name them without importing the database layer).
+CONSOLIDATION_PHASES = ("capture", "analyze", "dedupe", "decay", "identity", "snapshots", "exports")
 # The command a timer runs for each job (after `memoryd`): the same code path as the tray.
 COMMANDS = {job: ("run-job", job) for job in TIMED}
 TIME_KEYS = ("last_slot", "last_run", "last_success")

@@ -183,6 +183,7 @@ def _audit(store: Store, done: list[Transition], report: SweepReport, actor: str
             scope_hash=scope_hash,
             details={"count": len(moves), "moves": moves},
             dedupe=f"decay:{key}",
+            window=len(by_scope),  # the batch's other scopes' events may follow this one
         )
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from memoryd.cli import output
-from memoryd.consolidate import PHASES
+from memoryd.schedule import CONSOLIDATION_PHASES as PHASES
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
