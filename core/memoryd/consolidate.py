@@ -557,7 +557,10 @@ def _snapshots(ctx: Context) -> dict[str, Any]:
     from memoryd.errors import KeyUnavailable
 
     store = ctx.app.store
-    todo = sorted(set(store.changed_scopes) | set(snapshot.stale_scopes(store.layout)))
+    # Every write leaves its scope's stale marker (Store.changed), in this process or in a
+    # killed one, and a render clears it: so the markers alone say what to render, and a
+    # scope the identity phase just re-rendered is not rendered twice.
+    todo = snapshot.stale_scopes(store.layout)
     rendered, locked = 0, 0
     for scope_hash in todo:
         try:

@@ -351,7 +351,9 @@ def test_an_uninterrupted_run_has_work_in_every_phase(world: World, reference: d
     assert all(p["error"] is None for p in rep["phases"]), rep["phases"]
     s = rep["summary"]
     assert (s["captured"], s["analysed"], s["queued"], s["deduplicated"]) == (4, 4, 2, 2), s
-    assert (s["decayed"], s["identity_version"], s["rendered"], s["exported"]) == (4, 1, 2, 2), s
+    # The identity rewrite re-renders every scope's snapshot (the profile is in each), so
+    # the snapshots phase finds no stale scope left on such a night.
+    assert (s["decayed"], s["identity_version"], s["rendered"], s["exported"]) == (4, 1, 0, 2), s
     (decay,) = [p for p in rep["phases"] if p["name"] == "decay"]
     assert decay["result"]["counts"] == {"dim": 2, "forgotten": 2}
     assert st["spool"] == []
@@ -594,6 +596,19 @@ def test_phase_runs_one_phase_and_leaves_an_interrupted_run_alone(world: World, 
     bad = _memoryd("consolidate", "--phase", "x", env=store.env)
     assert bad.returncode == 2 and bad.stdout == "" and bad.stderr.count("\n") == 1, bad.stderr
     assert "--phase" in bad.stderr and "invalid choice" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_the_snapshots_phase_renders_the_scopes_written_to(store: Copy):
+    """Without an identity rewrite that renders everything, the phase renders exactly the
+    scopes whose stale marker the night's writes left, and clears the markers."""
+    assert _memoryd("consolidate", "--phase", "capture", env=store.env).returncode == 0
+    stale = sorted(p.parent.name for p in (store.home / "scopes").glob("*/.snapshot-stale"))
+    assert len(stale) == 2, stale  # the two projects the spooled sessions belong to
+    out = _memoryd("consolidate", "--phase", "snapshots", "--json", env=store.env)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["phases"][0]["result"]["rendered"] == 2
+    assert not list((store.home / "scopes").glob("*/.snapshot-stale*"))
+    assert all((store.home / "scopes" / h / "snapshot.md").exists() for h in stale)
 
 
 def test_nothing_to_do_after_a_success_until_the_next_nightly_slot(small: Copy):

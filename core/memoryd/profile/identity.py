@@ -72,9 +72,11 @@ def _sources(store: Store, since: datetime) -> tuple[list[dict[str, Any]], list[
     return lt, sessions
 
 
-def _read(store: Store, slug: str) -> tuple[str, str, list[str]]:
+def _read(store: Store, row: dict[str, Any]) -> tuple[str, str, list[str]]:
+    """Title, gist and tags, read by the path the listing already holds (no index lookup
+    per memory: a weekly rewrite reads a couple of thousand)."""
     try:
-        doc, _ = store.read(slug)
+        doc = store.files.read(store.files.absolute(row["body_path"]))
     except (CorruptFile, KeyUnavailable, NotFound):
         return "", "", []
     from memoryd.snapshot import _gist
@@ -92,14 +94,14 @@ def by_rules(store: Store, now: datetime) -> tuple[str, int, set[str]]:
     for r in ranked:
         kind = r["type"]
         if kind in lines and len(lines[kind]) < MAX_LINES[kind]:
-            title, gist, _ = _read(store, r["slug"])
+            title, gist, _ = _read(store, r)
             if title:
                 lines[kind].append(
                     f"- {title}" + (f": {gist}" if gist and gist.rstrip(".") != title.rstrip(".") else "")
                 )
     tools: Counter[str] = Counter()
     for r in sessions:
-        _, _, tags = _read(store, r["slug"])
+        _, _, tags = _read(store, r)
         tools.update(t for t in tags if t not in _SOURCE_TAGS)
     projects = len({r["scope_hash"] for r in sessions})
 
@@ -163,7 +165,7 @@ def _by_llm(
         return "no new or recall-hot long-term memories this week"
     items = []
     for r in fresh:
-        title, gist, _ = _read(store, r["slug"])
+        title, gist, _ = _read(store, r)
         if title:
             items.append(f"- [{r['type']}] {title}" + (f": {gist}" if gist else ""))
     budget = max(config.llm.max_input_tokens, 300)
