@@ -180,6 +180,11 @@ class Upkeep:
         written atomically, comments kept; this facade then uses the new values."""
         from memoryd import config_edit
 
+        changes = dict(changes)
+        for legacy, job_id in schedule.LEGACY_KEYS.items():
+            key = next(k for k, v in schedule.KEYS.items() if v == job_id)
+            if f"schedule.{key}" in changes:  # else the old name would still set the time
+                changes.setdefault(f"schedule.{legacy}", None)
         path = self.config.path or paths.config_file()
         self.config = config_edit.apply(Path(path), changes)
         self._config_seen = self._config_stamp()  # our own write is no news

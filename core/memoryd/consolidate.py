@@ -21,6 +21,7 @@ CLI or tray start sets a run off in the background (seed 003's fallback trigger)
 from __future__ import annotations
 
 import contextlib
+import os
 import secrets
 import time
 from collections.abc import Callable, Iterator
@@ -227,6 +228,8 @@ def fallback(app: Memoryd, spawn: Callable[[], None]) -> bool:
     """At a CLI or tray start: when overdue and no run holds the lock, set one off in the
     background (`spawn`); the child takes the lock and checks again, so two starts at the
     same moment still make one run. True when one was set off."""
+    if os.environ.get("MEMORYD_NO_FALLBACK"):
+        return False
     try:
         if not overdue(app) or running(app.layout):
             return False

@@ -4,14 +4,15 @@ The tray and the status window only render a TrayState and report clicks; this o
 the refresh timer, the calls into the facade (through `Ops`, never on the GUI thread) and
 the one `show_error` path. If no tray host exists at start, the window keeps the app
 reachable, and each tick looks again so a late tray host (an extension enabled after
-login) still gets its icon.
+login) still gets its icon. At start it also asks core once whether the nightly
+consolidation is overdue (no success for 48 hours), which then runs in the background.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -22,6 +23,7 @@ from PySide6.QtWidgets import QSystemTrayIcon
 from memoryd.app import Memoryd
 from memoryd_desktop import tray_state
 from memoryd_desktop.grant_server import GrantServer
+from memoryd_desktop.long_task import LongTask
 from memoryd_desktop.notifier import Notifier
 from memoryd_desktop.ops import Ops
 from memoryd_desktop.scheduler import JobScheduler
@@ -43,6 +45,26 @@ class DrainReport(Protocol):
     captured: list[str]
     rejected: list[str]
     busy: bool
+
+
+class PhaseRun(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def error(self) -> str | None: ...
+
+
+class ConsolidationReport(Protocol):
+    """What `Memoryd.consolidate()` answers, as far as the tray reads it."""
+
+    @property
+    def skipped(self) -> str | None: ...
+
+    @property
+    def phases(self) -> Sequence[PhaseRun]: ...
+
+    def summary_line(self) -> str: ...
 
 
 class Controller(QObject):
@@ -82,6 +104,8 @@ class Controller(QObject):
         self._background = background
         self._tray_available = tray_available
         self._refreshing = False
+        self._fallback_checked = False
+        self.consolidation: LongTask | None = None  # the "Consolidate now" under way
         self.timer = QTimer(self)
         self.timer.setInterval(refresh_ms)
         self.timer.timeout.connect(self.tick)
@@ -96,12 +120,35 @@ class Controller(QObject):
         self.refresh()
         self.timer.start()
         if self._background:
+            self.check_overdue_consolidation()
             self.grants.start()
             self.jobs.start()
+
+    def check_overdue_consolidation(self) -> None:
+        """Once per app start, off the GUI thread: core sets a consolidation off in the
+        background (a process of its own) when none succeeded for 48 hours."""
+        if self._fallback_checked:
+            return
+        self._fallback_checked = True
+        self.ops.run(self.facade.consolidation_fallback, self._fallback_done, self._fallback_failed)
+
+    def _fallback_done(self, started: bool) -> None:
+        if not started:
+            return
+        log.info("the nightly consolidation is overdue: it runs in the background now")
+        self.notify(
+            translate("Controller", "The nightly consolidation is overdue: it runs in the background now.")
+        )
+
+    def _fallback_failed(self, exc: BaseException) -> None:
+        # not the user's business at start: the next start or the nightly slot tries again
+        log.warning("could not check for an overdue consolidation: %s", describe(exc))
 
     def shutdown(self, wait_ms: int = 5_000) -> bool:
         """Stop the timers and give a running call `wait_ms` to end; False if it still runs."""
         self.timer.stop()
+        if self.consolidation is not None:  # it stops after its current phase
+            self.consolidation.cancel()
         self.jobs.stop()
         self.grants.stop()
         self.windows.close_all()
@@ -179,7 +226,14 @@ class Controller(QObject):
 
     def _loaded(self, state: TrayState) -> None:
         self._refreshing = False
-        self._set(replace(state, draining=self.state.draining, sweeping=self.state.sweeping))
+        self._set(
+            replace(
+                state,
+                draining=self.state.draining,
+                consolidating=self.state.consolidating,
+                consolidation_line=self.state.consolidation_line,
+            )
+        )
 
     def _load_failed(self, exc: BaseException) -> None:
         self._refreshing = False
@@ -192,8 +246,8 @@ class Controller(QObject):
             self.windows.open(action)
         elif action is Action.DRAIN:
             self.drain()
-        elif action is Action.DECAY:
-            self.sweep()
+        elif action is Action.CONSOLIDATE:
+            self.consolidate()
         elif action is Action.PAUSE:
             self.toggle_pause()
         elif action is Action.OPEN_FOLDER:
@@ -227,23 +281,56 @@ class Controller(QObject):
         title = translate("Controller", "memoryd weekly digest")
         self.notifier.post(title, body, on_click=lambda: self.windows.open(Action.DIGEST))
 
-    def sweep(self) -> None:
-        """The daily decay sweep, now (it also counts as today's scheduled run)."""
-        if self.state.sweeping:
-            return
-        self._set(replace(self.state, sweeping=True))
+    def consolidate(self) -> LongTask | None:
+        """The nightly consolidation, now (all seven phases, even if it ran tonight), as a
+        long task: each phase's line shows in the menu while it runs, the summary after."""
+        if self.consolidation is not None:
+            return None
         facade = self.facade
 
-        def done(run: Any) -> None:
-            self._set(replace(self.state, sweeping=False))
-            self.notify(run.summary if run is not None else translate("Controller", "Decay sweep done."))
-            self.refresh()
+        def work(_progress: object) -> ConsolidationReport:
+            return facade.consolidate(force=True, trigger="tray", progress=task.say)
 
-        def failed(exc: BaseException) -> None:
-            self._set(replace(self.state, sweeping=False))
-            self.show_error(exc)
+        task = LongTask(self.ops, work, parent=self)
+        self.consolidation = task
+        task.message.connect(self._consolidation_step)
+        task.finished.connect(self._consolidated)
+        task.failed.connect(self._consolidation_failed)
+        task.cancelled.connect(self._consolidation_cancelled)
+        self._set(replace(self.state, consolidating=True, consolidation_line=""))
+        task.start()
+        return task
 
-        self.ops.run(lambda: facade.run_job("decay-sweep", runner="tray", force=True), done, failed)
+    def _consolidation_step(self, line: str) -> None:
+        log.info("consolidation: %s", line)
+        self._set(replace(self.state, consolidation_line=line))
+
+    def _consolidation_ended(self) -> None:
+        self.consolidation = None
+        self._set(replace(self.state, consolidating=False, consolidation_line=""))
+        self.refresh()
+
+    def _consolidated(self, report: ConsolidationReport) -> None:
+        self._consolidation_ended()
+        summary = report.skipped or report.summary_line()
+        failed = [f"{p.name}: {p.error}" for p in report.phases if p.error]
+        if failed:
+            self.show_error(
+                translate(
+                    "Controller", "Consolidation finished with errors: {summary}; failed: {errors}"
+                ).format(summary=summary, errors="; ".join(failed))
+            )
+        else:
+            self.notify(translate("Controller", "Consolidation done: {summary}").format(summary=summary))
+
+    def _consolidation_failed(self, exc: BaseException) -> None:
+        self._consolidation_ended()
+        self.show_error(exc)
+
+    def _consolidation_cancelled(self) -> None:
+        """Only a quit cancels it (at its next phase): the next run resumes there."""
+        log.info("consolidation stopped between phases; the next run resumes it")
+        self._consolidation_ended()
 
     def toggle_pause(self) -> None:
         paused = not self.state.paused

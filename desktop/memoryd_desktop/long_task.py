@@ -1,12 +1,13 @@
-"""One long facade call (reindex, import, mark sensitive) off the GUI thread, with progress
-and a Cancel that core honours.
+"""One long facade call (reindex, import, mark sensitive, consolidate) off the GUI thread,
+with progress and a Cancel that core honours.
 
 Core's long operations take a `progress(done, total)` callback and stop cleanly when it
 raises `memoryd.errors.Cancelled`: reindex rolls its one transaction back, an import keeps
 what it wrote (importing again continues), marking stops between batches (running it again
 finishes). `LongTask` hands such a callback to the work: each call is forwarded to the GUI as
 the `progress` signal (throttled, so 100k files do not flood the event queue) and raises
-Cancelled once `cancel()` was asked for.
+Cancelled once `cancel()` was asked for. Work that reports in lines instead (the
+consolidation says one line per phase) is handed `say` and the lines arrive as `message`.
 
 Why the task runs on the `Ops` pool and not on a thread of its own: every other facade call
 of the app goes through `Ops`, a one-thread pool, so no refresh or write ever runs while a
@@ -53,6 +54,7 @@ class LongTask(QObject):
     """
 
     progress = Signal(int, int)  # done, total
+    message = Signal(str)  # a progress line, from work that reports through `say`
     finished = Signal(object)  # the work's result
     failed = Signal(object)  # the exception
     cancelled = Signal()
@@ -99,6 +101,13 @@ class LongTask(QObject):
         if self._last_emit == 0.0 or done >= total or now - self._last_emit >= self._min_interval:
             self._last_emit = now
             self.progress.emit(done, total)
+
+    def say(self, line: str) -> None:
+        """A line-reporting work's progress callback (thread-safe): every line is delivered,
+        as `message`; raises Cancelled after `cancel()`, like `report`."""
+        if self._cancel.is_set():
+            raise Cancelled("cancelled by the user")
+        self.message.emit(line)
 
     def _run(self) -> Any:  # on the pool's thread
         if self._cancel.is_set():  # cancelled while it waited in the queue

@@ -1,4 +1,6 @@
-"""The tray's clock: APScheduler's AsyncIOScheduler on the qasync loop fires the four jobs.
+"""The tray's clock: APScheduler's AsyncIOScheduler on the qasync loop fires the timed jobs
+(the nightly consolidation, the weekly digest, the monthly report; the identity rewrite
+has no timer: the consolidation runs it when its time has passed).
 
 Why these choices (ECOSYSTEM-FACTS 5.4): QtScheduler's timers cannot be cancelled under
 PySide6, so the asyncio scheduler runs on the qasync loop instead. Jobs are module-level

@@ -39,6 +39,7 @@ class Job:
     last_run: str | None = None
     last_success: str | None = None
     last_error: str | None = None
+    timed: bool = True  # False: no timer of its own, the nightly consolidation runs it when due
 
 
 @dataclass(frozen=True)

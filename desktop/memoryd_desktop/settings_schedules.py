@@ -1,6 +1,7 @@
 """The Settings dialog's Schedules tab: one cron line per job, with its next and last run,
-and a note when installed timers (not the tray) run the jobs. Also the two label styles
-every tab uses (a muted note, a hidden error line).
+and a note when installed timers (not the tray) run the jobs. A job without a timer of its
+own (the identity rewrite) says that the nightly consolidation runs it once its time has
+passed. Also the two label styles every tab uses (a muted note, a hidden error line).
 
 Its rows are rebuilt on each load, since the jobs come from `facade.schedules()`; the
 dialog reads the edited lines back through `plan()` and marks a refused one itself.
@@ -51,7 +52,7 @@ def local_time(iso: str | None) -> str:
 
 def job_label(job_id: str) -> str:
     labels = {
-        "decay-sweep": translate("SettingsDialog", "Decay sweep"),
+        "consolidate": translate("SettingsDialog", "Nightly consolidation"),
         "digest": translate("SettingsDialog", "Weekly digest"),
         "identity": translate("SettingsDialog", "Identity rewrite"),
         "monthly-report": translate("SettingsDialog", "Monthly report"),
@@ -126,7 +127,12 @@ class ScheduleTab(QWidget):
 
     @staticmethod
     def job_info(job: Job) -> str:
-        text = translate("SettingsDialog", "Next run: {when}").format(when=local_time(job.next_run))
+        if job.timed:
+            text = translate("SettingsDialog", "Next run: {when}").format(when=local_time(job.next_run))
+        else:
+            text = translate(
+                "SettingsDialog", "Runs with the nightly consolidation when due (next due: {when})"
+            ).format(when=local_time(job.next_run))
         if job.last_error:
             text += "\n" + translate("SettingsDialog", "Last run failed: {error}").format(
                 error=job.last_error.splitlines()[0] if job.last_error.strip() else job.last_error

@@ -59,7 +59,7 @@ class StatusWindow(QWidget):
             windows.addWidget(self._button(action))
         windows.addStretch(1)
         row = QHBoxLayout()
-        for action in (Action.DECAY, Action.PAUSE, Action.DRAIN, Action.OPEN_FOLDER):
+        for action in (Action.CONSOLIDATE, Action.PAUSE, Action.DRAIN, Action.OPEN_FOLDER):
             row.addWidget(self._button(action))
         row.addStretch(1)
         row.addWidget(self._button(Action.QUIT))

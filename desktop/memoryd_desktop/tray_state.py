@@ -28,7 +28,7 @@ class Action(StrEnum):
     SEARCH = "search"
     SCOPES = "scopes"
     IDENTITY = "identity"
-    DECAY = "decay"
+    CONSOLIDATE = "consolidate"
     PAUSE = "pause"
     DRAIN = "drain"
     SETTINGS = "settings"
@@ -68,7 +68,8 @@ class TrayState:
     promotions_pending: int = 0
     paused: bool = False
     draining: bool = False
-    sweeping: bool = False
+    consolidating: bool = False
+    consolidation_line: str = ""  # the last progress line of the consolidation under way
     error: str | None = None
 
     @property
@@ -101,6 +102,9 @@ class TrayState:
             out.append(info(waiting.format(count=self.spool_pending)))
             if self.paused:
                 out.append(info(translate("TrayState", "Capture is paused")))
+        if self.consolidating and self.consolidation_line:
+            step = translate("TrayState", "Consolidation: {step}")
+            out.append(info(step.format(step=self.consolidation_line)))
         if self.error:
             failed = translate("TrayState", "Could not read memoryd: {error}")
             out.append(info(failed.format(error=self.error)))
@@ -112,10 +116,10 @@ class TrayState:
             text, enabled = translate("TrayState", "Processing captures…"), False
         else:
             text, enabled = translate("TrayState", "Process captures now"), self.spool_pending > 0
-        if self.sweeping:
-            sweep, sweep_on = translate("TrayState", "Running decay sweep…"), False
+        if self.consolidating:
+            consolidate, consolidate_on = translate("TrayState", "Consolidating…"), False
         else:
-            sweep, sweep_on = translate("TrayState", "Run decay sweep now"), True
+            consolidate, consolidate_on = translate("TrayState", "Consolidate now"), True
         pause = (
             translate("TrayState", "Resume capture")
             if self.paused
@@ -127,7 +131,7 @@ class TrayState:
             Item(Kind.ACTION, translate("TrayState", "Sensitive scopes..."), Action.SCOPES),
             Item(Kind.ACTION, translate("TrayState", "Identity..."), Action.IDENTITY),
             SEPARATOR,
-            Item(Kind.ACTION, sweep, Action.DECAY, enabled=sweep_on),
+            Item(Kind.ACTION, consolidate, Action.CONSOLIDATE, enabled=consolidate_on),
             Item(Kind.ACTION, pause, Action.PAUSE),
             Item(Kind.ACTION, text, Action.DRAIN, enabled=enabled),
             SEPARATOR,

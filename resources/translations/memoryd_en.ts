@@ -248,8 +248,16 @@
             <translation>memoryd weekly digest</translation>
         </message>
         <message>
-            <source>Decay sweep done.</source>
-            <translation>Decay sweep done.</translation>
+            <source>Consolidation done: {summary}</source>
+            <translation>Consolidation done: {summary}</translation>
+        </message>
+        <message>
+            <source>Consolidation finished with errors: {summary}; failed: {errors}</source>
+            <translation>Consolidation finished with errors: {summary}; failed: {errors}</translation>
+        </message>
+        <message>
+            <source>The nightly consolidation is overdue: it runs in the background now.</source>
+            <translation>The nightly consolidation is overdue: it runs in the background now.</translation>
         </message>
         <message>
             <source>Capture paused: agent sessions are not kept until you resume.</source>
@@ -1227,8 +1235,8 @@
             <translation>Ollama (local)</translation>
         </message>
         <message>
-            <source>Decay sweep</source>
-            <translation>Decay sweep</translation>
+            <source>Nightly consolidation</source>
+            <translation>Nightly consolidation</translation>
         </message>
         <message>
             <source>Weekly digest</source>
@@ -1411,6 +1419,10 @@
             <translation>Next run: {when}</translation>
         </message>
         <message>
+            <source>Runs with the nightly consolidation when due (next due: {when})</source>
+            <translation>Runs with the nightly consolidation when due (next due: {when})</translation>
+        </message>
+        <message>
             <source>Last run failed: {error}</source>
             <translation>Last run failed: {error}</translation>
         </message>
@@ -1505,6 +1517,10 @@
             <translation>Could not read memoryd: {error}</translation>
         </message>
         <message>
+            <source>Consolidation: {step}</source>
+            <translation>Consolidation: {step}</translation>
+        </message>
+        <message>
             <source>Processing captures…</source>
             <translation>Processing captures…</translation>
         </message>
@@ -1513,12 +1529,12 @@
             <translation>Process captures now</translation>
         </message>
         <message>
-            <source>Running decay sweep…</source>
-            <translation>Running decay sweep…</translation>
+            <source>Consolidating…</source>
+            <translation>Consolidating…</translation>
         </message>
         <message>
-            <source>Run decay sweep now</source>
-            <translation>Run decay sweep now</translation>
+            <source>Consolidate now</source>
+            <translation>Consolidate now</translation>
         </message>
         <message>
             <source>Resume capture</source>

@@ -250,8 +250,16 @@
         <translation>memoryd 每周摘要</translation>
     </message>
     <message>
-        <source>Decay sweep done.</source>
-        <translation>衰减清理已完成。</translation>
+        <source>Consolidation done: {summary}</source>
+        <translation>整理完成：{summary}</translation>
+    </message>
+    <message>
+        <source>Consolidation finished with errors: {summary}; failed: {errors}</source>
+        <translation>整理已结束，但有错误：{summary}；失败：{errors}</translation>
+    </message>
+    <message>
+        <source>The nightly consolidation is overdue: it runs in the background now.</source>
+        <translation>夜间整理已逾期：现在正在后台运行。</translation>
     </message>
     <message>
         <source>Capture paused: agent sessions are not kept until you resume.</source>
@@ -1229,8 +1237,8 @@
         <translation>Ollama（本地）</translation>
     </message>
     <message>
-        <source>Decay sweep</source>
-        <translation>衰减清理</translation>
+        <source>Nightly consolidation</source>
+        <translation>夜间整理</translation>
     </message>
     <message>
         <source>Weekly digest</source>
@@ -1413,6 +1421,10 @@
         <translation>下次运行：{when}</translation>
     </message>
     <message>
+        <source>Runs with the nightly consolidation when due (next due: {when})</source>
+        <translation>到期时随夜间整理一起运行（下次到期：{when}）</translation>
+    </message>
+    <message>
         <source>Last run failed: {error}</source>
         <translation>上次运行失败：{error}</translation>
     </message>
@@ -1507,6 +1519,10 @@
         <translation>无法读取 memoryd：{error}</translation>
     </message>
     <message>
+        <source>Consolidation: {step}</source>
+        <translation>整理：{step}</translation>
+    </message>
+    <message>
         <source>Processing captures…</source>
         <translation>正在处理捕获…</translation>
     </message>
@@ -1515,12 +1531,12 @@
         <translation>立即处理捕获</translation>
     </message>
     <message>
-        <source>Running decay sweep…</source>
-        <translation>正在执行衰减清理…</translation>
+        <source>Consolidating…</source>
+        <translation>正在整理…</translation>
     </message>
     <message>
-        <source>Run decay sweep now</source>
-        <translation>立即执行衰减清理</translation>
+        <source>Consolidate now</source>
+        <translation>立即整理</translation>
     </message>
     <message>
         <source>Resume capture</source>

@@ -152,7 +152,7 @@ def test_schedule_table_in_config(cli, tmp_path: Path, at):
     rows = {r["id"]: r for r in Memoryd().schedules()}
     assert rows["digest"]["cron"] == "30 18 * * fri"
     assert rows["digest"]["next_run"] == "2026-06-05T18:30:00Z"
-    assert rows["decay-sweep"]["cron"] == schedule.DEFAULTS["decay-sweep"]  # the others keep theirs
+    assert rows["consolidate"]["cron"] == schedule.DEFAULTS["consolidate"]  # the others keep theirs
 
     for text, words in (
         ('[schedule]\nweekly = "0 9 * * 1"\n', ("unknown key", "weekly", "digest")),
@@ -188,9 +188,9 @@ def test_times_are_local_time(at):
     at(THU)
     rows = {r["id"]: r for r in Memoryd().schedules()}
     assert rows["digest"]["next_run"] == "2026-06-08T07:00:00Z"  # Monday 09:00 in Berlin
-    assert rows["decay-sweep"]["next_run"] == "2026-06-05T01:00:00Z"  # 03:00 in Berlin
+    assert rows["consolidate"]["next_run"] == "2026-06-05T01:00:00Z"  # 03:00 in Berlin
     at("2026-06-08T07:30:00Z")
-    assert Memoryd().due_jobs() == ["decay-sweep", "digest", "identity"]
+    assert Memoryd().due_jobs() == ["consolidate", "digest"]  # identity: the consolidation runs it
 
 
 # -- the ledger ------------------------------------------------------------------------
@@ -205,7 +205,7 @@ def test_fresh_install_does_not_run_past_slots(at, isolated_home: Path):
     at("2026-06-09T23:59:59Z")
     assert Memoryd().due_jobs() == []
     at("2026-06-10T03:00:00Z")  # the first slot after the install
-    assert Memoryd().due_jobs() == ["decay-sweep"]
+    assert Memoryd().due_jobs() == ["consolidate"]
 
 
 def test_closed_over_monday_runs_the_missed_digest_once(at, isolated_home: Path):
@@ -213,7 +213,7 @@ def test_closed_over_monday_runs_the_missed_digest_once(at, isolated_home: Path)
     assert Memoryd().due_jobs() == []  # first look: the ledger starts here
     at(TUE)  # the app was closed over Monday 09:00
     app = Memoryd()
-    assert app.due_jobs() == ["decay-sweep", "digest", "identity"]
+    assert app.due_jobs() == ["consolidate", "digest"]  # and Sunday's identity slot: not a timer's
 
     run = app.run_job("digest", notification=False)
     assert run is not None and run.ok, run
@@ -230,18 +230,22 @@ def test_closed_over_monday_runs_the_missed_digest_once(at, isolated_home: Path)
     assert "digest" in Memoryd().due_jobs()
 
 
-def test_a_week_of_missed_sweeps_runs_once(at, isolated_home: Path):
+def test_a_week_of_missed_consolidations_runs_once(at, isolated_home: Path):
     at("2026-06-01T12:00:00Z")
     Memoryd().due_jobs()
     at(TUE)  # eight daily 03:00 slots passed (June 2 to June 9)
     app = Memoryd()
-    runs = [app.run_job("decay-sweep") for _ in range(8)]
+    runs = [app.run_job("consolidate") for _ in range(8)]
     ran = [r for r in runs if r is not None]
     assert len(ran) == 1, runs
-    assert ran[0].slot == "2026-06-09T03:00:00Z" and ran[0].summary == "decay sweep: nothing moved"
-    assert "decay-sweep" not in app.due_jobs()
+    assert ran[0].slot == "2026-06-09T03:00:00Z" and ran[0].ok
+    assert ran[0].summary == (
+        "consolidation: 0 captured, 0 analysed, 0 queued for promotion, 0 duplicate proposals "
+        "rejected, 0 decayed, identity v1, 0 snapshots rendered, 0 files exported, 0 LLM tokens"
+    )  # Sunday's identity slot had passed: the consolidation ran the rewrite
+    assert "consolidate" not in app.due_jobs()
     at("2026-06-10T03:00:00Z")
-    assert Memoryd().run_job("decay-sweep") is not None
+    assert Memoryd().run_job("consolidate") is not None
 
 
 _CLAIMER = """
@@ -252,7 +256,7 @@ ready, go = sys.argv[1], sys.argv[2]
 open(ready, "w").close()
 while not os.path.exists(go):
     time.sleep(0.001)
-run = app.run_job("decay-sweep", runner=os.path.basename(ready))
+run = app.run_job("consolidate", runner=os.path.basename(ready))
 print(json.dumps(run.as_dict() if run else None))
 """
 
@@ -286,7 +290,7 @@ def test_concurrent_processes_run_a_slot_once(at, isolated_home: Path, tmp_path:
     ran = [r for r in results if r is not None]
     assert len(ran) == 1, results
     assert ran[0]["slot"] == "2026-06-09T03:00:00Z"
-    assert _state(isolated_home)["jobs"]["decay-sweep"]["runner"] == ran[0]["runner"]
+    assert _state(isolated_home)["jobs"]["consolidate"]["runner"] == ran[0]["runner"]
 
 
 def test_concurrent_threads_run_a_slot_once(at, isolated_home: Path):
@@ -428,17 +432,23 @@ def test_schedules_show_next_and_last_runs(at, isolated_home: Path):
     at(THU)
     rows = Memoryd().schedules()
     assert [(r["id"], r["key"], r["cron"], r["next_run"]) for r in rows] == [
-        ("decay-sweep", "decay_sweep", "0 3 * * *", "2026-06-05T03:00:00Z"),
+        ("consolidate", "consolidate", "0 3 * * *", "2026-06-05T03:00:00Z"),
         ("digest", "digest", "0 9 * * 1", MON_DIGEST),
         ("identity", "identity", "0 2 * * 0", "2026-06-07T02:00:00Z"),
         ("monthly-report", "monthly_report", "0 4 1 * *", "2026-07-01T04:00:00Z"),
     ]
     assert all(r["last_run"] is None and r["due"] is False for r in rows)
+    assert {r["id"]: r["timed"] for r in rows} == {
+        "consolidate": True,
+        "digest": True,
+        "identity": False,  # no timer: the consolidation runs it once its slot has passed
+        "monthly-report": True,
+    }
 
     at(TUE)
     app = Memoryd()
     assert {r["id"]: r["due"] for r in app.schedules()} == {
-        "decay-sweep": True,
+        "consolidate": True,
         "digest": True,
         "identity": True,
         "monthly-report": False,
@@ -455,6 +465,7 @@ def test_schedules_show_next_and_last_runs(at, isolated_home: Path):
         "last_success": TUE,
         "last_error": None,
         "runner": "tray",
+        "timed": True,
     }
 
 
@@ -470,6 +481,106 @@ def test_set_schedule_writes_config_and_moves_the_next_run(at, tmp_path: Path):
     with pytest.raises(UsageError):
         app.set_schedule("backup", "0 18 * * 5")
     assert (tmp_path / "config.toml").read_bytes() == before
+
+
+# -- the nightly consolidation ---------------------------------------------------------
+
+
+def test_the_old_decay_sweep_key_sets_the_consolidation_time(at, tmp_path: Path):
+    """config.toml of an earlier version: `decay_sweep` is read as the consolidation's time
+    (there is no decay-sweep job any more); `consolidate`, once set, wins."""
+    config = tmp_path / "config.toml"
+    at(THU)
+    config.write_text(
+        '[schedule]\ndecay_sweep = "30 1 * * *"  # the key of earlier versions\n', encoding="utf-8"
+    )
+    app = Memoryd()
+    rows = {r["id"]: r for r in app.schedules()}
+    assert sorted(rows) == ["consolidate", "digest", "identity", "monthly-report"]
+    assert rows["consolidate"]["cron"] == "30 1 * * *" and rows["consolidate"]["key"] == "consolidate"
+    assert rows["consolidate"]["next_run"] == "2026-06-05T01:30:00Z"
+    assert schedule.find(schedule.jobs(app.config.raw), "consolidate").cron == "30 1 * * *"
+    fire = app.job_triggers()["consolidate"].get_next_fire_time(None, datetime(2026, 6, 4, 12, tzinfo=UTC))
+    assert fire == datetime(2026, 6, 5, 1, 30, tzinfo=UTC)  # the tray's timer fires at that time too
+
+    app.set_schedule("decay-sweep", "45 2 * * *")  # the old name still finds the job
+    assert tomllib.loads(config.read_text(encoding="utf-8"))["schedule"]["consolidate"] == "45 2 * * *"
+    assert {r["id"]: r for r in Memoryd().schedules()}["consolidate"]["cron"] == "45 2 * * *"
+
+    config.write_text('[schedule]\ndecay_sweep = "0 3 * * 8"\n', encoding="utf-8")
+    with pytest.raises(UsageError, match="bad weekday"):  # still checked like any time
+        Memoryd()
+
+
+def test_identity_has_a_time_but_no_timer(at, isolated_home: Path):
+    """The tray and the timers fire only the timed jobs; identity's slot is claimed by the
+    consolidation's identity phase once it has passed."""
+    at(THU)
+    app = Memoryd()
+    assert set(app.job_triggers()) == {"consolidate", "digest", "monthly-report"}
+    assert app.due_jobs() == []
+    at(TUE)  # Sunday 02:00 (identity), Monday 09:00 (digest), Tuesday 03:00 (consolidate) passed
+    app = Memoryd()
+    assert app.due_jobs() == ["consolidate", "digest"]
+    assert set(app.job_triggers()) == {"consolidate", "digest", "monthly-report"}
+    assert {r["id"]: r["due"] for r in app.schedules()}["identity"] is True  # its slot waits
+    run = app.run_job("consolidate")
+    assert run is not None and run.ok and "identity v1" in run.summary
+    entry = _state(isolated_home)["jobs"]["identity"]
+    assert entry["last_slot"] == "2026-06-07T02:00:00Z" and entry["runner"] == "consolidate"
+    assert {r["id"]: r["due"] for r in app.schedules()}["identity"] is False
+    assert app.due_jobs() == ["digest"]
+
+
+def test_run_job_consolidate_records_the_slot_and_the_consolidation_state(at, isolated_home: Path):
+    at(THU)
+    app = Memoryd()
+    app.due_jobs()
+    assert app.consolidation_state()["last_success"] is None
+    at(TUE)
+    run = Memoryd().run_job("consolidate", runner="timer")
+    assert run is not None and run.ok and (run.job, run.slot) == ("consolidate", "2026-06-09T03:00:00Z")
+    assert _state(isolated_home)["jobs"]["consolidate"] == {
+        "last_slot": "2026-06-09T03:00:00Z",
+        "last_run": TUE,
+        "last_success": TUE,
+        "runner": "timer",
+    }
+    state = Memoryd().consolidation_state()
+    assert state["last_success"] == TUE and state["last_run"] == TUE and state["last_error"] is None
+    assert state["run_id"] is None and not state["overdue"] and not state["running"]
+    assert state["recent_runs"][0]["finished"] == 7
+    [event] = Memoryd().audit_events(event_type="consolidate")
+    assert event.details_obj["trigger"] == "schedule" and event.details_obj["ok"] is True
+
+
+def test_run_job_decay_sweep_runs_the_consolidation(at, isolated_home: Path):
+    """What a timer an earlier version installed still runs: the consolidation, under its id."""
+    at(THU)
+    Memoryd().due_jobs()
+    at(TUE)
+    run = Memoryd().run_job("decay-sweep", runner="timer")
+    assert run is not None and run.ok and run.job == "consolidate"
+    assert run.summary.startswith("consolidation: 0 captured, ")
+    jobs = _state(isolated_home)["jobs"]
+    assert "decay-sweep" not in jobs and jobs["consolidate"]["last_slot"] == "2026-06-09T03:00:00Z"
+    assert Memoryd().consolidation_state()["last_success"] == TUE
+    assert Memoryd().run_job("consolidate") is None  # the same slot: taken
+
+
+def test_a_scheduled_consolidation_while_another_runs_leaves_it_alone(at, isolated_home: Path):
+    from filelock import FileLock
+
+    from memoryd import consolidate
+
+    at(THU)
+    Memoryd().due_jobs()
+    at(TUE)
+    with FileLock(consolidate.lock_path(paths.layout())):  # e.g. a `memoryd consolidate` under way
+        run = Memoryd().run_job("consolidate")
+    assert run is not None and run.ok
+    assert run.summary == "consolidation: already running (started by another runner)"
+    assert Memoryd().consolidation_state()["last_success"] is None
 
 
 # -- bugs found while writing these tests ----------------------------------------------

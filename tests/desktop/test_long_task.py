@@ -93,6 +93,38 @@ def test_cancel_raises_cancelled_in_the_work_at_its_next_report(qtbot: QtBot, op
     assert not task.running
 
 
+def test_lines_said_by_the_work_all_arrive_in_order_and_cancel_stops_at_the_next(
+    qtbot: QtBot, ops: Ops
+) -> None:
+    """Work that reports in lines (the consolidation: one per phase) gets every line through,
+    unthrottled; after cancel() its next line raises Cancelled, as a report would."""
+    task = LongTask(ops, lambda _progress: [task.say(f"phase {n}") for n in range(1, 8)], min_interval=60)
+    seen: list[str] = []
+    task.message.connect(seen.append)
+    with qtbot.waitSignal(task.finished, timeout=WAIT_MS):
+        task.start()
+    assert seen == [f"phase {n}" for n in range(1, 8)]
+
+    started, go_on = threading.Event(), threading.Event()
+
+    def work(_progress: Progress) -> str:
+        stopping.say("capture: done")
+        started.set()
+        assert go_on.wait(WAIT_MS / 1000)
+        stopping.say("analyze: done")  # raises: the run stops between phases
+        return "not reached"
+
+    stopping = LongTask(ops, work)
+    lines: list[str] = []
+    stopping.message.connect(lines.append)
+    with qtbot.assertNotEmitted(stopping.finished), qtbot.waitSignal(stopping.cancelled, timeout=WAIT_MS):
+        stopping.start()
+        assert started.wait(WAIT_MS / 1000)
+        stopping.cancel()
+        go_on.set()
+    assert lines == ["capture: done"]
+
+
 def test_a_task_cancelled_while_queued_never_runs(qtbot: QtBot, ops: Ops) -> None:
     gate = threading.Event()
     ran: list[str] = []

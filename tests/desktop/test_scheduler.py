@@ -2,8 +2,9 @@
 the click) a real dunst on a private session bus.
 
 APScheduler's own timers run on real time, so a test cannot wait for Monday 09:00; what
-is checked is that the four jobs are scheduled at the times core computes, that the job
-function APScheduler calls runs the job, and that the catch-up runs a missed slot once.
+is checked is that the three timed jobs are scheduled at the times core computes (the
+identity rewrite has no timer: the consolidation runs it), that the job function
+APScheduler calls runs the job, and that the catch-up runs a missed slot once.
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ def test_jobs_are_scheduled_at_the_times_core_computes(
         jobs.start()
     assert jobs.scheduler is not None and jobs.scheduler.running
     scheduled = {job.id: job for job in jobs.scheduler.get_jobs()}
-    assert set(scheduled) == {"decay-sweep", "digest", "identity", "monthly-report"}
+    assert set(scheduled) == {"consolidate", "digest", "monthly-report"}
     digest = scheduled["digest"]
     assert digest.func is scheduler_mod.fire and digest.args == ("digest",)
     assert (digest.next_run_time.weekday(), digest.next_run_time.hour, digest.next_run_time.minute) == (
@@ -92,11 +93,13 @@ def test_the_job_function_runs_the_job_through_core(
         jobs.start()
     monkeypatch.setenv("MEMORYD_NOW", "2026-11-16T03:00:01Z")
     with qtbot.waitSignal(jobs.ran, timeout=20_000) as ran:
-        loop.run_until_complete(scheduler_mod.fire("decay-sweep"))  # what APScheduler calls at 03:00
+        loop.run_until_complete(scheduler_mod.fire("consolidate"))  # what APScheduler calls at 03:00
     job_id, run = ran.args
-    assert job_id == "decay-sweep" and run.runner == "tray" and run.summary.startswith("decay sweep")
-    state = {j["id"]: j for j in facade.schedules()}["decay-sweep"]
+    assert job_id == "consolidate" and run.runner == "tray" and run.ok
+    assert run.summary.startswith("consolidation: 0 captured, 0 analysed"), run.summary
+    state = {j["id"]: j for j in facade.schedules()}["consolidate"]
     assert state["last_success"] == "2026-11-16T03:00:01Z" and state["runner"] == "tray"
+    assert facade.consolidation_state()["last_success"] == "2026-11-16T03:00:01Z"
     jobs.stop()
 
 
@@ -113,12 +116,12 @@ def test_catch_up_runs_a_missed_digest_once(
     jobs.ran.connect(lambda job_id, _run: ran.append(job_id))
     with qtbot.waitSignal(jobs.checked, timeout=10_000) as checked:
         jobs.start()
-    assert sorted(checked.args[0]) == ["decay-sweep", "digest"]
-    qtbot.waitUntil(lambda: sorted(ran) == ["decay-sweep", "digest"], timeout=20_000)
+    assert sorted(checked.args[0]) == ["consolidate", "digest"]
+    qtbot.waitUntil(lambda: sorted(ran) == ["consolidate", "digest"], timeout=20_000)
     with qtbot.waitSignal(jobs.checked, timeout=10_000) as again:
         jobs.catch_up()
     assert again.args[0] == []
-    assert sorted(ran) == ["decay-sweep", "digest"]
+    assert sorted(ran) == ["consolidate", "digest"]
     jobs.stop()
 
 

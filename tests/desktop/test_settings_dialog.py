@@ -183,7 +183,7 @@ def test_a_bad_cron_line_is_refused_next_to_its_field_and_a_good_one_is_saved(
 
     monkeypatch.setattr(facade, "timers_installed", no_timers)
     dialog = _open(qtbot, facade, ops)
-    assert list(dialog.job_rows) == ["decay-sweep", "digest", "identity", "monthly-report"]
+    assert list(dialog.job_rows) == ["consolidate", "digest", "identity", "monthly-report"]
     assert dialog.timers_note.isHidden()
     row = dialog.job_rows["digest"]
     assert row.edit.text() == "0 9 * * 1"
@@ -212,6 +212,61 @@ def test_a_bad_cron_line_is_refused_next_to_its_field_and_a_good_one_is_saved(
     assert text.startswith("# when things run\n")
     assert _toml(config)["email"]["host"] == "smtp.example.com"
     assert _toml(config)["schedule"] == {"digest": "30 8 * * mon-fri"}
+
+
+def test_the_jobs_come_from_core_and_identity_runs_with_the_consolidation(
+    qtbot: QtBot, ops: Ops, config: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rows are core's jobs, labelled; the identity rewrite has no timer of its own, so
+    its row says the nightly consolidation runs it, and its time can still be changed."""
+    monkeypatch.setenv("TZ", "UTC")
+    monkeypatch.setenv("LANG", "C")
+    facade = Memoryd()
+    dialog = _open(qtbot, facade, ops)
+    assert [r["id"] for r in facade.schedules()] == list(dialog.job_rows)
+    labels = {
+        dialog.job_grid.itemAtPosition(3 * i, 1).widget(): dialog.job_grid.itemAtPosition(3 * i, 0).widget()
+        for i in range(len(dialog.job_rows))
+    }
+    assert {job_id: labels[row.edit].text() for job_id, row in dialog.job_rows.items()} == {
+        "consolidate": "Nightly consolidation",
+        "digest": "Weekly digest",
+        "identity": "Identity rewrite",
+        "monthly-report": "Monthly report",
+    }
+    identity = dialog.job_rows["identity"]
+    assert not identity.job.timed and identity.edit.isEnabled()
+    assert identity.info.text().startswith("Runs with the nightly consolidation when due (next due: ")
+    for job_id in ("consolidate", "digest", "monthly-report"):
+        assert dialog.job_rows[job_id].job.timed
+        assert dialog.job_rows[job_id].info.text().startswith("Next run: ")
+
+    _type(qtbot, identity.edit, "0 5 * * 6")
+    assert _save(qtbot, dialog) is None
+    assert _toml(config)["schedule"] == {"identity": "0 5 * * 6"}
+    assert next(j for j in facade.schedules() if j["id"] == "identity")["cron"] == "0 5 * * 6"
+
+
+def test_the_old_decay_sweep_key_sets_the_consolidation_until_it_is_changed_here(
+    qtbot: QtBot, ops: Ops, config: Path
+) -> None:
+    """config.toml of an earlier version names the nightly time `decay_sweep`: the row shows
+    it, and a line saved here replaces the old key (else clearing the field would keep it)."""
+    config.write_text('[schedule]\ndecay_sweep = "30 1 * * *"\n', encoding="utf-8")
+    facade = Memoryd()
+    dialog = _open(qtbot, facade, ops)
+    row = dialog.job_rows["consolidate"]
+    assert row.edit.text() == "30 1 * * *"
+
+    _type(qtbot, row.edit, "45 2 * * *")
+    assert _save(qtbot, dialog) is None
+    assert _toml(config)["schedule"] == {"consolidate": "45 2 * * *"}
+
+    again = _open(qtbot, facade, ops)
+    _type(qtbot, again.job_rows["consolidate"].edit, "")
+    assert _save(qtbot, again) is None
+    assert _toml(config).get("schedule", {}) == {}
+    assert next(j for j in facade.schedules() if j["id"] == "consolidate")["cron"] == "0 3 * * *"
 
 
 def test_installed_timers_are_named_as_running_the_jobs(

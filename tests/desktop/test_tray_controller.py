@@ -1,15 +1,20 @@
-"""The controller over a real temp store: no-tray fallback window, actions, errors, late tray."""
+"""The controller over a real temp store: no-tray fallback window, actions, errors, late tray,
+the nightly consolidation by hand, and the overdue one a start sets off."""
 
 from __future__ import annotations
 
+import sqlite3
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from memoryd import paths
 from memoryd.app import Memoryd
 from memoryd.capture import spool
+from memoryd.errors import StorageError
 from memoryd_desktop.controller import Controller
 from memoryd_desktop.status_window import StatusWindow
 from memoryd_desktop.tray_state import Action, TrayState
@@ -115,3 +120,132 @@ def test_closing_the_only_window_asks_to_quit(qtbot: QtBot, home: Path) -> None:
     with qtbot.assertNotEmitted(window.triggered):
         window.close()
     assert not window.isVisible()
+
+
+PHASES = ["capture", "analyze", "dedupe", "decay", "identity", "snapshots", "exports"]
+
+
+def test_consolidate_now_runs_off_the_gui_thread_with_its_lines_then_the_summary(
+    qtbot: QtBot, facade: Memoryd
+) -> None:
+    facade.record("fact", "Postgres port", "The dev database listens on 5433.")
+    spool.put(facade.layout.spool, "claude-code", {"session_id": "abc", "cwd": "."}, NOW)
+    assert facade.consolidation_state()["last_success"] is None
+    controller = _started(qtbot, facade)
+    window = controller.window
+    assert window is not None
+    button = window.buttons[Action.CONSOLIDATE]
+    assert (button.text(), button.isEnabled()) == ("Consolidate now", True)
+    states: list[TrayState] = []
+    controller.changed.connect(states.append)
+
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    assert controller.state.consolidating and controller.consolidation is not None
+    assert (button.text(), button.isEnabled()) == ("Consolidating…", False)
+    assert controller.consolidate() is None  # a second click while it runs starts nothing
+    qtbot.waitUntil(lambda: not controller.state.consolidating, timeout=60_000)
+    qtbot.waitUntil(lambda: not controller.ops.busy, timeout=10_000)
+
+    # one line per phase reached the menu (and the window's facts) while it ran, in order
+    lines = [st.consolidation_line for st in states if st.consolidating and st.consolidation_line]
+    assert [line.split(":")[0] for line in dict.fromkeys(lines)] == [*PHASES, "summary"]
+    assert any(f"Consolidation: {line}" in [i.text for i in st.facts()] for st in states for line in lines)
+    assert lines[0].startswith("capture: 1 captured")
+    assert window.notice.text().startswith("Consolidation done: 1 captured, 1 analysed, ")
+    assert window.notice.text().endswith(" LLM tokens")
+    assert controller.consolidation is None and controller.state.consolidation_line == ""
+    assert (button.text(), button.isEnabled()) == ("Consolidate now", True)
+
+    state = facade.consolidation_state()
+    assert state["last_success"] is not None and state["last_error"] is None and state["run_id"] is None
+    assert state["recent_runs"][0]["finished"] == len(PHASES)
+    [event] = facade.audit_events(event_type="consolidate")
+    assert event.actor == "consolidate" and event.details_obj["trigger"] == "tray"
+    assert event.details_obj["ok"] is True and event.details_obj["captured"] == 1
+    assert controller.state.by_type == (("fact", 1), ("session", 1))  # refreshed after the run
+    controller.shutdown()
+
+
+def test_a_failed_consolidation_reaches_the_one_error_path(
+    qtbot: QtBot, facade: Memoryd, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(**_kwargs: object) -> None:
+        raise StorageError("index.db is locked by another program")
+
+    monkeypatch.setattr(facade, "consolidate", broken)
+    controller = _started(qtbot, facade)
+    assert controller.consolidate() is not None
+    qtbot.waitUntil(lambda: not controller.state.consolidating, timeout=10_000)
+    assert controller.window is not None
+    assert controller.window.notice.text() == "index.db is locked by another program"
+    assert controller.window.buttons[Action.CONSOLIDATE].isEnabled()
+    controller.shutdown()
+
+
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def test_a_tray_start_sets_off_an_overdue_consolidation_once(
+    qtbot: QtBot, facade: Memoryd, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No success for three days: the start asks core once (off the GUI thread), core runs
+    it as a detached process of its own, and the tray says so; later ticks and a second
+    start ask nothing / find nothing overdue."""
+    monkeypatch.setattr(facade, "timers_installed", lambda: [])  # the tray would run the jobs
+    monkeypatch.delenv("MEMORYD_NO_FALLBACK", raising=False)  # the test conftest's guard: this is the test
+    facade.record("fact", "Postgres port", "The dev database listens on 5433.")
+    assert not facade.consolidation_state()["overdue"]  # a new install is not overdue
+    three_days_ago = _iso(datetime.now(UTC) - timedelta(days=3))
+    db = sqlite3.connect(facade.layout.index_db)  # the test may; the desktop never does
+    with db:
+        db.execute(
+            "UPDATE consolidation_state SET since = ?, last_run = ?, last_success = ? WHERE id = 1",
+            (three_days_ago, three_days_ago, three_days_ago),
+        )
+    db.close()
+    assert facade.consolidation_state()["overdue"]
+
+    asked: list[bool] = []
+    real = facade.consolidation_fallback
+
+    def fallback() -> bool:
+        asked.append(real())
+        return asked[-1]
+
+    monkeypatch.setattr(facade, "consolidation_fallback", fallback)
+    controller = Controller(facade, tray_available=lambda: False, background=True)
+    controller.start()
+    assert controller.window is not None
+    qtbot.addWidget(controller.window)
+    qtbot.waitUntil(lambda: bool(asked), timeout=10_000)
+    assert asked == [True]
+    qtbot.waitUntil(lambda: controller.window is not None and controller.window.notice.isVisible())
+    assert controller.window.notice.text() == (
+        "The nightly consolidation is overdue: it runs in the background now."
+    )
+
+    def finished() -> bool:
+        st = facade.consolidation_state()
+        return st["last_success"] != three_days_ago and not st["running"]
+
+    qtbot.waitUntil(finished, timeout=90_000)  # the detached run, in its own process
+    state = facade.consolidation_state()
+    assert not state["overdue"] and state["last_error"] is None and state["run_id"] is None
+    [event] = facade.audit_events(event_type="consolidate")
+    assert event.details_obj["trigger"] == "fallback" and event.details_obj["ok"] is True
+    controller.tick()
+    controller.check_overdue_consolidation()
+    qtbot.waitUntil(lambda: not controller.ops.busy, timeout=10_000)
+    assert asked == [True]  # once per start
+    assert controller.shutdown()
+
+    again = Controller(facade, tray_available=lambda: False, background=True)
+    again.start()
+    assert again.window is not None
+    qtbot.addWidget(again.window)
+    qtbot.waitUntil(lambda: len(asked) == 2, timeout=10_000)
+    qtbot.waitUntil(lambda: not again.ops.busy, timeout=10_000)
+    assert asked == [True, False] and not again.window.notice.isVisible()
+    assert len(facade.audit_events(event_type="consolidate")) == 1
+    assert again.shutdown()

@@ -41,7 +41,7 @@ def test_menu_from_state_has_facts_then_actions(qtbot: QtBot, facade: Memoryd) -
         ("Search memories...", True, Action.SEARCH),
         ("Sensitive scopes...", True, Action.SCOPES),
         ("Identity...", True, Action.IDENTITY),
-        ("Run decay sweep now", True, Action.DECAY),
+        ("Consolidate now", True, Action.CONSOLIDATE),
         ("Pause capture", True, Action.PAUSE),
         ("Process captures now", False, Action.DRAIN),
         ("Settings...", True, Action.SETTINGS),

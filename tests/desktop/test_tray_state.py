@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from memoryd.app import Memoryd
@@ -72,7 +73,7 @@ def test_state_before_first_answer_and_while_draining(facade: Memoryd) -> None:
         Action.SEARCH,
         Action.SCOPES,
         Action.IDENTITY,
-        Action.DECAY,
+        Action.CONSOLIDATE,
         Action.PAUSE,
         Action.DRAIN,
         Action.SETTINGS,
@@ -84,6 +85,20 @@ def test_state_before_first_answer_and_while_draining(facade: Memoryd) -> None:
     drain = _action(busy, Action.DRAIN)
     assert drain.text == "Processing captures…"
     assert not drain.enabled
+
+
+def test_while_consolidating_the_action_waits_and_the_last_line_shows(facade: Memoryd) -> None:
+    state = tray_state.load(facade)
+    assert _action(state, Action.CONSOLIDATE).text == "Consolidate now"
+    assert _action(state, Action.CONSOLIDATE).enabled
+
+    line = "analyze: 1 analysed, 0 queued for promotion, 0 deferred, 0 tokens (0.2 s)"
+    busy = replace(state, consolidating=True, consolidation_line=line)
+    item = _action(busy, Action.CONSOLIDATE)
+    assert (item.text, item.enabled) == ("Consolidating…", False)
+    assert f"Consolidation: {line}" in _texts(busy)
+    assert busy.tooltip().splitlines()[-1] == f"Consolidation: {line}"  # the tray's hover text too
+    assert f"Consolidation: {line}" not in _texts(replace(busy, consolidating=False))
 
 
 def test_read_error_is_a_line_not_a_crash() -> None:

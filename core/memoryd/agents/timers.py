@@ -209,7 +209,7 @@ def apply(report: Report) -> Report:
         else:
             atomic.write_text(path, ch.after)
     _commands(report, [c for c in report.commands if not c.first], tab)
-    if "systemd" in report.kind.split(",") and report.action == "uninstall":
+    if "systemd" in report.kind.split(","):  # an uninstall, or retired units an install removed
         systemd_units.prune_links()
     return report
 

@@ -120,7 +120,7 @@ NO_FALLBACK = {"consolidate", "run-job", "run-due", "hook", "capture", "inject"}
 def _fallback(command: str | None) -> None:
     """Seed 003's fallback trigger: a consolidation that has not succeeded for 48 hours is
     set off in the background by the next CLI start (never in the way of the command)."""
-    if command in NO_FALLBACK or os.environ.get("MEMORYD_NO_FALLBACK"):
+    if command in NO_FALLBACK:
         return
     try:
         from memoryd.app import Memoryd

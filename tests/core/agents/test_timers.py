@@ -1,4 +1,6 @@
-"""`memoryd setup auto-install`: the four jobs as OS timers.
+"""`memoryd setup auto-install`: the three timed jobs (consolidate, digest, monthly-report)
+as OS timers; an install over an earlier version's removes its decay-sweep and identity
+timers.
 
 - cron -> OnCalendar: a table of exact conversions, each checked by systemd's own parser
   (`systemd-analyze calendar`) against APScheduler's firing times (an independent cron
@@ -20,6 +22,7 @@ import json
 import os
 import plistlib
 import re
+import shlex
 import shutil
 import subprocess
 import textwrap
@@ -31,7 +34,7 @@ from pathlib import Path
 import pytest
 
 from memoryd import schedule
-from memoryd.agents import common, systemd_units, timers
+from memoryd.agents import autostart, common, systemd_units, timers
 from memoryd.errors import UsageError
 from tests.core.sensitive.support import one_line_error
 
@@ -221,8 +224,9 @@ def test_systemd_units_install_idempotently_and_remove_exactly(user_dirs: Path, 
     report = timers.install({"schedule": {"digest": "30 8 * * mon"}}, kind="systemd", platform="linux")
     assert report.ok, report.errors
     units = _units(user_dirs)
-    names = [f"memoryd-{j}.{ext}" for j in schedule.DEFAULTS for ext in ("service", "timer")]
+    names = [f"memoryd-{j}.{ext}" for j in schedule.TIMED for ext in ("service", "timer")]
     assert sorted(units) == sorted(names)
+    assert schedule.TIMED == ("consolidate", "digest", "monthly-report")  # identity: no timer
     service = units["memoryd-digest.service"]
     assert "Type=oneshot" in service
     assert f'Environment="MEMORYD_HOME={os.environ["MEMORYD_HOME"]}"' in service
@@ -244,10 +248,12 @@ def test_systemd_units_install_idempotently_and_remove_exactly(user_dirs: Path, 
         )
         assert res.returncode == 0 and not res.stderr.strip(), res.stderr
 
-    timer_names = [f"memoryd-{j}.timer" for j in schedule.DEFAULTS]
+    timer_names = [f"memoryd-{j}.timer" for j in schedule.TIMED]
     wants = folder / "timers.target.wants"
     if shutil.which("systemctl"):
-        assert report.commands and report.commands[-1].argv[-4:] == timer_names
+        assert report.commands and report.commands[-1].argv[-3:] == timer_names
+        assert "enable" in report.commands[-1].argv
+        assert not any("disable" in c.argv for c in report.commands)  # nothing retired to disable
         assert any("no systemd user manager" in n for n in report.notes)
         assert sorted(p.name for p in wants.iterdir()) == sorted(timer_names)
         assert timers.installed("linux") == [f"systemd: {t}" for t in timer_names]
@@ -255,7 +261,7 @@ def test_systemd_units_install_idempotently_and_remove_exactly(user_dirs: Path, 
         assert any("systemctl not found" in n for n in report.notes)
 
     again = timers.install({"schedule": {"digest": "30 8 * * mon"}}, kind="systemd", platform="linux")
-    assert [c.changed for c in again.changes] == [False] * 8 and not again.commands and again.ok
+    assert [c.changed for c in again.changes] == [False] * 6 and not again.commands and again.ok
     assert _units(user_dirs) == units
 
     gone = timers.remove(platform="linux")
@@ -272,15 +278,15 @@ def test_without_systemctl_the_units_are_written_and_not_counted(
 ) -> None:
     monkeypatch.setenv("MEMORYD_SYSTEMCTL", "")  # "there is none"
     report = timers.install({}, kind="systemd", platform="linux")
-    assert len(_units(user_dirs)) == 8 and not report.commands
+    assert len(_units(user_dirs)) == 6 and not report.commands
     assert any("systemctl not found" in n and "enable --now" in n for n in report.notes)
     assert timers.installed("linux") == []  # not enabled: the tray must still run the jobs
-    assert len(timers.remove(kind="systemd", platform="linux").changes) == 8 and _units(user_dirs) == {}
+    assert len(timers.remove(kind="systemd", platform="linux").changes) == 6 and _units(user_dirs) == {}
 
 
 def test_dry_run_writes_nothing(user_dirs: Path) -> None:
     report = timers.plan({}, kind="systemd", platform="linux")
-    assert report.dry_run and len([c for c in report.changes if c.changed]) == 8
+    assert report.dry_run and len([c for c in report.changes if c.changed]) == 6
     assert "OnCalendar=Mon *-*-* 09:00:00" in "".join(c.diff() for c in report.changes)
     assert _units(user_dirs) == {}
 
@@ -289,6 +295,107 @@ def test_a_bad_schedule_is_refused_before_anything_is_written(user_dirs: Path) -
     with pytest.raises(UsageError):
         timers.install({"schedule": {"digest": "0 9 * * 1#2"}}, kind="systemd", platform="linux")
     assert _units(user_dirs) == {}
+
+
+# What earlier versions installed: a decay-sweep and an identity timer beside the others.
+RETIRED = ("decay-sweep", "identity")
+OLD_TIMES = {"decay-sweep": "0 3 * * *", "identity": "0 2 * * 0"}
+
+
+def _old_service(job_id: str) -> str:
+    """An earlier version's service unit for a job it had a timer for."""
+    env = autostart.baked_env()
+    argv = [*common.memoryd_argv(), "run-job", job_id, "--runner", "timer"]
+    return "\n".join(
+        [
+            "[Unit]",
+            f"Description=memoryd: the {job_id} job (memoryd setup auto-install)",
+            "",
+            "[Service]",
+            "Type=oneshot",
+            *(f'Environment="{k}={v}"' for k, v in env.items()),
+            "ExecStart=" + " ".join(argv),
+            "",
+        ]
+    )
+
+
+@pytest.fixture
+def systemctl_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """MEMORYD_SYSTEMCTL: the real systemctl (when there is one) behind a wrapper that notes
+    each call; without one, a stand-in that answers "offline" (no user manager)."""
+    log = tmp_path / "systemctl.log"
+    real = shutil.which("systemctl")
+    wrapper = tmp_path / "systemctl"
+    tail = (
+        f"exec '{real}' \"$@\"\n"
+        if real
+        else 'case "$*" in *is-system-running*) echo offline; exit 1;; esac\nexit 0\n'
+    )
+    wrapper.write_text(f"#!/bin/sh\necho \"$*\" >> '{log}'\n" + tail)
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("MEMORYD_SYSTEMCTL", str(wrapper))
+    return log
+
+
+def test_an_install_over_an_earlier_one_removes_and_disables_the_retired_units(
+    user_dirs: Path, systemctl_log: Path
+) -> None:
+    folder = user_dirs / "systemd" / "user"
+    wants = folder / "timers.target.wants"
+    wants.mkdir(parents=True)
+    for job_id in (*RETIRED, "digest"):  # the digest's old unit too: it is rewritten, not removed
+        (folder / f"memoryd-{job_id}.service").write_text(_old_service(job_id))
+        (folder / f"memoryd-{job_id}.timer").write_text(
+            "[Timer]\nOnCalendar=*-*-* 03:00:00\nPersistent=true\n\n[Install]\nWantedBy=timers.target\n"
+        )
+        (wants / f"memoryd-{job_id}.timer").symlink_to(folder / f"memoryd-{job_id}.timer")
+    assert timers.installed("linux") == [
+        "systemd: memoryd-digest.timer",
+        "systemd: memoryd-decay-sweep.timer",
+        "systemd: memoryd-identity.timer",
+    ]
+
+    report = timers.install({}, kind="systemd", platform="linux")
+
+    assert report.ok, report.errors
+    retired_timers = [f"memoryd-{j}.timer" for j in RETIRED]
+    timer_names = [f"memoryd-{j}.timer" for j in schedule.TIMED]
+    disable = [c for c in report.commands if "disable" in c.argv]
+    assert len(disable) == 1 and disable[0].first and not disable[0].must_succeed
+    assert disable[0].argv[-2:] == retired_timers  # before their files go: systemctl reads them
+    assert report.commands[-1].argv[-3:] == timer_names and "enable" in report.commands[-1].argv
+    removed = sorted(Path(c.target).name for c in report.changes if c.after is None and c.before)
+    assert removed == sorted(f"memoryd-{j}.{ext}" for j in RETIRED for ext in ("service", "timer"))
+    assert sorted(_units(user_dirs)) == sorted(
+        f"memoryd-{j}.{ext}" for j in schedule.TIMED for ext in ("service", "timer")
+    )
+    assert "run-job consolidate" in _units(user_dirs)["memoryd-consolidate.service"]
+    calls = systemctl_log.read_text().splitlines()
+    assert f"--user disable {' '.join(retired_timers)}" in calls
+    assert calls.index(f"--user disable {' '.join(retired_timers)}") < len(calls) - 1  # enable after
+    if shutil.which("systemctl"):  # the real one disabled them: their links are gone
+        assert sorted(p.name for p in wants.iterdir()) == sorted(timer_names)
+        assert timers.installed("linux") == [f"systemd: {t}" for t in timer_names]
+
+    again = timers.install({}, kind="systemd", platform="linux")  # nothing retired is left
+    assert again.ok and not again.commands and not any(c.changed for c in again.changes)
+
+
+def test_an_install_over_an_earlier_launchd_install_removes_the_retired_agents(crontab: Crontab) -> None:
+    agents = Path(os.environ["HOME"]) / "Library" / "LaunchAgents"
+    agents.mkdir(parents=True)
+    for job_id in RETIRED:
+        old = {"Label": f"dev.memoryd.{job_id}", "ProgramArguments": ["memoryd", "run-job", job_id]}
+        (agents / f"dev.memoryd.{job_id}.plist").write_bytes(plistlib.dumps(old))
+    report = timers.install({}, kind="launchd", platform="darwin")
+    assert report.ok, report.errors
+    assert sorted(p.name for p in agents.iterdir()) == sorted(
+        f"dev.memoryd.{j}.plist" for j in schedule.TIMED
+    )
+    if os.uname().sysname == "Darwin":  # unloaded before the file goes
+        bootouts = [c.argv[-1] for c in report.commands if "bootout" in c.argv]
+        assert sorted(bootouts) == sorted(f"gui/{os.getuid()}/dev.memoryd.{j}" for j in RETIRED)
 
 
 # -- cron --------------------------------------------------------------------------------
@@ -307,21 +414,21 @@ def test_crontab_block_install_replace_remove_keeps_the_rest(crontab: Crontab) -
     memoryd = common.memoryd_argv()[0]
     assert lines[1].startswith("0 9 * * 1 MEMORYD_HOME=")
     assert f"{memoryd} run-job digest --runner timer >/dev/null" in lines[1]
-    assert [ln.split()[:5] for ln in lines[:4]] == [j.split() for j in schedule.DEFAULTS.values()]
-    assert lines[4].startswith("17 * * * * MEMORYD_HOME=")  # the hourly catch-up
-    assert lines[4].endswith(f"{memoryd} run-due --runner timer >/dev/null") and len(lines) == 5
+    assert [ln.split()[:5] for ln in lines[:3]] == [schedule.DEFAULTS[j].split() for j in schedule.TIMED]
+    assert lines[3].startswith("17 * * * * MEMORYD_HOME=")  # the hourly catch-up
+    assert lines[3].endswith(f"{memoryd} run-due --runner timer >/dev/null") and len(lines) == 4
     assert timers.installed("linux") == [
-        "cron: decay-sweep (0 3 * * *)",
+        "cron: consolidate (0 3 * * *)",
         "cron: digest (0 9 * * 1)",
-        "cron: identity (0 2 * * 0)",
         "cron: monthly-report (0 4 1 * *)",
     ]
+    assert " identity " not in text  # the identity rewrite runs inside the consolidation
 
     again = timers.install({}, kind="cron", platform="linux")
     assert not again.commands and crontab.read() == text  # nothing to change, nothing run
 
     crontab.write(text + "0 0 * * * /usr/bin/after-ours\n")
-    changed = {"digest": "30 8 * * mon,fri", "identity": "15 2 1/2 * *"}
+    changed = {"digest": "30 8 * * mon,fri", "monthly_report": "15 2 1/2 * *"}
     assert timers.install({"schedule": changed}, kind="cron", platform="linux").ok
     replaced = crontab.read()
     assert replaced.count("# BEGIN memoryd") == 1 and replaced.startswith(MINE)
@@ -334,6 +441,39 @@ def test_crontab_block_install_replace_remove_keeps_the_rest(crontab: Crontab) -
     assert crontab.read() == MINE + "0 0 * * * /usr/bin/after-ours\n"
     assert timers.installed("linux") == []
     assert not timers.remove(kind="cron", platform="linux").commands  # nothing left to remove
+
+
+def test_an_install_over_an_earlier_crontab_block_drops_the_retired_lines(crontab: Crontab) -> None:
+    """An earlier version's block ran decay-sweep and identity too: the new block replaces
+    it in place, with the consolidation instead, and the user's lines stay."""
+    prefix = "".join(f"{k}={shlex.quote(v)} " for k, v in autostart.baked_env().items())
+    memoryd = shlex.join(common.memoryd_argv())
+    old_jobs = {**OLD_TIMES, "digest": "0 9 * * 1", "monthly-report": "0 4 1 * *"}
+    old_block = [
+        "# BEGIN memoryd",
+        "# written by `memoryd setup auto-install`; `--uninstall` removes this block",
+        *(
+            f"{cron} {prefix}{memoryd} run-job {job} --runner timer >/dev/null"
+            for job, cron in old_jobs.items()
+        ),
+        f"17 * * * * {prefix}{memoryd} run-due --runner timer >/dev/null",
+        "# END memoryd",
+    ]
+    crontab.write(MINE + "\n".join(old_block) + "\n0 0 * * * /usr/bin/after-ours\n")
+    assert "cron: decay-sweep (0 3 * * *)" in timers.installed("linux")
+
+    report = timers.install({}, kind="cron", platform="linux")
+
+    assert report.ok, report.errors
+    text = crontab.read()
+    assert text.startswith(MINE) and text.endswith("# END memoryd\n0 0 * * * /usr/bin/after-ours\n")
+    assert text.count("# BEGIN memoryd") == 1
+    assert " run-job decay-sweep " not in text and " run-job identity " not in text
+    assert timers.installed("linux") == [
+        "cron: consolidate (0 3 * * *)",
+        "cron: digest (0 9 * * 1)",
+        "cron: monthly-report (0 4 1 * *)",
+    ]
 
 
 def test_crontab_of_our_own_only_is_removed_whole(crontab: Crontab) -> None:
@@ -386,21 +526,21 @@ def test_the_crontab_lines_run_as_cron_runs_them(crontab: Crontab, cli: Cli) -> 
     before = datetime.now(UTC).astimezone()
     timers.install({}, kind="cron", platform="linux")
     lines = [ln for ln in crontab.read().splitlines() if ln and not ln.startswith("#")]
-    sweep = next(ln for ln in lines if " run-job decay-sweep " in ln)
+    nightly = next(ln for ln in lines if " run-job consolidate " in ln)
     catch_up = next(ln for ln in lines if " run-due " in ln)
-    slot = schedule.next_run(schedule.Job("decay-sweep", "0 3 * * *"), before)
+    slot = schedule.next_run(schedule.Job("consolidate", "0 3 * * *"), before)
     assert slot is not None
 
-    res = _as_cron_runs(sweep, slot + timedelta(seconds=5))
+    res = _as_cron_runs(nightly, slot + timedelta(seconds=5))
     assert res.returncode == 0 and res.stdout == "", res.stderr
-    job = _job(cli, "decay-sweep", slot + timedelta(minutes=1))
+    job = _job(cli, "consolidate", slot + timedelta(minutes=1))
     assert job["runner"] == "timer" and job["last_success"] and job["last_error"] is None
 
     # the machine was off at the next day's 03:00: the next hourly catch-up runs that slot
     later = slot + timedelta(days=1, hours=1, minutes=17)
     res = _as_cron_runs(catch_up, later)
     assert "Traceback" not in res.stderr  # other jobs may fall due too, depending on the weekday
-    job = _job(cli, "decay-sweep", later)
+    job = _job(cli, "consolidate", later)
     assert job["last_run"] == later.astimezone(UTC).isoformat().replace("+00:00", "Z")
     assert job["runner"] == "timer"
 
@@ -408,21 +548,22 @@ def test_the_crontab_lines_run_as_cron_runs_them(crontab: Crontab, cli: Cli) -> 
 def test_the_systemd_service_runs_as_systemd_runs_it(user_dirs: Path, cli: Cli) -> None:
     """ExecStart split by systemd's rules for plain words, with only the Environment= lines."""
     timers.install({}, kind="systemd", platform="linux")
-    service = (user_dirs / "systemd" / "user" / "memoryd-decay-sweep.service").read_text()
+    service = (user_dirs / "systemd" / "user" / "memoryd-consolidate.service").read_text()
     argv = next(ln for ln in service.splitlines() if ln.startswith("ExecStart=")).split("=", 1)[1].split()
     env = {"HOME": os.environ["HOME"], "PATH": "/usr/bin:/bin", **systemd_units._env_of_unit(service)}
     now = datetime.now(UTC)
     res = subprocess.run([*argv, "--force"], env=env, capture_output=True, text=True, check=False)
-    assert res.returncode == 0 and res.stdout.startswith("decay sweep: "), res.stdout + res.stderr
-    assert _job(cli, "decay-sweep", now + timedelta(minutes=1))["runner"] == "timer"
+    assert res.returncode == 0 and res.stdout.startswith("consolidation: "), res.stdout + res.stderr
+    assert _job(cli, "consolidate", now + timedelta(minutes=1))["runner"] == "timer"
 
 
 # -- launchd -----------------------------------------------------------------------------
 def test_launchd_plists_on_any_os_with_platform_darwin(crontab: Crontab) -> None:
     agents = Path(os.environ["HOME"]) / "Library" / "LaunchAgents"
-    report = timers.install({"schedule": {"identity": "0 2 1,15 * *"}}, kind="launchd", platform="darwin")
+    config = {"schedule": {"monthly_report": "0 2 1,15 * *"}}
+    report = timers.install(config, kind="launchd", platform="darwin")
     assert report.ok and sorted(p.name for p in agents.iterdir()) == sorted(
-        f"dev.memoryd.{j}.plist" for j in schedule.DEFAULTS
+        f"dev.memoryd.{j}.plist" for j in schedule.TIMED
     )
     digest = plistlib.loads((agents / "dev.memoryd.digest.plist").read_bytes())
     assert digest["Label"] == "dev.memoryd.digest"
@@ -430,15 +571,15 @@ def test_launchd_plists_on_any_os_with_platform_darwin(crontab: Crontab) -> None
     assert digest["StartCalendarInterval"] == {"Minute": 0, "Hour": 9, "Weekday": 1}
     assert digest["EnvironmentVariables"]["MEMORYD_HOME"] == os.environ["MEMORYD_HOME"]
     assert digest["RunAtLoad"] is True  # a login catches up a slot missed while off
-    identity = plistlib.loads((agents / "dev.memoryd.identity.plist").read_bytes())
-    assert identity["StartCalendarInterval"] == [
+    monthly = plistlib.loads((agents / "dev.memoryd.monthly-report.plist").read_bytes())
+    assert monthly["StartCalendarInterval"] == [
         {"Minute": 0, "Hour": 2, "Day": 1},
         {"Minute": 0, "Hour": 2, "Day": 15},
     ]
     if os.uname().sysname != "Darwin":
         assert not report.commands and any("only on macOS" in n for n in report.notes)
-    assert timers.installed("darwin") == [f"launchd: dev.memoryd.{j}" for j in schedule.DEFAULTS]
-    again = timers.install({"schedule": {"identity": "0 2 1,15 * *"}}, kind="launchd", platform="darwin")
+    assert timers.installed("darwin") == [f"launchd: dev.memoryd.{j}" for j in schedule.TIMED]
+    again = timers.install(config, kind="launchd", platform="darwin")
     assert not any(c.changed for c in again.changes)
     timers.remove(platform="darwin")
     assert list(agents.iterdir()) == [] and timers.installed("darwin") == []
@@ -494,13 +635,12 @@ def test_setup_auto_install_cli(cli: Cli, crontab: Crontab, user_dirs: Path) -> 
     assert json.loads(done.stdout)["kind"] == "cron" and json.loads(done.stdout)["changed"] == ["crontab"]
     shown = json.loads(cli("schedule", "--json").stdout)
     assert shown["timers"] == [
-        "cron: decay-sweep (0 3 * * *)",
+        "cron: consolidate (0 3 * * *)",
         "cron: digest (0 9 * * 1)",
-        "cron: identity (0 2 * * 0)",
         "cron: monthly-report (0 4 1 * *)",
     ]
     text = cli("schedule").stdout
-    assert "timers: cron: decay-sweep" in text
+    assert "timers: cron: consolidate" in text
 
     gone = cli("setup", "auto-install", "--uninstall")
     assert gone.returncode == 0 and "changed  crontab" in gone.stdout, gone.stderr

@@ -25,7 +25,7 @@ from tests.delivery import shown
 Cli = Callable[..., subprocess.CompletedProcess[str]]
 
 SUNDAY_NOON = "2026-11-22T12:00:00+00:00"  # the first look: the ledger's clock starts here
-MONDAY_0305 = "2026-11-23T03:00:05+00:00"  # past the daily 03:00 decay sweep
+MONDAY_0305 = "2026-11-23T03:00:05+00:00"  # past the nightly 03:00 consolidation
 MONDAY_0500 = "2026-11-23T05:00:00+00:00"
 TUESDAY_DEC_1 = "2026-12-01T05:00:00+00:00"  # past every job's slot once
 
@@ -48,11 +48,11 @@ def test_schedule_lists_the_four_jobs_with_the_configured_times(at, tmp_path: Pa
     out = at(SUNDAY_NOON, "schedule", "--json")
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
-    assert [(j["id"], j["cron"]) for j in data["jobs"]] == [
-        ("decay-sweep", "0 3 * * *"),
-        ("digest", "30 8 * * mon"),
-        ("identity", "0 2 * * 0"),
-        ("monthly-report", "0 4 1 * *"),
+    assert [(j["id"], j["cron"], j["timed"]) for j in data["jobs"]] == [
+        ("consolidate", "0 3 * * *", True),
+        ("digest", "30 8 * * mon", True),
+        ("identity", "0 2 * * 0", False),  # no timer: the consolidation runs it when due
+        ("monthly-report", "0 4 1 * *", True),
     ]
     nxt = {j["id"]: j["next_run"] for j in data["jobs"]}
     assert nxt["digest"] == "2026-11-23T08:30:00Z" and nxt["monthly-report"] == "2026-12-01T04:00:00Z"
@@ -66,18 +66,18 @@ def test_schedule_lists_the_four_jobs_with_the_configured_times(at, tmp_path: Pa
 
 def test_run_job_once_per_slot(at) -> None:
     assert at(SUNDAY_NOON, "schedule").returncode == 0
-    first = at(MONDAY_0305, "run-job", "decay-sweep")
-    assert first.returncode == 0 and first.stdout.startswith("decay sweep: "), first.stdout + first.stderr
-    second = at(MONDAY_0305, "run-job", "decay-sweep")
-    assert (second.returncode, second.stdout) == (0, "nothing due for decay-sweep\n")
-    assert json.loads(at(MONDAY_0500, "run-job", "decay-sweep", "--json").stdout) == {
-        "job": "decay-sweep",
+    first = at(MONDAY_0305, "run-job", "consolidate")
+    assert first.returncode == 0 and first.stdout.startswith("consolidation: "), first.stdout + first.stderr
+    second = at(MONDAY_0305, "run-job", "consolidate")
+    assert (second.returncode, second.stdout) == (0, "nothing due for consolidate\n")
+    assert json.loads(at(MONDAY_0500, "run-job", "consolidate", "--json").stdout) == {
+        "job": "consolidate",
         "ran": False,
     }
     [job] = [
         j
         for j in json.loads(at(MONDAY_0500, "schedule", "--json").stdout)["jobs"]
-        if j["id"] == "decay-sweep"
+        if j["id"] == "consolidate"
     ]
     assert job["runner"] == "cli" and job["last_success"] == MONDAY_0305.replace("+00:00", "Z")
 
@@ -128,7 +128,7 @@ def test_a_failed_run_exits_1_and_is_remembered(at, tmp_path: Path) -> None:
 def test_run_due_runs_each_missed_job_once(at) -> None:
     assert at(SUNDAY_NOON, "schedule").returncode == 0
     early = at(MONDAY_0500, "run-due")
-    assert early.returncode == 0 and early.stdout.startswith("decay sweep: "), early.stdout + early.stderr
+    assert early.returncode == 0 and early.stdout.startswith("consolidation: "), early.stdout + early.stderr
     assert len(early.stdout.splitlines()) == 1
     assert at(MONDAY_0500, "run-due").stdout == "nothing due\n"
 
@@ -137,12 +137,27 @@ def test_run_due_runs_each_missed_job_once(at) -> None:
     later = at(TUESDAY_DEC_1, "run-due", "--json")
     assert later.returncode == 0, later.stdout + later.stderr
     runs = {r["job"]: r for r in json.loads(later.stdout)}
-    assert sorted(runs) == ["decay-sweep", "digest", "identity", "monthly-report"]
-    assert runs["decay-sweep"]["slot"] == "2026-12-01T03:00:00Z"
+    assert sorted(runs) == ["consolidate", "digest", "monthly-report"]  # identity: in the consolidation
+    assert runs["consolidate"]["slot"] == "2026-12-01T03:00:00Z"
+    assert "identity v1" in runs["consolidate"]["summary"]
     assert runs["digest"]["slot"] == "2026-11-30T09:00:00Z" and runs["digest"]["ok"] is True
     assert all(r["ok"] for r in runs.values())
     assert runs["monthly-report"]["summary"].startswith("monthly report 2026-11")
     assert at(TUESDAY_DEC_1, "run-due", "--json").stdout.strip() == "[]"
+    jobs = {j["id"]: j for j in json.loads(at(TUESDAY_DEC_1, "schedule", "--json").stdout)["jobs"]}
+    assert jobs["identity"]["runner"] == "consolidate" and jobs["identity"]["last_success"]
+    assert not jobs["identity"]["due"]
+
+
+def test_run_job_decay_sweep_of_an_old_timer_runs_the_consolidation(at) -> None:
+    assert at(SUNDAY_NOON, "schedule").returncode == 0
+    out = at(MONDAY_0305, "run-job", "decay-sweep", "--runner", "timer", "--json")
+    assert out.returncode == 0, out.stdout + out.stderr
+    run = json.loads(out.stdout)
+    assert run["ran"] is True and run["job"] == "consolidate" and run["ok"] is True
+    assert run["summary"].startswith("consolidation: ")
+    jobs = {j["id"]: j for j in json.loads(at(MONDAY_0305, "schedule", "--json").stdout)["jobs"]}
+    assert "decay-sweep" not in jobs and jobs["consolidate"]["runner"] == "timer"
 
 
 def test_pause_capture_keeps_nothing_until_resumed(cli: Cli, isolated_home: Path, tmp_path: Path) -> None:

@@ -40,7 +40,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         help="connect an agent (hooks, MCP server, skill); start the tray at login; install timers",
         description="Wire memoryd into an agent's own config files, keeping everything else in them; "
         "a backup of each changed file is kept beside it. `autostart` starts the tray at login; "
-        "`auto-install` runs the scheduled jobs (decay sweep, digest, identity, monthly report) from "
+        "`auto-install` runs the scheduled jobs (nightly consolidation, digest, monthly report) from "
         "systemd user timers, the crontab or launchd, for people who do not run the tray. "
         "Example: memoryd setup claude-code --dry-run ; memoryd setup auto-install --kind cron",
     )

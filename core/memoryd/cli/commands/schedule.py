@@ -11,10 +11,10 @@ from typing import Any
 
 from memoryd.cli import output
 from memoryd.errors import UsageError
-from memoryd.schedule import DEFAULTS
+from memoryd.schedule import ALIASES, DEFAULTS
 from memoryd.secrets import PROVIDERS_WITH_KEYS as PROVIDERS
 
-JOBS = tuple(DEFAULTS)
+JOBS = (*DEFAULTS, *ALIASES)  # `decay-sweep`: what timers of earlier versions still run
 RUNNERS = ("tray", "timer", "cli")
 
 
