@@ -579,14 +579,13 @@ def consolidate_section(r: dict[str, Any]) -> list[str]:
             "",
         ]
     ident, snaps = big["results"]["identity"], big["results"]["snapshots"]
-    if ident.get("changed") and snaps.get("rendered"):
-        per = big["phases_s"]["snapshots"] / snaps["rendered"]
+    if ident.get("changed"):
         out += [
-            "The identity rewrite was due, and on such a night every snapshot is rendered twice: "
-            "`profile.identity.rewrite` re-renders every scope's snapshot itself (`snapshot.refresh_all`, "
-            "inside the identity phase's seconds), then the snapshots phase renders the "
-            f"{snaps['rendered']} scopes the night wrote to again, about {per:.2f} s a scope at "
-            f"{big['memories']:,}. On the other nights of the week the identity phase is a schedule check.",
+            "The identity rewrite was due, so `profile.identity.rewrite` re-rendered every scope's snapshot "
+            "(the profile is in each; inside the identity phase's seconds) and the snapshots phase, which "
+            f"renders the scopes whose stale marker is still set, found {snaps.get('rendered', 0)} left. On "
+            "the other nights of the week the identity phase is a schedule check and the snapshots phase "
+            "renders the scopes the night wrote to.",
             "",
         ]
     p = r.get("profile")
