@@ -581,11 +581,10 @@ def consolidate_section(r: dict[str, Any]) -> list[str]:
     ident, snaps = big["results"]["identity"], big["results"]["snapshots"]
     if ident.get("changed"):
         out += [
-            "The identity rewrite was due, so `profile.identity.rewrite` re-rendered every scope's snapshot "
-            "(the profile is in each; inside the identity phase's seconds) and the snapshots phase, which "
-            f"renders the scopes whose stale marker is still set, found {snaps.get('rendered', 0)} left. On "
-            "the other nights of the week the identity phase is a schedule check and the snapshots phase "
-            "renders the scopes the night wrote to.",
+            "The identity rewrite was due: the profile is in every snapshot, so the identity phase marked "
+            f"every scope stale and the snapshots phase rendered each once ({snaps.get('rendered', 0)} "
+            "scopes). On the other nights of the week the identity phase is a schedule check and the "
+            "snapshots phase renders only the scopes the night wrote to.",
             "",
         ]
     p = r.get("profile")

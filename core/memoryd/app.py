@@ -728,10 +728,10 @@ class Memoryd(Upkeep):
     def consolidation_fallback(self) -> bool:
         """At a CLI or tray start: a consolidation overdue (no success for 48 h) is set off
         in the background, once. True when one was started."""
-        from memoryd import consolidate
-        from memoryd.capture.hook import spawn_detached
+        from memoryd import fallback
 
-        return consolidate.fallback(self, lambda: spawn_detached(["memoryd", "consolidate", "--fallback"]))
+        hours = self.config.consolidation.fallback_hours
+        return fallback.fallback(self.layout, hours, fallback.spawn_consolidation)
 
     def export_md(self, path: str | Path, out: Path, *, overwrite: bool = False) -> Written:
         from memoryd import markdown_export

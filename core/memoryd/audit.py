@@ -88,12 +88,11 @@ class AuditLog:
         target_id: str | None = None,
         details: dict[str, Any] | None = None,
         dedupe: str | None = None,
-        window: int = 1,
     ) -> Event:
         """Append one event. With `dedupe`, a retry after a crash that already wrote this
-        event returns that event instead of writing it twice: it is the last line, or one
-        of the last `window` lines when one step writes several events (a decay batch
-        writes one per scope)."""
+        event returns that event instead of writing it twice: it is looked for in the
+        log's tail (256 KiB, some thousand events), since other writers may have logged
+        theirs between the crash and the retry."""
         ensure_dir(self.path.parent)
         info = dict(details or {})
         if dedupe:
@@ -101,8 +100,7 @@ class AuditLog:
         with self.lock:
             last = self._last_event()
             if dedupe and last is not None:
-                recent = [last] if window <= 1 else self._recent(window)
-                hit = next((e for e in reversed(recent) if e.details_obj.get("dedupe") == dedupe), None)
+                hit = self._find_dedupe(dedupe)
                 if hit is not None:
                     return hit
             record: dict[str, Any] = {
@@ -126,9 +124,10 @@ class AuditLog:
             self.head.set_head(record["seq"], record["this_hash"], event_type, record["ts"])
             return Event(**record)
 
-    def _recent(self, count: int) -> list[Event]:
-        """The last `count` events (fewer if the tail holds fewer), oldest first; called
-        after `_last_event`, which has already dropped a torn final line."""
+    def _find_dedupe(self, key: str) -> Event | None:
+        """The latest event in the tail carrying this dedupe key; called after
+        `_last_event`, which has already dropped a torn final line. Only lines that
+        contain the key's text are parsed."""
         with open(self.path, "rb") as fh:
             size = fh.seek(0, os.SEEK_END)
             start = max(0, size - _TAIL_BYTES)
@@ -136,11 +135,17 @@ class AuditLog:
             lines = fh.read().rstrip(b"\n").split(b"\n")
         if start > 0:
             lines = lines[1:]  # the first may be cut in the middle
-        out = []
-        for raw in lines[-count:]:
+        # A plain key appears verbatim in its line; any other is looked for by parsing.
+        plain = key.isascii() and key.isprintable() and not any(c in key for c in '"\\')
+        needle = key.encode("ascii") if plain else b""
+        for raw in reversed(lines):
+            if needle not in raw:
+                continue
             with contextlib.suppress(AuditError):
-                out.append(_parse(raw))
-        return out
+                event = _parse(raw)
+                if event.details_obj.get("dedupe") == key:
+                    return event
+        return None
 
     def _last_event(self) -> Event | None:
         """Read the tail. A final fragment without newline is an append that a crash cut

@@ -21,7 +21,6 @@ CLI or tray start sets a run off in the background (seed 003's fallback trigger)
 from __future__ import annotations
 
 import contextlib
-import os
 import secrets
 import time
 from collections.abc import Callable, Iterator
@@ -30,8 +29,10 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from memoryd import clock, faults, schedule
+from memoryd import fallback as fallback_mod
 from memoryd.db.engine import read_session, write_session
 from memoryd.errors import MemorydError, UsageError
+from memoryd.fallback import _overdue, lock_path, running
 from memoryd.paths import FILE_MODE, Layout
 from memoryd.store import consolidation as sql
 
@@ -40,9 +41,6 @@ if TYPE_CHECKING:
 
 PHASES = schedule.CONSOLIDATION_PHASES
 ACTOR = "consolidate"
-# A failed or killed attempt is not started again by the fallback for this long, so a run
-# that fails at every try does not start with every command.
-RETRY_GAP = timedelta(hours=1)
 TRIGGERS = ("cli", "schedule", "fallback", "tray")
 
 Progress = Callable[[str], None]
@@ -122,10 +120,6 @@ class Report:
         return ", ".join(parts)
 
 
-def lock_path(layout: Layout) -> str:
-    return str(layout.home / "consolidate.lock")
-
-
 @contextlib.contextmanager
 def _locked(layout: Layout) -> Iterator[None]:
     from filelock import FileLock, Timeout
@@ -139,21 +133,6 @@ def _locked(layout: Layout) -> Iterator[None]:
         yield
     finally:
         lock.release()
-
-
-def running(layout: Layout) -> bool:
-    """Whether a consolidation holds the lock now (without waiting for it)."""
-    from filelock import FileLock, Timeout
-
-    if not layout.home.exists():
-        return False
-    lock = FileLock(lock_path(layout), mode=FILE_MODE)
-    try:
-        lock.acquire(timeout=0)
-    except Timeout:
-        return True
-    lock.release()
-    return False
 
 
 # -- state ----------------------------------------------------------------------------
@@ -189,54 +168,12 @@ def brief(app: Memoryd) -> dict[str, Any]:
     }
 
 
-def _overdue(st: dict[str, Any], hours: int, now: datetime) -> bool:
-    """The fallback's test: no success for `hours` (since memoryd first looked, on a new
-    install), and no attempt within RETRY_GAP."""
-    if hours <= 0:
-        return False
-    ref = st.get("last_success") or st.get("since")
-    if ref is None or now - clock.parse_ts(ref) < timedelta(hours=hours):
-        return False
-    last = st.get("last_run")
-    return last is None or now - clock.parse_ts(last) >= RETRY_GAP
-
-
 def overdue(app: Memoryd) -> bool:
-    """Cheap enough for every CLI start: one row read straight from index.db, read-only, so
-    no index is created or migrated where none is (an older index: not overdue until the
-    next command that opens the store migrates it)."""
-    import sqlite3
-
-    path = app.layout.index_db
-    if not path.exists():
-        return False
-    try:
-        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1)
-        try:
-            con.row_factory = sqlite3.Row
-            row = con.execute("SELECT since, last_run, last_success FROM consolidation_state").fetchone()
-        finally:
-            con.close()
-    except sqlite3.Error:
-        return False
-    if row is None:
-        return False
-    return _overdue(dict(row), app.config.consolidation.fallback_hours, clock.now())
+    return fallback_mod.overdue(app.layout, app.config.consolidation.fallback_hours)
 
 
 def fallback(app: Memoryd, spawn: Callable[[], None]) -> bool:
-    """At a CLI or tray start: when overdue and no run holds the lock, set one off in the
-    background (`spawn`); the child takes the lock and checks again, so two starts at the
-    same moment still make one run. True when one was set off."""
-    if os.environ.get("MEMORYD_NO_FALLBACK"):
-        return False
-    try:
-        if not overdue(app) or running(app.layout):
-            return False
-    except MemorydError:
-        return False  # a damaged index is doctor's business, not a reason to fail `search`
-    spawn()
-    return True
+    return fallback_mod.fallback(app.layout, app.config.consolidation.fallback_hours, spawn)
 
 
 # -- the run --------------------------------------------------------------------------
@@ -290,8 +227,10 @@ def run(
         with read_session(app.store.engine) as s:
             done = {p["phase"]: p for p in sql.phases(s, run_id) if p["finished_at"]}
         for name in PHASES:
-            if name in done:
-                report.phases.append(PhaseRun(name, done[name]["result"] or {}, earlier=True))
+            if name in done:  # finished by the interrupted attempt, failed or not
+                result = done[name]["result"] or {}
+                report.phases.append(PhaseRun(name, result, earlier=True, error=result.get("error")))
+                report.ok = report.ok and not result.get("error")
                 say(f"{name}: done before the interruption")
                 continue
             ran = _phase(app, run_id, name, say)
@@ -426,7 +365,8 @@ def _describe(name: str, r: dict[str, Any]) -> str:
         return f"version {r['version']}" if r["changed"] else f"unchanged ({r['note']})"
     if name == "snapshots":
         return f"{r['rendered']} rendered"
-    return f"{r['written']} written, {r['unchanged']} unchanged"
+    kept = "".join(f"; {k}" for k in r.get("kept", []))
+    return f"{r['written']} written, {r['unchanged']} unchanged{kept}"
 
 
 # -- the phases -------------------------------------------------------------------------
@@ -501,7 +441,10 @@ def _dedupe(ctx: Context) -> dict[str, Any]:
         else:
             first[key] = p["id"]
             continue
-        promotions.reject(store, p["id"], reason=reason, actor=ACTOR)
+        try:
+            promotions.reject(store, p["id"], reason=reason, actor=ACTOR)
+        except UsageError:
+            continue  # decided meanwhile (the tray, the TUI): the user's decision stands
         rejected += 1
         faults.point("dedupe:item")
     return {"rejected": rejected, "groups": groups}
@@ -547,8 +490,9 @@ def _identity(ctx: Context) -> dict[str, Any]:
             actor=ACTOR,
             env=app.llm_env,
             transport=app.llm_transport,
+            render=False,  # every scope is marked stale: the snapshots phase renders them once
         )
-    except BaseException as exc:
+    except Exception as exc:  # a failure; an interrupt leaves the claim to be run again
         ledger.finish(job.id, clock.now(), f"{type(exc).__name__}: {exc}")
         raise
     ledger.finish(job.id, clock.now(), None)
@@ -560,9 +504,9 @@ def _snapshots(ctx: Context) -> dict[str, Any]:
     from memoryd.errors import KeyUnavailable
 
     store = ctx.app.store
-    # Every write leaves its scope's stale marker (Store.changed), in this process or in a
-    # killed one, and a render clears it: so the markers alone say what to render, and a
-    # scope the identity phase just re-rendered is not rendered twice.
+    # Every write leaves its scope's stale marker (Store.changed; the identity phase marks
+    # every scope), in this process or in a killed one, and a render clears it: so the
+    # markers alone say what to render, each scope once.
     todo = snapshot.stale_scopes(store.layout)
     rendered, locked = 0, 0
     for scope_hash in todo:
@@ -584,10 +528,20 @@ def _exports(ctx: Context) -> dict[str, Any]:
         ctx.app.store, ctx.app.config, on_each=lambda: faults.point("exports:item")
     )
     states = [v for w in done for v in w.files.values()]
-    problems = [f"{w.out}: {v}" for w in done for v in w.files.values() if v not in ("written", "unchanged")]
+    kept = [f"{w.out}: {v}" for w in done for v in w.files.values() if v.startswith("kept")]
+    ok = ("written", "unchanged")
+    problems = [
+        f"{w.out}: {v}" for w in done for v in w.files.values() if v not in ok and not v.startswith("kept")
+    ]
     if problems:  # the other targets were written; the run must still say it failed
         raise MemorydError("export " + "; ".join(problems))
-    return {"targets": len(done), "written": states.count("written"), "unchanged": states.count("unchanged")}
+    # A user's own file where a target points is theirs: said, not a failure to retry hourly.
+    return {
+        "targets": len(done),
+        "written": states.count("written"),
+        "unchanged": states.count("unchanged"),
+        "kept": kept,
+    }
 
 
 PHASE_FUNCS: dict[str, Callable[[Context], dict[str, Any]]] = {

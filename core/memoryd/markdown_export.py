@@ -138,7 +138,7 @@ def user_md(store: Store) -> str:
     return (
         _header(
             "the user's identity profile",
-            "`memoryd profile rewrite`, or record a preference with `memoryd record preference ...`",
+            "`memoryd profile rewrite-identity`, or `memoryd record --type preference --title ...`",
         )
         + "\n"
         + text.lstrip("\n")

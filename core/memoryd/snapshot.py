@@ -235,26 +235,30 @@ def refresh_changed(store: Store) -> list[str]:
     return done
 
 
+def _scope_dirs(layout: Layout) -> list[Path]:
+    root = layout.scopes
+    return [f for f in sorted(root.iterdir()) if f.is_dir() and len(f.name) == 12] if root.exists() else []
+
+
+def mark_all_stale(layout: Layout) -> None:
+    """Every scope needs a new render (the identity profile, in each, changed)."""
+    for folder in _scope_dirs(layout):
+        mark_stale(layout, folder.name)
+
+
 def stale_scopes(layout: Layout) -> list[str]:
     """Scopes whose stale marker is set, or was claimed by a refresher that died: written
     to since their snapshot was rendered, by this process or one that was killed."""
-    root = layout.scopes
-    out = []
-    for folder in sorted(root.iterdir()) if root.exists() else []:
-        if folder.is_dir() and len(folder.name) == 12 and next(folder.glob(f"{inject.STALE}*"), None):
-            out.append(folder.name)
-    return out
+    return [f.name for f in _scope_dirs(layout) if next(f.glob(f"{inject.STALE}*"), None)]
 
 
 def refresh_all(store: Store) -> int:
     """Every scope on disk (after a reindex, or when the identity profile changes)."""
-    root = store.layout.scopes
     count = 0
-    for folder in sorted(root.iterdir()) if root.exists() else []:
-        if folder.is_dir() and len(folder.name) == 12:
-            with contextlib.suppress(KeyUnavailable):
-                refresh(store, folder.name)
-                count += 1
+    for folder in _scope_dirs(store.layout):
+        with contextlib.suppress(KeyUnavailable):
+            refresh(store, folder.name)
+            count += 1
     return count
 
 

@@ -351,9 +351,9 @@ def test_an_uninterrupted_run_has_work_in_every_phase(world: World, reference: d
     assert all(p["error"] is None for p in rep["phases"]), rep["phases"]
     s = rep["summary"]
     assert (s["captured"], s["analysed"], s["queued"], s["deduplicated"]) == (4, 4, 2, 2), s
-    # The identity rewrite re-renders every scope's snapshot (the profile is in each), so
-    # the snapshots phase finds no stale scope left on such a night.
-    assert (s["decayed"], s["identity_version"], s["rendered"], s["exported"]) == (4, 1, 0, 2), s
+    # The identity rewrite marks every scope stale (the profile is in each snapshot): the
+    # snapshots phase renders each once.
+    assert (s["decayed"], s["identity_version"], s["rendered"], s["exported"]) == (4, 1, 2, 2), s
     (decay,) = [p for p in rep["phases"] if p["name"] == "decay"]
     assert decay["result"]["counts"] == {"dim": 2, "forgotten": 2}
     assert st["spool"] == []
@@ -533,6 +533,39 @@ def test_a_run_killed_at_any_point_resumes_to_the_same_store(
 
 
 # -- state, lock, --phase, not due ---------------------------------------------------------
+@pytest.mark.parametrize("point", ["capture:saved", "analyze:queued", "dedupe:item", "decay:batch"])
+def test_a_resume_the_next_day_after_other_writes_logs_nothing_twice(
+    world: World, reference: dict[str, Any], tmp_path: Path, point: str
+):
+    """What a user's machine does: the run is killed, other commands write audit events,
+    and the next night (a day later) resumes it. The work interrupted is not logged again."""
+    c = _copy(world, tmp_path)
+    killed = _memoryd("consolidate", "--force", env={**c.env, "MEMORYD_KILL_AT": point})
+    assert killed.returncode == -signal.SIGKILL
+    project = tmp_path / "elsewhere"
+    project.mkdir()
+    for i in range(3):
+        rec = _memoryd(
+            "record", "--type", "fact", "--title", f"Note {i}", "--body", f"Meanwhile {i}.",
+            "--scope", str(project), env=c.env,
+        )  # fmt: skip
+        assert rec.returncode == 0, rec.stderr
+    later = {**c.env, "MEMORYD_NOW": clock.iso(clock.parse_ts(NOW) + timedelta(days=1))}
+    resumed = _memoryd("consolidate", env=later)
+    assert resumed.returncode == 0 and "resuming" in resumed.stdout, resumed.stdout + resumed.stderr
+    keys = [
+        (e["event_type"], e["target_id"], json.loads(e["details"]).get("dedupe"))
+        for e in _audit(c.home)
+        if json.loads(e["details"]).get("dedupe")
+    ]
+    twice = sorted({k for k in keys if keys.count(k) > 1})
+    assert twice == [], twice
+    kinds = Counter(e["event_type"] for e in _audit(c.home))
+    ref = Counter(e[0] for e in reference["store"]["audit"])
+    for kind in ("capture", "analyze", "promotion_queued", "reject", "decay", "consolidate"):
+        assert kinds[kind] == ref[kind], (kind, kinds[kind], ref[kind])
+
+
 def test_status_after_a_kill_and_after_the_resume(store: Copy):
     killed = _memoryd("consolidate", "--force", env={**store.env, "MEMORYD_KILL_AT": "dedupe:item"})
     assert killed.returncode == -signal.SIGKILL
@@ -663,6 +696,21 @@ def test_an_unexpected_error_in_a_phase_is_logged_and_the_rest_still_runs(store:
     assert "phase identity failed" in log and "Traceback (most recent call last)" in log
     events = [e for e in _audit(store.home) if e["event_type"] == "consolidate"]
     assert [json.loads(e["details"])["ok"] for e in events] == [False]
+
+
+def test_a_phase_that_failed_before_a_kill_still_fails_the_resumed_run(store: Copy):
+    profile = store.home / "profile"
+    shutil.rmtree(profile, ignore_errors=True)
+    profile.write_text("not a folder\n")  # the identity phase fails, then the run is killed
+    killed = _memoryd("consolidate", "--force", env={**store.env, "MEMORYD_KILL_AT": "snapshots:start"})
+    assert killed.returncode == -signal.SIGKILL
+    resumed = _memoryd("consolidate", "--json", env=store.env)
+    assert resumed.returncode == 1, resumed.stdout + resumed.stderr
+    rep = json.loads(resumed.stdout)
+    (ident,) = [p for p in rep["phases"] if p["name"] == "identity"]
+    assert rep["resumed"] and not rep["ok"] and ident["earlier"] and "NotADirectoryError" in ident["error"]
+    st = json.loads(_memoryd("consolidate", "--status", "--json", env=store.env).stdout)
+    assert st["last_success"] is None and st["last_error"].startswith("identity: NotADirectoryError")
 
 
 # -- the 48-hour fallback ------------------------------------------------------------------

@@ -113,9 +113,19 @@ def test_a_users_own_file_is_kept_unless_overwrite(cli, project: Path, tmp_path:
     assert (ws / "MEMORY.md").read_text() == mine
     assert (ws / "USER.md").read_text().startswith(HEADER)
 
-    again = cli("export-md", "--scope", str(project), "--out", str(ws))
+    again = cli("export-md", "--scope", str(project), "--out", str(ws), "--keep")
     assert again.returncode == 1 and f"{ws / 'USER.md'}: unchanged" in again.stdout.splitlines()
     assert (ws / "MEMORY.md").read_text() == mine
+    config = tmp_path / "config.toml"  # refused: not kept, or every nightly run would trip on it
+    assert not config.exists() or "exports" not in config.read_text()
+    # A kept target that finds the user's file later leaves it and says so, without failing.
+    config.write_text(f'[[exports.markdown]]\nscope = "{project}"\nout = "{ws}"\n')
+    night = cli("consolidate", "--phase", "exports", "--json")
+    assert night.returncode == 0, night.stdout + night.stderr
+    (phase,) = json.loads(night.stdout)["phases"]
+    assert phase["error"] is None and [k for k in phase["result"]["kept"] if "MEMORY.md" not in k] == []
+    assert len(phase["result"]["kept"]) == 1 and (ws / "MEMORY.md").read_text() == mine
+    config.unlink()
 
     forced = cli("export-md", "--scope", str(project), "--out", str(ws), "--overwrite")
     assert forced.returncode == 0, forced.stderr

@@ -113,19 +113,21 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 # Commands that do not set off an overdue consolidation: the job itself and its runners,
-# and the hooks' and agents' own calls, which must stay quick and quiet.
-NO_FALLBACK = {"consolidate", "run-job", "run-due", "hook", "capture", "inject"}
+# and the hooks, which must stay quick and quiet (an agent's `mcp` start may set it off).
+NO_FALLBACK = {"consolidate", "run-job", "run-due", "capture", "inject"}
 
 
 def _fallback(command: str | None) -> None:
-    """Seed 003's fallback trigger: a consolidation that has not succeeded for 48 hours is
-    set off in the background by the next CLI start (never in the way of the command)."""
+    """Seed 003's fallback trigger (memoryd.fallback): a consolidation that has not
+    succeeded for 48 hours is set off in the background by the next CLI start, never in
+    the way of the command. Only config and one SQLite row are read here."""
     if command in NO_FALLBACK:
         return
     try:
-        from memoryd.app import Memoryd
+        from memoryd import config, fallback, paths
 
-        if Memoryd().consolidation_fallback():
+        hours = config.load().consolidation.fallback_hours
+        if fallback.fallback(paths.layout(), hours, fallback.spawn_consolidation):
             sys.stderr.write("memoryd: consolidation is overdue; it runs in the background now\n")
     except Exception:
         return

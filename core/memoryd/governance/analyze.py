@@ -8,6 +8,8 @@ rules score it, so no session waits forever.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import timedelta
@@ -224,7 +226,9 @@ class Analyzer:
                     scope_hash=meta.scope_hash,
                     target_id=str(pid),
                     details={"session": meta.slug, "type": proposal["proposed_type"], "mean": mean},
-                    dedupe=f"promotion:{pid}:{fp}",
+                    # the same proposal again (a retry after a crash) is not logged twice;
+                    # a re-analysis that changed it is
+                    dedupe=f"promotion:{pid}:{fp}:{_digest(proposal)}",
                 )
         faults.point("analyze:queued")  # the proposal is queued, the session not yet marked
         meta.dura_score = scores
@@ -259,6 +263,11 @@ class Analyzer:
             except (NotFound, CorruptFile, KeyUnavailable) as exc:  # gone, damaged, or locked
                 out.append(Analysis(slug, "skipped", note=str(exc)))
         return out
+
+
+def _digest(proposal: dict[str, Any]) -> str:
+    words = {k: v for k, v in proposal.items() if k != "created_at"}
+    return hashlib.sha1(json.dumps(words, sort_keys=True, default=str).encode()).hexdigest()[:12]
 
 
 AFTER_CAPTURE_LIMIT = 20

@@ -44,6 +44,8 @@ class Transition:
     idle_days: int
     due_at: str = ""
     body_path: str = field(default="", repr=False, compare=False)
+    # The last sign of life the idle time counts from: one decay episode of the memory.
+    last_active: str = field(default="", repr=False, compare=False)
 
 
 @dataclass
@@ -104,6 +106,7 @@ def due(store: Store, cfg: DecayConfig, *, now: datetime, horizon_days: float = 
                 int(idle),
                 clock.iso(when),
                 r["body_path"],
+                r["last_active"],
             )
         )
     return out
@@ -174,16 +177,17 @@ def _audit(store: Store, done: list[Transition], report: SweepReport, actor: str
     for scope_hash, items in sorted(by_scope.items()):
         moves = [[t.slug, t.from_state, t.to_state] for t in items]
         store.changed(scope_hash)
-        # Same moves on the same day: a retry of this batch (a memory cannot make the
-        # same move twice in one day), so a crash after the append does not log it twice.
-        key = hashlib.sha1(repr((report.at[:10], moves)).encode()).hexdigest()[:16]
+        # The same moves of the same decay episodes (a memory moves again only after a new
+        # sign of life): a retry of this batch, whenever it runs, so a crash after the
+        # append does not log it twice.
+        episode = [[t.slug, t.from_state, t.last_active] for t in items]
+        key = hashlib.sha1(repr(episode).encode()).hexdigest()[:16]
         store.audit.append(
             "decay",
             actor=actor,
             scope_hash=scope_hash,
             details={"count": len(moves), "moves": moves},
             dedupe=f"decay:{key}",
-            window=len(by_scope),  # the batch's other scopes' events may follow this one
         )
 
 

@@ -150,7 +150,8 @@ def reject(store: Store, pid: int, *, reason: str | None = None, actor: str = "c
         dedupe=f"reject:{pid}",
     )
     with write_session(store.engine) as s:
-        sql.decide(s, pid, "rejected", now)
+        if not sql.decide(s, pid, "rejected", now):
+            raise UsageError(f"promotion {pid} was decided by someone else meanwhile")
     return {**row, "status": "rejected", "decided_at": now}
 
 

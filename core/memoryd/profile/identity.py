@@ -202,7 +202,11 @@ def rewrite(
     actor: str = "cli",
     env: Mapping[str, str] | None = None,
     transport: httpx.BaseTransport | None = None,
+    render: bool = True,
 ) -> Rewrite:
+    """A new version when the profile changed. Every project's snapshot shows its summary:
+    they are re-rendered now, or with `render=False` marked stale for a caller that renders
+    them next (the consolidation's snapshots phase)."""
     if trigger not in TRIGGERS:
         raise UsageError(f"trigger must be one of {', '.join(TRIGGERS)}")
     now = clock.now()
@@ -237,7 +241,10 @@ def rewrite(
     _save(store, num, trigger, content, patch, change, sources, scopes, now)
     from memoryd import snapshot
 
-    snapshot.refresh_all(store)  # every project's snapshot shows the new summary
+    if render:
+        snapshot.refresh_all(store)
+    else:
+        snapshot.mark_all_stale(store.layout)
     return Rewrite(True, num, by, note, change, patch, sources)
 
 

@@ -112,11 +112,15 @@ def count_promotions(s: Session, status: str) -> int:
     return int(row.one()[0])
 
 
-def decide(s: Session, pid: int, status: str, when: str) -> None:
-    s.exec(
-        text("UPDATE promotions SET status = :status, decided_at = :ts WHERE id = :id"),
+def decide(s: Session, pid: int, status: str, when: str) -> bool:
+    """Decide a pending promotion; False when another process decided it first."""
+    res = s.exec(
+        text(
+            "UPDATE promotions SET status = :status, decided_at = :ts WHERE id = :id AND status = 'pending'"
+        ),
         params={"status": status, "ts": when, "id": pid},
     )
+    return bool(res.rowcount)
 
 
 # -- analysis ---------------------------------------------------------------------------
@@ -225,6 +229,7 @@ def decay_candidates(
     ttl = f"coalesce(ttl_days, {int(dim_days)})"
     sql = (
         f"SELECT slug, type, scope_hash, title, decay_state, body_path, {ttl} AS ttl, "
+        "max(created_at, coalesce(updated_at, ''), coalesce(last_recalled_at, '')) AS last_active, "
         f"{_AGE} + :horizon AS age FROM memories WHERE {_DECAYS} AND ("
         f"(decay_state = 'alive' AND {_AGE} + :horizon >= {ttl}) OR "
         f"(decay_state = 'dim' AND {_AGE} + :horizon >= {ttl} + :soft) OR "

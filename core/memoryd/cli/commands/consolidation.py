@@ -95,15 +95,15 @@ def run_export_md(args: argparse.Namespace) -> int:
     app = Memoryd()
     out = args.out.expanduser().absolute()
     done = app.export_md(args.scope, out, overwrite=args.overwrite)
-    if args.keep:
+    kept = [f"{name}: {state}" for name, state in done.files.items() if state.startswith("kept")]
+    if args.keep and not kept:  # a target over the user's own file would be refused every night
         scope_root = str(app.scope(args.scope).root)
         targets = [{"scope": t.scope, "out": t.out} for t in app.config.exports]
         mine = {"scope": scope_root, "out": str(out)}
         if mine not in targets:
             app.update_config({"exports.markdown": [*targets, mine]})
-    kept = [f"{name}: {state}" for name, state in done.files.items() if state.startswith("kept")]
     if args.json:
-        output.emit_json({**done.as_dict(), "kept_up_to_date": bool(args.keep)})
+        output.emit_json({**done.as_dict(), "kept_up_to_date": bool(args.keep and not kept)})
     else:
         for name, state in done.files.items():
             output.line(f"{out / name}: {state}")
