@@ -17,6 +17,12 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt
 
+# The review's plain rules live in core, shared with the terminal UI (memoryd.review).
+from memoryd.review import Edits as Edits
+from memoryd.review import changed_fields as changed_fields
+from memoryd.review import enum_text as enum_text
+from memoryd.review import join_triggers as join_triggers
+
 translate = QCoreApplication.translate  # the bare name lupdate recognises
 
 Index = QModelIndex | QPersistentModelIndex
@@ -55,44 +61,6 @@ def state_label(state: str) -> str:
 def day(timestamp: str) -> str:
     """The date part of an ISO timestamp: the lists show days, not seconds."""
     return timestamp[:10]
-
-
-def enum_text(enum_or_str: Any) -> str:
-    """An enum's value, or the string itself: the facade's models may hold either."""
-    return str(getattr(enum_or_str, "value", enum_or_str))
-
-
-def join_triggers(triggers: Sequence[str]) -> str:
-    return ", ".join(triggers)
-
-
-@dataclass(frozen=True)
-class Edits:
-    """What the editor pane holds for one promotion."""
-
-    memory_type: str
-    title: str
-    triggers: list[str]
-    body: str
-
-
-def changed_fields(proposal: Any, edits: Edits) -> dict[str, Any]:
-    """Only what the user changed, as `Memoryd.promote` keywords.
-
-    Unchanged fields are left to core: a sealed proposal (a sensitive scope without a
-    grant) shows a placeholder title and no body, and sending those back would overwrite
-    the real ones core opens under the grant.
-    """
-    out: dict[str, Any] = {}
-    if edits.memory_type != proposal.proposed_type:
-        out["memory_type"] = edits.memory_type
-    if edits.title.strip() != proposal.title.strip():
-        out["title"] = edits.title.strip()
-    if edits.triggers != list(proposal.triggers):
-        out["triggers"] = edits.triggers
-    if edits.body.strip() != proposal.body.strip():
-        out["body"] = edits.body
-    return out
 
 
 def at_or_above(proposals: Sequence[Any], threshold: float) -> list[Any]:

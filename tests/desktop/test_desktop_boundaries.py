@@ -12,7 +12,8 @@ from pathlib import Path
 
 from memoryd_desktop import assets
 
-ALLOWED_CORE = {"memoryd.app", "memoryd.errors", "memoryd.paths", "memoryd.bundled"}
+# memoryd.review: the review rules the tray and the terminal UI share (no I/O in it)
+ALLOWED_CORE = {"memoryd.app", "memoryd.errors", "memoryd.paths", "memoryd.bundled", "memoryd.review"}
 FORBIDDEN = ("sqlite3", "sqlalchemy", "sqlmodel")
 PACKAGE = Path(assets.__file__).parent  # the package __file__ is None while an install maps it as a namespace
 

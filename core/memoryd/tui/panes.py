@@ -11,6 +11,7 @@ from typing import Any
 
 from rich.text import Text
 
+from memoryd.app_upkeep import digest_counts
 from memoryd.tui.review import Group, join_triggers
 
 MUTED = "dim"
@@ -203,9 +204,4 @@ def period(d: Any) -> str:
 
 
 def counts(d: Any) -> dict[str, int]:
-    return {
-        "promotions": len(d.pending_promotions),
-        "duplicates": len(d.duplicates),
-        "expiring": len(d.ttl_reminders),
-        "supersedes": len(d.pending_supersedes),
-    }
+    return digest_counts(d)  # what the weekly notification counts, section by section

@@ -8,18 +8,21 @@ here, so the rules are tested without a terminal.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from memoryd.app import Memoryd
 from memoryd.errors import MemorydError
+from memoryd.review import Edits as Edits
+from memoryd.review import changed_fields as changed_fields
+from memoryd.review import enum_text as enum_text
+from memoryd.review import join_triggers as join_triggers
+from memoryd.review import parse_triggers as parse_triggers
 
 ACTOR = "tui"
 # The long-term types a promotion may become, in the order the edit form lists them.
 PROMOTE_TYPES = ("decision", "preference", "fact", "playbook", "warning")
-_LIST_SPLIT = re.compile(r"[,，、;；]")  # English and Chinese list separators
 
 Action = tuple[Callable[[], Any], Callable[[Any], str]]  # (call, message from its result)
 
@@ -28,46 +31,6 @@ def describe(exc: BaseException) -> str:
     """One line: our own errors already speak to the user; anything else names its type."""
     text = str(exc) if isinstance(exc, MemorydError) else f"{type(exc).__name__}: {exc}"
     return " ".join(text.split()) or type(exc).__name__
-
-
-def parse_triggers(text: str) -> list[str]:
-    """A comma separated line (English or Chinese commas, 、 and semicolons) to a clean,
-    ordered list: blanks and duplicates dropped."""
-    return list(dict.fromkeys(t.strip() for t in _LIST_SPLIT.split(text) if t.strip()))
-
-
-def join_triggers(triggers: Sequence[str]) -> str:
-    return ", ".join(triggers)
-
-
-def enum_text(enum_or_str: Any) -> str:
-    return str(getattr(enum_or_str, "value", enum_or_str))
-
-
-@dataclass(frozen=True)
-class Edits:
-    """What the edit form holds for one promotion."""
-
-    memory_type: str
-    title: str
-    triggers: list[str]
-    body: str
-
-
-def changed_fields(proposal: Any, edits: Edits) -> dict[str, Any]:
-    """Only what the user changed, as `Memoryd.promote` keywords. Unchanged fields are left
-    to core: a sealed proposal (a sensitive scope without a grant) shows a placeholder title
-    and no body, and sending those back would overwrite the real ones."""
-    out: dict[str, Any] = {}
-    if edits.memory_type != proposal.proposed_type:
-        out["memory_type"] = edits.memory_type
-    if edits.title.strip() != proposal.title.strip():
-        out["title"] = edits.title.strip()
-    if edits.triggers != list(proposal.triggers):
-        out["triggers"] = edits.triggers
-    if edits.body.strip() != proposal.body.strip():
-        out["body"] = edits.body
-    return out
 
 
 @dataclass(frozen=True)
