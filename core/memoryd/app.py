@@ -132,7 +132,12 @@ class Memoryd(Upkeep):
 
     # -- scopes -----------------------------------------------------------------------
     def scope(self, path: str | Path | None = None) -> Scope:
-        return resolve(path or Path.cwd())
+        """The scope of a folder, under the hash it is linked to (memoryd.scope_links); a git
+        scope's origin remote is noted the first time, which links clones of one repository
+        on other devices at the next sync."""
+        from memoryd import links
+
+        return links.seen(self.layout, resolve(path or Path.cwd()), lambda: self.store)
 
     def marked_scope(self, path: str | Path) -> Scope:
         """A sensitive scope by its hash or its recorded root, even if the folder moved or
@@ -913,6 +918,54 @@ class Memoryd(Upkeep):
         from memoryd.sensitive import marking
 
         return marking.import_key(self.store, file, passphrase=passphrase, actor=actor)
+
+    # -- across devices -----------------------------------------------------------------
+    def sync_folder(self, folder: str | Path | None = None) -> Path:
+        if folder is None:
+            table = self.config.raw.get("sync", {})
+            folder = table.get("folder") if isinstance(table, dict) else None
+        if not folder:
+            raise UsageError('no sync folder: give --folder PATH or set [sync] folder = "PATH"')
+        return Path(str(folder)).expanduser()
+
+    @_settles
+    def sync(self, folder: str | Path | None = None, *, actor: str = "cli") -> Any:
+        from memoryd.sync import run
+
+        return run.sync(self.store, self.sync_folder(folder), actor=actor)
+
+    def export_memories(self, out: Path, *, scopes: list[str] | None = None, force: bool = False) -> int:
+        from memoryd.sync import run
+
+        return run.export(self.store, out, scopes=scopes, force=force)
+
+    @_settles
+    def import_memories(self, file: Path, *, actor: str = "cli") -> Any:
+        from memoryd.sync import run
+
+        return run.import_file(self.store, file, actor=actor)
+
+    def sync_conflicts(self, scopes: list[str] | None = None) -> list[dict[str, Any]]:
+        from memoryd.sync import run
+
+        return run.conflicts(self.layout.home, scopes)
+
+    def sync_show(self, slug: str) -> list[dict[str, Any]]:
+        from memoryd.sync import run
+
+        return run.show(self.layout.home, slug)
+
+    @_settles
+    def sync_resolve(self, slug: str, *, take: str | None = None, actor: str = "cli") -> str:
+        from memoryd.sync import run
+
+        return run.resolve(self.store, slug, take, actor=actor)
+
+    @_settles
+    def scope_link(self, a: str, b: str, *, actor: str = "cli") -> dict[str, Any]:
+        from memoryd import links
+
+        return links.link(self.store, a, b, actor=actor)
 
     # -- audit ------------------------------------------------------------------------
     def audit_events(

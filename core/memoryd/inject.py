@@ -234,13 +234,15 @@ def snapshot_for(cwd: str, home: str | None = None) -> tuple[str, bool]:
     whether it is already cut to DEFAULT_BUDGET (a rendered file is; composed text not)."""
     home = home or envpaths.data_home()
     scopes = os.path.join(home, "scopes")
-    scope_hash = quick_scope(cwd)
+    from memoryd.scope_links import canonical
+
+    scope_hash = canonical(home, quick_scope(cwd))
     scope_dir = os.path.join(scopes, scope_hash)
     if not os.path.isdir(scope_dir):
         from memoryd.scope import resolve  # git knows cases the walk does not
 
         try:
-            scope_hash = resolve(cwd, must_exist=False).hash
+            scope_hash = canonical(home, resolve(cwd, must_exist=False).hash)
         except UsageError:
             return empty_snapshot(home), False
         scope_dir = os.path.join(scopes, scope_hash)

@@ -20,7 +20,7 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 
-from memoryd import clock, faults, slugs
+from memoryd import clock, faults, links, slugs
 from memoryd.capture import episode, spool, transcripts
 from memoryd.config import Config
 from memoryd.errors import KeyUnavailable, MemorydError
@@ -56,7 +56,7 @@ def process(store: Store, config: Config, record: dict[str, Any]) -> str:
     redactor = Redactor(config.capture.extra_secret_patterns)
     parsed = transcripts.parse(_transcript_path(source, payload, sid), config.capture, redactor)
     cwd = payload.get("cwd") or parsed.cwd or "."
-    scope = resolve(cwd, must_exist=False)
+    scope = links.seen(store.layout, resolve(cwd, must_exist=False), lambda: store)
     if scope.marked or store.keys.sensitive(scope.hash):
         store.keys.get(scope.hash)  # KeyUnavailable: the payload waits in the spool
     ep = episode.build(parsed, payload, source, redactor)

@@ -25,6 +25,7 @@ def build_parser() -> Parser:
         audit,
         capture,
         consolidation,
+        exchange,
         governance,
         imports,
         knowledge,
@@ -55,6 +56,7 @@ def build_parser() -> Parser:
         imports,
         maintenance,
         consolidation,
+        exchange,
         schedule,
         audit,
     )

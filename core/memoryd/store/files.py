@@ -40,6 +40,18 @@ class Turn:
         return json.dumps(data, ensure_ascii=False)
 
 
+def turns_from_text(text: str) -> list[Turn]:
+    """A turns sidecar's lines; a damaged line is skipped, not fatal."""
+    out = []
+    for line in text.splitlines():
+        try:
+            d = json.loads(line)
+            out.append(Turn(int(d["seq"]), str(d["role"]), str(d["text"]), d.get("ts"), d.get("ext_id")))
+        except (ValueError, KeyError, TypeError):
+            continue
+    return out
+
+
 class MemoryFiles:
     """With `keys`, memories of sensitive scopes are `<slug>.md.enc` and
     `<slug>.turns.jsonl.enc`, sealed to their scope and slug (memoryd.crypto); the
@@ -140,14 +152,7 @@ class MemoryFiles:
         data = path.read_bytes()
         if md_path.name.endswith(ENC):
             data = self._open(md_path, data, "turns")
-        out = []
-        for line in data.decode("utf-8", errors="replace").splitlines():
-            try:
-                d = json.loads(line)
-                out.append(Turn(int(d["seq"]), str(d["role"]), str(d["text"]), d.get("ts"), d.get("ext_id")))
-            except (ValueError, KeyError, TypeError):
-                continue
-        return out
+        return turns_from_text(data.decode("utf-8", errors="replace"))
 
     def archive(self, doc: Document, src: Path, *, sync: bool = True) -> Path:
         """Rewrite a memory as forgotten into forgotten/, bring its turns, drop the old

@@ -12,20 +12,43 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
         "scope",
         parents=[common],
-        help="show the scope of a directory",
-        description="Print the scope hash and root of PATH (default: here). "
-        "Example: memoryd scope ~/code/app",
+        help="show the scope of a directory, or link two scopes",
+        description="Print the scope hash and root of PATH (default: here). `memoryd scope link HASH_A "
+        "HASH_B` makes two scopes one (the same project checked out at different paths on two "
+        "machines); clones of one git repository (same origin URL) are linked by themselves. "
+        "Example: memoryd scope ~/code/app ; memoryd scope link 1a2b3c4d5e6f 0f9e8d7c6b5a",
     )
-    p.add_argument("path", nargs="?", default=".")
+    p.add_argument("path", nargs="?", default=".", help="a folder, or `link`")
+    p.add_argument("hashes", nargs="*", help=argparse.SUPPRESS)
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from memoryd.app import Memoryd
+    from memoryd.errors import UsageError
     from memoryd.scope import resolve
 
-    s = resolve(args.path)
+    if args.path == "link" and args.hashes:
+        if len(args.hashes) != 2:
+            raise UsageError("memoryd scope link takes two scope hashes")
+        done = Memoryd().scope_link(*args.hashes)
+        if args.json:
+            output.emit_json(done)
+        else:
+            output.line(
+                f"linked: {', '.join(done['aliases'])} -> {done['scope_hash']} (moved {done['moved']})"
+            )
+        return 0
+    if args.hashes:
+        raise UsageError(f"unexpected argument(s): {' '.join(args.hashes)}")
+    raw = resolve(args.path)
+    s = Memoryd().scope(args.path)
     if args.json:
-        output.emit_json({"scope_hash": s.hash, "root": str(s.root), "kind": s.kind})
+        out = {"scope_hash": s.hash, "root": str(s.root), "kind": s.kind}
+        if s.hash != raw.hash:
+            out["linked_from"] = raw.hash
+        output.emit_json(out)
     else:
-        output.line(f"{s.hash}  {s.root}  ({s.kind})")
+        note = f"  (linked from {raw.hash})" if s.hash != raw.hash else ""
+        output.line(f"{s.hash}  {s.root}  ({s.kind}){note}")
     return 0

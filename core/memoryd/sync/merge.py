@@ -1,0 +1,97 @@
+"""The merge: a join, so any devices' states merged in any order, any number of times,
+give the same result. Heads are the newest versions known (a head whose rev another head
+descends from is dropped, its history folded into the descendant so that what it
+dominated stays dominated); counters merge per device (recalls) or by time (decay)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from memoryd.sync.document import Decay, Entry, Head, State
+
+
+def _same_rev(a: Head, b: Head) -> Head:
+    """Two copies of one version: histories unite; anything else that differs (a sealed
+    version sealed twice) is settled the same way everywhere."""
+    history = tuple(sorted(set(a.history) | set(b.history)))
+    keep = min((a, b), key=lambda h: (h.content or "", h.turns or "", h.updated_at, h.encrypted))
+    return Head(**{**keep.__dict__, "history": history})
+
+
+def heads(all_heads: Iterable[Head]) -> tuple[Head, ...]:
+    by_rev: dict[str, Head] = {}
+    for h in all_heads:
+        by_rev[h.rev] = _same_rev(by_rev[h.rev], h) if h.rev in by_rev else h
+    # Fold: until nothing changes, a dominated head's history joins its dominator's.
+    live = dict(by_rev)
+    changed = True
+    while changed:
+        changed = False
+        for rev, h in sorted(live.items()):
+            owners = [g for g in live.values() if g.rev != rev and rev in g.history]
+            if not owners:
+                continue
+            for g in owners:
+                extra = set(h.history) - set(g.history)
+                if extra:
+                    live[g.rev] = Head(**{**g.__dict__, "history": tuple(sorted(set(g.history) | extra))})
+            del live[rev]
+            changed = True
+            break
+    return tuple(sorted(live.values(), key=lambda h: h.rev))
+
+
+def _later(a: str | None, b: str | None) -> str | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return max(a, b)
+
+
+def _decay(a: Decay | None, b: Decay | None) -> Decay | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return max(a, b, key=Decay.key)
+
+
+def entry(a: Entry, b: Entry) -> Entry:
+    recalls = dict(a.recalls)
+    for dev, n in b.recalls.items():
+        recalls[dev] = max(recalls.get(dev, 0), n)
+    return Entry(
+        heads=heads([*a.heads, *b.heads]),
+        recalls=recalls,
+        last_recalled_at=_later(a.last_recalled_at, b.last_recalled_at),
+        decay=_decay(a.decay, b.decay),
+    )
+
+
+def _scope(a: dict[str, object], b: dict[str, object]) -> dict[str, object]:
+    """Sensitivity settings: the one marked first (then the smaller key check) everywhere;
+    a remote once known stays known."""
+    sens = [s for s in (a.get("sensitive"), b.get("sensitive")) if s]
+    chosen = min(sens, key=lambda s: (str(s.get("marked_at")), str(s.get("key_check")))) if sens else None
+    remotes = [r for r in (a.get("remote"), b.get("remote")) if r]
+    return {"sensitive": chosen, "remote": min(remotes) if remotes else None}  # type: ignore[type-var]
+
+
+def states(parts: Iterable[State]) -> State:
+    out = State()
+    for part in parts:
+        for slug, e in part.memories.items():
+            out.memories[slug] = entry(out.memories[slug], e) if slug in out.memories else _normal(e)
+        for h, info in part.scopes.items():
+            out.scopes[h] = _scope(out.scopes[h], info) if h in out.scopes else _scope(info, {})
+        out.links |= part.links
+    return out
+
+
+def _normal(e: Entry) -> Entry:
+    """One state on its own, in the form a merge gives (idempotence: merging it with
+    itself changes nothing)."""
+    return Entry(
+        heads=heads(e.heads), recalls=dict(e.recalls), last_recalled_at=e.last_recalled_at, decay=e.decay
+    )
