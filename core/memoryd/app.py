@@ -876,6 +876,7 @@ class Memoryd(Upkeep):
             except KeyUnavailable:
                 warnings.append("no OS keyring to hold the key for the grant: only this process can read")
         g = grants.add(self.layout, scope.hash, duration, task)
+        self._index_arrived(scope.hash)
         if spool.pending(self.layout.spool):  # captures that waited for this key
             self.drain_spool(wait=False)
         self.store.audit.append(
@@ -917,7 +918,25 @@ class Memoryd(Upkeep):
     def key_import(self, file: Path, *, passphrase: str, actor: str = "cli") -> str:
         from memoryd.sensitive import marking
 
-        return marking.import_key(self.store, file, passphrase=passphrase, actor=actor)
+        h = marking.import_key(self.store, file, passphrase=passphrase, actor=actor)
+        self._index_arrived(h)
+        return h
+
+    def _index_arrived(self, scope_hash: str) -> None:
+        """Sealed memories that came by import or sync before this machine had their key
+        are on disk without rows; once the key is here they are indexed."""
+        from memoryd.db.engine import read_session
+        from memoryd.errors import KeyUnavailable
+        from memoryd.store import index
+
+        files = self.store.files
+        with read_session(self.store.engine) as s:
+            rows = index.all_body_paths(s)
+        if all(files.relative(p) in rows for p in files.all_files(scope_hash)):
+            return
+        with contextlib.suppress(KeyUnavailable):
+            self.store.reindex_scope(scope_hash)
+            self.store.changed(scope_hash)
 
     # -- across devices -----------------------------------------------------------------
     def sync_folder(self, folder: str | Path | None = None) -> Path:

@@ -34,13 +34,12 @@ def seen(layout: Layout, scope: Scope, store: Callable[[], Store] | None = None)
     if scope.kind == "git":
         links = scope_links.load(layout.home)
         if scope.hash not in links.remotes:
-            url = scope_links.origin_of(scope.root)
-            if url:
-                before = links.canonical_map(exclude=sensitive_state.sensitive_hashes(layout))
-                links.remotes[scope.hash] = url
-                after = _canonical(layout, links)
-                if after != before and store is not None:
-                    rehome(store(), after)
+            url = scope_links.origin_of(scope.root) or ""
+            before = links.canonical_map(exclude=sensitive_state.sensitive_hashes(layout))
+            links.remotes[scope.hash] = url
+            after = _canonical(layout, links)
+            if after != before and store is not None:
+                rehome(store(), after)
     return scope_links.apply(layout.home, scope)
 
 

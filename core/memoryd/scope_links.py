@@ -51,7 +51,8 @@ class Links:
             union(a, b)
         by_remote: dict[str, list[str]] = {}
         for h, url in self.remotes.items():
-            by_remote.setdefault(url, []).append(h)
+            if url:  # "" notes a repository without an origin: it links to nothing
+                by_remote.setdefault(url, []).append(h)
         for hashes in by_remote.values():
             first, *rest = sorted(hashes)
             for h in rest:

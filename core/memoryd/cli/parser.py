@@ -23,6 +23,7 @@ def build_parser() -> Parser:
     from memoryd.cli.commands import (
         agents,
         audit,
+        backup,
         capture,
         consolidation,
         exchange,
@@ -58,6 +59,7 @@ def build_parser() -> Parser:
         consolidation,
         exchange,
         schedule,
+        backup,
         audit,
     )
     for module in modules:

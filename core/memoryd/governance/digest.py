@@ -14,6 +14,7 @@ from memoryd.config import Config
 from memoryd.db.engine import read_session
 from memoryd.store import Store
 from memoryd.store import governance as sql
+from memoryd.sync import run as sync_run
 
 from . import decay, promotions, spend
 
@@ -138,6 +139,23 @@ class Spend(BaseModel):
     left_today: int
 
 
+class ConflictVersion(BaseModel):
+    rev: str = Field(description="pass a prefix to `memoryd sync --resolve SLUG --take REV`")
+    updated_at: str
+    title: str = Field(description='"(sealed)" in a sensitive project, "(deleted)" for a deletion')
+    deleted: bool
+
+
+class SyncConflict(BaseModel):
+    """A memory changed on two devices: the newer version is in the file, the other kept
+    as a copy until the user picks (docs/sync.md)."""
+
+    slug: str
+    scope_hash: str
+    kept: ConflictVersion
+    copies: list[ConflictVersion]
+
+
 class Digest(BaseModel):
     schema_version: Literal[1] = SCHEMA_VERSION
     generated_at: str
@@ -149,6 +167,7 @@ class Digest(BaseModel):
     duplicates: list[DuplicateGroup]
     ttl_reminders: list[TTLReminder]
     pending_supersedes: list[PendingSupersede] = Field(default_factory=list)
+    sync_conflicts: list[SyncConflict] = Field(default_factory=list)
     trends: Trends
     spend: Spend
 
@@ -227,6 +246,7 @@ def build(
             for t in reminders
         ],
         pending_supersedes=[PendingSupersede(**w) for w in waiting],
+        sync_conflicts=[SyncConflict(**c) for c in sync_run.conflicts(store.layout.home, scopes)],
         trends=Trends(
             top_triggers=[TriggerCount(trigger=r["trigger"], hits=int(r["hits"])) for r in triggers],
             rising_entities=[EntityTrend(**e) for e in rising],  # type: ignore[arg-type]
@@ -351,6 +371,14 @@ def render_text(d: Digest) -> str:
         out.append("  none")
     out.append("")
 
+    if d.sync_conflicts:
+        out.append(f"=== Sync conflicts ({len(d.sync_conflicts)}) ===")
+        for c in d.sync_conflicts[:LIST_LIMIT]:
+            out.append(f'  {c.slug}: kept "{c.kept.title}" ({c.kept.updated_at})')
+            out += [f'     copy {v.rev[:8]}: "{v.title}" ({v.updated_at})' for v in c.copies]
+        out.append("  see: memoryd sync --show SLUG    keep one: memoryd sync --resolve SLUG [--take REV]")
+        out.append("")
+
     tr = d.trends
     out.append(f"=== Trends (since {d.since[:10]}) ===")
     out.append("Top triggers:")
@@ -387,6 +415,8 @@ def headline(d: Digest) -> str:
         parts.append(f"{len(d.ttl_reminders)} fading soon")
     if d.pending_supersedes:
         parts.append(f"{len(d.pending_supersedes)} supersede(s) to confirm")
+    if d.sync_conflicts:
+        parts.append(f"{len(d.sync_conflicts)} sync conflict(s)")
     return "memoryd: " + ", ".join(parts)
 
 

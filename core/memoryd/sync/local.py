@@ -20,8 +20,8 @@ from memoryd.models import DecayState, MemoryType
 from memoryd.sensitive import state as sensitive_state
 from memoryd.store import Store, governance, kg, rebuilt_link
 from memoryd.store import sync as ledger
-from memoryd.store.files import ENC, MD, turns_from_text
-from memoryd.sync import merge
+from memoryd.store.files import ENC, MD, MemoryFiles, turns_from_text
+from memoryd.sync import merge, text
 from memoryd.sync.document import Decay, Entry, Head, State
 
 BATCH = 500
@@ -39,20 +39,25 @@ def tombstone_rev(rev: str) -> str:
     return sha(b"deleted\0" + rev.encode())[:32]
 
 
-def normalised(doc: Document) -> str:
-    """The file with the counters every device keeps for itself zeroed: a recall or a
-    decay move is not a new version."""
-    meta = doc.meta.model_copy(
-        update={"recall_count": 0, "last_recalled_at": None, "decay_state": DecayState.alive},
-    )
-    return frontmatter.render(Document(meta, doc.body))
+@dataclass(frozen=True)
+class Seen:
+    """A file as the scan found it: what apply compares with before rewriting anything."""
+
+    rev: str
+    file_sha: str
+    body_path: str
+    recalls: int
+    last_recalled_at: str | None
+    decay_state: str
 
 
 @dataclass
 class ScanReport:
     edited: list[str] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
+    counted: list[str] = field(default_factory=list)  # only recalls or decay moved
     unreadable: list[str] = field(default_factory=list)
+    seen: dict[str, Seen] = field(default_factory=dict)
 
 
 def _known(entry: Entry | None) -> set[str]:
@@ -61,22 +66,47 @@ def _known(entry: Entry | None) -> set[str]:
     return {r for h in entry.heads for r in (h.rev, *h.history)}
 
 
-def _read_local(store: Store, path: Path, data: bytes) -> tuple[Document | None, str, str | None, bool]:
-    """(document or None when sealed without its key, rev, turns for the head, sealed)."""
+@dataclass(frozen=True)
+class Local:
+    """One memory file read for the scan: `doc` is None when it is sealed and its key is
+    not here (then `norm` is None and `rev` hashes the ciphertext)."""
+
+    doc: Document | None
+    norm: str | None
+    rev: str
+    turns: str | None  # for the head: text, or base64 ciphertext when sealed
+    sealed: bool
+
+
+def _parse(path: Path, plain: bytes) -> tuple[Document, str]:
+    text = plain.decode("utf-8")
+    doc = frontmatter.parse(text, where=str(path))
+    if doc.meta.slug != MemoryFiles.slug_of(path):
+        raise CorruptFile(f"{path}: slug {doc.meta.slug!r} does not match the file name")
+    return doc, text
+
+
+def _read_local(store: Store, path: Path, data: bytes) -> Local:
     files = store.files
     sealed = path.name.endswith(ENC)
     tpath = files.turns_path(path)
     tdata = tpath.read_bytes() if tpath.exists() else None
-    if sealed:
-        try:
-            doc = files.read(path)
-            plain_turns = "".join(t.to_json() + "\n" for t in files.read_turns(path))
-        except KeyUnavailable:
-            return None, "x" + sha(data + b"\0" + (tdata or b""))[:31], _b64(tdata), True
-        return doc, rev_of(normalised(doc), plain_turns), _b64(tdata), True
-    doc = files.read(path)
+    try:
+        if sealed:
+            try:
+                plain = files._open(path, data, "md")
+                plain_turns = files._open(path, tdata, "turns").decode("utf-8") if tdata is not None else ""
+            except KeyUnavailable:
+                return Local(None, None, "x" + sha(data + b"\0" + (tdata or b""))[:31], _b64(tdata), True)
+            doc, text_ = _parse(path, plain)
+            norm = text.normalised(text_, doc)
+            return Local(doc, norm, rev_of(norm, plain_turns), _b64(tdata), True)
+        doc, text_ = _parse(path, data)
+    except UnicodeDecodeError:
+        raise CorruptFile(f"{path}: not UTF-8 text") from None
     turns = tdata.decode("utf-8", errors="replace") if tdata is not None else None
-    return doc, rev_of(normalised(doc), turns or ""), turns, False
+    norm = text.normalised(text_, doc)
+    return Local(doc, norm, rev_of(norm, turns or ""), turns, False)
 
 
 def _b64(data: bytes | None) -> str | None:
@@ -99,10 +129,11 @@ def scan(store: Store, prev: State, device: str, report: ScanReport | None = Non
         if a is not None and not a.deleted and a.file_sha == sha(data):
             continue
         try:
-            doc, rev, turns, sealed = _read_local(store, path, data)
+            found = _read_local(store, path, data)
         except (CorruptFile, OSError) as exc:
             report.unreadable.append(str(exc))
             continue
+        doc, rev, sealed = found.doc, found.rev, found.sealed
         entry = out.memories.get(slug)
         if doc is None and a is not None:
             continue  # sealed, no key here: this device cannot have changed it
@@ -120,14 +151,21 @@ def scan(store: Store, prev: State, device: str, report: ScanReport | None = Non
                 scope_hash=scope_hash,
                 type=mtype,
                 encrypted=sealed,
-                content=crypto.b64(data) if sealed else normalised(doc),  # type: ignore[arg-type]
-                turns=turns,
+                content=crypto.b64(data) if sealed else found.norm,
+                turns=found.turns,
             )
             entry = merge.entry(entry, Entry((head,))) if entry else Entry((head,))
             report.edited.append(slug)
         assert entry is not None
         if doc is not None:
+            before = entry
             entry = _counters(entry, doc, a, device, now)
+            if entry != before and slug not in report.edited:
+                report.counted.append(slug)
+            m = doc.meta
+            lra = clock.iso(m.last_recalled_at) if m.last_recalled_at else None
+            rel = store.files.relative(path)
+            report.seen[slug] = Seen(rev, sha(data), rel, m.recall_count, lra, m.decay_state.value)
         out.memories[slug] = entry
     for slug, a in applied.items():
         if slug in seen or a.deleted:
@@ -194,11 +232,19 @@ class ApplyReport:
     arrived: int = 0  # written with a version this device did not have on disk
     locked: int = 0  # sealed memories written as they came: no key here to index them
     scopes: set[str] = field(default_factory=set)
+    keys: dict[str, bool] = field(default_factory=dict)  # is each sealed scope's key here
 
 
 def apply(
-    store: Store, merged: State, *, only: set[str] | None = None, progress: Callable[[], None] | None = None
+    store: Store,
+    merged: State,
+    *,
+    seen: dict[str, Seen] | None = None,
+    only: set[str] | None = None,
+    progress: Callable[[], None] | None = None,
 ) -> ApplyReport:
+    """`seen`: the scan's findings, so a file already holding what the merge says (a
+    memory made here, a sync cut short after writing it) is recorded, not rewritten."""
     report = ApplyReport()
     _apply_scopes(store, merged)
     canonical = _apply_links(store, merged)
@@ -234,7 +280,9 @@ def apply(
         entry = merged.memories.get(slug)
         if entry is None:
             continue
-        if _apply_one(store, slug, entry, applied.get(slug), canonical, batch, report):
+        if _apply_one(
+            store, slug, entry, applied.get(slug), (seen or {}).get(slug), canonical, batch, report
+        ):
             faults.point("sync:apply")
             if progress is not None:
                 progress()
@@ -249,6 +297,7 @@ def _apply_one(
     slug: str,
     entry: Entry,
     a: ledger.Applied | None,
+    seen: Seen | None,
     canonical: dict[str, str],
     batch: list[tuple[Any, ...]],
     report: ApplyReport,
@@ -281,32 +330,51 @@ def _apply_one(
         a is not None
         and not a.deleted
         and a.rev == w.rev
-        and a.recalls == total
-        and a.last_recalled_at == lra
-        and a.decay_state == decay
         and a.body_path == rel
         and target.exists()
+        and (
+            (a.recalls == total and a.last_recalled_at == lra and a.decay_state == decay)
+            or (a.recalls < 0 and not _has_key(store, scope_hash, report))  # still no key: as it is
+        )
     ):
         return False
+    if (
+        seen is not None
+        and seen.rev == w.rev
+        and seen.recalls == total
+        and seen.last_recalled_at == lra
+        and seen.decay_state == decay
+        and seen.body_path == rel
+    ):
+        batch.append(
+            ("ledger", ledger.Applied(slug, w.rev, w.history, False, seen.file_sha, rel, total, lra, decay))
+        )
+        return False
     old = _local_path(store, slug, a)
-    doc, turns = _document(store, w, target)
-    if doc is None:  # sealed and no key here: the ciphertext as it came
+    plain, turns_text = _document(store, slug, w)
+    if plain is None:  # sealed and no key here: the ciphertext as it came
         atomic.write_bytes(target, crypto.unb64(w.content or ""), sync=False)
         if w.turns is not None:
             atomic.write_bytes(files.turns_path(target), crypto.unb64(w.turns), sync=False)
         recalls = -1
         report.locked += 1
     else:
-        doc.meta.recall_count = total
-        doc.meta.last_recalled_at = clock.parse_ts(lra) if lra else None
-        doc.meta.decay_state = DecayState(decay)
-        doc.meta.scope_hash = scope_hash
-        target = _write(store, doc, turns, target)
+        body = text.with_counters(plain, total, lra, decay)
+        if body is None:  # not memoryd's own rendering: through the YAML dumper once
+            doc = frontmatter.parse(plain, where=f"sync: {slug}")
+            doc.meta.recall_count = total
+            doc.meta.last_recalled_at = clock.parse_ts(lra) if lra else None
+            doc.meta.decay_state = DecayState(decay)
+            body = frontmatter.render(doc)
+        body = text.with_scope(body, scope_hash) if scope_hash != w.scope_hash else body
+        doc = frontmatter.parse(body, where=f"sync: {slug}")
+        turns = turns_from_text(turns_text) if turns_text is not None else None
+        target = _write(store, doc, body, turns_text, target)
         rel = files.relative(target)
         recalls = total
         if decay == DecayState.forgotten.value:
             batch.append(("drop", slug))
-        elif not (w.encrypted or sealed_here) or _has_key(store, scope_hash):
+        elif not (w.encrypted or sealed_here) or _has_key(store, scope_hash, report):
             batch.append(("index", doc, target, None if files.sensitive(scope_hash) else (turns or [])))
     if old is not None and old != target:
         files.remove(old)
@@ -321,12 +389,14 @@ def _apply_one(
     return True
 
 
-def _has_key(store: Store, scope_hash: str) -> bool:
-    try:
-        store.keys.get(scope_hash)
-        return True
-    except KeyUnavailable:
-        return False
+def _has_key(store: Store, scope_hash: str, report: ApplyReport) -> bool:
+    if scope_hash not in report.keys:
+        try:
+            store.keys.get(scope_hash)
+            report.keys[scope_hash] = True
+        except KeyUnavailable:
+            report.keys[scope_hash] = False
+    return report.keys[scope_hash]
 
 
 def _local_path(store: Store, slug: str, a: ledger.Applied | None) -> Path | None:
@@ -344,38 +414,44 @@ def _local_path(store: Store, slug: str, a: ledger.Applied | None) -> Path | Non
     return next((p for p in candidates if p.exists()), None)
 
 
-def _document(store: Store, head: Head, target: Path) -> tuple[Document | None, list[Any] | None]:
+def _document(store: Store, slug: str, head: Head) -> tuple[str | None, str | None]:
+    """The version's file text and turns text; (None, None) when it is sealed and its key
+    is not here."""
+    if not head.encrypted:
+        return head.content or "", head.turns
     files = store.files
-    if head.encrypted:
-        where = files.folder(head.scope_hash, MemoryType(head.type), DecayState.alive) / (target.name)
-        try:
-            data = files._open(where, crypto.unb64(head.content or ""), "md")
-            turns = None
-            if head.turns is not None:
-                turns = turns_from_text(files._open(where, crypto.unb64(head.turns), "turns").decode("utf-8"))
-        except KeyUnavailable:
-            return None, None
-        return frontmatter.parse_bytes(data, where=f"sync: {target.name}"), turns
-    doc = frontmatter.parse(head.content or "", where=f"sync: {target.name}")
-    return doc, turns_from_text(head.turns) if head.turns is not None else None
-
-
-def _write(store: Store, doc: Document, turns: list[Any] | None, target: Path) -> Path:
-    """Through the files layer (which seals in a sensitive scope); a plaintext version of
-    a scope that is sensitive here but whose key is not, stays as plaintext as it came
-    (sealing it needs the key; `memoryd mark-sensitive` seals it once the key is here)."""
-    files = store.files
+    where = files.folder(head.scope_hash, MemoryType(head.type), DecayState.alive) / (slug + ENC)
     try:
-        path = files.write(doc, sync=False)
-        if turns is not None:
-            files.write_turns(path, turns, sync=False)
-        return path
+        plain = files._open(where, crypto.unb64(head.content or ""), "md").decode("utf-8")
+        turns = None
+        if head.turns is not None:
+            turns = files._open(where, crypto.unb64(head.turns), "turns").decode("utf-8")
     except KeyUnavailable:
-        path = target.with_name(doc.meta.slug + MD)
-        atomic.write_text(path, frontmatter.render(doc), sync=False)
-        if turns is not None:
-            atomic.write_text(files.turns_path(path), "".join(t.to_json() + "\n" for t in turns), sync=False)
-        return path
+        return None, None
+    return plain, turns
+
+
+def _write(store: Store, doc: Document, body: str, turns: str | None, target: Path) -> Path:
+    """Where the files layer puts it, sealed in a sensitive scope. A plaintext version of a
+    scope that is sensitive here but whose key is not stays as plaintext, as it came
+    (sealing needs the key; `memoryd mark-sensitive` seals it once the key is here)."""
+    files = store.files
+    path = files.path_for(doc)
+    if path.name.endswith(ENC):
+        try:
+            sealed = files._seal(path, body.encode("utf-8"), "md")
+            sealed_turns = files._seal(path, turns.encode("utf-8"), "turns") if turns is not None else None
+        except KeyUnavailable:
+            path = target.with_name(doc.meta.slug + MD)
+        else:
+            atomic.write_bytes(path, sealed, sync=False)
+            if sealed_turns is not None:
+                atomic.write_bytes(files.turns_path(path), sealed_turns, sync=False)
+            return path
+    atomic.write_text(path, body, sync=False)
+    if turns is not None:
+        atomic.write_text(files.turns_path(path), turns, sync=False)
+    return path
 
 
 def _apply_scopes(store: Store, merged: State) -> None:

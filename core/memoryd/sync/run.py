@@ -130,7 +130,7 @@ def sync(store: Store, folder: Path, *, actor: str = "cli") -> SyncReport:
         prev = load_prev(home)
         scanned = local.ScanReport()
         mine = local.scan(store, prev, me["id"], scanned)
-        report.sent = len(scanned.edited) + len(scanned.deleted)
+        report.sent = len(scanned.edited) + len(scanned.deleted) + len(scanned.counted)
         report.skipped += scanned.unreadable
         parts = [mine]
         shared.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -145,7 +145,7 @@ def sync(store: Store, folder: Path, *, actor: str = "cli") -> SyncReport:
         merged = merge.states(parts)
         _save_prev(home, merged)
         faults.point("sync:merged")
-        applied = local.apply(store, merged)
+        applied = local.apply(store, merged, seen=scanned.seen)
         faults.point("sync:applied")
         report.received = applied.arrived + applied.removed
         report.locked = applied.locked
@@ -210,10 +210,11 @@ def import_file(store: Store, file: Path, *, actor: str = "cli") -> ImportReport
 
     def run() -> ImportReport:
         me = device(home)
-        mine = local.scan(store, load_prev(home), me["id"])
+        scanned = local.ScanReport()
+        mine = local.scan(store, load_prev(home), me["id"], scanned)
         merged = merge.states([mine, incoming])
         _save_prev(home, merged)
-        applied = local.apply(store, merged)
+        applied = local.apply(store, merged, seen=scanned.seen)
         n = sum(1 for e in incoming.memories.values() if not e.winner.deleted)
         src = raw.get("device") or {}
         store.audit.append(
@@ -310,7 +311,7 @@ def resolve(store: Store, slug: str, take: str | None, *, actor: str = "cli") ->
             head = Head(**{**head.__dict__, "history": tuple(sorted({*head.history, chosen.rev}))})
         merged.memories[slug] = merge.entry(Entry((head,)), Entry((), e.recalls, e.last_recalled_at, e.decay))
         _save_prev(home, merged)
-        local.apply(store, merged, only={slug})
+        local.apply(store, merged, only={slug})  # the chosen version is rewritten: no `seen`
         store.audit.append(
             "sync_resolve",
             actor=actor,
@@ -329,8 +330,9 @@ def _rehashed(head: Head) -> Head:
     if head.deleted or head.encrypted or head.content is None:
         return Head(**{**head.__dict__, "rev": local.sha((head.rev + head.updated_at).encode())[:32]})
     from memoryd import frontmatter
+    from memoryd.sync import text
 
     doc = frontmatter.parse(head.content, where="conflict copy")
     doc.meta.updated_at = clock.parse_ts(head.updated_at)
-    norm = local.normalised(doc)
+    norm = text.normalised(frontmatter.render(doc), doc)
     return Head(**{**head.__dict__, "content": norm, "rev": local.rev_of(norm, head.turns or "")})
