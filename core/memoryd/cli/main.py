@@ -114,7 +114,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 # Commands that do not set off an overdue consolidation: the job itself and its runners,
 # and the hooks, which must stay quick and quiet (an agent's `mcp` start may set it off).
-NO_FALLBACK = {"consolidate", "run-job", "run-due", "capture", "inject"}
+NO_FALLBACK = {"consolidate", "run-job", "run-due", "capture", "inject", "backup", "restore"}
 
 
 def _fallback(command: str | None) -> None:
