@@ -154,7 +154,12 @@ def parse(raw: Any, *, where: str) -> State:
         sens = info.get("sensitive")
         _need(sens is None or isinstance(sens, dict), where, f"scopes.{h}.sensitive: expected an object")
         _need(_opt_str(info.get("remote")), where, f"scopes.{h}.remote: expected a string or null")
-        state.scopes[h] = {"sensitive": sens, "remote": info.get("remote")}
+        _need(_opt_str(info.get("unmarked_at")), where, f"scopes.{h}.unmarked_at: expected a time or null")
+        state.scopes[h] = {
+            "sensitive": sens,
+            "unmarked_at": info.get("unmarked_at"),
+            "remote": info.get("remote"),
+        }
     links = raw.get("links", [])
     _need(isinstance(links, list), where, "links: expected a list")
     for i, pair in enumerate(links):

@@ -25,6 +25,7 @@ from memoryd.sync import merge, text
 from memoryd.sync.document import Decay, Entry, Head, State
 
 BATCH = 500
+SEALED = "\0sealed"
 
 
 def sha(data: bytes) -> str:
@@ -100,7 +101,9 @@ def _read_local(store: Store, path: Path, data: bytes) -> Local:
                 return Local(None, None, "x" + sha(data + b"\0" + (tdata or b""))[:31], _b64(tdata), True)
             doc, text_ = _parse(path, plain)
             norm = text.normalised(text_, doc)
-            return Local(doc, norm, rev_of(norm, plain_turns), _b64(tdata), True)
+            # Sealed and plaintext copies of one text are different versions, so marking a
+            # project sensitive (or unmarking it) replaces the other kind everywhere.
+            return Local(doc, norm, rev_of(norm, plain_turns + SEALED), _b64(tdata), True)
         doc, text_ = _parse(path, data)
     except UnicodeDecodeError:
         raise CorruptFile(f"{path}: not UTF-8 text") from None
@@ -184,7 +187,7 @@ def scan(store: Store, prev: State, device: str, report: ScanReport | None = Non
         )
         out.memories[slug] = merge.entry(entry, Entry((tomb,)))
         report.deleted.append(slug)
-    _scan_scopes(store, out)
+    _scan_scopes(store, out, now)
     return out
 
 
@@ -212,12 +215,16 @@ def _counters(entry: Entry, doc: Document, a: ledger.Applied | None, device: str
     return replace(entry, recalls=recalls, last_recalled_at=last, decay=decay)
 
 
-def _scan_scopes(store: Store, out: State) -> None:
-    for h in sorted(sensitive_state.sensitive_hashes(store.layout)):
+def _scan_scopes(store: Store, out: State, now: str) -> None:
+    here = sensitive_state.sensitive_hashes(store.layout)
+    for h in sorted(here):
         settings = sensitive_state.load(store.layout, h)
         if settings is not None:
             info = {"sensitive": settings.as_dict(), "remote": None}
             out.scopes[h] = merge._scope(out.scopes.get(h, {}), info)
+    for h, info in sorted(out.scopes.items()):
+        if h not in here and merge.sensitive_now(info):  # had it (apply_scopes wrote it): unmarked here
+            out.scopes[h] = merge._scope(info, {"unmarked_at": now})
     links = scope_links.load(store.layout.home)
     out.links |= links.links
     for h, url in links.remotes.items():
@@ -246,7 +253,7 @@ def apply(
     """`seen`: the scan's findings, so a file already holding what the merge says (a
     memory made here, a sync cut short after writing it) is recorded, not rewritten."""
     report = ApplyReport()
-    _apply_scopes(store, merged)
+    apply_scopes(store, merged)
     canonical = _apply_links(store, merged)
     with read_session(store.engine) as s:
         applied = ledger.load(s)
@@ -382,7 +389,11 @@ def _apply_one(
     if (a is None and old is None) or (a is not None and a.rev != w.rev):
         report.arrived += 1
     report.scopes.add(scope_hash)
-    file_sha = sha(target.read_bytes())
+    file_sha: str | None = sha(target.read_bytes())
+    if target.name.endswith(ENC) != w.encrypted:
+        # Sealed here but not in the version (or the other way round): left for the next
+        # scan to find, which makes the sealed (or plaintext) copy a version of its own.
+        file_sha = None
     batch.append(
         ("ledger", ledger.Applied(slug, w.rev, w.history, False, file_sha, rel, recalls, lra, decay))
     )
@@ -454,10 +465,18 @@ def _write(store: Store, doc: Document, body: str, turns: str | None, target: Pa
     return path
 
 
-def _apply_scopes(store: Store, merged: State) -> None:
+def apply_scopes(store: Store, merged: State) -> None:
+    """Sensitivity as merged. Run before the merged state is saved: a scan then never
+    takes a marking this device has not written yet for an unmarking."""
     for h, info in sorted(merged.scopes.items()):
-        sens = info.get("sensitive")
-        if not sens or sensitive_state.load(store.layout, h) is not None:
+        sens = merge.sensitive_now(info)
+        mine = sensitive_state.load(store.layout, h)
+        if sens is None:
+            if mine is not None and info.get("unmarked_at") and mine.marked_at < str(info["unmarked_at"]):
+                sensitive_state.remove(store.layout, h)  # unmarked on another device
+                store.keys.forget(h)
+            continue
+        if mine is not None:
             continue
         kdf = sens.get("kdf")
         settings = sensitive_state.Settings(

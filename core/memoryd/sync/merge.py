@@ -6,6 +6,7 @@ dominated stays dominated); counters merge per device (recalls) or by time (deca
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from memoryd.sync.document import Decay, Entry, Head, State
 
@@ -69,13 +70,28 @@ def entry(a: Entry, b: Entry) -> Entry:
     )
 
 
-def _scope(a: dict[str, object], b: dict[str, object]) -> dict[str, object]:
-    """Sensitivity settings: the one marked first (then the smaller key check) everywhere;
-    a remote once known stays known."""
+def _scope(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    """Sensitivity: the latest marking (then the larger key check) and the latest unmarking
+    are each kept; whichever is later is in force (`sensitive_now`). A remote once known
+    stays known."""
     sens = [s for s in (a.get("sensitive"), b.get("sensitive")) if s]
-    chosen = min(sens, key=lambda s: (str(s.get("marked_at")), str(s.get("key_check")))) if sens else None
+    chosen = max(sens, key=lambda s: (str(s.get("marked_at")), str(s.get("key_check")))) if sens else None
+    unmarked = [u for u in (a.get("unmarked_at"), b.get("unmarked_at")) if u]
     remotes = [r for r in (a.get("remote"), b.get("remote")) if r]
-    return {"sensitive": chosen, "remote": min(remotes) if remotes else None}  # type: ignore[type-var]
+    return {
+        "sensitive": chosen,
+        "unmarked_at": max(unmarked) if unmarked else None,
+        "remote": min(remotes) if remotes else None,
+    }
+
+
+def sensitive_now(info: dict[str, Any]) -> dict[str, Any] | None:
+    """The scope's settings if it is sensitive now (marked after any unmarking)."""
+    s = info.get("sensitive")
+    if not s:
+        return None
+    unmarked = info.get("unmarked_at")
+    return s if not unmarked or str(s.get("marked_at", "")) > str(unmarked) else None
 
 
 def states(parts: Iterable[State]) -> State:

@@ -143,6 +143,7 @@ def sync(store: Store, folder: Path, *, actor: str = "cli") -> SyncReport:
             except UsageError as exc:
                 report.skipped.append(str(exc))
         merged = merge.states(parts)
+        local.apply_scopes(store, merged)
         _save_prev(home, merged)
         faults.point("sync:merged")
         applied = local.apply(store, merged, seen=scanned.seen)
@@ -213,6 +214,7 @@ def import_file(store: Store, file: Path, *, actor: str = "cli") -> ImportReport
         scanned = local.ScanReport()
         mine = local.scan(store, load_prev(home), me["id"], scanned)
         merged = merge.states([mine, incoming])
+        local.apply_scopes(store, merged)
         _save_prev(home, merged)
         applied = local.apply(store, merged, seen=scanned.seen)
         n = sum(1 for e in incoming.memories.values() if not e.winner.deleted)
