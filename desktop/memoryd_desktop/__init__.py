@@ -17,8 +17,10 @@ Modules, bottom to top:
     digest_model     the weekly review's table models and pure rules (no widgets)
     digest_actions   each review action: the facade call, and the sentence that reports it
     digest_list      the review list the j/k/a/r keys drive
-    digest_panes     the review's detail panes, one per tab (editor, pair, reminder, ...)
-    digest_window    the weekly review: promotions, duplicates, expiring, supersedes, trends
+    digest_panes     the review's detail panes, one per tab (editor, pair, reminder, conflict,
+                     ...), and a conflict's versions side by side
+    digest_window    the weekly review: promotions, duplicates, expiring, supersedes, sync
+                     conflicts, trends
     memory_dialogs   the browser's dialogs: record/edit, merge, import, mark sensitive
     browser_model    the browser's query, fetch, table model and detail text (no widgets)
     browser_edits    the browser's write side: record/edit/forget/merge, the long jobs
@@ -31,7 +33,8 @@ Modules, bottom to top:
     tray          QSystemTrayIcon + QMenu rendered from a TrayState
     status_window the same facts and actions as a window, for desktops without a tray
     windows       the windows, made on first use
-    controller    refresh timer, actions, jobs, notifications, which of tray/window shows
+    controller    refresh timer, actions, jobs, sync (by hand and every 15 minutes),
+                  notifications, which of tray/window shows
     main          the entry point: qasync loop, single instance, signals
 """
 

@@ -6,13 +6,17 @@ the one `show_error` path. If no tray host exists at start, the window keeps the
 reachable, and each tick looks again so a late tray host (an extension enabled after
 login) still gets its icon. At start it also asks core once whether the nightly
 consolidation is overdue (no success for 48 hours), which then runs in the background.
+
+With a sync folder set (Settings → Sync), it also syncs by itself: shortly after start,
+then every 15 minutes, never two at once; quietly, unless new conflicts appear or the
+sync fails. "Sync now" runs the same call and always says how it went.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -36,6 +40,8 @@ from memoryd_desktop.windows import Windows
 log = logging.getLogger("memoryd.tray")
 
 REFRESH_MS = 60_000
+FIRST_SYNC_MS = 20_000  # the first automatic sync, once the tray is up
+SYNC_MS = 15 * 60_000  # then every quarter of an hour
 translate = QCoreApplication.translate  # the bare name lupdate recognises
 
 
@@ -67,6 +73,52 @@ class ConsolidationReport(Protocol):
     def summary_line(self) -> str: ...
 
 
+class SyncReport(Protocol):
+    """What `Memoryd.sync()` answers, as far as the tray reads it."""
+
+    devices: list[str]
+    sent: int
+    received: int
+    conflicts: int
+    locked: int
+    skipped: list[str]
+
+
+def conflict_keys(conflicts: Sequence[Mapping[str, Any]]) -> set[tuple[str, str]]:
+    """Each conflict copy as (slug, rev), to tell the copies a sync brought from known ones."""
+    return {(str(c.get("slug")), str(v.get("rev"))) for c in conflicts for v in c.get("copies", ())}
+
+
+def sync_summary(report: SyncReport) -> str:
+    """The one paragraph "Sync now" ends with."""
+    devices = len(report.devices)
+    if devices == 0:
+        text = translate(
+            "Controller", "Synced: {sent} sent; no other device has synced through this folder yet."
+        ).format(sent=report.sent)
+    elif devices == 1:
+        text = translate("Controller", "Synced with 1 device: {sent} sent, {received} received.").format(
+            sent=report.sent, received=report.received
+        )
+    else:
+        text = translate(
+            "Controller", "Synced with {devices} devices: {sent} sent, {received} received."
+        ).format(devices=devices, sent=report.sent, received=report.received)
+    if report.conflicts:
+        text += " " + translate("Controller", "Conflicts to resolve in the weekly review: {count}.").format(
+            count=report.conflicts
+        )
+    if report.locked:
+        text += " " + translate(
+            "Controller", "Sealed memories waiting for their project's key: {count}."
+        ).format(count=report.locked)
+    if report.skipped:
+        text += " " + translate("Controller", "Files that could not be read: {count}.").format(
+            count=len(report.skipped)
+        )
+    return text
+
+
 class Controller(QObject):
     """Owns the state; `changed` is emitted with every new TrayState."""
 
@@ -80,10 +132,14 @@ class Controller(QObject):
         refresh_ms: int = REFRESH_MS,
         loop: asyncio.AbstractEventLoop | None = None,
         background: bool = True,
+        auto_sync: bool | None = None,
+        first_sync_ms: int = FIRST_SYNC_MS,
+        sync_ms: int = SYNC_MS,
         parent: QObject | None = None,
     ) -> None:
         """`loop`: the qasync loop (D-Bus notifications, APScheduler); `background`: run the
-        scheduler and the grant socket (tests of menus and windows leave them off)."""
+        scheduler and the grant socket (tests of menus and windows leave them off);
+        `auto_sync`: sync by itself while a folder is set (default: as `background`)."""
         super().__init__(parent)
         self.facade = facade
         self.state = TrayState(home=facade.layout.home)
@@ -109,6 +165,13 @@ class Controller(QObject):
         self.timer = QTimer(self)
         self.timer.setInterval(refresh_ms)
         self.timer.timeout.connect(self.tick)
+        self._auto_sync = background if auto_sync is None else auto_sync
+        self._first_sync_ms = first_sync_ms
+        self._sync_ms = sync_ms
+        self._sync_error = ""  # the last automatic sync's error, not repeated every 15 minutes
+        self._closing = False
+        self.sync_timer = QTimer(self)  # armed by the first state that has a sync folder
+        self.sync_timer.timeout.connect(self._timed_sync)
 
     def start(self) -> None:
         """Show the tray icon, or the window when there is no tray; then read the facts."""
@@ -146,7 +209,9 @@ class Controller(QObject):
 
     def shutdown(self, wait_ms: int = 5_000) -> bool:
         """Stop the timers and give a running call `wait_ms` to end; False if it still runs."""
+        self._closing = True
         self.timer.stop()
+        self.sync_timer.stop()
         if self.consolidation is not None:  # it stops after its current phase
             self.consolidation.cancel()
         self.jobs.stop()
@@ -232,8 +297,10 @@ class Controller(QObject):
                 draining=self.state.draining,
                 consolidating=self.state.consolidating,
                 consolidation_line=self.state.consolidation_line,
+                syncing=self.state.syncing,
             )
         )
+        self._arm_auto_sync()
 
     def _load_failed(self, exc: BaseException) -> None:
         self._refreshing = False
@@ -248,6 +315,8 @@ class Controller(QObject):
             self.drain()
         elif action is Action.CONSOLIDATE:
             self.consolidate()
+        elif action is Action.SYNC:
+            self.sync()
         elif action is Action.PAUSE:
             self.toggle_pause()
         elif action is Action.OPEN_FOLDER:
@@ -331,6 +400,78 @@ class Controller(QObject):
         """Only a quit cancels it (at its next phase): the next run resumes there."""
         log.info("consolidation stopped between phases; the next run resumes it")
         self._consolidation_ended()
+
+    # -- sync -------------------------------------------------------------------------
+    def _arm_auto_sync(self) -> None:
+        """A folder set: sync shortly after (start, or the Save that set it), then every
+        15 minutes. No folder (any more): no timer."""
+        if not self._auto_sync or self._closing:
+            return
+        if self.state.sync_folder and not self.sync_timer.isActive():
+            log.info("sync folder %s: syncing automatically", self.state.sync_folder)
+            self.sync_timer.start(self._first_sync_ms)
+        elif not self.state.sync_folder and self.sync_timer.isActive():
+            log.info("no sync folder: automatic sync stopped")
+            self.sync_timer.stop()
+
+    @Slot()
+    def _timed_sync(self) -> None:
+        self.sync_timer.setInterval(self._sync_ms)  # after the first, the quarter-hourly ones
+        self.sync(auto=True)
+
+    def sync(self, *, auto: bool = False) -> bool:
+        """Sync with the folder, off the GUI thread; False (nothing started) while a sync
+        runs or with no folder set. `auto`: the timer's sync, which speaks only of new
+        conflicts and of errors; "Sync now" also reports what it did."""
+        if self.state.syncing or not self.state.sync_folder:
+            return False
+        self._set(replace(self.state, syncing=True))
+        facade = self.facade
+
+        def work() -> tuple[SyncReport, int]:
+            before = conflict_keys(facade.sync_conflicts())
+            report = facade.sync(actor="tray")
+            return report, len(conflict_keys(facade.sync_conflicts()) - before)
+
+        self.ops.run(
+            work, lambda done: self._synced(*done, auto=auto), lambda exc: self._sync_failed(exc, auto)
+        )
+        return True
+
+    def _synced(self, report: SyncReport, new_conflicts: int, *, auto: bool) -> None:
+        self._set(replace(self.state, syncing=False))
+        self._sync_error = ""
+        log.info("sync: %s", report)
+        self.refresh()
+        digest: Any = self.windows.made.get(Action.DIGEST)
+        if digest is not None and digest.isVisible():
+            digest.load()  # it may list conflicts this sync made or settled
+        open_conflicts = self.show_conflicts if report.conflicts else None
+        if not auto:
+            self.notifier.post("memoryd", sync_summary(report), on_click=open_conflicts)
+        elif new_conflicts:
+            text = translate(
+                "Controller", "Sync found new conflicts: {count}. Pick a version in the weekly review."
+            ).format(count=new_conflicts)
+            self.notifier.post("memoryd", text, on_click=open_conflicts)
+
+    def _sync_failed(self, exc: BaseException, auto: bool) -> None:
+        self._set(replace(self.state, syncing=False))
+        text = translate("Controller", "Sync failed: {error}").format(
+            error=(describe(exc).strip().splitlines() or [type(exc).__name__])[0]
+        )
+        if auto and text == self._sync_error:
+            log.warning("%s (again)", text)  # said once; the next sync that works clears it
+        else:
+            self.show_error(text)
+        if auto:
+            self._sync_error = text
+        self.refresh()
+
+    def show_conflicts(self) -> None:
+        """The weekly review, on its Sync conflicts tab (a click on a sync notification)."""
+        window: Any = self.windows.open(Action.DIGEST)
+        window.show_conflicts()
 
     def toggle_pause(self) -> None:
         paused = not self.state.paused

@@ -15,6 +15,7 @@ from PySide6.QtCore import QCoreApplication
 from memoryd.app import Memoryd
 from memoryd.errors import MemorydError
 from memoryd_desktop import digest_model as dm
+from memoryd_desktop.texts import local_time
 
 translate = QCoreApplication.translate  # the bare name lupdate recognises
 ACTOR = "tray"
@@ -94,4 +95,22 @@ def dismiss(facade: Memoryd, s: Any) -> Action:
     return (
         lambda: facade.dismiss_supersede(s.id, actor=ACTOR),
         lambda _: translate("DigestWindow", "Dismissed: “{old}” stays current.").format(old=s.old_title),
+    )
+
+
+def resolve(facade: Memoryd, c: Any, copy: Any = None) -> Action:
+    """Settle a sync conflict: keep the version in use (`copy` None) or take one of its
+    copies; every device drops the others at its next sync."""
+    if copy is None:
+        return (
+            lambda: facade.sync_resolve(c.slug, take=None, actor=ACTOR),
+            lambda _: translate(
+                "DigestWindow", "Kept the version of “{title}” in use; its copies are dropped."
+            ).format(title=dm.version_title(c.kept)),
+        )
+    return (
+        lambda: facade.sync_resolve(c.slug, take=copy.rev, actor=ACTOR),
+        lambda _: translate("DigestWindow", "“{title}” now uses the copy changed {time}.").format(
+            title=dm.version_title(copy), time=local_time(copy.updated_at)
+        ),
     )

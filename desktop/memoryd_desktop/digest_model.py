@@ -22,6 +22,7 @@ from memoryd.review import Edits as Edits
 from memoryd.review import changed_fields as changed_fields
 from memoryd.review import enum_text as enum_text
 from memoryd.review import join_triggers as join_triggers
+from memoryd_desktop.texts import local_time
 
 translate = QCoreApplication.translate  # the bare name lupdate recognises
 
@@ -152,7 +153,23 @@ class RowsModel(QAbstractTableModel):
         return None
 
 
-# -- the four lists ----------------------------------------------------------------------
+def version_title(version: Any) -> str:
+    """A conflict version's title; core words a deletion and a sealed version in English."""
+    if version.deleted:
+        return translate("DigestWindow", "(deleted)")
+    if version.title == "(sealed)":
+        return translate("DigestWindow", "(sealed)")
+    return str(version.title)
+
+
+def version_line(version: Any) -> str:
+    """One version of a conflicted memory: its title and when it was changed."""
+    return translate("DigestWindow", "“{title}”, changed {time}").format(
+        title=version_title(version), time=local_time(version.updated_at)
+    )
+
+
+# -- the lists ---------------------------------------------------------------------------
 def promotions_model() -> RowsModel:
     return RowsModel(
         [
@@ -222,4 +239,24 @@ def supersedes_model() -> RowsModel:
             ),
         ],
         key=lambda s: s.id,
+    )
+
+
+def conflicts_model() -> RowsModel:
+    """Memories changed on two devices: the version in use, and how many copies wait."""
+    return RowsModel(
+        [
+            Column(
+                lambda: translate("DigestWindow", "Memory"),
+                lambda c: version_title(c.kept),
+                tooltip=lambda c: c.slug,
+            ),
+            Column(
+                lambda: translate("DigestWindow", "In use since"), lambda c: local_time(c.kept.updated_at)
+            ),
+            Column(
+                lambda: translate("DigestWindow", "Copies"), lambda c: str(len(c.copies)), align_right=True
+            ),
+        ],
+        key=lambda c: c.slug,
     )

@@ -1,5 +1,6 @@
 """The digest window's right-hand panes, one per tab: the promotion editor, the duplicate
-pair side by side, the fading memory to keep, the supersede to confirm, and the trends.
+pair side by side, the fading memory to keep, the supersede to confirm, the sync conflict
+to settle (and its versions, side by side, in a window of their own), and the trends.
 
 Each pane only shows what it is given and owns its buttons; the window wires the buttons
 to its actions and decides what to fetch, so the panes never call the facade.
@@ -9,11 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QRect, Qt
+from PySide6.QtCore import QCoreApplication, QRect, Qt, Signal
 from PySide6.QtGui import QFont, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
+    QDialog,
+    QDialogButtonBox,
     QFormLayout,
     QFrame,
     QGridLayout,
@@ -30,8 +33,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memoryd_desktop import assets
 from memoryd_desktop import digest_model as dm
-from memoryd_desktop.texts import parse_triggers
+from memoryd_desktop.side_by_side import SideBySide
+from memoryd_desktop.texts import local_time, parse_triggers
 
 translate = QCoreApplication.translate  # the bare name lupdate recognises
 
@@ -362,6 +367,137 @@ class SupersedePane(QWidget):
             )
         )
         self.supersede_reason.setText(item.reason)
+
+
+class ConflictPane(QWidget):
+    """A memory changed on two devices: the version in use, each copy kept beside it, a
+    button to keep the one or take the other, and one to read them all."""
+
+    use_copy = Signal(str)  # the rev of the copy to take
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.title = bold(wrapping())
+        self.slug = muted(wrapping())
+        explain = muted(
+            wrapping(
+                translate(
+                    "DigestWindow",
+                    "This memory was changed on two devices. The newer change is in use; the other "
+                    "is kept as a copy until you pick one. Every device follows your pick at its "
+                    "next sync.",
+                ),
+                selectable=False,
+            )
+        )
+        self.kept = wrapping()
+        self.keep = QPushButton(translate("DigestWindow", "Keep this version"))
+        self.keep.setToolTip(translate("DigestWindow", "Keep the version in use and drop the copies"))
+        kept_box = QGroupBox(translate("DigestWindow", "In use"))
+        kept_row = QHBoxLayout(kept_box)
+        kept_row.addWidget(self.kept, 1)
+        kept_row.addWidget(self.keep, 0, Qt.AlignmentFlag.AlignTop)
+        self.copies_box = QGroupBox(translate("DigestWindow", "Copies"))
+        self.copies = QVBoxLayout(self.copies_box)
+        self.copy_rows: list[QWidget] = []
+        self.copy_lines: list[QLabel] = []
+        self.copy_buttons: list[QPushButton] = []
+        self.show_versions = QPushButton(translate("DigestWindow", "Show versions"))
+        self.show_versions.setToolTip(translate("DigestWindow", "Read every version, side by side"))
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        for widget in (self.title, self.slug, explain, kept_box, self.copies_box):
+            layout.addWidget(widget)
+        row = QHBoxLayout()
+        row.addStretch(1)
+        row.addWidget(self.show_versions)
+        layout.addLayout(row)
+        layout.addStretch(1)
+
+    def show_conflict(self, item: Any) -> None:
+        self.title.setText(dm.version_title(item.kept))
+        self.slug.setText(item.slug)
+        self.kept.setText(dm.version_line(item.kept))
+        for old in self.copy_rows:
+            self.copies.removeWidget(old)
+            old.deleteLater()
+        self.copy_rows, self.copy_lines, self.copy_buttons = [], [], []
+        for version in item.copies:
+            line = wrapping(dm.version_line(version))
+            line.setToolTip(version.rev)
+            button = QPushButton(translate("DigestWindow", "Use this copy"))
+            button.setToolTip(translate("DigestWindow", "Take this copy instead of the version in use"))
+            button.setEnabled(self.keep.isEnabled())
+            button.clicked.connect(lambda _=False, rev=version.rev: self.use_copy.emit(rev))
+            row = QWidget()
+            layout = QHBoxLayout(row)
+            layout.setContentsMargins(0, 0, 0, 0)
+            layout.addWidget(line, 1)
+            layout.addWidget(button, 0, Qt.AlignmentFlag.AlignTop)
+            self.copies.addWidget(row)
+            self.copy_rows.append(row)
+            self.copy_lines.append(line)
+            self.copy_buttons.append(button)
+
+    def set_enabled(self, enabled: bool) -> None:
+        for button in (self.keep, self.show_versions, *self.copy_buttons):
+            button.setEnabled(enabled)
+
+
+def version_text(version: dict[str, Any]) -> str:
+    """What a version of a conflicted memory holds, as the versions window shows it."""
+    if version.get("deleted"):
+        return translate("DigestWindow", "This version deletes the memory.")
+    if version.get("encrypted") or not version.get("content"):
+        return translate("DigestWindow", "This version is sealed: its project is sensitive.")
+    return str(version["content"])
+
+
+def version_label(version: dict[str, Any]) -> str:
+    time = local_time(str(version.get("updated_at") or ""))
+    if version.get("kept"):
+        return translate("DigestWindow", "In use, changed {time}").format(time=time)
+    return translate("DigestWindow", "Copy {rev}, changed {time}").format(
+        rev=str(version.get("rev", ""))[:8], time=time
+    )
+
+
+class VersionsDialog(QDialog):
+    """Every version of a conflicted memory, read-only: the one in use on the left, the copy
+    picked above on the right, their differences marked."""
+
+    def __init__(self, slug: str, versions: list[dict[str, Any]], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(translate("DigestWindow", "Versions of {slug}").format(slug=slug))
+        self.setWindowIcon(assets.icon())
+        self.resize(1000, 620)
+        self.versions = versions
+        self.kept = next((v for v in versions if v.get("kept")), versions[0])
+        self.others = [v for v in versions if v is not self.kept]
+        self.pick = QComboBox()
+        for version in self.others:
+            self.pick.addItem(version_label(version))
+        self.pick.currentIndexChanged.connect(self._compare)
+        self.diff = SideBySide()
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        top = QHBoxLayout()
+        top.addWidget(QLabel(translate("DigestWindow", "Compare the version in use with:")))
+        top.addWidget(self.pick, 1)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(self.diff, 1)
+        layout.addWidget(buttons)
+        self._compare(0)
+
+    def _compare(self, index: int) -> None:
+        other = self.others[index] if 0 <= index < len(self.others) else None
+        self.diff.set_texts(
+            version_text(self.kept),
+            version_text(other) if other is not None else "",
+            left_title=version_label(self.kept),
+            right_title=version_label(other) if other is not None else "",
+        )
 
 
 class TrendsPane(QWidget):

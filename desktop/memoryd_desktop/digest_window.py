@@ -1,6 +1,7 @@
 """The weekly review: approve or reject promotions, merge duplicates, keep what is fading,
-confirm supersedes, glance at the trends. Meant as a two-minute habit, so it is keyboard
-first (j/k move, a approves, r rejects) and opens fast on a long queue.
+confirm supersedes, settle sync conflicts, glance at the trends. Meant as a two-minute
+habit, so it is keyboard first (j/k move, a approves, r rejects) and opens fast on a long
+queue.
 
 Every facade call goes through `Ops` (off the GUI thread, one at a time); after an action
 the digest is fetched again, so what the window shows is always what core says now. The
@@ -41,12 +42,14 @@ from memoryd_desktop import digest_actions as review
 from memoryd_desktop import digest_model as dm
 from memoryd_desktop.digest_list import ReviewList
 from memoryd_desktop.digest_panes import (
+    ConflictPane,
     PairPane,
     Paned,
     PromotionEditor,
     ReminderPane,
     SupersedePane,
     TrendsPane,
+    VersionsDialog,
     bold,
     muted,
     wrapping,
@@ -64,7 +67,8 @@ class Tab(IntEnum):
     DUPLICATES = 1
     EXPIRING = 2
     SUPERSEDES = 3
-    TRENDS = 4
+    CONFLICTS = 4
+    TRENDS = 5
 
 
 class DigestWindow(QWidget):
@@ -89,6 +93,7 @@ class DigestWindow(QWidget):
         self._read_error = False  # the status line shows a failed fetch or read (not an action's)
         self._grant_text = ""
         self.confirm_box: QMessageBox | None = None  # the open "Approve all" question, if any
+        self.versions_dialog: VersionsDialog | None = None  # the last "Show versions" window
         self.setWindowTitle(translate("DigestWindow", "memoryd: weekly review"))
         self.setWindowIcon(assets.icon())
         self.resize(*DEFAULT_SIZE)
@@ -109,6 +114,7 @@ class DigestWindow(QWidget):
         self.tabs.addTab(self._duplicates_tab(), "")
         self.tabs.addTab(self._expiring_tab(), "")
         self.tabs.addTab(self._supersedes_tab(), "")
+        self.tabs.addTab(self._conflicts_tab(), "")
         self.tabs.addTab(self._trends_tab(), "")
         self.tabs.currentChanged.connect(self._tab_changed)
         for tab, view in self.views.items():
@@ -213,6 +219,16 @@ class DigestWindow(QWidget):
         hint = translate("DigestWindow", "j/k move · a confirm · r dismiss")
         return self._split(Tab.SUPERSEDES, self._list_side(Tab.SUPERSEDES, view, hint), pane)
 
+    def _conflicts_tab(self) -> QWidget:
+        view = ReviewList(dm.conflicts_model(), stretch=(0,), widths={1: 130, 2: 60})
+        self.conflict_pane = body = ConflictPane()
+        body.keep.clicked.connect(lambda: self.resolve_current())
+        body.use_copy.connect(self.resolve_current)
+        body.show_versions.clicked.connect(self.show_versions)
+        pane = Paned(body, translate("DigestWindow", "No sync conflicts."))
+        hint = translate("DigestWindow", "j/k move")
+        return self._split(Tab.CONFLICTS, self._list_side(Tab.CONFLICTS, view, hint), pane)
+
     def _trends_tab(self) -> QWidget:
         self.trends = TrendsPane()
         self.trend_lists, self.spend = self.trends.trend_lists, self.trends.spend
@@ -262,12 +278,14 @@ class DigestWindow(QWidget):
             Tab.DUPLICATES: self.views[Tab.DUPLICATES].rows.rowCount(),
             Tab.EXPIRING: len(d.ttl_reminders) if d else 0,
             Tab.SUPERSEDES: len(d.pending_supersedes) if d else 0,
+            Tab.CONFLICTS: len(d.sync_conflicts) if d else 0,
         }
         names = {
             Tab.PROMOTIONS: translate("DigestWindow", "Promotions ({count})"),
             Tab.DUPLICATES: translate("DigestWindow", "Duplicates ({count})"),
             Tab.EXPIRING: translate("DigestWindow", "Expiring ({count})"),
             Tab.SUPERSEDES: translate("DigestWindow", "Supersedes to confirm ({count})"),
+            Tab.CONFLICTS: translate("DigestWindow", "Sync conflicts ({count})"),
         }
         for tab, name in names.items():
             self.tabs.setTabText(tab, name.format(count=counts[tab]))
@@ -286,6 +304,7 @@ class DigestWindow(QWidget):
         self.approve_all_button.setEnabled(idle and count > 0)
         for button in (self.editor.approve, self.editor.reject, self.keep, self.confirm, self.dismiss):
             button.setEnabled(idle)
+        self.conflict_pane.set_enabled(idle)
         pair = self.current(Tab.DUPLICATES)
         same_scope = pair is None or pair.left.scope_hash == pair.right.scope_hash
         self.pair_note.setVisible(not same_scope)
@@ -331,6 +350,7 @@ class DigestWindow(QWidget):
             Tab.DUPLICATES: dm.pairs(digest.duplicates),
             Tab.EXPIRING: digest.ttl_reminders,
             Tab.SUPERSEDES: digest.pending_supersedes,
+            Tab.CONFLICTS: digest.sync_conflicts,
         }
         for tab, rows in lists.items():
             view = self.views[tab]
@@ -366,6 +386,10 @@ class DigestWindow(QWidget):
         self.tabs.setCurrentIndex(tab)
         self._tab_changed(tab)
 
+    def show_conflicts(self) -> None:
+        """Open on the sync conflicts (a click on a sync notification)."""
+        self.show_tab(Tab.CONFLICTS)
+
     def current(self, tab: Tab) -> Any:
         return self.views[tab].current_item()
 
@@ -386,6 +410,8 @@ class DigestWindow(QWidget):
             self.reminder_pane.show_reminder(item)
         elif tab is Tab.SUPERSEDES:
             self.supersede_pane.show_supersede(item)
+        elif tab is Tab.CONFLICTS:
+            self.conflict_pane.show_conflict(item)
 
     def _show_pair(self, pair: dm.Pair) -> None:
         """Read both memories (without counting a recall) for the side-by-side view."""
@@ -538,6 +564,44 @@ class DigestWindow(QWidget):
         if s is None:
             return False
         return self._act(*review.dismiss(self.facade, s))
+
+    def resolve_current(self, rev: str | None = None) -> bool:
+        """Settle the selected sync conflict: keep the version in use (`rev` None, "Keep
+        this version") or take the copy with that rev ("Use this copy")."""
+        c = self.current(Tab.CONFLICTS)
+        if c is None:
+            return False
+        copy = None
+        if rev is not None:
+            copy = next((v for v in c.copies if v.rev == rev), None)
+            if copy is None:
+                return False
+        return self._act(*review.resolve(self.facade, c, copy))
+
+    def show_versions(self) -> bool:
+        """Read every version of the selected conflict (off the GUI thread), then show them
+        side by side in a read-only window."""
+        c = self.current(Tab.CONFLICTS)
+        if c is None or self.busy:
+            return False
+        self._begin()
+        facade = self.facade
+
+        def shown(versions: list[dict[str, Any]]) -> None:
+            self._end()
+            if self.versions_dialog is not None:  # one at a time
+                self.versions_dialog.close()
+                self.versions_dialog.deleteLater()
+            self.versions_dialog = VersionsDialog(c.slug, versions, self)
+            self.versions_dialog.show()
+
+        def failed(exc: BaseException) -> None:
+            self._end()
+            self._fail(exc, read=True)
+            self.load()  # settled elsewhere meanwhile: the list catches up
+
+        self.ops.run(lambda: facade.sync_show(c.slug), shown, failed)
+        return True
 
     # -- screenshots ------------------------------------------------------------------
     def grab_png(self, path: str | Path) -> bool:

@@ -59,7 +59,7 @@ class StatusWindow(QWidget):
             windows.addWidget(self._button(action))
         windows.addStretch(1)
         row = QHBoxLayout()
-        for action in (Action.CONSOLIDATE, Action.PAUSE, Action.DRAIN, Action.OPEN_FOLDER):
+        for action in (Action.CONSOLIDATE, Action.SYNC, Action.PAUSE, Action.DRAIN, Action.OPEN_FOLDER):
             row.addWidget(self._button(action))
         row.addStretch(1)
         row.addWidget(self._button(Action.QUIT))
@@ -100,6 +100,7 @@ class StatusWindow(QWidget):
                 button = self.buttons[item.action]
                 button.setText(item.text)
                 button.setEnabled(item.enabled)
+                button.setToolTip(item.tooltip)
 
     def fact_texts(self) -> list[str]:
         """The fact lines as shown, for tests and accessibility checks."""

@@ -29,6 +29,8 @@ def populate(menu: QMenu, state: TrayState) -> None:
         # a lone "&" would turn into a keyboard mnemonic, e.g. in a path or an error text
         action = menu.addAction(INDENT * item.level + item.text.replace("&", "&&"))
         action.setEnabled(item.kind is Kind.ACTION and item.enabled)
+        if item.tooltip:
+            action.setToolTip(item.tooltip)
         if item.action is not None:
             action.setData(item.action.value)
 
@@ -49,6 +51,7 @@ class TrayIcon(QObject):
         super().__init__(parent)
         self._icons = {False: assets.icon(pending=False), True: assets.icon(pending=True)}
         self.menu = QMenu()
+        self.menu.setToolTipsVisible(True)  # e.g. why "Sync now" is disabled
         self.menu.triggered.connect(self._on_menu)
         self.menu.aboutToShow.connect(self.opening)
         self.icon = QSystemTrayIcon(self._icons[False], self)

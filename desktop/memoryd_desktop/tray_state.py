@@ -8,7 +8,7 @@ Only QtCore is used here (for translated text); no widgets.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -16,6 +16,7 @@ from typing import Any
 from PySide6.QtCore import QCoreApplication
 
 from memoryd.app import Memoryd
+from memoryd.errors import UsageError
 from memoryd_desktop.i18n import memory_type_label
 
 translate = QCoreApplication.translate  # the bare name lupdate recognises
@@ -29,6 +30,7 @@ class Action(StrEnum):
     SCOPES = "scopes"
     IDENTITY = "identity"
     CONSOLIDATE = "consolidate"
+    SYNC = "sync"
     PAUSE = "pause"
     DRAIN = "drain"
     SETTINGS = "settings"
@@ -51,6 +53,7 @@ class Item:
     action: Action | None = None
     enabled: bool = True
     level: int = 0  # indentation, for per-type counts under the total
+    tooltip: str = ""
 
 
 SEPARATOR = Item(Kind.SEPARATOR)
@@ -70,6 +73,8 @@ class TrayState:
     draining: bool = False
     consolidating: bool = False
     consolidation_line: str = ""  # the last progress line of the consolidation under way
+    sync_folder: str = ""  # `[sync] folder` of config.toml; empty: no sync folder is set
+    syncing: bool = False
     error: str | None = None
 
     @property
@@ -105,6 +110,8 @@ class TrayState:
         if self.consolidating and self.consolidation_line:
             step = translate("TrayState", "Consolidation: {step}")
             out.append(info(step.format(step=self.consolidation_line)))
+        if self.syncing:
+            out.append(info(translate("TrayState", "Syncing with {folder}…").format(folder=self.sync_folder)))
         if self.error:
             failed = translate("TrayState", "Could not read memoryd: {error}")
             out.append(info(failed.format(error=self.error)))
@@ -120,6 +127,7 @@ class TrayState:
             consolidate, consolidate_on = translate("TrayState", "Consolidating…"), False
         else:
             consolidate, consolidate_on = translate("TrayState", "Consolidate now"), True
+        sync = self.sync_item()
         pause = (
             translate("TrayState", "Resume capture")
             if self.paused
@@ -132,6 +140,7 @@ class TrayState:
             Item(Kind.ACTION, translate("TrayState", "Identity..."), Action.IDENTITY),
             SEPARATOR,
             Item(Kind.ACTION, consolidate, Action.CONSOLIDATE, enabled=consolidate_on),
+            sync,
             Item(Kind.ACTION, pause, Action.PAUSE),
             Item(Kind.ACTION, text, Action.DRAIN, enabled=enabled),
             SEPARATOR,
@@ -140,6 +149,25 @@ class TrayState:
             SEPARATOR,
             Item(Kind.ACTION, translate("TrayState", "Quit"), Action.QUIT),
         ]
+
+    def sync_item(self) -> Item:
+        """The "Sync now" entry: offered once a sync folder is set (Settings → Sync), none running."""
+        if not self.sync_folder:
+            return Item(
+                Kind.ACTION,
+                translate("TrayState", "Sync now (no folder: Settings → Sync)"),
+                Action.SYNC,
+                enabled=False,
+                tooltip=translate(
+                    "TrayState", "Choose a sync folder in Settings → Sync to share memories across devices."
+                ),
+            )
+        tooltip = translate("TrayState", "Sync with {folder}").format(folder=self.sync_folder)
+        if self.syncing:
+            text, enabled = translate("TrayState", "Syncing…"), False
+        else:
+            text, enabled = translate("TrayState", "Sync now"), True
+        return Item(Kind.ACTION, text, Action.SYNC, enabled=enabled, tooltip=tooltip)
 
     def items(self) -> list[Item]:
         """The whole menu, top to bottom."""
@@ -165,6 +193,14 @@ def from_stats(stats: Mapping[str, Any]) -> TrayState:
     )
 
 
+def sync_folder(facade: Memoryd) -> str:
+    """The configured sync folder, or "" when none is set."""
+    try:
+        return str(facade.sync_folder())
+    except UsageError:
+        return ""
+
+
 def load(facade: Memoryd) -> TrayState:
     """Ask the facade; called off the GUI thread because stats() reads the index and audit log."""
-    return from_stats(facade.stats())
+    return replace(from_stats(facade.stats()), sync_folder=sync_folder(facade))

@@ -287,6 +287,38 @@
             <source>Could not open the data folder {path}.</source>
             <translation>Could not open the data folder {path}.</translation>
         </message>
+        <message>
+            <source>Synced: {sent} sent; no other device has synced through this folder yet.</source>
+            <translation>Synced: {sent} sent; no other device has synced through this folder yet.</translation>
+        </message>
+        <message>
+            <source>Synced with 1 device: {sent} sent, {received} received.</source>
+            <translation>Synced with 1 device: {sent} sent, {received} received.</translation>
+        </message>
+        <message>
+            <source>Synced with {devices} devices: {sent} sent, {received} received.</source>
+            <translation>Synced with {devices} devices: {sent} sent, {received} received.</translation>
+        </message>
+        <message>
+            <source>Conflicts to resolve in the weekly review: {count}.</source>
+            <translation>Conflicts to resolve in the weekly review: {count}.</translation>
+        </message>
+        <message>
+            <source>Sealed memories waiting for their project's key: {count}.</source>
+            <translation>Sealed memories waiting for their project's key: {count}.</translation>
+        </message>
+        <message>
+            <source>Files that could not be read: {count}.</source>
+            <translation>Files that could not be read: {count}.</translation>
+        </message>
+        <message>
+            <source>Sync found new conflicts: {count}. Pick a version in the weekly review.</source>
+            <translation>Sync found new conflicts: {count}. Pick a version in the weekly review.</translation>
+        </message>
+        <message>
+            <source>Sync failed: {error}</source>
+            <translation>Sync failed: {error}</translation>
+        </message>
     </context>
     <context>
         <name>DigestWindow</name>
@@ -661,6 +693,102 @@
         <message>
             <source>Each becomes a long-term memory.</source>
             <translation>Each becomes a long-term memory.</translation>
+        </message>
+        <message>
+            <source>(deleted)</source>
+            <translation>(deleted)</translation>
+        </message>
+        <message>
+            <source>(sealed)</source>
+            <translation>(sealed)</translation>
+        </message>
+        <message>
+            <source>“{title}”, changed {time}</source>
+            <translation>“{title}”, changed {time}</translation>
+        </message>
+        <message>
+            <source>Memory</source>
+            <translation>Memory</translation>
+        </message>
+        <message>
+            <source>In use since</source>
+            <translation>In use since</translation>
+        </message>
+        <message>
+            <source>Copies</source>
+            <translation>Copies</translation>
+        </message>
+        <message>
+            <source>This memory was changed on two devices. The newer change is in use; the other is kept as a copy until you pick one. Every device follows your pick at its next sync.</source>
+            <translation>This memory was changed on two devices. The newer change is in use; the other is kept as a copy until you pick one. Every device follows your pick at its next sync.</translation>
+        </message>
+        <message>
+            <source>Keep this version</source>
+            <translation>Keep this version</translation>
+        </message>
+        <message>
+            <source>Keep the version in use and drop the copies</source>
+            <translation>Keep the version in use and drop the copies</translation>
+        </message>
+        <message>
+            <source>In use</source>
+            <translation>In use</translation>
+        </message>
+        <message>
+            <source>Show versions</source>
+            <translation>Show versions</translation>
+        </message>
+        <message>
+            <source>Read every version, side by side</source>
+            <translation>Read every version, side by side</translation>
+        </message>
+        <message>
+            <source>Use this copy</source>
+            <translation>Use this copy</translation>
+        </message>
+        <message>
+            <source>Take this copy instead of the version in use</source>
+            <translation>Take this copy instead of the version in use</translation>
+        </message>
+        <message>
+            <source>This version deletes the memory.</source>
+            <translation>This version deletes the memory.</translation>
+        </message>
+        <message>
+            <source>This version is sealed: its project is sensitive.</source>
+            <translation>This version is sealed: its project is sensitive.</translation>
+        </message>
+        <message>
+            <source>In use, changed {time}</source>
+            <translation>In use, changed {time}</translation>
+        </message>
+        <message>
+            <source>Copy {rev}, changed {time}</source>
+            <translation>Copy {rev}, changed {time}</translation>
+        </message>
+        <message>
+            <source>Versions of {slug}</source>
+            <translation>Versions of {slug}</translation>
+        </message>
+        <message>
+            <source>Compare the version in use with:</source>
+            <translation>Compare the version in use with:</translation>
+        </message>
+        <message>
+            <source>Sync conflicts ({count})</source>
+            <translation>Sync conflicts ({count})</translation>
+        </message>
+        <message>
+            <source>Kept the version of “{title}” in use; its copies are dropped.</source>
+            <translation>Kept the version of “{title}” in use; its copies are dropped.</translation>
+        </message>
+        <message>
+            <source>“{title}” now uses the copy changed {time}.</source>
+            <translation>“{title}” now uses the copy changed {time}.</translation>
+        </message>
+        <message>
+            <source>No sync conflicts.</source>
+            <translation>No sync conflicts.</translation>
         </message>
     </context>
     <context>
@@ -1571,6 +1699,30 @@
         <message>
             <source>Quit</source>
             <translation>Quit</translation>
+        </message>
+        <message>
+            <source>Syncing with {folder}…</source>
+            <translation>Syncing with {folder}…</translation>
+        </message>
+        <message>
+            <source>Sync now (no folder: Settings → Sync)</source>
+            <translation>Sync now (no folder: Settings → Sync)</translation>
+        </message>
+        <message>
+            <source>Choose a sync folder in Settings → Sync to share memories across devices.</source>
+            <translation>Choose a sync folder in Settings → Sync to share memories across devices.</translation>
+        </message>
+        <message>
+            <source>Sync with {folder}</source>
+            <translation>Sync with {folder}</translation>
+        </message>
+        <message>
+            <source>Syncing…</source>
+            <translation>Syncing…</translation>
+        </message>
+        <message>
+            <source>Sync now</source>
+            <translation>Sync now</translation>
         </message>
     </context>
 </TS>

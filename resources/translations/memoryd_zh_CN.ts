@@ -289,6 +289,38 @@
         <source>Could not open the data folder {path}.</source>
         <translation>无法打开数据文件夹 {path}。</translation>
     </message>
+    <message>
+        <source>Synced: {sent} sent; no other device has synced through this folder yet.</source>
+        <translation>已同步：发送 {sent} 条；尚无其他设备通过此文件夹同步。</translation>
+    </message>
+    <message>
+        <source>Synced with 1 device: {sent} sent, {received} received.</source>
+        <translation>已与 1 台设备同步：发送 {sent} 条，接收 {received} 条。</translation>
+    </message>
+    <message>
+        <source>Synced with {devices} devices: {sent} sent, {received} received.</source>
+        <translation>已与 {devices} 台设备同步：发送 {sent} 条，接收 {received} 条。</translation>
+    </message>
+    <message>
+        <source>Conflicts to resolve in the weekly review: {count}.</source>
+        <translation>需在每周回顾中解决的冲突：{count}。</translation>
+    </message>
+    <message>
+        <source>Sealed memories waiting for their project's key: {count}.</source>
+        <translation>等待项目密钥的加密记忆：{count}。</translation>
+    </message>
+    <message>
+        <source>Files that could not be read: {count}.</source>
+        <translation>无法读取的文件：{count}。</translation>
+    </message>
+    <message>
+        <source>Sync found new conflicts: {count}. Pick a version in the weekly review.</source>
+        <translation>同步发现新的冲突：{count}。请在每周回顾中选择一个版本。</translation>
+    </message>
+    <message>
+        <source>Sync failed: {error}</source>
+        <translation>同步失败：{error}</translation>
+    </message>
 </context>
 <context>
     <name>DigestWindow</name>
@@ -663,6 +695,102 @@
     <message>
         <source>Each becomes a long-term memory.</source>
         <translation>每一条都将成为长期记忆。</translation>
+    </message>
+    <message>
+        <source>(deleted)</source>
+        <translation>（已删除）</translation>
+    </message>
+    <message>
+        <source>(sealed)</source>
+        <translation>（已加密）</translation>
+    </message>
+    <message>
+        <source>“{title}”, changed {time}</source>
+        <translation>“{title}”，修改于 {time}</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>记忆</translation>
+    </message>
+    <message>
+        <source>In use since</source>
+        <translation>当前版本修改于</translation>
+    </message>
+    <message>
+        <source>Copies</source>
+        <translation>副本</translation>
+    </message>
+    <message>
+        <source>This memory was changed on two devices. The newer change is in use; the other is kept as a copy until you pick one. Every device follows your pick at its next sync.</source>
+        <translation>这条记忆在两台设备上都被修改过。较新的修改正在使用；另一个作为副本保留，直到你做出选择。每台设备都会在下次同步时采用你的选择。</translation>
+    </message>
+    <message>
+        <source>Keep this version</source>
+        <translation>保留此版本</translation>
+    </message>
+    <message>
+        <source>Keep the version in use and drop the copies</source>
+        <translation>保留正在使用的版本，丢弃副本</translation>
+    </message>
+    <message>
+        <source>In use</source>
+        <translation>正在使用</translation>
+    </message>
+    <message>
+        <source>Show versions</source>
+        <translation>查看各版本</translation>
+    </message>
+    <message>
+        <source>Read every version, side by side</source>
+        <translation>并排查看每个版本</translation>
+    </message>
+    <message>
+        <source>Use this copy</source>
+        <translation>使用此副本</translation>
+    </message>
+    <message>
+        <source>Take this copy instead of the version in use</source>
+        <translation>用此副本替换正在使用的版本</translation>
+    </message>
+    <message>
+        <source>This version deletes the memory.</source>
+        <translation>此版本删除了这条记忆。</translation>
+    </message>
+    <message>
+        <source>This version is sealed: its project is sensitive.</source>
+        <translation>此版本已加密：它所属的项目是敏感项目。</translation>
+    </message>
+    <message>
+        <source>In use, changed {time}</source>
+        <translation>正在使用，修改于 {time}</translation>
+    </message>
+    <message>
+        <source>Copy {rev}, changed {time}</source>
+        <translation>副本 {rev}，修改于 {time}</translation>
+    </message>
+    <message>
+        <source>Versions of {slug}</source>
+        <translation>{slug} 的各版本</translation>
+    </message>
+    <message>
+        <source>Compare the version in use with:</source>
+        <translation>将正在使用的版本与以下版本比较：</translation>
+    </message>
+    <message>
+        <source>Sync conflicts ({count})</source>
+        <translation>同步冲突（{count}）</translation>
+    </message>
+    <message>
+        <source>Kept the version of “{title}” in use; its copies are dropped.</source>
+        <translation>已保留“{title}”正在使用的版本；其副本已丢弃。</translation>
+    </message>
+    <message>
+        <source>“{title}” now uses the copy changed {time}.</source>
+        <translation>“{title}”现在使用修改于 {time} 的副本。</translation>
+    </message>
+    <message>
+        <source>No sync conflicts.</source>
+        <translation>没有同步冲突。</translation>
     </message>
 </context>
 <context>
@@ -1573,6 +1701,30 @@
     <message>
         <source>Quit</source>
         <translation>退出</translation>
+    </message>
+    <message>
+        <source>Syncing with {folder}…</source>
+        <translation>正在与 {folder} 同步…</translation>
+    </message>
+    <message>
+        <source>Sync now (no folder: Settings → Sync)</source>
+        <translation>立即同步（未设置文件夹：设置 → 同步）</translation>
+    </message>
+    <message>
+        <source>Choose a sync folder in Settings → Sync to share memories across devices.</source>
+        <translation>在“设置 → 同步”中选择同步文件夹，即可在设备间共享记忆。</translation>
+    </message>
+    <message>
+        <source>Sync with {folder}</source>
+        <translation>与 {folder} 同步</translation>
+    </message>
+    <message>
+        <source>Syncing…</source>
+        <translation>正在同步…</translation>
+    </message>
+    <message>
+        <source>Sync now</source>
+        <translation>立即同步</translation>
     </message>
 </context>
 </TS>

@@ -23,6 +23,7 @@ from memoryd.config import Config, LLMConfig
 from memoryd.errors import MemorydError
 from memoryd_desktop.digest_window import DigestWindow, Tab
 from memoryd_desktop.ops import Ops
+from memoryd_desktop.texts import local_time
 from memoryd_desktop.tray_state import Action
 from memoryd_desktop.windows import Windows
 from tests.core.governance.sessions import REMEMBER, ROUTINE, capture
@@ -372,6 +373,64 @@ def test_an_unreadable_store_is_reported_in_the_status_line(qtbot: QtBot, tmp_pa
     assert window.digest is None and not window.busy
     assert window.tabs.tabText(Tab.PROMOTIONS) == "Promotions (0)"
     assert window.ops.wait(WAIT_MS)
+
+
+# -- sync conflicts -----------------------------------------------------------------------
+def _conflict(facade: Memoryd, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """One memory changed here and on another device between two syncs: the other device's
+    later change is in use here, this device's kept as a copy. Returns its slug."""
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    other = Memoryd(layout=paths.Layout(tmp_path / "other-device"))
+    slug = facade.record("fact", "Postgres port", "The dev database listens on 5433.")[0].meta.slug
+    facade.sync(folder)
+    other.sync(folder)
+    monkeypatch.setenv("MEMORYD_NOW", "2030-01-01T10:00:00Z")
+    facade.update(slug, body="Here it listens on 5434.")
+    monkeypatch.setenv("MEMORYD_NOW", "2030-01-01T11:00:00Z")
+    other.update(slug, body="There it listens on 5435.")
+    monkeypatch.delenv("MEMORYD_NOW")
+    facade.sync(folder)
+    other.sync(folder)
+    facade.sync(folder)
+    return slug
+
+
+def test_a_sync_conflict_is_listed_and_use_this_copy_takes_it(
+    qtbot: QtBot, facade: Memoryd, opened, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    slug = _conflict(facade, tmp_path, monkeypatch)
+    assert facade.get(slug, count_recall=False).doc.body == "There it listens on 5435.\n"
+    window = opened()
+    window.show_conflicts()
+    assert window.tabs.currentIndex() == Tab.CONFLICTS
+    assert window.tabs.tabText(Tab.CONFLICTS) == "Sync conflicts (1)"
+    conflict = window.current(Tab.CONFLICTS)
+    (copy,) = conflict.copies
+    pane = window.conflict_pane
+    assert conflict.slug == slug and pane.slug.text() == slug and pane.title.text() == "Postgres port"
+    assert pane.kept.text() == f"“Postgres port”, changed {local_time('2030-01-01T11:00:00Z')}"
+    assert [line.text() for line in pane.copy_lines] == [
+        f"“Postgres port”, changed {local_time('2030-01-01T10:00:00Z')}"
+    ]
+
+    _click(qtbot, pane.show_versions)  # read-only, side by side: in use left, the copy right
+    qtbot.waitUntil(lambda: window.versions_dialog is not None and window.versions_dialog.isVisible())
+    diff = window.versions_dialog.diff
+    assert diff.left.isReadOnly() and diff.right.isReadOnly()
+    assert diff.removed_lines() == ["updated_at: '2030-01-01T11:00:00Z'", "There it listens on 5435."]
+    assert diff.added_lines() == ["updated_at: '2030-01-01T10:00:00Z'", "Here it listens on 5434."]
+    window.versions_dialog.close()
+
+    _after(qtbot, window, lambda: _click(qtbot, pane.copy_buttons[0]))
+
+    assert facade.get(slug, count_recall=False).doc.body == "Here it listens on 5434.\n"
+    assert facade.sync_conflicts() == []
+    (event,) = facade.audit_events(event_type="sync_resolve")
+    assert (event.actor, event.target_id) == ("tray", slug)
+    assert window.tabs.tabText(Tab.CONFLICTS) == "Sync conflicts (0)"
+    assert window.panes[Tab.CONFLICTS].currentIndex() == 0  # the empty-state page
+    assert window.status.text() == f"“Postgres port” now uses the copy changed {local_time(copy.updated_at)}."
 
 
 # -- speed --------------------------------------------------------------------------------

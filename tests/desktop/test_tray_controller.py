@@ -4,6 +4,7 @@ the nightly consolidation by hand, and the overdue one a start sets off."""
 from __future__ import annotations
 
 import sqlite3
+import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from memoryd import paths
 from memoryd.app import Memoryd
 from memoryd.capture import spool
 from memoryd.errors import StorageError
-from memoryd_desktop.controller import Controller
+from memoryd_desktop.controller import SYNC_MS, Controller
 from memoryd_desktop.status_window import StatusWindow
 from memoryd_desktop.tray_state import Action, TrayState
 
@@ -249,3 +250,105 @@ def test_a_tray_start_sets_off_an_overdue_consolidation_once(
     assert asked == [True, False] and not again.window.notice.isVisible()
     assert len(facade.audit_events(event_type="consolidate")) == 1
     assert again.shutdown()
+
+
+# -- sync ---------------------------------------------------------------------------------
+def _other_device(tmp_path: Path, folder: Path) -> Memoryd:
+    """A second data folder that already synced one memory through `folder`."""
+    other = Memoryd(layout=paths.Layout(tmp_path / "other-device"))
+    other.record("fact", "CI runner", "CI runs on Debian 12.")
+    other.sync(folder)
+    return other
+
+
+def test_sync_now_runs_off_the_gui_thread_and_says_what_it_did(
+    qtbot: QtBot, facade: Memoryd, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    _other_device(tmp_path, folder)
+    facade.record("fact", "Postgres port", "The dev database listens on 5433.")
+    facade.update_config({"sync.folder": str(folder)})
+    threads: list[threading.Thread] = []
+    real = facade.sync
+
+    def sync(*args: object, **kwargs: object) -> object:
+        threads.append(threading.current_thread())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(facade, "sync", sync)
+    controller = _started(qtbot, facade)
+    window = controller.window
+    assert window is not None
+    button = window.buttons[Action.SYNC]
+    assert (button.text(), button.isEnabled(), button.toolTip()) == ("Sync now", True, f"Sync with {folder}")
+
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    assert controller.state.syncing and (button.text(), button.isEnabled()) == ("Syncing…", False)
+    assert not controller.sync()  # never two at once
+    qtbot.waitUntil(lambda: not controller.state.syncing, timeout=10_000)
+    qtbot.waitUntil(lambda: not controller.ops.busy, timeout=10_000)
+
+    assert len(threads) == 1 and threads[0] is not threading.main_thread()
+    assert window.notice.text() == "Synced with 1 device: 1 sent, 1 received."
+    assert controller.state.total == 2 and button.isEnabled()  # the other device's memory arrived
+    [event] = facade.audit_events(event_type="sync")
+    assert event.actor == "tray" and event.details_obj["devices"] == 1
+    controller.shutdown()
+
+
+def test_sync_now_is_disabled_without_a_folder_and_no_timer_runs(qtbot: QtBot, facade: Memoryd) -> None:
+    controller = Controller(facade, tray_available=lambda: False, background=False, auto_sync=True)
+    with qtbot.waitSignal(controller.changed, timeout=10_000, check_params_cb=lambda s: s.loaded):
+        controller.start()
+    assert controller.window is not None
+    qtbot.addWidget(controller.window)
+    button = controller.window.buttons[Action.SYNC]
+    assert not button.isEnabled() and "Settings → Sync" in button.toolTip()
+    assert not controller.sync()
+    assert not controller.sync_timer.isActive()
+    controller.shutdown()
+
+
+def test_with_a_folder_it_syncs_by_itself_quietly_then_every_15_minutes(
+    qtbot: QtBot, facade: Memoryd, tmp_path: Path
+) -> None:
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    facade.update_config({"sync.folder": str(folder)})
+    controller = Controller(
+        facade, tray_available=lambda: False, background=False, auto_sync=True, first_sync_ms=50
+    )
+    controller.start()
+    assert controller.window is not None
+    qtbot.addWidget(controller.window)
+    qtbot.waitUntil(lambda: controller.sync_timer.isActive(), timeout=10_000)
+    qtbot.waitUntil(lambda: bool(facade.audit_events(event_type="sync")), timeout=10_000)
+    qtbot.waitUntil(lambda: not controller.state.syncing and not controller.ops.busy, timeout=10_000)
+
+    assert controller.sync_timer.interval() == SYNC_MS == 15 * 60_000
+    assert not controller.window.notice.isVisible()  # a quiet success
+    [event] = facade.audit_events(event_type="sync")
+    assert event.actor == "tray"
+
+    missing = tmp_path / "unplugged"  # a folder on a drive that is gone: said once, not every 15 min
+    facade.update_config({"sync.folder": str(missing)})
+    qtbot.waitUntil(lambda: not controller.ops.busy, timeout=10_000)
+    with qtbot.waitSignal(controller.changed, timeout=10_000, check_params_cb=lambda s: s.loaded):
+        controller.refresh()
+    notice = controller.window.notice
+    assert controller.sync(auto=True)
+    qtbot.waitUntil(lambda: not controller.state.syncing, timeout=10_000)
+    assert notice.isVisible()
+    assert notice.text().startswith(f"Sync failed: sync folder {missing} does not exist")
+    notice.hide()
+    assert controller.sync(auto=True)
+    qtbot.waitUntil(lambda: not controller.state.syncing, timeout=10_000)
+    assert not notice.isVisible()
+    qtbot.waitUntil(lambda: not controller.ops.busy, timeout=10_000)  # the refresh after it too
+
+    facade.update_config({"sync.folder": None})  # Settings emptied the folder
+    with qtbot.waitSignal(controller.changed, timeout=10_000, check_params_cb=lambda s: s.loaded):
+        controller.refresh()
+    assert controller.state.sync_folder == "" and not controller.sync_timer.isActive()
+    controller.shutdown()

@@ -42,6 +42,7 @@ def test_menu_from_state_has_facts_then_actions(qtbot: QtBot, facade: Memoryd) -
         ("Sensitive scopes...", True, Action.SCOPES),
         ("Identity...", True, Action.IDENTITY),
         ("Consolidate now", True, Action.CONSOLIDATE),
+        ("Sync now (no folder: Settings → Sync)", False, Action.SYNC),
         ("Pause capture", True, Action.PAUSE),
         ("Process captures now", False, Action.DRAIN),
         ("Settings...", True, Action.SETTINGS),
@@ -49,6 +50,18 @@ def test_menu_from_state_has_facts_then_actions(qtbot: QtBot, facade: Memoryd) -
         ("Quit", True, Action.QUIT),
     ]
     assert sum(a.isSeparator() for a in menu.actions()) == 4
+
+
+def test_sync_now_is_offered_once_a_folder_is_set(qtbot: QtBot, facade: Memoryd, tmp_path: Path) -> None:
+    menu = QMenu()
+    populate(menu, tray_state.load(facade))
+    sync = _find(menu, Action.SYNC)
+    assert not sync.isEnabled() and "Settings → Sync" in sync.toolTip()
+
+    facade.update_config({"sync.folder": str(tmp_path)})
+    populate(menu, tray_state.load(facade))
+    sync = _find(menu, Action.SYNC)
+    assert (sync.text(), sync.isEnabled(), sync.toolTip()) == ("Sync now", True, f"Sync with {tmp_path}")
 
 
 def test_menu_is_rebuilt_not_appended(qtbot: QtBot, home: Path) -> None:

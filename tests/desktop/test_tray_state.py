@@ -74,6 +74,7 @@ def test_state_before_first_answer_and_while_draining(facade: Memoryd) -> None:
         Action.SCOPES,
         Action.IDENTITY,
         Action.CONSOLIDATE,
+        Action.SYNC,
         Action.PAUSE,
         Action.DRAIN,
         Action.SETTINGS,
@@ -115,3 +116,18 @@ def test_waiting_promotions_badge_the_icon_and_pause_shows(facade: Memoryd) -> N
     assert _action(state, Action.PAUSE).text == "Resume capture"
     facade.pause_capture(False)
     assert _action(tray_state.load(facade), Action.PAUSE).text == "Pause capture"
+
+
+def test_sync_needs_a_folder_and_waits_while_one_runs(facade: Memoryd, tmp_path: Path) -> None:
+    state = tray_state.load(facade)
+    assert state.sync_folder == ""
+    item = _action(state, Action.SYNC)
+    assert not item.enabled and "Settings → Sync" in item.text and "Settings → Sync" in item.tooltip
+
+    facade.update_config({"sync.folder": str(tmp_path)})
+    state = tray_state.load(facade)
+    assert state.sync_folder == str(tmp_path)
+    assert (_action(state, Action.SYNC).text, _action(state, Action.SYNC).enabled) == ("Sync now", True)
+    busy = replace(state, syncing=True)
+    assert (_action(busy, Action.SYNC).text, _action(busy, Action.SYNC).enabled) == ("Syncing…", False)
+    assert f"Syncing with {tmp_path}…" in busy.tooltip().splitlines()
