@@ -178,7 +178,9 @@ def export(
 
 
 def target_scope(target: ExportTarget) -> Scope:
-    return resolve(Path(target.scope).expanduser(), must_exist=False)
+    from memoryd import paths, scope_links
+
+    return scope_links.apply(paths.data_home(), resolve(Path(target.scope).expanduser(), must_exist=False))
 
 
 def refresh(

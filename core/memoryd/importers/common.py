@@ -220,6 +220,7 @@ def scope_of(path: str | Path | None, override: Scope | None) -> Scope:
     recorded (which may no longer exist: its scope is still the one it had)."""
     if override is not None:
         return override
-    if not path:
-        return resolve(Path.cwd())
-    return resolve(path, must_exist=False)
+    from memoryd import paths, scope_links
+
+    found = resolve(Path.cwd()) if not path else resolve(path, must_exist=False)
+    return scope_links.apply(paths.data_home(), found)  # a linked project's memories live under one hash
