@@ -140,7 +140,14 @@ def scan(store: Store, prev: State, device: str, report: ScanReport | None = Non
         entry = out.memories.get(slug)
         if doc is None and a is not None:
             continue  # sealed, no key here: this device cannot have changed it
-        if (a is not None and rev == a.rev and not a.deleted) or (a is None and rev in _known(entry)):
+        if entry is not None and (a is None or a.deleted or rev != a.rev) and rev in _known(entry):
+            # Written by a sync that was cut short before its ledger: the counters in the
+            # file are what that sync applied, not recalls made here.
+            decay_now = entry.decay.state if entry.decay else DecayState.alive.value
+            a = ledger.Applied(
+                slug, rev, (), False, None, None, entry.recall_count, entry.last_recalled_at, decay_now
+            )
+        elif a is not None and rev == a.rev and not a.deleted:
             pass  # no new version: at most counters moved
         else:
             base = (*a.history, a.rev) if a is not None else ()
