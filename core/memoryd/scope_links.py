@@ -108,7 +108,7 @@ def normalise_remote(url: str) -> str | None:
     dropped, host lower-cased. https://github.com/A/b.git, git@github.com:A/b and
     ssh://git@github.com:22/A/b all give github.com/A/b. Local paths are not remotes."""
     u = url.strip()
-    if not u:
+    if not u or re.match(r"^[A-Za-z]:[\\/]", u):  # empty, or a Windows drive path: local
         return None
     m = re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*://(?:[^@/]*@)?([^/:]+)(?::\d+)?/(.*)$", u)
     if m:

@@ -63,11 +63,14 @@ def for_sensitive(when: datetime) -> str:
     return validate(f"{when.strftime('%Y-%m-%d')}-{secrets.token_hex(6)}")
 
 
-def for_promotion(promotion_id: int, title: str) -> str:
-    """`promoted-12-use-postgres-for-jobs` (seed 000): the same id always gives the same
-    name, so a promote interrupted and run again rewrites one file, not two."""
+def for_promotion(promotion_id: int, title: str, session: str) -> str:
+    """`promoted-12-use-postgres-for-jobs-3f9a1c` (seed 000's name, plus a hash of the
+    session it came from): the same promotion always gives the same name, so a promote
+    interrupted and run again rewrites one file, not two; and promotion 12 of two devices
+    (each numbers its own) gives two names, which sync keeps as two memories."""
     words = _ascii_words(title, 60)
-    return validate(f"promoted-{int(promotion_id)}" + (f"-{words}" if words else ""))
+    tag = hashlib.sha256(session.encode("utf-8")).hexdigest()[:6]
+    return validate(f"promoted-{int(promotion_id)}" + (f"-{words}" if words else "") + f"-{tag}")
 
 
 def for_session(source: str, session_id: str, when: datetime) -> str:

@@ -169,7 +169,7 @@ def test_edit_then_approve_saves_the_edits(qtbot: QtBot, facade: Memoryd, opened
     assert meta.meta.type.value == "decision"
     assert meta.meta.triggers == ["pnpm", "lockfile", "包管理"]
     assert meta.body == "Always pnpm: npm rewrites the lockfile.\n"
-    assert event.target_id == f"promoted-{pid}-use-pnpm-always-never-npm"
+    assert event.target_id.startswith(f"promoted-{pid}-use-pnpm-always-never-npm-")
 
 
 def test_approve_all_takes_only_those_at_or_above_the_threshold(

@@ -103,9 +103,9 @@ def promote(
     final_triggers = list(row["proposed_triggers"]) if triggers is None else _clean_triggers(triggers)
     meta = Frontmatter(
         title=final_title,
-        slug=_sensitive_slug(store, row["scope_hash"], pid)
+        slug=_sensitive_slug(store, row["scope_hash"], pid, row["source_session_slug"])
         if sensitive
-        else slugs.for_promotion(pid, final_title),
+        else slugs.for_promotion(pid, final_title, row["source_session_slug"]),
         type=mtype,
         scope_hash=row["scope_hash"],
         source=session.source if session else "manual",
@@ -162,8 +162,8 @@ def _session_meta(store: Store, slug: str) -> Frontmatter | None:
         return None
 
 
-def _sensitive_slug(store: Store, scope_hash: str, pid: int) -> str:
+def _sensitive_slug(store: Store, scope_hash: str, pid: int, session: str) -> str:
     """No title words in a sensitive scope; still the same name on a rerun."""
     from memoryd.sensitive.marking import opaque
 
-    return opaque(store.keys.get(scope_hash), f"promoted-{pid}")
+    return opaque(store.keys.get(scope_hash), f"promoted-{pid}-{session}")

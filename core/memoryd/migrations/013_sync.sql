@@ -11,6 +11,8 @@ CREATE TABLE sync_applied (
     file_sha TEXT,
     body_path TEXT,
     recalls INTEGER NOT NULL DEFAULT 0,
+    own INTEGER NOT NULL DEFAULT 0,
+    pending INTEGER NOT NULL DEFAULT 0,
     last_recalled_at TEXT,
     decay_state TEXT
 );

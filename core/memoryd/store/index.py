@@ -236,7 +236,7 @@ def search(
         f"SELECT {cols}, bm25(memories_fts, {w}) AS score "
         "FROM memories_fts JOIN fts_docs d ON d.id = memories_fts.rowid "
         "JOIN memories m ON m.slug = d.slug "
-        f"WHERE memories_fts MATCH :match AND {where} ORDER BY score LIMIT :limit"
+        f"WHERE memories_fts MATCH :match AND {where} ORDER BY score, m.slug LIMIT :limit"
     )
     params.update(match=match, limit=limit)
     out = []
@@ -254,7 +254,7 @@ def search_turns(
     sql = (
         "SELECT t.slug, t.seq, t.role, t.ts, t.ext_id, t.text, bm25(turns_fts, 0.5, 1.0) AS score "
         "FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid JOIN memories m ON m.slug = t.slug "
-        f"WHERE turns_fts MATCH :match AND {where} ORDER BY score LIMIT :limit"
+        f"WHERE turns_fts MATCH :match AND {where} ORDER BY score, t.slug, t.seq LIMIT :limit"
     )
     params.update(match=match, limit=limit)
     return [TurnHit(*r[:6], float(r[6])) for r in s.exec(text(sql).bindparams(*binds), params=params)]

@@ -21,15 +21,21 @@ class Applied:
     recalls: int  # -1: unknown (a sealed file written without its key)
     last_recalled_at: str | None
     decay_state: str | None
+    own: int = 0  # of `recalls`, those made on this device (its share of the count)
+    pending: bool = False  # recorded before its files were written; done once indexed
 
 
-COLUMNS = "slug, rev, history, deleted, file_sha, body_path, recalls, last_recalled_at, decay_state"
+COLUMNS = (
+    "slug, rev, history, deleted, file_sha, body_path, recalls, last_recalled_at, decay_state, own, pending"
+)
 
 
 def load(s: Session) -> dict[str, Applied]:
     out = {}
     for r in s.exec(text(f"SELECT {COLUMNS} FROM sync_applied")):  # type: ignore[call-overload]
-        out[r[0]] = Applied(r[0], r[1], tuple(json.loads(r[2])), bool(r[3]), r[4], r[5], r[6], r[7], r[8])
+        out[r[0]] = Applied(
+            r[0], r[1], tuple(json.loads(r[2])), bool(r[3]), r[4], r[5], r[6], r[7], r[8], r[9], bool(r[10])
+        )
     return out
 
 
@@ -38,7 +44,8 @@ def put(s: Session, rows: Iterable[Applied]) -> None:
         s.exec(
             text(
                 f"INSERT OR REPLACE INTO sync_applied ({COLUMNS}) VALUES "
-                "(:slug, :rev, :history, :deleted, :file_sha, :body_path, :recalls, :lra, :decay)"
+                "(:slug, :rev, :history, :deleted, :file_sha, :body_path, :recalls, :lra, :decay, "
+                ":own, :pending)"
             ),
             params={
                 "slug": a.slug,
@@ -50,5 +57,7 @@ def put(s: Session, rows: Iterable[Applied]) -> None:
                 "recalls": a.recalls,
                 "lra": a.last_recalled_at,
                 "decay": a.decay_state,
+                "own": a.own,
+                "pending": int(a.pending),
             },
         )

@@ -144,8 +144,9 @@ def scan(store: Store, prev: State, device: str, report: ScanReport | None = Non
             # Written by a sync that was cut short before its ledger: the counters in the
             # file are what that sync applied, not recalls made here.
             decay_now = entry.decay.state if entry.decay else DecayState.alive.value
+            own = entry.recalls.get(device, 0)
             a = ledger.Applied(
-                slug, rev, (), False, None, None, entry.recall_count, entry.last_recalled_at, decay_now
+                slug, rev, (), False, None, None, entry.recall_count, entry.last_recalled_at, decay_now, own
             )
         elif a is not None and rev == a.rev and not a.deleted:
             pass  # no new version: at most counters moved
@@ -178,7 +179,7 @@ def scan(store: Store, prev: State, device: str, report: ScanReport | None = Non
             report.seen[slug] = Seen(rev, sha(data), rel, m.recall_count, lra, m.decay_state.value)
         out.memories[slug] = entry
     for slug, a in applied.items():
-        if slug in seen or a.deleted:
+        if slug in seen or a.deleted or a.pending:  # pending: its file was never written
             continue
         entry = out.memories.get(slug)
         if entry is None:
@@ -209,9 +210,12 @@ def _type_of(path: Path) -> str:
 def _counters(entry: Entry, doc: Document, a: ledger.Applied | None, device: str, now: str) -> Entry:
     m = doc.meta
     recalls = dict(entry.recalls)
+    # This device's share is set, not added to: what it was when the file was written plus
+    # the recalls since, so scanning twice before the merged state lands counts them once.
     base = a.recalls if a is not None and a.recalls >= 0 else (0 if a is None else m.recall_count)
     if m.recall_count > base:
-        recalls[device] = recalls.get(device, 0) + m.recall_count - base
+        mine = (a.own if a is not None else 0) + m.recall_count - base
+        recalls[device] = max(recalls.get(device, 0), mine)
     lra = clock.iso(m.last_recalled_at) if m.last_recalled_at else None
     last = max(x for x in (entry.last_recalled_at, lra) if x) if (entry.last_recalled_at or lra) else None
     decay = entry.decay
@@ -249,9 +253,23 @@ class ApplyReport:
     keys: dict[str, bool] = field(default_factory=dict)  # is each sealed scope's key here
 
 
+@dataclass
+class Plan:
+    """What applying one memory takes: the ledger row (recorded, as pending, before any
+    file is touched: a kill between the two can then not pass a written file off as this
+    device's own recalls), the files to write and remove, then its index rows."""
+
+    row: ledger.Applied
+    writes: list[tuple[Path, bytes]] = field(default_factory=list)
+    removes: list[Path] = field(default_factory=list)
+    index: tuple[Document, Path, list[Any] | None] | None = None
+    drop: bool = False
+
+
 def apply(
     store: Store,
     merged: State,
+    device: str,
     *,
     seen: dict[str, Seen] | None = None,
     only: set[str] | None = None,
@@ -264,72 +282,78 @@ def apply(
     canonical = _apply_links(store, merged)
     with read_session(store.engine) as s:
         applied = ledger.load(s)
-    batch: list[tuple[Any, ...]] = []
-
-    def flush() -> None:
-        if not batch:
-            return
-        with write_session(store.engine) as s:
-            for kind, *rest in batch:
-                if kind == "index":
-                    doc, path, turns = rest
-                    store._index(s, doc, path, turns)
-                    for older in doc.meta.supersedes:
-                        kg.add_chain(s, rebuilt_link(doc.meta.slug, older, doc), replace=False)
-                        kg.mark_superseded(s, older, doc.meta.slug)
-                    if doc.meta.superseded_by:
-                        kg.add_chain(
-                            s, rebuilt_link(doc.meta.superseded_by, doc.meta.slug, doc), replace=False
-                        )
-                        kg.mark_superseded(s, doc.meta.slug, doc.meta.superseded_by)
-                elif kind == "drop":
-                    governance.delete_memory(s, rest[0])
-                else:
-                    ledger.put(s, [rest[0]])
-        for h in report.scopes:
-            store.changed(h)
-        batch.clear()
-
+    plans: list[Plan] = []
     for slug in sorted(only if only is not None else merged.memories):
         entry = merged.memories.get(slug)
         if entry is None:
             continue
-        if _apply_one(
-            store, slug, entry, applied.get(slug), (seen or {}).get(slug), canonical, batch, report
-        ):
-            faults.point("sync:apply")
-            if progress is not None:
-                progress()
-        if len(batch) >= BATCH:
-            flush()
-    flush()
+        plan = _plan(store, slug, entry, applied.get(slug), (seen or {}).get(slug), device, canonical, report)
+        if plan is not None:
+            plans.append(plan)
+        if len(plans) >= BATCH:
+            _run(store, plans, report, progress)
+            plans = []
+    _run(store, plans, report, progress)
     return report
 
 
-def _apply_one(
+def _run(store: Store, plans: list[Plan], report: ApplyReport, progress: Callable[[], None] | None) -> None:
+    if not plans:
+        return
+    with write_session(store.engine) as s:
+        ledger.put(s, [replace(p.row, pending=True) for p in plans if p.writes or p.removes])
+    for p in plans:
+        if not (p.writes or p.removes):
+            continue
+        for path, data in p.writes:
+            atomic.write_bytes(path, data, sync=False)
+        for path in p.removes:
+            store.files.remove(path)
+        faults.point("sync:apply")
+        if progress is not None:
+            progress()
+    with write_session(store.engine) as s:
+        for p in plans:
+            if p.drop:
+                governance.delete_memory(s, p.row.slug)
+            if p.index is not None:
+                doc, path, turns = p.index
+                store._index(s, doc, path, turns)
+                for older in doc.meta.supersedes:
+                    kg.add_chain(s, rebuilt_link(doc.meta.slug, older, doc), replace=False)
+                    kg.mark_superseded(s, older, doc.meta.slug)
+                if doc.meta.superseded_by:
+                    kg.add_chain(s, rebuilt_link(doc.meta.superseded_by, doc.meta.slug, doc), replace=False)
+                    kg.mark_superseded(s, doc.meta.slug, doc.meta.superseded_by)
+        ledger.put(s, [p.row for p in plans])
+    for h in report.scopes:
+        store.changed(h)
+
+
+def _plan(
     store: Store,
     slug: str,
     entry: Entry,
     a: ledger.Applied | None,
     seen: Seen | None,
+    device: str,
     canonical: dict[str, str],
-    batch: list[tuple[Any, ...]],
     report: ApplyReport,
-) -> bool:
+) -> Plan | None:
     files = store.files
     w = entry.winner
     if w.deleted:
-        if a is not None and a.deleted:
-            return False
+        if a is not None and a.deleted and not a.pending:
+            return None
         old = _local_path(store, slug, a)
+        plan = Plan(ledger.Applied(slug, w.rev, w.history, True, None, None, 0, None, None), drop=True)
         if old is not None:
-            files.remove(old)
+            plan.removes.append(old)
             report.removed += 1
             report.scopes.add(files.scope_of(old))
-        batch.append(("drop", slug))
-        batch.append(("ledger", ledger.Applied(slug, w.rev, w.history, True, None, None, 0, None, None)))
-        return old is not None
+        return plan
     total = entry.recall_count
+    own = entry.recalls.get(device, 0)
     lra = entry.last_recalled_at
     decay = entry.decay.state if entry.decay else DecayState.alive.value
     scope_hash = canonical.get(w.scope_hash, w.scope_hash)
@@ -343,6 +367,7 @@ def _apply_one(
     if (
         a is not None
         and not a.deleted
+        and not a.pending
         and a.rev == w.rev
         and a.body_path == rel
         and target.exists()
@@ -351,26 +376,25 @@ def _apply_one(
             or (a.recalls < 0 and not _has_key(store, scope_hash, report))  # still no key: as it is
         )
     ):
-        return False
+        return None
     if (
         seen is not None
+        and (a is None or not a.pending)
         and seen.rev == w.rev
         and seen.recalls == total
         and seen.last_recalled_at == lra
         and seen.decay_state == decay
         and seen.body_path == rel
     ):
-        batch.append(
-            ("ledger", ledger.Applied(slug, w.rev, w.history, False, seen.file_sha, rel, total, lra, decay))
-        )
-        return False
+        return Plan(ledger.Applied(slug, w.rev, w.history, False, seen.file_sha, rel, total, lra, decay, own))
     old = _local_path(store, slug, a)
     plain, turns_text = _document(store, slug, w)
+    plan = Plan(ledger.Applied(slug, w.rev, w.history, False, None, rel, total, lra, decay, own))
     if plain is None:  # sealed and no key here: the ciphertext as it came
-        atomic.write_bytes(target, crypto.unb64(w.content or ""), sync=False)
+        plan.writes.append((target, crypto.unb64(w.content or "")))
         if w.turns is not None:
-            atomic.write_bytes(files.turns_path(target), crypto.unb64(w.turns), sync=False)
-        recalls = -1
+            plan.writes.append((files.turns_path(target), crypto.unb64(w.turns)))
+        plan.row = replace(plan.row, recalls=-1)
         report.locked += 1
     else:
         body = text.with_counters(plain, total, lra, decay)
@@ -382,29 +406,27 @@ def _apply_one(
             body = frontmatter.render(doc)
         body = text.with_scope(body, scope_hash) if scope_hash != w.scope_hash else body
         doc = frontmatter.parse(body, where=f"sync: {slug}")
-        turns = turns_from_text(turns_text) if turns_text is not None else None
-        target = _write(store, doc, body, turns_text, target)
+        target, writes = _encoded(store, doc, body, turns_text, target)
+        plan.writes += writes
         rel = files.relative(target)
-        recalls = total
         if decay == DecayState.forgotten.value:
-            batch.append(("drop", slug))
+            plan.drop = True
         elif not (w.encrypted or sealed_here) or _has_key(store, scope_hash, report):
-            batch.append(("index", doc, target, None if files.sensitive(scope_hash) else (turns or [])))
+            turns = turns_from_text(turns_text) if turns_text is not None else []
+            plan.index = (doc, target, None if files.sensitive(scope_hash) else turns)
     if old is not None and old != target:
-        files.remove(old)
+        plan.removes.append(old)
     report.written += 1
     if (a is None and old is None) or (a is not None and a.rev != w.rev):
         report.arrived += 1
     report.scopes.add(scope_hash)
-    file_sha: str | None = sha(target.read_bytes())
+    file_sha: str | None = sha(plan.writes[0][1])
     if target.name.endswith(ENC) != w.encrypted:
         # Sealed here but not in the version (or the other way round): left for the next
         # scan to find, which makes the sealed (or plaintext) copy a version of its own.
         file_sha = None
-    batch.append(
-        ("ledger", ledger.Applied(slug, w.rev, w.history, False, file_sha, rel, recalls, lra, decay))
-    )
-    return True
+    plan.row = replace(plan.row, file_sha=file_sha, body_path=rel)
+    return plan
 
 
 def _has_key(store: Store, scope_hash: str, report: ApplyReport) -> bool:
@@ -449,27 +471,26 @@ def _document(store: Store, slug: str, head: Head) -> tuple[str | None, str | No
     return plain, turns
 
 
-def _write(store: Store, doc: Document, body: str, turns: str | None, target: Path) -> Path:
-    """Where the files layer puts it, sealed in a sensitive scope. A plaintext version of a
-    scope that is sensitive here but whose key is not stays as plaintext, as it came
-    (sealing needs the key; `memoryd mark-sensitive` seals it once the key is here)."""
+def _encoded(
+    store: Store, doc: Document, body: str, turns: str | None, target: Path
+) -> tuple[Path, list[tuple[Path, bytes]]]:
+    """Where the files layer puts it and the bytes, sealed in a sensitive scope. A plaintext
+    version of a scope that is sensitive here but whose key is not stays as plaintext, as it
+    came (sealing needs the key; `memoryd mark-sensitive` seals it once the key is here)."""
     files = store.files
     path = files.path_for(doc)
     if path.name.endswith(ENC):
         try:
-            sealed = files._seal(path, body.encode("utf-8"), "md")
-            sealed_turns = files._seal(path, turns.encode("utf-8"), "turns") if turns is not None else None
+            out = [(path, files._seal(path, body.encode("utf-8"), "md"))]
+            if turns is not None:
+                out.append((files.turns_path(path), files._seal(path, turns.encode("utf-8"), "turns")))
+            return path, out
         except KeyUnavailable:
             path = target.with_name(doc.meta.slug + MD)
-        else:
-            atomic.write_bytes(path, sealed, sync=False)
-            if sealed_turns is not None:
-                atomic.write_bytes(files.turns_path(path), sealed_turns, sync=False)
-            return path
-    atomic.write_text(path, body, sync=False)
+    out = [(path, body.encode("utf-8"))]
     if turns is not None:
-        atomic.write_text(files.turns_path(path), turns, sync=False)
-    return path
+        out.append((files.turns_path(path), turns.encode("utf-8")))
+    return path, out
 
 
 def apply_scopes(store: Store, merged: State) -> None:

@@ -146,7 +146,7 @@ def sync(store: Store, folder: Path, *, actor: str = "cli") -> SyncReport:
         local.apply_scopes(store, merged)
         _save_prev(home, merged)
         faults.point("sync:merged")
-        applied = local.apply(store, merged, seen=scanned.seen)
+        applied = local.apply(store, merged, me["id"], seen=scanned.seen)
         faults.point("sync:applied")
         report.received = applied.arrived + applied.removed
         report.locked = applied.locked
@@ -216,7 +216,7 @@ def import_file(store: Store, file: Path, *, actor: str = "cli") -> ImportReport
         merged = merge.states([mine, incoming])
         local.apply_scopes(store, merged)
         _save_prev(home, merged)
-        applied = local.apply(store, merged, seen=scanned.seen)
+        applied = local.apply(store, merged, me["id"], seen=scanned.seen)
         n = sum(1 for e in incoming.memories.values() if not e.winner.deleted)
         src = raw.get("device") or {}
         store.audit.append(
@@ -313,7 +313,7 @@ def resolve(store: Store, slug: str, take: str | None, *, actor: str = "cli") ->
             head = Head(**{**head.__dict__, "history": tuple(sorted({*head.history, chosen.rev}))})
         merged.memories[slug] = merge.entry(Entry((head,)), Entry((), e.recalls, e.last_recalled_at, e.decay))
         _save_prev(home, merged)
-        local.apply(store, merged, only={slug})  # the chosen version is rewritten: no `seen`
+        local.apply(store, merged, me["id"], only={slug})  # the chosen version is rewritten: no `seen`
         store.audit.append(
             "sync_resolve",
             actor=actor,

@@ -100,7 +100,8 @@ def test_promote_options_and_errors(cli, project: Path, tmp_path: Path, isolated
     assert out.returncode == 0, out.stderr
     promoted = json.loads(out.stdout)
     knowledge = promoted.pop("knowledge")
-    assert promoted == {"id": pid, "slug": f"promoted-{pid}-use-pnpm-never-npm", "type": "decision"}
+    assert promoted["slug"].startswith(f"promoted-{pid}-use-pnpm-never-npm-")
+    assert promoted == {"id": pid, "slug": promoted["slug"], "type": "decision"}
     # The new decision's entities, by the rules: pnpm chosen, npm replaced ("never npm").
     stance = {e["name"]: e["relation"] for e in knowledge["entities"]}
     assert stance["pnpm"] == "uses" and stance["npm"] == "mentions", knowledge

@@ -182,7 +182,7 @@ def test_e_edits_then_approves(tmp_path: Path, project: Path, monkeypatch: pytes
 
     drive(facade, scenario)
     (event,) = audit(facade, "promote")
-    assert event.actor == "tui" and event.target_id == f"promoted-{home.pids[0]}-use-pnpm-no-npm"
+    assert event.actor == "tui" and event.target_id.startswith(f"promoted-{home.pids[0]}-use-pnpm-no-npm-")
     doc = facade.get(str(event.target_id), count_recall=False).doc
     assert doc.meta.type.value == "decision" and doc.meta.title == "Use pnpm; no npm"
     assert doc.meta.triggers == ["pnpm", "lock", "包管理"]

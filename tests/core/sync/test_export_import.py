@@ -1,0 +1,250 @@
+"""memoryd export / import FILE.json: a populated home moved into an empty one answers the
+same; a repeated import changes nothing; bad files are refused in one line without
+touching the store; nothing device-private (grants, spool, audit) and no plaintext of a
+sensitive project ever leaves in the file, yet the sealed memories open on the other side
+once the key is imported and a grant given."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import keyring
+import pytest
+
+from memoryd import crypto
+from memoryd.testing import claude_exchange, stop_payload, write_jsonl
+from tests.core.sensitive.support import CANARY, leaks, one_line_error
+
+from .homes import Clock, Home, capture, diff, make_homes
+
+SPOOL_CANARY = "SpooledWombat7731"
+AUDIT_CANARY = "AuditedPlatypus5529"
+RECOVERY = "recovery file passphrase 42"
+REMEMBER = (
+    "Remember: in this repo always use pnpm, never npm. This is important for the lockfile.",
+    "Understood: pnpm only; I switched the scripts in package.json to pnpm.",
+)
+REMEMBER_2 = (
+    "Remember: from now on we deploy with ansible, never by hand. This is important.",
+    "OK, ansible only from now on.",
+)
+QUERIES = ("pnpm", "ansible deploy", "staging database", "release", "lockfile", "cache")
+DOC_KEYS = {"format", "version", "device", "exported_at", "scopes", "links", "memories"}
+
+
+@pytest.fixture
+def clk(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    return Clock(monkeypatch)
+
+
+def _tree(home: Path) -> dict[str, object]:
+    """What "unchanged" means for a data directory: every file byte for byte, the index by
+    its rows (SQLite may checkpoint its write-ahead log into the file at any open)."""
+    out: dict[str, object] = {}
+    for p in sorted(home.rglob("*")):
+        rel = str(p.relative_to(home))
+        if p.is_file() and not rel.startswith("index.db"):
+            out[rel] = p.read_bytes()
+    con = sqlite3.connect(home / "index.db")
+    try:
+        out["index.db"] = list(con.iterdump())
+    finally:
+        con.close()
+    return out
+
+
+def _search(home: Home, query: str, scopes: list[str] | None = None) -> list[tuple[str, float]]:
+    return [(r.slug, r.score) for r in home.app().search(query, scopes=scopes)]
+
+
+def _populate(home: Home, tmp_path: Path, clk: Clock) -> dict[str, Path]:
+    """Two projects: records, a captured session promoted, another rejected (its reason
+    in the audit log only), recalls, a forgotten memory, and a capture left spooled."""
+    p1, p2 = tmp_path / "web", tmp_path / "infra"
+    for p in (p1, p2):
+        p.mkdir()
+    transcripts = tmp_path / "transcripts"
+    clk.tick()
+    session = capture(home, p1, transcripts, "sess-1", [REMEMBER])
+    other = capture(home, p2, transcripts, "sess-2", [REMEMBER_2])
+    clk.tick()
+    app = home.app()
+    app.promote(app.analyze_session(session).promotion_id)
+    pid = home.app().analyze_session(other).promotion_id
+    assert pid
+    home.app().reject(pid, reason=f"covered elsewhere {AUDIT_CANARY}")
+    clk.tick()
+    recorded = []
+    for scope, title, body in (
+        (p1, "Release train", "Release on Fridays after the smoke tests."),
+        (p1, "Cache policy", "Cache API responses for five minutes."),
+        (p2, "Staging database", "The staging database is db-2."),
+        (p2, "Deploy keys", "Deploy keys live in the vault; ansible reads them."),
+        (p2, "Old cache note", "Cache was memcached once."),
+    ):
+        clk.tick()
+        recorded.append(home.app().record("fact", title, body, scope_path=scope)[0].meta.slug)
+    clk.tick()
+    home.app().get(recorded[0])
+    home.app().get(recorded[2])
+    home.app().forget(recorded[4])
+    # A capture nobody drained: its payload sits in the spool.
+    home.use()
+    from memoryd.capture.hook import capture as hook
+
+    lines = claude_exchange("what is the spool canary", "nothing", session_id="sess-3", cwd=str(p2))
+    transcript = write_jsonl(transcripts / "sess-3.jsonl", lines)
+    payload = stop_payload("sess-3", transcript, p2, last_assistant_message=f"said {SPOOL_CANARY}")
+    assert hook("claude-code", payload, spawn=False)[0]
+    return {"web": p1, "infra": p2}
+
+
+# -- acceptance -------------------------------------------------------------------------
+def test_export_into_an_empty_home(tmp_path: Path, monkeypatch, clk: Clock):
+    a, b = make_homes(tmp_path, monkeypatch, "A", "B")
+    projects = _populate(a, tmp_path, clk)
+    assert leaks(a.path, SPOOL_CANARY) and leaks(a.path, AUDIT_CANARY)  # both are there to leak
+    out = tmp_path / "memories.json"
+    a.app()  # the device id is made once, by whichever of sync, export or import comes first
+    from memoryd.sync import run
+
+    run.device(a.path)
+    before_export = _tree(a.path)
+    code, text, err = a.main("export", "--out", str(out))
+    assert code == 0 and "exported 8 memories" in text, (text, err)
+    assert _tree(a.path) == before_export  # export writes nothing in the home
+
+    raw = out.read_bytes()
+    doc = json.loads(raw)
+    assert set(doc) == DOC_KEYS and doc["format"] == "memoryd-memories" and doc["version"] == 1
+    for canary in (SPOOL_CANARY, AUDIT_CANARY):
+        assert canary.lower().encode() not in raw.lower()
+    for forbidden in ("grant", "spool", "audit"):
+        assert forbidden not in set(doc) and all(
+            forbidden not in k for e in doc["memories"].values() for k in e
+        )
+
+    code, text, err = b.main("import", str(out))
+    assert code == 0, err
+    assert "imported 8 memories" in text and "8 written here" in text, text
+    files_a, files_b = a.files(), b.files()
+    assert files_b == files_a, diff(files_a, files_b)
+    assert b.slugs() == a.slugs()
+    clk.tick()
+    for q in QUERIES:
+        hits_a, hits_b = _search(a, q), _search(b, q)
+        assert hits_a, q
+        assert hits_b == hits_a, q
+    h_web = a.app().scope(projects["web"]).hash
+    assert _search(b, "pnpm release", [h_web]) == _search(a, "pnpm release", [h_web])
+
+    # Again: nothing to write, no conflicts, not a byte changed.
+    tree = {k: v for k, v in _tree(b.path).items() if k.startswith("scopes/")}
+    report = b.app().import_memories(out)
+    assert (report.written, report.conflicts) == (0, 0)
+    assert {k: v for k, v in _tree(b.path).items() if k.startswith("scopes/")} == tree
+    assert b.app().sync_conflicts() == []
+    assert [e.event_type for e in b.app().audit_events(event_type="import")] == ["import"] * 2
+    assert b.app().audit_verify().ok
+
+
+def test_export_one_project_and_overwrite(tmp_path: Path, monkeypatch, clk: Clock):
+    (a,) = make_homes(tmp_path, monkeypatch, "A")
+    projects = _populate(a, tmp_path, clk)
+    h_web = a.app().scope(projects["web"]).hash
+    out = tmp_path / "web.json"
+    code, text, err = a.main("export", "--out", str(out), "--scope", str(projects["web"]), "--json")
+    assert code == 0, err
+    memories = json.loads(out.read_text())["memories"]
+    assert json.loads(text)["memories"] == len(memories) == 4  # session, promoted, 2 records
+    assert {h["scope_hash"] for e in memories.values() for h in e["heads"]} == {h_web}
+    web = {r["slug"] for r in a.app().list(scopes=[h_web])}
+    assert set(memories) == web
+
+    one_line_error(a.cli("export", "--out", str(out)), 2, "exists", "--force")
+    assert json.loads(out.read_text())["memories"] == memories
+    code, _, err = a.main("export", "--out", str(out), "--force")
+    assert code == 0, err
+    assert len(json.loads(out.read_text())["memories"]) == 8
+    one_line_error(a.cli("export", "--out", str(tmp_path / "nowhere" / "x.json")), 2, "does not exist")
+
+
+def test_bad_files_change_nothing(tmp_path: Path, monkeypatch, clk: Clock):
+    a, b = make_homes(tmp_path, monkeypatch, "A", "B")
+    project = tmp_path / "proj"
+    project.mkdir()
+    a.app().record("fact", "Alpha", "Alpha body.", scope_path=project)
+    b.app().record("fact", "Beta", "Beta body.", scope_path=project)
+    good = tmp_path / "good.json"
+    a.app().export_memories(good)
+    text = good.read_text()
+    bad = {
+        "notjson.json": "this is { not json",
+        "format.json": json.dumps({"format": "memoryd-backup", "version": 1, "memories": {}}),
+        "newer.json": json.dumps({**json.loads(text), "version": 2}),
+        "cut.json": text[: len(text) * 2 // 3],
+    }
+    words = {
+        "notjson.json": "not JSON",
+        "format.json": "format",
+        "newer.json": "newer",
+        "cut.json": "not JSON",
+    }
+    before = _tree(b.path)
+    for name, content in bad.items():
+        path = tmp_path / name
+        path.write_text(content)
+        one_line_error(b.cli("import", str(path)), 2, name, words[name])
+        assert _tree(b.path) == before, name
+    one_line_error(b.cli("import", str(tmp_path / "missing.json")), 2, "missing.json")
+    assert _tree(b.path) == before
+
+
+# -- sensitive projects -----------------------------------------------------------------
+def test_sensitive_project_travels_sealed(tmp_path: Path, monkeypatch, clk: Clock, secret_service: str):
+    a, b = make_homes(tmp_path, monkeypatch, "A", "B")
+    payroll, web = tmp_path / "payroll", tmp_path / "web"
+    for p in (payroll, web):
+        p.mkdir()
+    clk.tick()
+    a.app().record("fact", f"Salary band {CANARY}", f"The band is {CANARY}.", scope_path=payroll)
+    a.app().record("fact", "Plain note", "Nothing secret about the web app.", scope_path=web)
+    clk.tick()
+    a.app().mark_sensitive(payroll)
+    h = a.app().scope(payroll).hash
+    (secret,) = [r["slug"] for r in a.app().list(scopes=[h])]  # marking gave it an opaque name
+    a.app().grant(payroll, duration="session")
+    keyfile = tmp_path / "payroll.memoryd-key"
+    a.app().key_export(payroll, keyfile, passphrase=RECOVERY)
+
+    out = tmp_path / "memories.json"
+    assert a.app().export_memories(out) == 2
+    raw = out.read_bytes()
+    assert leaks(tmp_path, CANARY) == [], leaks(tmp_path, CANARY)  # not in the export, nor anywhere
+    doc = json.loads(raw)
+    assert doc["scopes"][h]["sensitive"]["key_check"]
+    sealed = [hd for e in doc["memories"].values() for hd in e["heads"] if hd["scope_hash"] == h]
+    assert len(sealed) == 1 and all(hd["encrypted"] for hd in sealed)
+    for hd in sealed:
+        plain = crypto.unb64(hd["content"])
+        assert CANARY.lower().encode() not in plain.lower() and b"Salary" not in plain
+    assert secret in doc["memories"]
+
+    # B is another machine: its keyring never held the key.
+    keyring.delete_password("memoryd", f"scope-key:{h}")
+    report = b.app().import_memories(out)
+    assert report.locked == 1, report
+    enc = [k for k in b.files() if k.startswith(f"scopes/{h}/")]
+    assert enc and all(k.endswith(".md.enc") for k in enc), enc
+    assert leaks(b.path) == []
+    assert _search(b, CANARY) == []
+    assert b.app().search(CANARY, scopes=[h]) == []
+
+    b.app().key_import(keyfile, passphrase=RECOVERY)
+    b.app().grant(payroll, duration="session")
+    hits = b.app().search(CANARY, scopes=[h])
+    assert [r.slug for r in hits] == [secret], "the imported sealed memory is not found"
+    assert CANARY in b.app().get(secret).doc.body
+    assert leaks(b.path) == []
