@@ -87,15 +87,19 @@ def save(home: str | os.PathLike[str], links: Links, canonical: dict[str, str]) 
     atomic.write_text(path(home), json.dumps(data, indent=2) + "\n")
 
 
-def canonical(home: str | os.PathLike[str], scope_hash: str) -> str:
-    """The hash memories of `scope_hash` live under (itself unless linked)."""
+def mapping(home: str | os.PathLike[str]) -> dict[str, str]:
+    """alias -> canonical as last saved."""
     try:
         with open(path(home), encoding="utf-8") as f:
-            mapping = json.load(f).get("canonical", {})
-        found = mapping.get(scope_hash)
-        return found if isinstance(found, str) else scope_hash
+            found = json.load(f).get("canonical", {})
+        return {str(k): str(v) for k, v in found.items()} if isinstance(found, dict) else {}
     except (OSError, ValueError, AttributeError):
-        return scope_hash
+        return {}
+
+
+def canonical(home: str | os.PathLike[str], scope_hash: str) -> str:
+    """The hash memories of `scope_hash` live under (itself unless linked)."""
+    return mapping(home).get(scope_hash, scope_hash)
 
 
 def apply(home: str | os.PathLike[str], scope: Scope) -> Scope:

@@ -12,7 +12,15 @@ CREATE TABLE sync_applied (
     body_path TEXT,
     recalls INTEGER NOT NULL DEFAULT 0,
     own INTEGER NOT NULL DEFAULT 0,
-    pending INTEGER NOT NULL DEFAULT 0,
     last_recalled_at TEXT,
     decay_state TEXT
+);
+
+-- What a sync is about to write, recorded before it touches a file and cleared with the
+-- ledger rows once the files and index rows are done: the next scan tells a file that sync
+-- wrote (this hash) from one it had not reached yet (the ledger's older row still applies).
+CREATE TABLE sync_pending (
+    slug TEXT PRIMARY KEY,
+    file_sha TEXT,
+    body_path TEXT
 );

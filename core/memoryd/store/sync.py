@@ -22,19 +22,16 @@ class Applied:
     last_recalled_at: str | None
     decay_state: str | None
     own: int = 0  # of `recalls`, those made on this device (its share of the count)
-    pending: bool = False  # recorded before its files were written; done once indexed
 
 
-COLUMNS = (
-    "slug, rev, history, deleted, file_sha, body_path, recalls, last_recalled_at, decay_state, own, pending"
-)
+COLUMNS = "slug, rev, history, deleted, file_sha, body_path, recalls, last_recalled_at, decay_state, own"
 
 
 def load(s: Session) -> dict[str, Applied]:
     out = {}
     for r in s.exec(text(f"SELECT {COLUMNS} FROM sync_applied")):  # type: ignore[call-overload]
         out[r[0]] = Applied(
-            r[0], r[1], tuple(json.loads(r[2])), bool(r[3]), r[4], r[5], r[6], r[7], r[8], r[9], bool(r[10])
+            r[0], r[1], tuple(json.loads(r[2])), bool(r[3]), r[4], r[5], r[6], r[7], r[8], r[9]
         )
     return out
 
@@ -44,8 +41,7 @@ def put(s: Session, rows: Iterable[Applied]) -> None:
         s.exec(
             text(
                 f"INSERT OR REPLACE INTO sync_applied ({COLUMNS}) VALUES "
-                "(:slug, :rev, :history, :deleted, :file_sha, :body_path, :recalls, :lra, :decay, "
-                ":own, :pending)"
+                "(:slug, :rev, :history, :deleted, :file_sha, :body_path, :recalls, :lra, :decay, :own)"
             ),
             params={
                 "slug": a.slug,
@@ -58,6 +54,23 @@ def put(s: Session, rows: Iterable[Applied]) -> None:
                 "lra": a.last_recalled_at,
                 "decay": a.decay_state,
                 "own": a.own,
-                "pending": int(a.pending),
             },
         )
+
+
+def load_pending(s: Session) -> dict[str, tuple[str | None, str | None]]:
+    rows = s.exec(text("SELECT slug, file_sha, body_path FROM sync_pending"))  # type: ignore[call-overload]
+    return {r[0]: (r[1], r[2]) for r in rows}
+
+
+def put_pending(s: Session, rows: Iterable[tuple[str, str | None, str | None]]) -> None:
+    for slug, file_sha, body_path in rows:
+        s.exec(
+            text("INSERT OR REPLACE INTO sync_pending (slug, file_sha, body_path) VALUES (:s, :f, :b)"),
+            params={"s": slug, "f": file_sha, "b": body_path},
+        )
+
+
+def clear_pending(s: Session, slugs: Iterable[str]) -> None:
+    for slug in slugs:
+        s.exec(text("DELETE FROM sync_pending WHERE slug = :s"), params={"s": slug})

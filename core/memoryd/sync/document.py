@@ -7,6 +7,7 @@ make a version of their own."""
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,11 @@ from typing import Any
 from memoryd.errors import UsageError
 
 FORMAT = "memoryd-memories"
+TYPES = ("session", "decision", "preference", "fact", "playbook", "warning")
+_SLUG = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,119}$")
+_HASH = re.compile(r"^[0-9a-f]{12}$")
+_REV = re.compile(r"^[0-9a-fx]{32}$")
+_B64 = re.compile(r"^[A-Za-z0-9_-]*={0,2}$")  # memoryd.crypto.b64: urlsafe
 VERSION = 1
 DECAY_ORDER = {"alive": 0, "dim": 1, "soft-forgotten": 2, "forgotten": 3}
 
@@ -150,9 +156,10 @@ def parse(raw: Any, *, where: str) -> State:
     scopes = raw.get("scopes", {})
     _need(isinstance(scopes, dict), where, "scopes: expected an object")
     for h, info in scopes.items():
+        _need(_HASH.match(h) is not None, where, f"scopes: {h[:40]!r} is not a scope hash")
         _need(isinstance(info, dict), where, f"scopes.{h}: expected an object")
         sens = info.get("sensitive")
-        _need(sens is None or isinstance(sens, dict), where, f"scopes.{h}.sensitive: expected an object")
+        _need(sens is None or _settings_ok(sens), where, f"scopes.{h}.sensitive: not a sensitive.json")
         _need(_opt_str(info.get("remote")), where, f"scopes.{h}.remote: expected a string or null")
         _need(_opt_str(info.get("unmarked_at")), where, f"scopes.{h}.unmarked_at: expected a time or null")
         state.scopes[h] = {
@@ -163,15 +170,35 @@ def parse(raw: Any, *, where: str) -> State:
     links = raw.get("links", [])
     _need(isinstance(links, list), where, "links: expected a list")
     for i, pair in enumerate(links):
-        ok = isinstance(pair, list) and len(pair) == 2 and all(_str(x) for x in pair)
+        ok = isinstance(pair, list) and len(pair) == 2 and all(_str(x) and _HASH.match(x) for x in pair)
         _need(ok, where, f"links[{i}]: expected two scope hashes")
         a, b = sorted(pair)
         state.links.add((a, b))
     memories = raw.get("memories", {})
     _need(isinstance(memories, dict), where, "memories: expected an object keyed by slug")
     for slug, e in memories.items():
+        _need(
+            _SLUG.match(slug) is not None and ".." not in slug,
+            where,
+            f"memories: {slug[:60]!r} is not a slug",
+        )
         state.memories[slug] = _entry(e, f"{where}: memories.{slug}")
     return state
+
+
+def _settings_ok(sens: Any) -> bool:
+    from memoryd import crypto
+
+    if not isinstance(sens, dict) or sens.get("key_source") not in ("random", "passphrase"):
+        return False
+    if not all(_str(sens.get(k)) for k in ("marked_at", "key_check")):
+        return False
+    try:
+        if sens.get("kdf") is not None:
+            crypto.KdfParams.from_dict(sens["kdf"])
+    except (KeyError, TypeError, ValueError):
+        return False
+    return sens["key_source"] == "random" or sens.get("kdf") is not None
 
 
 def _entry(e: Any, where: str) -> Entry:
@@ -184,11 +211,18 @@ def _entry(e: Any, where: str) -> Entry:
         _need(isinstance(h, dict), w, "expected an object")
         for key in ("rev", "updated_at", "scope_hash", "type"):
             _need(_str(h.get(key)), w, f"{key}: expected a string")
+        _need(_HASH.match(h["scope_hash"]) is not None, w, "scope_hash: expected 12 hex digits")
+        _need(h["type"] in TYPES, w, f"type: one of {', '.join(TYPES)}")
+        _need(_REV.match(h["rev"]) is not None, w, "rev: expected 32 hex digits")
         hist = h.get("history", [])
-        _need(isinstance(hist, list) and all(_str(x) for x in hist), w, "history: expected a list of revs")
+        ok = isinstance(hist, list) and all(_str(x) and _REV.match(x) for x in hist)
+        _need(ok, w, "history: expected a list of revs")
         deleted = bool(h.get("deleted", False))
         _need(_opt_str(h.get("content")) and _opt_str(h.get("turns")), w, "content/turns: expected text")
         _need(deleted or h.get("content") is not None, w, "content: missing (only a deleted head has none)")
+        if h.get("encrypted"):
+            for key in ("content", "turns"):
+                _need(h.get(key) is None or _B64.match(h[key]) is not None, w, f"{key}: not base64")
         heads.append(
             Head(
                 rev=h["rev"],

@@ -9,16 +9,17 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from memoryd import atomic, clock, crypto, faults, frontmatter, scope_links
 from memoryd.db.engine import read_session, write_session
-from memoryd.errors import CorruptFile, KeyUnavailable
+from memoryd.errors import CorruptFile, KeyUnavailable, UsageError
 from memoryd.frontmatter import Document
 from memoryd.models import DecayState, MemoryType
 from memoryd.sensitive import state as sensitive_state
-from memoryd.store import Store, governance, kg, rebuilt_link
+from memoryd.store import Store, governance, index, kg, rebuilt_link
 from memoryd.store import sync as ledger
 from memoryd.store.files import ENC, MD, MemoryFiles, turns_from_text
 from memoryd.sync import merge, text
@@ -122,14 +123,25 @@ def scan(store: Store, prev: State, device: str, report: ScanReport | None = Non
     now = clock.now_iso()
     with read_session(store.engine) as s:
         applied = ledger.load(s)
+        pending = ledger.load_pending(s)
     out = State(memories=dict(prev.memories), scopes=dict(prev.scopes), links=set(prev.links))
     seen: set[str] = set()
+    locked: set[str] = set()  # sealed scopes whose key is not here: one keyring look each
     for path in store.files.all_files(archived=True):
         slug = store.files.slug_of(path)
         seen.add(slug)
+        rel = store.files.relative(path)
+        p = pending.get(slug)
+        if p is not None and p[1] and rel != p[1] and store.files.absolute(p[1]).exists():
+            continue  # the old place of a move a cut-short sync had begun: the new one counts
         data = path.read_bytes()
+        digest = sha(data)
         a = applied.get(slug)
-        if a is not None and not a.deleted and a.file_sha == sha(data):
+        by_sync = p is not None and p[0] == digest  # written by a sync cut short before its ledger
+        if not by_sync and a is not None and not a.deleted and a.file_sha == digest and slug in out.memories:
+            continue
+        sealed_locked = path.name.endswith(ENC) and store.files.scope_of(path) in locked
+        if sealed_locked and (a is not None or by_sync):
             continue
         try:
             found = _read_local(store, path, data)
@@ -137,27 +149,31 @@ def scan(store: Store, prev: State, device: str, report: ScanReport | None = Non
             report.unreadable.append(str(exc))
             continue
         doc, rev, sealed = found.doc, found.rev, found.sealed
+        if doc is None:
+            locked.add(store.files.scope_of(path))
         entry = out.memories.get(slug)
-        if doc is None and a is not None:
+        if doc is None and (a is not None or by_sync):
             continue  # sealed, no key here: this device cannot have changed it
-        if entry is not None and (a is None or a.deleted or rev != a.rev) and rev in _known(entry):
-            # Written by a sync that was cut short before its ledger: the counters in the
-            # file are what that sync applied, not recalls made here.
+        if entry is not None and (
+            by_sync or (rev in _known(entry) and (a is None or a.deleted or rev != a.rev))
+        ):
+            # A version the merge knows, written here by a sync (perhaps one cut short):
+            # the counters in the file are what that sync applied, not recalls made here.
             decay_now = entry.decay.state if entry.decay else DecayState.alive.value
             own = entry.recalls.get(device, 0)
             a = ledger.Applied(
                 slug, rev, (), False, None, None, entry.recall_count, entry.last_recalled_at, decay_now, own
             )
-        elif a is not None and rev == a.rev and not a.deleted:
+        elif entry is not None and a is not None and rev == a.rev and not a.deleted:
             pass  # no new version: at most counters moved
-        else:
-            base = (*a.history, a.rev) if a is not None else ()
+        else:  # an edit here, or a memory the merged state lacks (state.json lost): a version
+            base = {*a.history, a.rev} - {rev} if a is not None else set()
             scope_hash = store.files.scope_of(path) if doc is None else doc.meta.scope_hash
             mtype = doc.meta.type.value if doc else _type_of(path)
             when = doc.meta.updated_at or doc.meta.created_at if doc else None
             head = Head(
                 rev=rev,
-                history=tuple(sorted(set(base))),
+                history=tuple(sorted(base)),
                 updated_at=clock.iso(when) if when else now,
                 scope_hash=scope_hash,
                 type=mtype,
@@ -170,16 +186,15 @@ def scan(store: Store, prev: State, device: str, report: ScanReport | None = Non
         assert entry is not None
         if doc is not None:
             before = entry
-            entry = _counters(entry, doc, a, device, now)
+            entry = _counters(entry, doc, a, device, now, path)
             if entry != before and slug not in report.edited:
                 report.counted.append(slug)
             m = doc.meta
             lra = clock.iso(m.last_recalled_at) if m.last_recalled_at else None
-            rel = store.files.relative(path)
-            report.seen[slug] = Seen(rev, sha(data), rel, m.recall_count, lra, m.decay_state.value)
+            report.seen[slug] = Seen(rev, digest, rel, m.recall_count, lra, m.decay_state.value)
         out.memories[slug] = entry
     for slug, a in applied.items():
-        if slug in seen or a.deleted or a.pending:  # pending: its file was never written
+        if slug in seen or a.deleted or slug in pending:  # pending: a sync cut short moved it
             continue
         entry = out.memories.get(slug)
         if entry is None:
@@ -207,7 +222,9 @@ def _type_of(path: Path) -> str:
     return MemoryType.session.value
 
 
-def _counters(entry: Entry, doc: Document, a: ledger.Applied | None, device: str, now: str) -> Entry:
+def _counters(
+    entry: Entry, doc: Document, a: ledger.Applied | None, device: str, now: str, path: Path
+) -> Entry:
     m = doc.meta
     recalls = dict(entry.recalls)
     # This device's share is set, not added to: what it was when the file was written plus
@@ -220,9 +237,15 @@ def _counters(entry: Entry, doc: Document, a: ledger.Applied | None, device: str
     last = max(x for x in (entry.last_recalled_at, lra) if x) if (entry.last_recalled_at or lra) else None
     decay = entry.decay
     state = m.decay_state.value
-    if a is None or a.decay_state != state:
-        at = lra if state == "alive" and lra and (a is None or lra != a.last_recalled_at) else now
-        decay = merge._decay(decay, Decay(state, at))
+    recalled = lra is not None and (a is None or a.last_recalled_at is None or lra > a.last_recalled_at)
+    if recalled and state == DecayState.alive.value:  # a recall here: alive as of then
+        decay = merge._decay(decay, Decay(state, lra))  # type: ignore[arg-type]
+    elif a is None or a.decay_state != state:  # a decay move or a forget: when the file changed
+        try:
+            changed = clock.iso(datetime.fromtimestamp(path.stat().st_mtime, UTC))
+        except OSError:
+            changed = now
+        decay = merge._decay(decay, Decay(state, min(now, changed)))
     return replace(entry, recalls=recalls, last_recalled_at=last, decay=decay)
 
 
@@ -251,6 +274,7 @@ class ApplyReport:
     locked: int = 0  # sealed memories written as they came: no key here to index them
     scopes: set[str] = field(default_factory=set)
     keys: dict[str, bool] = field(default_factory=dict)  # is each sealed scope's key here
+    skipped: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -260,6 +284,8 @@ class Plan:
     device's own recalls), the files to write and remove, then its index rows."""
 
     row: ledger.Applied
+    old: ledger.Applied | None = None  # the row it replaces
+    expect: tuple[Path, str] | None = None  # the file as the scan (or ledger) saw it
     writes: list[tuple[Path, bytes]] = field(default_factory=list)
     removes: list[Path] = field(default_factory=list)
     index: tuple[Document, Path, list[Any] | None] | None = None
@@ -282,12 +308,30 @@ def apply(
     canonical = _apply_links(store, merged)
     with read_session(store.engine) as s:
         applied = ledger.load(s)
+        pending = set(ledger.load_pending(s))
+        paths = {slug: rel for rel, slug in index.all_body_paths(s).items()}
     plans: list[Plan] = []
     for slug in sorted(only if only is not None else merged.memories):
         entry = merged.memories.get(slug)
         if entry is None:
             continue
-        plan = _plan(store, slug, entry, applied.get(slug), (seen or {}).get(slug), device, canonical, report)
+        try:
+            plan = _plan(
+                store,
+                slug,
+                entry,
+                applied.get(slug),
+                (seen or {}).get(slug),
+                device,
+                canonical,
+                report,
+                pending=slug in pending,
+                indexed=paths.get(slug),
+            )
+        except (CorruptFile, UsageError, ValueError, KeyError, TypeError) as exc:
+            # One bad version (a damaged or hand-made file) is skipped, not the whole sync.
+            report.skipped.append(f"{slug}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
+            continue
         if plan is not None:
             plans.append(plan)
         if len(plans) >= BATCH:
@@ -300,10 +344,18 @@ def apply(
 def _run(store: Store, plans: list[Plan], report: ApplyReport, progress: Callable[[], None] | None) -> None:
     if not plans:
         return
+    moving = [p for p in plans if p.writes or p.removes]
     with write_session(store.engine) as s:
-        ledger.put(s, [replace(p.row, pending=True) for p in plans if p.writes or p.removes])
-    for p in plans:
-        if not (p.writes or p.removes):
+        ledger.put_pending(
+            s, [(p.row.slug, sha(p.writes[0][1]) if p.writes else None, p.row.body_path) for p in moving]
+        )
+    changed: set[str] = set()
+    for p in moving:
+        if p.expect is not None and _sha_or_none(p.expect[0]) != p.expect[1]:
+            # Written by someone else since the scan: left alone, the next sync takes it
+            # as this device's edit (and merges it) instead of overwriting it.
+            changed.add(p.row.slug)
+            report.skipped.append(f"{p.row.slug}: changed during the sync; the next sync sends it")
             continue
         for path, data in p.writes:
             atomic.write_bytes(path, data, sync=False)
@@ -314,6 +366,8 @@ def _run(store: Store, plans: list[Plan], report: ApplyReport, progress: Callabl
             progress()
     with write_session(store.engine) as s:
         for p in plans:
+            if p.row.slug in changed:
+                continue
             if p.drop:
                 governance.delete_memory(s, p.row.slug)
             if p.index is not None:
@@ -325,7 +379,8 @@ def _run(store: Store, plans: list[Plan], report: ApplyReport, progress: Callabl
                 if doc.meta.superseded_by:
                     kg.add_chain(s, rebuilt_link(doc.meta.superseded_by, doc.meta.slug, doc), replace=False)
                     kg.mark_superseded(s, doc.meta.slug, doc.meta.superseded_by)
-        ledger.put(s, [p.row for p in plans])
+        ledger.put(s, [p.row for p in plans if p.row.slug not in changed])
+        ledger.clear_pending(s, [p.row.slug for p in moving])
     for h in report.scopes:
         store.changed(h)
 
@@ -339,14 +394,30 @@ def _plan(
     device: str,
     canonical: dict[str, str],
     report: ApplyReport,
+    *,
+    pending: bool = False,
+    indexed: str | None = None,
 ) -> Plan | None:
     files = store.files
     w = entry.winner
+    old = _local_path(store, a, indexed)
+    expect = None
+    if seen is not None:
+        expect = (files.absolute(seen.body_path), seen.file_sha)
+    elif (
+        a is not None
+        and a.file_sha
+        and old is not None
+        and a.body_path == files.relative(old)
+        and not pending
+    ):
+        expect = (old, a.file_sha)
     if w.deleted:
-        if a is not None and a.deleted and not a.pending:
+        if a is not None and a.deleted and not pending:
             return None
-        old = _local_path(store, slug, a)
-        plan = Plan(ledger.Applied(slug, w.rev, w.history, True, None, None, 0, None, None), drop=True)
+        plan = Plan(
+            ledger.Applied(slug, w.rev, w.history, True, None, None, 0, None, None), a, expect, drop=True
+        )
         if old is not None:
             plan.removes.append(old)
             report.removed += 1
@@ -359,7 +430,7 @@ def _plan(
     scope_hash = canonical.get(w.scope_hash, w.scope_hash)
     if w.encrypted:
         scope_hash = w.scope_hash  # sealed to its own scope: never re-homed
-    mtype = MemoryType(w.type)
+    mtype = MemoryType(w.type)  # ValueError for a type this memoryd does not know: skipped
     sealed_here = files.sensitive(scope_hash)
     ext = ENC if (w.encrypted or sealed_here) else MD
     target = files.folder(scope_hash, mtype, DecayState(decay)) / (slug + ext)
@@ -367,7 +438,7 @@ def _plan(
     if (
         a is not None
         and not a.deleted
-        and not a.pending
+        and not pending
         and a.rev == w.rev
         and a.body_path == rel
         and target.exists()
@@ -379,7 +450,7 @@ def _plan(
         return None
     if (
         seen is not None
-        and (a is None or not a.pending)
+        and not pending
         and seen.rev == w.rev
         and seen.recalls == total
         and seen.last_recalled_at == lra
@@ -387,9 +458,8 @@ def _plan(
         and seen.body_path == rel
     ):
         return Plan(ledger.Applied(slug, w.rev, w.history, False, seen.file_sha, rel, total, lra, decay, own))
-    old = _local_path(store, slug, a)
     plain, turns_text = _document(store, slug, w)
-    plan = Plan(ledger.Applied(slug, w.rev, w.history, False, None, rel, total, lra, decay, own))
+    plan = Plan(ledger.Applied(slug, w.rev, w.history, False, None, rel, total, lra, decay, own), a, expect)
     if plain is None:  # sealed and no key here: the ciphertext as it came
         plan.writes.append((target, crypto.unb64(w.content or "")))
         if w.turns is not None:
@@ -406,6 +476,8 @@ def _plan(
             body = frontmatter.render(doc)
         body = text.with_scope(body, scope_hash) if scope_hash != w.scope_hash else body
         doc = frontmatter.parse(body, where=f"sync: {slug}")
+        if doc.meta.slug != slug or doc.meta.scope_hash != scope_hash:
+            raise CorruptFile(f"its content names {doc.meta.slug!r} in scope {doc.meta.scope_hash}")
         target, writes = _encoded(store, doc, body, turns_text, target)
         plan.writes += writes
         rel = files.relative(target)
@@ -439,19 +511,20 @@ def _has_key(store: Store, scope_hash: str, report: ApplyReport) -> bool:
     return report.keys[scope_hash]
 
 
-def _local_path(store: Store, slug: str, a: ledger.Applied | None) -> Path | None:
+def _local_path(store: Store, a: ledger.Applied | None, indexed: str | None) -> Path | None:
     """Where this memory's file is now: the ledger says, or the index (a memory this
     device had before it ever synced)."""
-    candidates = []
-    if a is not None and a.body_path:
-        candidates.append(store.files.absolute(a.body_path))
-    with read_session(store.engine) as s:
-        from memoryd.store import index
+    for rel in (a.body_path if a is not None else None, indexed):
+        if rel and store.files.absolute(rel).exists():
+            return store.files.absolute(rel)
+    return None
 
-        row = index.get(s, slug)
-    if row is not None:
-        candidates.append(store.files.absolute(row["body_path"]))
-    return next((p for p in candidates if p.exists()), None)
+
+def _sha_or_none(path: Path) -> str | None:
+    try:
+        return sha(path.read_bytes())
+    except FileNotFoundError:
+        return None
 
 
 def _document(store: Store, slug: str, head: Head) -> tuple[str | None, str | None]:
@@ -518,6 +591,9 @@ def apply_scopes(store: Store, merged: State) -> None:
         store.layout.scope_dir(h).mkdir(parents=True, exist_ok=True, mode=0o700)
         sensitive_state.save(store.layout, settings)
         store.keys.forget(h)
+        # Marked on another device: the plaintext start-up snapshot goes (it is rendered
+        # again, sealed, once the key is here).
+        (store.layout.scope_dir(h) / "snapshot.md").unlink(missing_ok=True)
 
 
 def _apply_links(store: Store, merged: State) -> dict[str, str]:
@@ -527,7 +603,7 @@ def _apply_links(store: Store, merged: State) -> dict[str, str]:
     for h, info in merged.scopes.items():
         if info.get("remote") and h not in links.remotes:
             links.remotes[h] = str(info["remote"])
-    sensitive = {h for h, i in merged.scopes.items() if i.get("sensitive")}
+    sensitive = {h for h, i in merged.scopes.items() if merge.sensitive_now(i)}
     sensitive |= sensitive_state.sensitive_hashes(store.layout)
     canonical = links.canonical_map(exclude=sensitive)
     if links.links or links.remotes:

@@ -149,6 +149,7 @@ def sync(store: Store, folder: Path, *, actor: str = "cli") -> SyncReport:
         applied = local.apply(store, merged, me["id"], seen=scanned.seen)
         faults.point("sync:applied")
         report.received = applied.arrived + applied.removed
+        report.skipped += applied.skipped
         report.locked = applied.locked
         report.conflicts = _conflicted(merged)
         report.memories = sum(1 for e in merged.memories.values() if not e.winner.deleted)
@@ -178,9 +179,16 @@ def export_state(store: Store, scopes: list[str] | None) -> State:
     state = local.scan(store, load_prev(store.layout.home), me["id"])
     if scopes is None:
         return state
+    from memoryd import scope_links
+
     keep = set(scopes)
+    moved = scope_links.mapping(store.layout.home)
     return State(
-        memories={s: e for s, e in state.memories.items() if e.winner.scope_hash in keep},
+        memories={
+            s: e
+            for s, e in state.memories.items()
+            if moved.get(e.winner.scope_hash, e.winner.scope_hash) in keep
+        },
         scopes={h: i for h, i in state.scopes.items() if h in keep},
         links={p for p in state.links if p[0] in keep or p[1] in keep},
     )

@@ -6,6 +6,7 @@ from."""
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 from dataclasses import dataclass
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from memoryd import crypto
 from memoryd.sync import document, merge
 from memoryd.sync.document import DECAY_ORDER, Decay, Entry, Head, State
 
@@ -53,7 +55,7 @@ def version_dag(draw: st.DrawFn, slug: str) -> list[Version]:
         history = frozenset(r for p in parents for r in (versions[p].rev, *versions[p].history))
         versions.append(
             Version(
-                rev=f"{slug[-4:]}{i:02d}" + "0" * 24,
+                rev=hashlib.md5(f"{slug}/{i}".encode()).hexdigest(),
                 history=history,
                 updated_at=draw(st.sampled_from(TIMES)),
                 deleted=draw(st.booleans()) if i else False,
@@ -65,13 +67,18 @@ def version_dag(draw: st.DrawFn, slug: str) -> list[Version]:
     return versions
 
 
+def _turns(v: Version) -> str:
+    text = f"turns of {v.rev}"
+    return crypto.b64(text.encode()) if v.encrypted else text
+
+
 def head(v: Version, device: str) -> Head:
     """A device's copy of a version. A sealed version's ciphertext differs per device (it
     was sealed twice); a plain version's content is the same everywhere (rev = content)."""
     if v.deleted:
         content = None
     elif v.encrypted:
-        content = f"sealed {v.rev} on {device}"
+        content = crypto.b64(f"sealed {v.rev} on {device}".encode())
     else:
         content = f"---\ntitle: {v.rev}\n---\nbody of {v.rev}\n"
     return Head(
@@ -83,7 +90,7 @@ def head(v: Version, device: str) -> Head:
         deleted=v.deleted,
         encrypted=v.encrypted and not v.deleted,
         content=content,
-        turns=None if v.deleted or v.type != "session" else f"turns of {v.rev}",
+        turns=None if v.deleted or v.type != "session" else _turns(v),
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 from memoryd.cli import output
@@ -28,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
     from memoryd.errors import UsageError
     from memoryd.scope import resolve
 
-    if args.path == "link" and args.hashes:
+    if args.path == "link" and (args.hashes or not Path("link").is_dir()):
         if len(args.hashes) != 2:
             raise UsageError("memoryd scope link takes two scope hashes")
         done = Memoryd().scope_link(*args.hashes)
