@@ -37,9 +37,13 @@ def memoryd_argv() -> list[str]:
 
 def hook_argv() -> list[str]:
     """How a hook runs memoryd: this interpreter with -S on memoryd/hookrun.py, which
-    skips site-packages start-up (most of a bare interpreter's cost; see hookrun)."""
+    skips site-packages start-up (most of a bare interpreter's cost; see hookrun). In an
+    installed bundle (PyInstaller) there is no interpreter to pass -S to: the bundle's own
+    `memoryd`."""
     import memoryd
 
+    if getattr(sys, "frozen", False):
+        return memoryd_argv()
     return [sys.executable, "-S", str(Path(memoryd.__file__).resolve().parent / "hookrun.py")]
 
 
