@@ -199,3 +199,8 @@ def sync_until_stable(homes: list[Home], folder: Path, clk: Clock | None = None,
             return n
         before = after
     raise AssertionError(f"not stable after {rounds} rounds of sync")
+
+
+def record(home: Home, project: Path, title: str, body: str, mtype: str = "fact") -> str:
+    doc, _ = home.app().record(mtype, title, body, scope_path=project)
+    return doc.meta.slug

@@ -11,7 +11,6 @@ import sqlite3
 from pathlib import Path
 
 import keyring
-import pytest
 
 from memoryd import crypto
 from memoryd.testing import claude_exchange, stop_payload, write_jsonl
@@ -32,11 +31,6 @@ REMEMBER_2 = (
 )
 QUERIES = ("pnpm", "ansible deploy", "staging database", "release", "lockfile", "cache")
 DOC_KEYS = {"format", "version", "device", "exported_at", "scopes", "links", "memories"}
-
-
-@pytest.fixture
-def clk(monkeypatch: pytest.MonkeyPatch) -> Clock:
-    return Clock(monkeypatch)
 
 
 def _tree(home: Path) -> dict[str, object]:

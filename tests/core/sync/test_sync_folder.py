@@ -14,7 +14,18 @@ import pytest
 from memoryd import clock, frontmatter
 from tests.core.sensitive.support import one_line_error
 
-from .homes import Clock, Home, at, capture, copy_world, diff, make_homes, sync_round, sync_until_stable
+from .homes import (
+    Clock,
+    Home,
+    at,
+    capture,
+    copy_world,
+    diff,
+    make_homes,
+    record,
+    sync_round,
+    sync_until_stable,
+)
 
 REMEMBER_A = (
     "Remember: in this repo always use pnpm, never npm. This is important for the lockfile.",
@@ -25,30 +36,6 @@ REMEMBER_B = (
     "OK, ansible only from now on.",
 )
 ROUTINE = ("what does the parse function return", "It returns the parsed config as a dict.")
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    p = tmp_path / "proj"
-    p.mkdir()
-    return p
-
-
-@pytest.fixture
-def folder(tmp_path: Path) -> Path:
-    f = tmp_path / "Sync"
-    f.mkdir()
-    return f
-
-
-@pytest.fixture
-def clk(monkeypatch: pytest.MonkeyPatch) -> Clock:
-    return Clock(monkeypatch)
-
-
-def _record(home: Home, project: Path, title: str, body: str, mtype: str = "fact") -> str:
-    doc, _ = home.app().record(mtype, title, body, scope_path=project)
-    return doc.meta.slug
 
 
 def _search(home: Home, word: str) -> list[tuple[str, str, float]]:
@@ -88,8 +75,8 @@ def test_two_devices_converge(tmp_path: Path, monkeypatch, project: Path, folder
         session = capture(home, project, transcripts, f"sess-{home.name}", [remember])
         routine = capture(home, project, transcripts, f"routine-{home.name}", [ROUTINE])
         clk.tick()
-        rec = _record(home, project, f"Staging host {home.name}", f"Staging for {words} is db-{home.name}.")
-        doomed = _record(home, project, f"Scratch note {home.name}", f"Scratch {words} note to forget.")
+        rec = record(home, project, f"Staging host {home.name}", f"Staging for {words} is db-{home.name}.")
+        doomed = record(home, project, f"Scratch note {home.name}", f"Scratch {words} note to forget.")
         clk.tick()
         app = home.app()
         analysis = app.analyze_session(session)
@@ -145,30 +132,30 @@ def _three_device_world(root: Path, mp: pytest.MonkeyPatch, clk: Clock, project:
     folder.mkdir(parents=True)
     clk.set(0)
     s = {
-        "shared": _record(a, project, "Release plan", "Release on Fridays after the smoke tests."),
-        "doomed": _record(a, project, "Old build step", "Run make bootstrap before building."),
-        "hot": _record(a, project, "Cache policy", "Cache API responses for five minutes."),
-        "keep": _record(c, project, "Lint rule", "Lint with ruff, line length 110."),
-        "dup": _record(c, project, "Lint rule again", "Lint with ruff, line length 110."),
+        "shared": record(a, project, "Release plan", "Release on Fridays after the smoke tests."),
+        "doomed": record(a, project, "Old build step", "Run make bootstrap before building."),
+        "hot": record(a, project, "Cache policy", "Cache API responses for five minutes."),
+        "keep": record(c, project, "Lint rule", "Lint with ruff, line length 110."),
+        "dup": record(c, project, "Lint rule again", "Lint with ruff, line length 110."),
     }
     sync_until_stable([a, b, c], folder, clk)
     clk.set(100)
     a.app().update(s["shared"], body="Release on Thursdays (A's plan).")
     for _ in range(2):
         a.app().get(s["hot"])
-    s["new_a"] = _record(a, project, "Tracing", "Trace with OpenTelemetry.")
+    s["new_a"] = record(a, project, "Tracing", "Trace with OpenTelemetry.")
     clk.set(110)
     b.app().update(s["shared"], body="Release on Mondays (B's plan).")
     b.app().forget(s["doomed"])
     b.app().get(s["hot"])
     b.app().get(s["keep"])
-    s["new_b"] = _record(b, project, "Metrics", "Export metrics to Prometheus.")
+    s["new_b"] = record(b, project, "Metrics", "Export metrics to Prometheus.")
     clk.set(120)
     res, _ = c.app().merge(s["keep"], [s["dup"]])
     assert list(res.dropped) == [s["dup"]]
     for _ in range(3):
         c.app().get(s["hot"])
-    s["new_c"] = _record(c, project, "Logging", "Log as JSON lines.")
+    s["new_c"] = record(c, project, "Logging", "Log as JSON lines.")
     return s
 
 
@@ -202,7 +189,7 @@ def test_three_devices_every_order_converge(tmp_path: Path, monkeypatch, project
 # -- concurrent edits -------------------------------------------------------------------
 def test_concurrent_edits_keep_both(tmp_path: Path, monkeypatch, project: Path, folder: Path, clk: Clock):
     a, b = make_homes(tmp_path, monkeypatch, "A", "B")
-    slug = _record(a, project, "Deploy window", "Deploy between 9 and 11.")
+    slug = record(a, project, "Deploy window", "Deploy between 9 and 11.")
     for h in (a, b):
         clk.tick()
         h.sync(folder)
@@ -255,10 +242,10 @@ def test_concurrent_edits_keep_both(tmp_path: Path, monkeypatch, project: Path, 
 # -- deletions --------------------------------------------------------------------------
 def test_tombstones(tmp_path: Path, monkeypatch, project: Path, folder: Path, clk: Clock):
     a, b = make_homes(tmp_path, monkeypatch, "A", "B")
-    forgotten = _record(a, project, "Temp token", "The temp token rotates hourly.")
-    keep = _record(a, project, "Staging DB", "Staging database is db-2.")
-    dup = _record(a, project, "DB hosts", "Staging database is db-2.")
-    raced = _record(a, project, "Queue host", "The queue runs on mq-1.")
+    forgotten = record(a, project, "Temp token", "The temp token rotates hourly.")
+    keep = record(a, project, "Staging DB", "Staging database is db-2.")
+    dup = record(a, project, "DB hosts", "Staging database is db-2.")
+    raced = record(a, project, "Queue host", "The queue runs on mq-1.")
     for h in (a, b):
         clk.tick()
         h.sync(folder)
@@ -314,7 +301,7 @@ def test_tombstones(tmp_path: Path, monkeypatch, project: Path, folder: Path, cl
 # -- counters ---------------------------------------------------------------------------
 def test_recall_counts_add(tmp_path: Path, monkeypatch, project: Path, folder: Path, clk: Clock):
     a, b = make_homes(tmp_path, monkeypatch, "A", "B")
-    slug = _record(a, project, "Pager rota", "The pager rota is in the wiki.")
+    slug = record(a, project, "Pager rota", "The pager rota is in the wiki.")
     a.app().get(slug)
     for h in (a, b):
         clk.tick()
@@ -345,8 +332,8 @@ def test_each_sync_is_one_event_on_its_own_device(
     tmp_path: Path, monkeypatch, project: Path, folder: Path, clk: Clock
 ):
     a, b = make_homes(tmp_path, monkeypatch, "A", "B")
-    _record(a, project, "Alpha", "Alpha body.")
-    _record(b, project, "Beta", "Beta body.")
+    record(a, project, "Alpha", "Alpha body.")
+    record(b, project, "Beta", "Beta body.")
     for h, other in ((a, b), (b, a), (a, b), (b, a)):
         clk.tick()
         mine, theirs = h.audit_types(), other.audit_types()
@@ -376,14 +363,14 @@ def _kill_world(root: Path, mp: pytest.MonkeyPatch, clk: Clock, project: Path) -
     folder = root / "Sync"
     folder.mkdir(parents=True)
     clk.set(0)
-    s = {f"a{i}": _record(a, project, f"Alpha fact {i}", f"Alpha body {i}.") for i in range(3)}
-    s |= {f"b{i}": _record(b, project, f"Beta fact {i}", f"Beta body {i}.") for i in range(2)}
+    s = {f"a{i}": record(a, project, f"Alpha fact {i}", f"Alpha body {i}.") for i in range(3)}
+    s |= {f"b{i}": record(b, project, f"Beta fact {i}", f"Beta body {i}.") for i in range(2)}
     for h in (a, b, a):
         clk.tick()
         h.sync(folder)
     clk.set(50)
     for i in range(3):
-        s[f"b-new{i}"] = _record(b, project, f"Gamma fact {i}", f"Gamma body {i}.")
+        s[f"b-new{i}"] = record(b, project, f"Gamma fact {i}", f"Gamma body {i}.")
     b.app().update(s["a0"], body="Alpha body 0, edited on B.")
     for _ in range(3):
         b.app().get(s["b0"])
@@ -391,7 +378,7 @@ def _kill_world(root: Path, mp: pytest.MonkeyPatch, clk: Clock, project: Path) -
     clk.set(60)
     a.app().update(s["a2"], body="Alpha body 2, edited on A.")
     a.app().get(s["a1"])
-    s["a-new"] = _record(a, project, "Delta fact", "Delta body.")
+    s["a-new"] = record(a, project, "Delta fact", "Delta body.")
     clk.set(70)
     b.sync(folder)
     return s
@@ -437,8 +424,8 @@ def test_killed_sync_is_finished_by_the_next(
 # -- bad input --------------------------------------------------------------------------
 def test_bad_folders_and_files(tmp_path: Path, monkeypatch, project: Path, folder: Path, clk: Clock):
     a, b = make_homes(tmp_path, monkeypatch, "A", "B")
-    mine = _record(a, project, "Alpha", "Alpha body.")
-    theirs = _record(b, project, "Beta", "Beta body.")
+    mine = record(a, project, "Alpha", "Alpha body.")
+    theirs = record(b, project, "Beta", "Beta body.")
     b.sync(folder)
 
     out = a.cli("sync", "--folder", str(tmp_path / "no-such-folder"))

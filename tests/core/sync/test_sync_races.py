@@ -8,35 +8,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from memoryd.sync import local, run
 
-from .homes import Clock, at, make_homes
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    p = tmp_path / "proj"
-    p.mkdir()
-    return p
-
-
-@pytest.fixture
-def folder(tmp_path: Path) -> Path:
-    f = tmp_path / "Sync"
-    f.mkdir()
-    return f
-
-
-@pytest.fixture
-def clk(monkeypatch: pytest.MonkeyPatch) -> Clock:
-    return Clock(monkeypatch)
-
-
-def _record(home, project: Path, title: str, body: str) -> str:  # type: ignore[no-untyped-def]
-    doc, _ = home.app().record("fact", title, body, scope_path=project)
-    return doc.meta.slug
+from .homes import at, make_homes, record
 
 
 def test_an_edit_made_while_a_sync_runs_is_kept(tmp_path, monkeypatch, project, folder, clk):
@@ -44,7 +18,7 @@ def test_an_edit_made_while_a_sync_runs_is_kept(tmp_path, monkeypatch, project, 
     writer to a memory whose counters the sync is about to rewrite (a recall on A)."""
     a, b = make_homes(tmp_path, monkeypatch, "A", "B")
     clk.set(0)
-    slug = _record(a, project, "Deploy target", "We deploy to fly.io.")
+    slug = record(a, project, "Deploy target", "We deploy to fly.io.")
     a.sync(folder)
     b.sync(folder)
     clk.set(10)
@@ -73,8 +47,8 @@ def test_an_edit_made_while_a_sync_runs_is_kept(tmp_path, monkeypatch, project, 
 def test_a_kill_mid_apply_does_not_undo_a_forget(tmp_path, monkeypatch, project, folder, clk):
     a, b = make_homes(tmp_path, monkeypatch, "A", "B")
     clk.set(0)
-    first = _record(a, project, "Aaa first", "First body.")
-    second = _record(a, project, "Zzz second", "Second body.")
+    first = record(a, project, "Aaa first", "First body.")
+    second = record(a, project, "Zzz second", "Second body.")
     a.sync(folder)
     b.sync(folder)
     clk.set(10)
@@ -97,7 +71,7 @@ def test_a_kill_mid_apply_does_not_undo_a_forget(tmp_path, monkeypatch, project,
 def test_a_lost_state_file_is_rebuilt_from_the_files(tmp_path, monkeypatch, project, folder, clk):
     (a,) = make_homes(tmp_path, monkeypatch, "A")
     clk.set(0)
-    slugs = {_record(a, project, f"Fact {i}", f"Body {i}.") for i in range(3)}
+    slugs = {record(a, project, f"Fact {i}", f"Body {i}.") for i in range(3)}
     a.sync(folder)
     (a.path / "sync" / "state.json").unlink()
     a.sync(folder)
@@ -139,7 +113,7 @@ def test_hand_made_files_cannot_write_outside_the_home_or_over_another_memory(
     memory's slug, a version whose content is not a memory file, bad base64."""
     (a,) = make_homes(tmp_path, monkeypatch, "A")
     clk.set(0)
-    mine = _record(a, project, "Mine", "My own body.")
+    mine = record(a, project, "Mine", "My own body.")
     a.sync(folder)
     evil = {
         "2026-04-06-evil-0000": {"heads": [_head("x", "x", scope="../../../../tmp/pwned", encrypted=True)]}
@@ -174,7 +148,7 @@ def test_hand_made_files_cannot_write_outside_the_home_or_over_another_memory(
 def test_a_recall_after_a_forget_elsewhere_keeps_the_memory(tmp_path, monkeypatch, project, folder, clk):
     a, b = make_homes(tmp_path, monkeypatch, "A", "B")
     clk.set(0)
-    slug = _record(a, project, "Still useful", "Recalled later on B.")
+    slug = record(a, project, "Still useful", "Recalled later on B.")
     a.sync(folder)
     b.sync(folder)
     clk.set(60)
@@ -196,8 +170,8 @@ def test_export_of_a_linked_project_holds_memories_moved_under_it(tmp_path, monk
     p1, p2 = tmp_path / "p1", tmp_path / "p2"
     p1.mkdir()
     p2.mkdir()
-    s1 = _record(a, p1, "In one", "Body one.")
-    s2 = _record(a, p2, "In two", "Body two.")
+    s1 = record(a, p1, "In one", "Body one.")
+    s2 = record(a, p2, "In two", "Body two.")
     h1, h2 = a.app().scope(p1).hash, a.app().scope(p2).hash
     a.app().scope_link(h1, h2)
     out = tmp_path / "p1.json"
