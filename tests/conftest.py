@@ -5,11 +5,97 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+try:
+    import fcntl
+except ImportError:  # Windows: no test is run alone there
+    fcntl = None  # type: ignore[assignment]
+
 pytest_plugins = ["tests.delivery", "tests.keyrings"]
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# The suite runs on pytest-xdist workers (pyproject's addopts): one test per work unit, except
+# these modules, each kept whole on one worker. Their module-scoped fixtures are costly and
+# every worker that ran one of their tests would build them again: test_consolidate's store
+# and reference run, and its `crashes` fixture, which starts the kill-and-resume pipelines of
+# all the module's selected points at once (on each such worker).
+ONE_WORKER = ("tests/core/test_consolidate.py",)
+# The longest work units, started first so that no worker is left with one at the end while
+# the others idle (the scheduler hands out units in collection order).
+FIRST = (
+    "tests/core/test_consolidate.py",
+    "tests/e2e/test_tray_screenshots.py",
+    "tests/e2e/test_tray_desktop.py",
+)
+# Tests that assert a wall-clock budget: they run while no other test of the run does (see
+# one_at_a_time), as in a serial run, so that the budget is measured on an idle machine and
+# not on one that the other workers keep busy. They are scheduled last, after the long units.
+ALONE = (
+    # Claude Code's 1.5 s SessionEnd budget for `memoryd capture` (two runs of the CLI)
+    "tests/e2e/test_claude_code_hooks.py::test_precompact_and_session_end_return_at_once_and_capture",
+    # the digest window opens on 500 promotions in under 0.3 s
+    "tests/desktop/test_digest_window.py::test_500_pending_promotions_open_fast",
+)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "alone: run while no other test of the run does (under xdist; see tests/conftest.py)"
+    )
+    if not hasattr(config, "workerinput"):  # the controller (or a run without xdist)
+        _compile_sources()
+
+
+def _compile_sources() -> None:
+    """Bytecode for the project's own modules before any test starts: most tests run the CLI
+    in subprocesses, and with PYTHONDONTWRITEBYTECODE set (as on this project's machines)
+    each of them, and each xdist worker, would compile memoryd from source again. Stale
+    caches are recompiled (they are checked by the sources' mtime and size, as Python does)."""
+    import compileall
+
+    for folder in ("core", "desktop", "tests"):
+        compileall.compile_dir(ROOT / folder, quiet=1)
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the xdist_group marks
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        if item.get_closest_marker("alone"):
+            return len(FIRST) + 1
+        path = Path(str(item.fspath)).relative_to(ROOT).as_posix()
+        return FIRST.index(path) if path in FIRST else len(FIRST)
+
+    for item in items:
+        path = Path(str(item.fspath)).relative_to(ROOT).as_posix()
+        if path in ONE_WORKER:
+            item.add_marker(pytest.mark.xdist_group(path))
+        if f"{path}::{item.name}" in ALONE:
+            item.add_marker(pytest.mark.alone)
+    items.sort(key=rank)  # stable: the collection order otherwise
+
+
+@pytest.fixture(autouse=True)
+def one_at_a_time(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Under xdist, a test marked `alone` runs while no other test does: every test holds a
+    shared lock on a file of this run while it runs, an `alone` one the exclusive lock. The
+    gate makes it a writer-first lock: an `alone` test waiting for the running ones to end
+    keeps new ones from starting, else it might never find a moment with none running."""
+    if "PYTEST_XDIST_WORKER" not in os.environ or fcntl is None:
+        yield
+        return
+    folder = tmp_path_factory.getbasetemp().parent  # shared by this run's workers, and only theirs
+    alone = request.node.get_closest_marker("alone") is not None
+    with open(folder / "alone.gate", "a") as gate, open(folder / "alone.lock", "a") as lock:
+        fcntl.flock(gate, fcntl.LOCK_EX)
+        fcntl.flock(lock, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
+        if not alone:
+            fcntl.flock(gate, fcntl.LOCK_UN)
+        yield  # closing the files lets go of the locks
 
 
 @pytest.fixture(autouse=True)

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import email
 import email.policy
+import errno
 import shutil
 import socket
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from email.message import EmailMessage
 from pathlib import Path
@@ -42,9 +44,20 @@ class Mailbox:
 
 
 def free_port() -> int:
+    """A loopback port free a moment ago. Tests run in parallel (pytest-xdist), so another
+    process may take it before it is used: bind it at once, or retry as smtp_server does."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+@contextmanager
+def closed_port() -> Iterator[int]:
+    """A loopback port where nothing listens, for as long as the block runs: it stays bound
+    (never listening, so a connection is refused) and no other test's server can take it."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        yield int(s.getsockname()[1])
 
 
 @dataclass
@@ -60,8 +73,15 @@ def smtp_server() -> Iterator[Any]:
 
     def start(**kwargs: Any) -> Server:
         box = Mailbox()
-        ctl = Controller(box, hostname="127.0.0.1", port=free_port(), **kwargs)
-        ctl.start()
+        for attempt in range(5):
+            ctl = Controller(box, hostname="127.0.0.1", port=free_port(), **kwargs)
+            try:
+                ctl.start()
+                break
+            except OSError as exc:  # a parallel test took the port meanwhile: another one
+                ctl.loop.close()
+                if exc.errno != errno.EADDRINUSE or attempt == 4:
+                    raise
         started.append(ctl)
         return Server(ctl.port, box)
 

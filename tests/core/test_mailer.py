@@ -20,7 +20,7 @@ from keyring.backend import KeyringBackend
 from memoryd.config import EmailConfig
 from memoryd.errors import DeliveryError, MemorydError
 from memoryd.mailer import KEYRING_SERVICE, build_message, send, smtp_password
-from tests.delivery import free_port
+from tests.delivery import closed_port, free_port
 
 PASSWORD = "s3cret-Pässword!"  # non-ASCII on purpose: smtplib.login() alone cannot send it
 ASCII_PASSWORD = "plain-ascii-pw"
@@ -323,9 +323,7 @@ def test_not_configured(overrides: dict[str, Any]) -> None:
 
 
 def test_connection_refused() -> None:
-    port = free_port()  # bound then closed: nothing listens there
-
-    with pytest.raises(DeliveryError) as exc:
+    with closed_port() as port, pytest.raises(DeliveryError) as exc:  # nothing listens there
         send(_cfg(port), "s", TEXT)
 
     assert _assert_one_line(exc) == f"could not mail the digest via 127.0.0.1:{port}: connection refused"

@@ -141,12 +141,13 @@ def test_notify_mails_the_digest_text_and_notifies(cli, week, smtp_server, dunst
 
 
 def test_notify_reports_each_failed_channel(cli, week, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    from tests.delivery import free_port
+    from tests.delivery import closed_port
 
-    _email_config(tmp_path, free_port())  # nothing listens there
     monkeypatch.delenv("DBUS_SESSION_BUS_ADDRESS", raising=False)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "no-runtime"))
-    out = cli("digest", "--notify")
+    with closed_port() as port:  # nothing listens there, and no parallel test's server can
+        _email_config(tmp_path, port)
+        out = cli("digest", "--notify")
     assert out.returncode == 1
     assert "Pending promotions" in out.stdout  # the digest itself is still printed
     errors = [ln for ln in out.stderr.splitlines() if "failed" in ln]
