@@ -22,7 +22,7 @@ def _columns(db: Path) -> dict[str, set[str]]:
 def test_blank_to_latest_matches_sqlmodel(tmp_path: Path):
     db = tmp_path / "index.db"
     engine = open_index(db)
-    assert schema_version(engine) == migrations()[-1][0] == 12
+    assert schema_version(engine) == migrations()[-1][0] == 13
     cols = _columns(db)
     for name, table in SQLModel.metadata.tables.items():
         assert name in cols, f"table {name} missing from migrations"
@@ -43,10 +43,12 @@ def test_blank_to_latest_matches_sqlmodel(tmp_path: Path):
     assert {"memories_fts", "turns_fts"} <= set(cols)
     # the nightly consolidation's checkpoints (012): plain SQL, no SQLModel table
     assert {"consolidation_state", "consolidation_phases", "consolidation_done"} <= set(cols)
+    # sync's ledger of applied versions and what a sync is about to write (013): plain SQL
+    assert {"sync_applied", "sync_pending"} <= set(cols)
     con = sqlite3.connect(db)
     assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     applied = [r[0] for r in con.execute("SELECT version FROM schema_migrations")]
-    assert applied == list(range(1, 13))
+    assert applied == list(range(1, 14))
 
 
 def test_reopen_is_idempotent_and_old_schema_upgrades(tmp_path: Path):
@@ -66,7 +68,7 @@ def test_reopen_is_idempotent_and_old_schema_upgrades(tmp_path: Path):
     con.commit()
     con.close()
     engine = open_index(db)
-    assert schema_version(engine) == 12
+    assert schema_version(engine) == 13
     open_index(db)  # again: nothing to do, nothing breaks
     con = sqlite3.connect(db)
     assert con.execute("SELECT slug, scope_sensitive, session_key FROM memories").fetchall() == [
