@@ -440,7 +440,9 @@ class Memoryd(Upkeep):
         return report
 
     def doctor(self) -> DoctorReport:
-        return self.store.doctor()
+        from memoryd import doctor
+
+        return doctor.run(self.store)
 
     def stats(self) -> dict[str, Any]:
         from memoryd import consolidate

@@ -714,11 +714,12 @@ def restore(
     except BaseException:
         shutil.rmtree(stage, ignore_errors=True)
         raise
+    from memoryd import doctor as doctor_mod
     from memoryd.store import Store
 
     store = Store.open(layout)
     try:
-        doctor = store.doctor()
+        doctor = doctor_mod.run(store)
         counts = store.counts()
         report = RestoreReport(
             home=str(layout.home),

@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from memoryd import clock, faults, schedule
 from memoryd import fallback as fallback_mod
@@ -37,13 +37,30 @@ from memoryd.paths import FILE_MODE, Layout
 from memoryd.store import consolidation as sql
 
 if TYPE_CHECKING:
-    from memoryd.app import Memoryd
+    from collections.abc import Mapping
+
+    from memoryd.config import Config
+    from memoryd.governance.analyze import Analyzer
+    from memoryd.store import Store
 
 PHASES = schedule.CONSOLIDATION_PHASES
 ACTOR = "consolidate"
 TRIGGERS = ("cli", "schedule", "fallback", "tray")
 
 Progress = Callable[[str], None]
+
+
+class Host(Protocol):
+    """What a consolidation needs of the application (memoryd.app.Memoryd is one). The app
+    sits above this module and calls `run(self)`; this module never imports the app."""
+
+    store: Store
+    config: Config
+    layout: Layout
+    llm_env: Mapping[str, str] | None
+    llm_transport: Any
+
+    def analyzer(self, *, actor: str = ...) -> Analyzer: ...
 
 
 class Busy(MemorydError):
@@ -136,7 +153,7 @@ def _locked(layout: Layout) -> Iterator[None]:
 
 
 # -- state ----------------------------------------------------------------------------
-def state(app: Memoryd) -> dict[str, Any]:
+def state(app: Host) -> dict[str, Any]:
     """Seed 003's state: last run, last success, current phase, retries, the run under way
     (or interrupted) and its phases, whether one runs now, and when the fallback fires."""
     with write_session(app.store.engine) as s:
@@ -153,7 +170,7 @@ def state(app: Memoryd) -> dict[str, Any]:
     return out
 
 
-def brief(app: Memoryd) -> dict[str, Any]:
+def brief(app: Host) -> dict[str, Any]:
     """For `memoryd stats` and the tray's status: one row read, and the next nightly time."""
     with read_session(app.store.engine) as s:
         st = sql.peek(s) or {}
@@ -168,17 +185,17 @@ def brief(app: Memoryd) -> dict[str, Any]:
     }
 
 
-def overdue(app: Memoryd) -> bool:
+def overdue(app: Host) -> bool:
     return fallback_mod.overdue(app.layout, app.config.consolidation.fallback_hours)
 
 
-def fallback(app: Memoryd, spawn: Callable[[], None]) -> bool:
+def fallback(app: Host, spawn: Callable[[], None]) -> bool:
     return fallback_mod.fallback(app.layout, app.config.consolidation.fallback_hours, spawn)
 
 
 # -- the run --------------------------------------------------------------------------
 def run(
-    app: Memoryd,
+    app: Host,
     *,
     force: bool = False,
     phase: str | None = None,
@@ -241,7 +258,7 @@ def run(
         return report
 
 
-def _not_due(app: Memoryd, st: dict[str, Any], trigger: str, now: datetime) -> str | None:
+def _not_due(app: Host, st: dict[str, Any], trigger: str, now: datetime) -> str | None:
     if trigger == "fallback":
         if _overdue(st, app.config.consolidation.fallback_hours, now):
             return None
@@ -256,7 +273,7 @@ def _not_due(app: Memoryd, st: dict[str, Any], trigger: str, now: datetime) -> s
     return None
 
 
-def _phase(app: Memoryd, run_id: str, name: str, say: Progress, *, track: bool = True) -> PhaseRun:
+def _phase(app: Host, run_id: str, name: str, say: Progress, *, track: bool = True) -> PhaseRun:
     """One phase, its start and end recorded; `track`: it is the state's current phase
     (not for a `--phase` run beside an interrupted one)."""
     start = clock.now_iso()
@@ -309,7 +326,7 @@ def _log_trace(layout: Layout, phase: str) -> None:
             fh.write(f"{clock.now_iso()} phase {phase} failed\n{traceback.format_exc()}\n")
 
 
-def _finish(app: Memoryd, run_id: str, report: Report) -> None:
+def _finish(app: Host, run_id: str, report: Report) -> None:
     """The run's one audit event, then the state: killed in between, the resumed run finds
     every phase done and only finishes, without logging the event twice."""
     errors = [f"{p.name}: {p.error}" for p in report.phases if p.error]
@@ -334,7 +351,7 @@ def _finish(app: Memoryd, run_id: str, report: Report) -> None:
         sql.forget_run(s, run_id)
 
 
-def _single(app: Memoryd, name: str, trigger: str, say: Progress) -> Report:
+def _single(app: Host, name: str, trigger: str, say: Progress) -> Report:
     now = clock.iso(clock.now())
     run_id = f"{now}-{secrets.token_hex(3)}-{name}"
     report = Report(run_id, trigger, now)
@@ -372,7 +389,7 @@ def _describe(name: str, r: dict[str, Any]) -> str:
 # -- the phases -------------------------------------------------------------------------
 @dataclass
 class Context:
-    app: Memoryd
+    app: Host
     run_id: str
     phase: str
 

@@ -67,6 +67,9 @@ def ensure_dir(path: str) -> str:
 
 
 MARKER = ".memoryd-sensitive"
+# In a scope folder: its snapshot must be rendered again (memoryd.inject reads it, the store
+# writes it).
+SNAPSHOT_STALE = ".snapshot-stale"
 
 
 def marker_above(path: str) -> str | None:

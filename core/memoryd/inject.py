@@ -1,21 +1,17 @@
-"""`memoryd inject`: the start-up context an agent gets, read from a prebuilt file.
+"""The start-up snapshot's text and files: names, budgets, fitting to a budget, the
+identity lines, and reading a prebuilt `scopes/<hash>/snapshot.md`.
 
-Seed 003's "write complex, read simple": writers render `scopes/<hash>/snapshot.md` when a
-scope changes (memoryd.snapshot), so the agent's SessionStart hook only finds the scope
-and prints a file. Like the capture hook this path imports only the standard library and
-memoryd's stdlib-only modules; the full renderer loads only when the file is missing or
-stale, or when a sensitive scope holds a live grant and the file must be decrypted.
+Seed 003's "write complex, read simple": writers render the snapshot when a scope changes
+(memoryd.snapshot), so the agent's SessionStart hook only finds the scope and prints a file
+(memoryd.startup). Like the capture hook, this module imports only the standard library and
+memoryd's stdlib-only modules, and nothing above it: the store and the renderer use it.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import sys
-from collections.abc import Sequence
 
 from memoryd import envpaths
-from memoryd.errors import UsageError
 
 DEFAULT_BUDGET = 2000
 # Claude Code caps hook output strings at 10,000 characters; stay clear of the edge so a
@@ -23,7 +19,7 @@ DEFAULT_BUDGET = 2000
 MAX_CHARS = 9500
 SNAPSHOT = "snapshot.md"
 SNAPSHOT_ENC = "snapshot.md.enc"
-STALE = ".snapshot-stale"
+STALE = envpaths.SNAPSHOT_STALE
 SENSITIVE_STATE = "sensitive.json"
 
 # Section headings in the order they appear. Trimming to a budget drops lines from the
@@ -160,24 +156,6 @@ def quick_scope(cwd: str) -> str:
 
 
 # -- the fast read ----------------------------------------------------------------------
-def _grant_live(home: str, scope_hash: str) -> bool:
-    """A live grant for the scope, read the way memoryd.sensitive.grants does (a damaged
-    file grants nothing)."""
-    from datetime import UTC, datetime
-
-    try:
-        with open(os.path.join(home, "grants", f"{scope_hash}.json"), encoding="utf-8") as fh:
-            grants = json.load(fh).get("grants", [])
-        now = datetime.now(UTC)
-        for g in grants:
-            exp = g.get("expires_at")
-            if exp is None or datetime.fromisoformat(exp.replace("Z", "+00:00")) > now:
-                return True
-    except (OSError, ValueError, AttributeError, TypeError):
-        return False
-    return False
-
-
 def _stale(scope_dir: str) -> bool:
     """The marker, or one a refresher claimed (`.snapshot-stale.<pid>`) and never finished:
     a killed render must not leave an old snapshot looking fresh."""
@@ -187,7 +165,7 @@ def _stale(scope_dir: str) -> bool:
         return any(e.name.startswith(STALE) for e in entries)
 
 
-def _read_plain(scope_dir: str, home: str) -> str | None:
+def read_plain(scope_dir: str, home: str) -> str | None:
     """The rendered snapshot when it is there and fresh; None sends the caller to the
     renderer."""
     path = os.path.join(scope_dir, SNAPSHOT)
@@ -227,113 +205,3 @@ def empty_snapshot(home: str) -> str:
         lines += ["", "## About the user", *who]
     lines += ["", "## More", MORE]
     return "\n".join(lines) + "\n"
-
-
-def snapshot_for(cwd: str, home: str | None = None) -> tuple[str, bool]:
-    """The snapshot text for `cwd`, rendering it first when needed (slow path), and
-    whether it is already cut to DEFAULT_BUDGET (a rendered file is; composed text not)."""
-    home = home or envpaths.data_home()
-    scopes = os.path.join(home, "scopes")
-    from memoryd.scope_links import canonical
-
-    scope_hash = canonical(home, quick_scope(cwd))
-    scope_dir = os.path.join(scopes, scope_hash)
-    if not os.path.isdir(scope_dir):
-        from memoryd.scope import resolve  # git knows cases the walk does not
-
-        try:
-            scope_hash = canonical(home, resolve(cwd, must_exist=False).hash)
-        except UsageError:
-            return empty_snapshot(home), False
-        scope_dir = os.path.join(scopes, scope_hash)
-        if not os.path.isdir(scope_dir):
-            return empty_snapshot(home), False
-    if os.path.exists(os.path.join(scope_dir, SENSITIVE_STATE)):
-        if not _grant_live(home, scope_hash):
-            return sensitive_note(scope_hash), False
-        envpaths.full_site()
-        from memoryd import snapshot
-
-        return snapshot.read_sensitive(scope_hash), True
-    text = _read_plain(scope_dir, home)
-    if text is not None:
-        return text, True
-    envpaths.full_site()
-    from memoryd import snapshot
-
-    return snapshot.render_now(scope_hash), True
-
-
-def hook_json(text: str, event: str = "SessionStart") -> str:
-    """Claude Code's (and Codex's) SessionStart output: the context as additionalContext."""
-    payload = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
-    return json.dumps(payload, ensure_ascii=False)
-
-
-def _stdin_cwd() -> str | None:
-    """The hook's JSON on stdin carries the session's cwd; a terminal carries nothing."""
-    try:
-        if sys.stdin is None or sys.stdin.isatty():
-            return None
-        raw = sys.stdin.buffer.read(1024 * 1024)
-    except (OSError, ValueError):
-        return None
-    if not raw.strip():
-        return None
-    try:
-        data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
-        raise UsageError("stdin is not the hook's JSON payload") from None
-    cwd = data.get("cwd") if isinstance(data, dict) else None
-    return cwd if isinstance(cwd, str) and cwd else None
-
-
-def parse_args(args: Sequence[str]) -> tuple[str | None, int, str] | None:
-    """The fast path's own argument reading; None hands anything unusual (help, typos)
-    to argparse, which explains itself."""
-    cwd, budget, fmt = None, DEFAULT_BUDGET, "text"
-    it = iter(args)
-    for a in it:
-        key, eq, value = a.partition("=")
-        if key not in ("--cwd", "--budget", "--format"):
-            return None
-        if not eq:
-            nxt = next(it, None)
-            if nxt is None:
-                return None
-            value = nxt
-        if key == "--cwd":
-            cwd = value
-        elif key == "--budget":
-            if not value.isdigit():
-                return None
-            budget = int(value)
-        else:
-            if value not in ("text", "claude-hook"):
-                return None
-            fmt = value
-    return cwd, budget, fmt
-
-
-MIN_BUDGET = 50
-
-
-def run(cwd: str | None, budget: int, fmt: str) -> str:
-    """What `memoryd inject` prints."""
-    if budget < MIN_BUDGET:
-        raise UsageError(f"--budget must be at least {MIN_BUDGET} tokens")
-    if fmt == "claude-hook":
-        cwd = cwd or _stdin_cwd() or os.environ.get("CLAUDE_PROJECT_DIR")
-    try:
-        cwd = cwd or os.getcwd()
-    except FileNotFoundError:
-        raise UsageError("the current directory no longer exists; pass --cwd") from None
-    if not os.path.isdir(cwd) and not os.path.isfile(cwd):
-        raise UsageError(f"no such directory: {cwd}")
-    text, fitted = snapshot_for(cwd)
-    # Every token covers at least one byte, so a text of no more bytes than the budget
-    # fits without loading the tokenizer (the empty snapshot, the sensitive note).
-    small = len(text.encode("utf-8")) <= budget and len(text) <= MAX_CHARS
-    if not (small or (fitted and budget >= DEFAULT_BUDGET and len(text) <= MAX_CHARS)):
-        text = fit(text, budget)
-    return hook_json(text) if fmt == "claude-hook" else text

@@ -172,10 +172,10 @@ class Tools:
         }
 
     def snapshot(self) -> str:
-        from memoryd import inject
+        from memoryd import inject, startup
 
         where = os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
-        text, fitted = inject.snapshot_for(where, str(self.app.layout.home))
+        text, fitted = startup.snapshot_for(where, str(self.app.layout.home))
         return text if fitted else inject.fit(text, inject.DEFAULT_BUDGET)
 
 

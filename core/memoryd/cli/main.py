@@ -46,16 +46,16 @@ def _fast_capture(argv: Sequence[str]) -> int | None:
 
 def _fast_inject(argv: Sequence[str]) -> int | None:
     """`memoryd inject`, the SessionStart hook: read a prebuilt snapshot and print it,
-    without argparse or the database (memoryd.inject)."""
+    without argparse or the database (memoryd.startup)."""
     if not argv or argv[0] != "inject":
         return None
-    from memoryd import inject
+    from memoryd import startup
 
-    parsed = inject.parse_args(argv[1:])
+    parsed = startup.parse_args(argv[1:])
     if parsed is None:
         return None
     try:
-        out = inject.run(*parsed)
+        out = startup.run(*parsed)
     except MemorydError as exc:
         sys.stderr.write(f"memoryd: {exc}\n")
         return exc.exit_code

@@ -16,7 +16,7 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from memoryd import clock, crypto, inject
+from memoryd import clock, crypto, envpaths
 from memoryd.audit import AuditLog, Verdict
 from memoryd.db.engine import open_index, read_session, write_session
 from memoryd.errors import CorruptFile, KeyUnavailable, NotFound
@@ -247,7 +247,7 @@ class Store:
         folder = self.layout.scope_dir(scope_hash)
         if folder.is_dir():
             with contextlib.suppress(OSError):
-                (folder / inject.STALE).touch(mode=0o600)
+                (folder / envpaths.SNAPSHOT_STALE).touch(mode=0o600)
 
     def save(
         self,
@@ -557,7 +557,4 @@ class Store:
         if self.layout.spool_rejected.exists():
             report.spool_rejected = sum(1 for _ in self.layout.spool_rejected.iterdir())
         report.audit = self.audit.verify()
-        from memoryd.sensitive import marking
-
-        report.missing_keys = marking.missing_keys(self)
         return report

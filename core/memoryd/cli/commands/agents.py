@@ -70,9 +70,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def run_inject(args: argparse.Namespace) -> int:
-    from memoryd import inject
+    from memoryd import startup
 
-    out = inject.run(args.cwd, args.budget, args.format)
+    out = startup.run(args.cwd, args.budget, args.format)
     if args.json:
         from memoryd import tokencount
 

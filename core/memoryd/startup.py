@@ -1,0 +1,142 @@
+"""What `memoryd inject` prints: the start-up context an agent gets, found for its working
+directory. The fast path reads the prebuilt snapshot (memoryd.inject, stdlib only); only a
+missing or stale file, or a sensitive scope under a live grant, loads the renderer
+(memoryd.snapshot). This module sits above both, so neither imports it."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Sequence
+
+from memoryd import envpaths, inject
+from memoryd.errors import UsageError
+
+
+def _grant_live(home: str, scope_hash: str) -> bool:
+    """A live grant for the scope, read the way memoryd.sensitive.grants does (a damaged
+    file grants nothing)."""
+    from datetime import UTC, datetime
+
+    try:
+        with open(os.path.join(home, "grants", f"{scope_hash}.json"), encoding="utf-8") as fh:
+            grants = json.load(fh).get("grants", [])
+        now = datetime.now(UTC)
+        for g in grants:
+            exp = g.get("expires_at")
+            if exp is None or datetime.fromisoformat(exp.replace("Z", "+00:00")) > now:
+                return True
+    except (OSError, ValueError, AttributeError, TypeError):
+        return False
+    return False
+
+
+def snapshot_for(cwd: str, home: str | None = None) -> tuple[str, bool]:
+    """The snapshot text for `cwd`, rendering it first when needed (slow path), and
+    whether it is already cut to inject.DEFAULT_BUDGET (a rendered file is; composed text not)."""
+    home = home or envpaths.data_home()
+    scopes = os.path.join(home, "scopes")
+    from memoryd.scope_links import canonical
+
+    scope_hash = canonical(home, inject.quick_scope(cwd))
+    scope_dir = os.path.join(scopes, scope_hash)
+    if not os.path.isdir(scope_dir):
+        from memoryd.scope import resolve  # git knows cases the walk does not
+
+        try:
+            scope_hash = canonical(home, resolve(cwd, must_exist=False).hash)
+        except UsageError:
+            return inject.empty_snapshot(home), False
+        scope_dir = os.path.join(scopes, scope_hash)
+        if not os.path.isdir(scope_dir):
+            return inject.empty_snapshot(home), False
+    if os.path.exists(os.path.join(scope_dir, inject.SENSITIVE_STATE)):
+        if not _grant_live(home, scope_hash):
+            return inject.sensitive_note(scope_hash), False
+        envpaths.full_site()
+        from memoryd import snapshot
+
+        return snapshot.read_sensitive(scope_hash), True
+    text = inject.read_plain(scope_dir, home)
+    if text is not None:
+        return text, True
+    envpaths.full_site()
+    from memoryd import snapshot
+
+    return snapshot.render_now(scope_hash), True
+
+
+def hook_json(text: str, event: str = "SessionStart") -> str:
+    """Claude Code's (and Codex's) SessionStart output: the context as additionalContext."""
+    payload = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+    return json.dumps(payload, ensure_ascii=False)
+
+
+def _stdin_cwd() -> str | None:
+    """The hook's JSON on stdin carries the session's cwd; a terminal carries nothing."""
+    try:
+        if sys.stdin is None or sys.stdin.isatty():
+            return None
+        raw = sys.stdin.buffer.read(1024 * 1024)
+    except (OSError, ValueError):
+        return None
+    if not raw.strip():
+        return None
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        raise UsageError("stdin is not the hook's JSON payload") from None
+    cwd = data.get("cwd") if isinstance(data, dict) else None
+    return cwd if isinstance(cwd, str) and cwd else None
+
+
+def parse_args(args: Sequence[str]) -> tuple[str | None, int, str] | None:
+    """The fast path's own argument reading; None hands anything unusual (help, typos)
+    to argparse, which explains itself."""
+    cwd, budget, fmt = None, inject.DEFAULT_BUDGET, "text"
+    it = iter(args)
+    for a in it:
+        key, eq, value = a.partition("=")
+        if key not in ("--cwd", "--budget", "--format"):
+            return None
+        if not eq:
+            nxt = next(it, None)
+            if nxt is None:
+                return None
+            value = nxt
+        if key == "--cwd":
+            cwd = value
+        elif key == "--budget":
+            if not value.isdigit():
+                return None
+            budget = int(value)
+        else:
+            if value not in ("text", "claude-hook"):
+                return None
+            fmt = value
+    return cwd, budget, fmt
+
+
+MIN_BUDGET = 50
+
+
+def run(cwd: str | None, budget: int, fmt: str) -> str:
+    """What `memoryd inject` prints."""
+    if budget < MIN_BUDGET:
+        raise UsageError(f"--budget must be at least {MIN_BUDGET} tokens")
+    if fmt == "claude-hook":
+        cwd = cwd or _stdin_cwd() or os.environ.get("CLAUDE_PROJECT_DIR")
+    try:
+        cwd = cwd or os.getcwd()
+    except FileNotFoundError:
+        raise UsageError("the current directory no longer exists; pass --cwd") from None
+    if not os.path.isdir(cwd) and not os.path.isfile(cwd):
+        raise UsageError(f"no such directory: {cwd}")
+    text, fitted = snapshot_for(cwd)
+    # Every token covers at least one byte, so a text of no more bytes than the budget
+    # fits without loading the tokenizer (the empty snapshot, the sensitive note).
+    small = len(text.encode("utf-8")) <= budget and len(text) <= inject.MAX_CHARS
+    if not (small or (fitted and budget >= inject.DEFAULT_BUDGET and len(text) <= inject.MAX_CHARS)):
+        text = inject.fit(text, budget)
+    return hook_json(text) if fmt == "claude-hook" else text
