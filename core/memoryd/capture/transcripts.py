@@ -64,6 +64,17 @@ def _text_of(content: Any) -> str:
     return ""
 
 
+def _cut(text: str, limit: int) -> str:
+    """Cut redacted text at `limit` without splitting a placeholder in two."""
+    if len(text) <= limit:
+        return text
+    head = text[:limit]
+    start = head.rfind("[REDACTED:")
+    if start != -1 and "]" not in head[start:]:
+        head = head[:start]
+    return head
+
+
 class _Builder:
     def __init__(self, cfg: CaptureConfig, redactor: Redactor) -> None:
         self.cfg = cfg
@@ -126,11 +137,16 @@ class _Builder:
                     for marker in ("*** Update File: ", "*** Add File: ", "*** Delete File: "):
                         if line.startswith(marker):
                             self.out.files.setdefault(line[len(marker) :].strip(), None)
-        summary = json.dumps(args, ensure_ascii=False)[:400] if args else ""
+        # Redact first, cut after: a cut made first leaves a PEM key without its END line
+        # and a token too short for its pattern.
+        summary = _cut(json.dumps(self.redact.redact_obj(args), ensure_ascii=False), 400) if args else ""
         self.turn("tool", f"[{name}] {summary}", ts)
 
     def tool_result(self, content: Any, is_error: bool, ts: Any) -> None:
-        text = _text_of(content) if not isinstance(content, dict) else json.dumps(content)[:2000]
+        if isinstance(content, dict):
+            text = _cut(json.dumps(self.redact.redact_obj(content), ensure_ascii=False), 2000)
+        else:
+            text = _text_of(content)
         if is_error and text.strip():
             self.out.errors.append(self._clip(text.strip().splitlines()[0])[:300])
             del self.out.errors[:-30]
