@@ -11,21 +11,39 @@ runs it (and the patterns are compiled on first use, not at import)."""
 from __future__ import annotations
 
 import re
+import string
 from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
-PLACEHOLDER = re.compile(r"\[REDACTED:[a-z0-9_]+\]")
-_ONLY_PLACEHOLDER = re.compile(r"^\[REDACTED:[a-z0-9_]+\]$")
+
+class _Lazy:
+    """A pattern compiled when first used: the hook imports this module on every run and
+    most of its payloads need no regex at all."""
+
+    __slots__ = ("_compiled", "flags", "source")
+
+    def __init__(self, source: str, flags: int = 0) -> None:
+        self.source, self.flags = source, flags
+        self._compiled: re.Pattern[str] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._compiled is None:
+            self._compiled = re.compile(self.source, self.flags)
+        return getattr(self._compiled, name)
+
+
+PLACEHOLDER = _Lazy(r"\[REDACTED:[a-z0-9_]+\]")
+_ONLY_PLACEHOLDER = _Lazy(r"^\[REDACTED:[a-z0-9_]+\]$")
 
 # A rule: (kind, pattern, group to replace (0: the whole match), check). `check(match,
 # value)` says whether this match is a secret (a string: yes, of that kind); None: always.
 Check = Callable[["re.Match[str]", str], "bool | str"]
-Rule = tuple[str, "re.Pattern[str]", int, Check | None]
+Rule = tuple[str, "re.Pattern[str]", int, Check | None, tuple[tuple[str, ...], bool, bool]]
 
 # -- secret-named assignments -------------------------------------------------------------
 
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|[_\-.\s]+")
+_CAMEL = _Lazy(r"(?<=[a-z0-9])(?=[A-Z])|[_\-.\s]+")
 # Words that make a name secret wherever they stand in it.
 _SECRET_WORDS = frozenset(
     {
@@ -85,19 +103,22 @@ _KEY_QUALIFIERS = frozenset(
 )
 # A name ending in one of these is about a secret, not one (`token_type`, `PASSWORD_FILE`).
 _NOT_SECRET_LAST = frozenset(
-    """path file filename files dir directory name names id ids type types length len size count min
-    max ttl expiry expires expiration exp at on env var variable vars header headers field fields prefix
-    suffix algorithm alg algo mode format url uri endpoint host hostname port user username login email
-    region arn version enabled enable disabled disable required policy rotation limit limits timeout
-    method provider domain server scope scopes audience issuer redirect callback strategy backend
-    engine class module sock socket label hint help text message msg prompt placeholder description
-    desc title error errors rules regex pattern input widget form column col table location source
-    store storage manager helper handler validator reset changed updated created age days kind flag
-    flags option options opts param params schema spec config conf settings template query ref
-    reference index idx bytes bits chars lifetime retries attempts used usage count counter mask
-    masked visible visibility strength confirm_label dialog button link page screen view route
-    endpoint_url generator factory cache class_name encoding charset lookup store_path estimator
-    budget window rate uses type_hint""".split()
+    """
+    path file filename files dir directory name names id ids type types length len size count min
+    max ttl expiry expires expiration exp at on env var variable vars header headers field fields
+    prefix suffix algorithm alg algo mode format url uri endpoint host hostname port user username
+    login email region arn version enabled enable disabled disable required policy rotation limit
+    limits timeout method provider domain server scope scopes audience issuer redirect callback
+    strategy backend engine class module sock socket label hint help text message msg prompt
+    placeholder description desc title error errors rules regex pattern input widget form column col
+    table location source store storage manager helper handler validator reset changed updated
+    created age days kind flag flags option options opts param params schema spec config conf
+    settings template query ref reference index idx bytes bits chars lifetime retries attempts used
+    usage count counter mask masked visible visibility strength confirm_label dialog button link
+    page screen view route endpoint_url generator factory cache class_name encoding charset lookup
+    store_path estimator budget window rate uses seconds secs minutes mins hours ms millis duration
+    interval delay
+    """.split()  # noqa: SIM905
 )
 _NULLISH = frozenset(
     {"none", "null", "nil", "true", "false", "yes", "no", "on", "off", "undefined", "empty", "required"}
@@ -136,11 +157,14 @@ _CODE_WORDS = frozenset(
         "secretstr",
     }
 )
-_REFERENCE = re.compile(
+_REFERENCE = _Lazy(
     r"""^(?:\$|%[A-Za-z_(]|\{\{|<[^>]*>$|\*{3,}|x{6,}$|X{6,}$|\.{3}|…|!vault|\||>-?$|&|ENC\[)"""
 )
-_IDENT_CHAIN = re.compile(r"^[A-Za-z_][A-Za-z_]*(?:\.[A-Za-z_][A-Za-z_]*)+$")
-_LINE_START = re.compile(
+_IDENT = _Lazy(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# After a `key: value`, more words on the line: a sentence (`token: expired, so it retried`).
+_PROSE_AFTER = _Lazy(r"[,;.]?[ \t]+[A-Za-z]")
+_IDENT_CHAIN = _Lazy(r"^[A-Za-z_][A-Za-z_]*(?:\.[A-Za-z_][A-Za-z_]*)+$")
+_LINE_START = _Lazy(
     r"""(?:^|\n|\\n)[ \t]*(?:\d+(?:→|\t|:[ \t]?|\|)[ \t]*)?(?:[-*+][ \t]+)?"""
     r"""(?:(?:export|set|setx|ENV|declare(?:[ \t]+-\w+)*|readonly|local|typeset)[ \t]+|\$env:)?"""
     r"""(?:\\?["'])?$"""
@@ -187,7 +211,7 @@ def _looks_random(value: str) -> bool:
 def _code_like(match: re.Match[str], value: str) -> bool:
     """`token = get_token()`, `password = request.form["pw"]`, `key = settings.API_KEY`."""
     after = match.string[match.end() : match.end() + 1]
-    if after in ("(", "[") or value.endswith(("(", ")", "[", "]", "()", ",")) and "(" in value:
+    if after in ("(", "[") or (value.endswith(("(", ")", "[", "]", "()", ",")) and "(" in value):
         return True
     head = value.split(".")[0].split("(")[0].split("[")[0].lower()
     if head in _CODE_WORDS:
@@ -197,8 +221,16 @@ def _code_like(match: re.Match[str], value: str) -> bool:
     return bool(_IDENT_CHAIN.match(value))
 
 
-def _secret_value(name: str, value: str, *, quoted: bool, op: str = "=", line_start: bool = False,
-                  code: Callable[[str], bool] | None = None) -> bool:
+def _secret_value(
+    name: str,
+    value: str,
+    *,
+    quoted: bool,
+    op: str = "=",
+    line_start: bool = False,
+    prose: bool = False,
+    code: Callable[[str], bool] | None = None,
+) -> bool:
     """Whether `value`, assigned to a secret-named `name`, is a secret itself (not a
     reference, a null, a code expression or, in prose, an ordinary word)."""
     if not value or _ONLY_PLACEHOLDER.match(value) or _REFERENCE.match(value):
@@ -214,10 +246,12 @@ def _secret_value(name: str, value: str, *, quoted: bool, op: str = "=", line_st
         return False
     if code is not None and code(value):
         return False
+    if _IDENT.match(value) and _name_is_secret(value):  # `self.api_key = api_key`: a variable
+        return False
     bare_name = name.strip("\"'\\")
     if op in ("=", ":=") and bare_name.isupper():  # an environment name: `DB_PASS=hunter2 psql`
         return True
-    if line_start and not (op == ":" and " " in value):
+    if line_start and not (op == ":" and prose):
         return True  # a line of its own: .env, YAML, ini, properties
     return _looks_random(value)
 
@@ -236,6 +270,7 @@ def _assignment(match: re.Match[str], value: str) -> bool | str:
         quoted=quoted,
         op=match.group("op").strip(),
         line_start=bool(_LINE_START.search(before)),
+        prose=bool(_PROSE_AFTER.match(match.string, match.end())),
         code=lambda v: _code_like(match, v),
     )
     return ("env_secret" if bare.isupper() else True) if secret else False
@@ -258,173 +293,301 @@ _OPT_NAMES = (
 
 
 def _rules() -> list[Rule]:
-    c = re.compile
-    env = r"(?<![A-Za-z0-9_.\-/$@])"
+    def r(
+        kind: str,
+        pattern: str,
+        group: int = 0,
+        check: Check | None = None,
+        *,
+        on: tuple[str, ...] = (),
+        ci: bool = False,
+        flags: int = 0,
+    ) -> Rule:
+        """`on`: the rule runs only on text holding one of these (lowercased with `ci`), so
+        that most rules cost a substring search, not a regex pass."""
+        # A leading \b defeats the regex engine's search for a literal prefix (a pass costs
+        # five to ten times more): it goes, and _replace checks the match starts a word.
+        lead = re.match(r"(\(\?i\))?(\(?)\\b(?=[A-Za-z0-9(])", pattern)
+        word = lead is not None
+        if lead is not None:
+            pattern = (lead.group(1) or "") + lead.group(2) + pattern[lead.end() :]
+            if group == 0:
+                pattern = pattern.replace("|\\b", "|")
+        return (kind, _Lazy(pattern, flags), group, check, (on, ci, word))  # type: ignore[return-value]
+
     return [
         # Blocks first: what the user marks private, then key material (an unterminated
         # block is a cut-off key: everything key-shaped after its BEGIN goes).
-        ("private", c(r"<private>(?:.*?</private>|.*\Z)", re.S | re.I), 0, None),
-        (
+        r("private", r"<private>(?:.*?</private>|.*\Z)", on=("<private>",), ci=True, flags=re.S | re.I),
+        r(
             "private_key",
-            c(
-                r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
-                r"(?:.*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:,.()\-]*)",
-                re.S,
-            ),
-            0,
-            None,
+            r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
+            r"(?:.*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:,.()\-]*)",
+            on=("PRIVATE KEY",),
+            flags=re.S,
         ),
-        ("private_key", c(r"(?m)^Private-Lines:\s*\d+(?:\s|\\[nr])+(?:[A-Za-z0-9+/=]+(?:\s|\\[nr])*)+"), 0, None),
-        ("private_key", c(r"\bAGE-SECRET-KEY-1[0-9A-Z]{20,}"), 0, None),
+        r(
+            "private_key",
+            r"(?m)^Private-Lines:\s*\d+(?:\s|\\[nr])+(?:[A-Za-z0-9+/=]+(?:\s|\\[nr])*)+",
+            on=("Private-Lines",),
+        ),
+        r("private_key", r"\bAGE-SECRET-KEY-1[0-9A-Z]{20,}", on=("AGE-SECRET-KEY-",)),
         # Credentials in URLs: scheme://user:PASSWORD@host (a password may hold '@').
-        (
+        r(
             "url_password",
-            c(r"(?i)\b([a-z][a-z0-9+.\-]{1,30}://[^\s:/@'\"<>]*:)(?!\[REDACTED:)([^\s/'\"<>]+)(@[^\s@/'\"<>]+)"),
+            r"(://[^\s:/@'\"<>\[\]]*:)(?!\[REDACTED:)([^\s/'\"<>]+)(@[^\s@/'\"<>]+)",
             2,
             _not_reference,
+            on=("://",),
         ),
-        ("azure_sas", c(r"([?&]sig=)([A-Za-z0-9%/+=]{16,})"), 2, None),
+        r("azure_sas", r"([?&]sig=)([A-Za-z0-9%/+=]{16,})", 2, on=("sig=",)),
         # Command lines.
-        (
+        r(
             "cli_password",
-            c(rf"(?i)(--(?:{_OPT_NAMES})(?:=|[ \t]+))(?!-)(?!\[REDACTED:)({_VALUE})"),
+            rf"(?i)(--(?:{_OPT_NAMES})(?:=|[ \t]+))(?!-)(?!\[REDACTED:)({_VALUE})",
             2,
             _not_reference,
+            on=("--",),
         ),
-        ("cli_password", c(r"(\b(?:mysql|mariadb)[\w-]*\b[^\n|;&]*?[ \t]-p)(?![\s\-])(\S+)"), 2, _not_reference),
-        ("cli_password", c(r"(\bsshpass\b[^\n|;&]*?[ \t]-p[ \t]*)(?!-)(\S+)"), 2, _not_reference),
-        ("cli_password", c(r"(\blogin\b[^\n|;&]*?[ \t]-p(?:=|[ \t]+))(?!-)(\S+)"), 2, _not_reference),
-        ("cli_password", c(r"(\bredis-cli\b[^\n|;&]*?[ \t]-a[ \t]+)(?!-)(\S+)"), 2, _not_reference),
-        (
+        r(
             "cli_password",
-            c(r"""(\b(?:curl|wget|http|https|xh)\b[^\n|;&]*?[ \t](?:-u|--user)(?:=|[ \t]*)['"]?[^\s:'"]*:)([^\s'"]+)"""),
+            r"(\b(?:mysql|mariadb)[\w-]*\b[^\n|;&]*?[ \t]-p)(?![\s\-])(\S+)",
             2,
             _not_reference,
+            on=("mysql", "mariadb"),
         ),
-        ("cli_password", c(r"""(-pass(?:in|out)?[ \t]+pass:)([^\s'"]+)"""), 2, _not_reference),
-        ("cli_password", c(r"""(\bsmbclient\b[^\n|;&]*?[ \t]-U[ \t]*['"]?[^\s%'"]+%)([^\s'"]+)"""), 2, None),
-        (
+        r(
             "cli_password",
-            c(r"""(ConvertTo-SecureString[ \t]+(?:-String[ \t]+)?)("[^"\n]+"|'[^'\n]+')(?=[^\n]*-AsPlainText)"""),
+            r"(\bsshpass\b[^\n|;&]*?[ \t]-p[ \t]*)(?!-)(\S+)",
             2,
             _not_reference,
+            on=("sshpass",),
         ),
-        (
+        r(
             "cli_password",
-            c(
-                r"""(\b(?:echo|printf)[ \t]+(?:-[neE]+[ \t]+)?(?:'%s(?:\\n)?'[ \t]+|"%s(?:\\n)?"[ \t]+)?)"""
-                r"""("[^"\n]+"|'[^'\n]+'|[^\s|'"]+)(?=[ \t]*\|[ \t]*(?:sudo[ \t]+)?[^\n|]*?"""
-                r"""(?:--password-stdin|--pass(?:word)?-stdin|\bsudo[ \t]+-\w*S|\bchpasswd\b|\bpasswd\b|--stdin))"""
-            ),
+            r"(\blogin\b[^\n|;&]*?[ \t]-p(?:=|[ \t]+))(?!-)(\S+)",
             2,
             _not_reference,
+            on=("login",),
+        ),
+        r(
+            "cli_password",
+            r"(\bredis-cli\b[^\n|;&]*?[ \t]-a[ \t]+)(?!-)(\S+)",
+            2,
+            _not_reference,
+            on=("redis-cli",),
+        ),
+        r(
+            "cli_password",
+            r"""(\b(?:curl|wget|http|https|xh)\b[^\n|;&]*?[ \t](?:-u|--user)(?:=|[ \t]*)"""
+            r"""['"]?[^\s:'"]*:)([^\s'"]+)""",
+            2,
+            _not_reference,
+            on=("-u", "--user"),
+        ),
+        r("cli_password", r"""(-pass(?:in|out)?[ \t]+pass:)([^\s'"]+)""", 2, _not_reference, on=("pass:",)),
+        r(
+            "cli_password",
+            r"""(\bsmbclient\b[^\n|;&]*?[ \t]-U[ \t]*['"]?[^\s%'"]+%)([^\s'"]+)""",
+            2,
+            on=("smbclient",),
+        ),
+        r(
+            "cli_password",
+            r"""(ConvertTo-SecureString[ \t]+(?:-String[ \t]+)?)("[^"\n]+"|'[^'\n]+')"""
+            r"""(?=[^\n]*-AsPlainText)""",
+            2,
+            _not_reference,
+            on=("convertto-securestring",),
+            ci=True,
+        ),
+        r(
+            "cli_password",
+            r"""(\b(?:echo|printf)[ \t]+(?:-[neE]+[ \t]+)?(?:'%s(?:\\n)?'[ \t]+|"%s(?:\\n)?"[ \t]+)?)"""
+            r"""("[^"\n]+"|'[^'\n]+'|[^\s|'"]+)(?=[ \t]*\|[ \t]*(?:sudo[ \t]+)?[^\n|]*?"""
+            r"""(?:--password-stdin|--pass(?:word)?-stdin|\bsudo[ \t]+-\w*S|\bchpasswd\b|\bpasswd\b"""
+            r"""|--stdin))""",
+            2,
+            _not_reference,
+            on=("stdin", "sudo", "passwd"),
         ),
         # HTTP authorization.
-        (
+        r(
             "auth_header",
-            c(r"(?i)(\bauthorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:bearer|basic|token|bot|digest)[ \t]+)(?!\[REDACTED:)([A-Za-z0-9._~+/=\-]{6,})"),
+            r"(?i)(\bauthorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:bearer|basic|token|bot|digest)[ \t]+)"
+            r"(?!\[REDACTED:)([A-Za-z0-9._~+/=\-]{6,})",
             2,
-            None,
+            on=("authorization",),
+            ci=True,
         ),
-        ("auth_header", c(r"(?i)(\bbearer[ \t]+)(?!\[REDACTED:)([A-Za-z0-9._~+/\-]{16,}=*)"), 2, None),
-        ("connection_key", c(r"(?i)(\b(?:AccountKey|SharedAccessKey|SharedSecret)=)([^;\s\"']+)"), 2, None),
-        (
+        r(
+            "auth_header",
+            r"(?i)(\bbearer[ \t]+)(?!\[REDACTED:)([A-Za-z0-9._~+/\-]{16,}=*)",
+            2,
+            on=("bearer",),
+            ci=True,
+        ),
+        r(
+            "netrc_password",
+            r"(\bmachine[ \t]+\S+[ \t]+login[ \t]+\S+[ \t]+password[ \t]+)(\S+)",
+            2,
+            _not_reference,
+            on=("machine",),
+        ),
+        r(
+            "connection_key",
+            r"(?i)(\b(?:AccountKey|SharedAccessKey|SharedSecret)=)([^;\s\"']+)",
+            2,
+            on=("accountkey", "sharedaccesskey", "sharedsecret"),
+            ci=True,
+        ),
+        r(
             "xml_secret",
-            c(
-                r"(?i)(<(password|passwd|secret|token|api_?key|apikey|access_?key|secret_?key|client_?secret)>)"
-                r"([^<\n]{1,300})(</\2>)"
-            ),
+            r"(?i)(<(password|passwd|secret|token|api_?key|apikey|access_?key|secret_?key|client_?secret)>)"
+            r"([^<\n]{1,300})(</\2>)",
             3,
             _not_reference,
+            on=("</",),
         ),
         # Secret-named assignments: env lines (`     3→DB_PASS=...`, `export X_TOKEN=...`),
-        # command prefixes (`PGPASSWORD=... psql`), YAML/JSON/ini/code keys.
-        (
+        # command prefixes (`PGPASSWORD=... psql`), YAML/JSON/ini/code keys. The name is
+        # found by a lookahead at a word's start (no backtracking through long words).
+        r(
             "secret_assignment",
-            c(
-                env + r"""(?P<name>(?:\\?["'])?(?:\$env:)?(?i:[A-Za-z0-9_.\-]*(?:pass|pwd|pw|secret|token|key|cred|auth|sasl|pin)[A-Za-z0-9_.\-]*)(?:\\?["'])?)"""
-                r"""(?P<op>[ \t]*(?::=|=>|=(?![=~>])|:(?![:/\\]))[ \t]*)"""
-                r"""(?P<value>\\"(?:[^"\\\n]|\\[^"\n])*\\"|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|[^\s"'`&<>,;]+(?:[,;][^\s"'`&<>,;]+)*)"""
-            ),
+            "(?i)" + _FIND.replace("[a-z0-9_", "[A-Za-z0-9_"),
             3,
             _assignment,
+            on=("=", ":"),
         ),
         # Known token shapes (prefixes let a cut-off one be recognised too).
-        ("anthropic_key", c(r"\bsk-ant-[A-Za-z0-9_\-]{8,}"), 0, None),
-        (
+        r("anthropic_key", r"\bsk-ant-[A-Za-z0-9_\-]{8,}", on=("sk-ant-",)),
+        r(
             "openai_key",
-            c(r"\bsk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_\-]{8,}|\bsk-[A-Za-z0-9]{20,}(?:T3BlbkFJ[A-Za-z0-9]+)?"),
-            0,
-            None,
+            r"\bsk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_\-]{8,}|\bsk-[A-Za-z0-9]{20,}(?:T3BlbkFJ[A-Za-z0-9]+)?",
+            on=("sk-",),
         ),
-        ("stripe_key", c(r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{8,}"), 0, None),
-        ("stripe_key", c(r"\bwhsec_[A-Za-z0-9+/=]{16,}"), 0, None),
-        ("github_token", c(r"\b(?:gh[pousr]_[A-Za-z0-9]{8,}|github_pat_[A-Za-z0-9_]{8,})"), 0, None),
-        ("gitlab_token", c(r"\bgl(?:pat|dt|rt|ptt|ft|soat|cbt)-[A-Za-z0-9_\-]{12,}"), 0, None),
-        ("aws_access_key", c(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|ABIA|ACCA)[0-9A-Z]{16}\b"), 0, None),
-        (
+        r("stripe_key", r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{8,}", on=("_live_", "_test_")),
+        r("stripe_key", r"\bwhsec_[A-Za-z0-9+/=]{16,}", on=("whsec_",)),
+        r(
+            "github_token",
+            r"\b(?:gh[pousr]_[A-Za-z0-9]{8,}|github_pat_[A-Za-z0-9_]{8,})",
+            on=("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+        ),
+        r(
+            "gitlab_token",
+            r"\bgl(?:pat|dt|rt|ptt|ft|soat|cbt)-[A-Za-z0-9_\-]{12,}",
+            on=("glpat-", "gldt-", "glrt-", "glptt-", "glft-", "glsoat-", "glcbt-"),
+        ),
+        r(
+            "aws_access_key",
+            r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|ABIA|ACCA)[0-9A-Z]{16}\b",
+            on=("AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA", "ABIA", "ACCA"),
+        ),
+        r(
             "aws_secret_key",
-            c(r"(?i)(aws_?secret_?access_?key|aws_?secret_?key|secretaccesskey)(\W{1,4})([A-Za-z0-9/+=]{40})"),
+            r"(?i)(aws_?secret_?access_?key|aws_?secret_?key|secretaccesskey)(\W{1,4})([A-Za-z0-9/+=]{40})",
             3,
-            None,
+            on=("aws_secret", "awssecret", "secretaccesskey"),
+            ci=True,
         ),
-        ("aws_session_token", c(r"\b(?:FwoGZXIvYXdzE|IQoJb3JpZ2luX2Vj|FQoGZXIvYXdzE)[A-Za-z0-9/+=]{16,}"), 0, None),
-        ("slack_token", c(r"\bxox[abposre]-[A-Za-z0-9-]{10,}|\bxapp-\d-[A-Za-z0-9-]{10,}"), 0, None),
-        (
+        r(
+            "aws_session_token",
+            r"\b(?:FwoGZXIvYXdzE|IQoJb3JpZ2luX2Vj|FQoGZXIvYXdzE)[A-Za-z0-9/+=]{16,}",
+            on=("FwoGZXIvYXdzE", "IQoJb3JpZ2luX2Vj", "FQoGZXIvYXdzE"),
+        ),
+        r(
+            "slack_token",
+            r"\bxox[abposre]-[A-Za-z0-9-]{10,}|\bxapp-\d-[A-Za-z0-9-]{10,}",
+            on=("xox", "xapp-"),
+        ),
+        r(
             "webhook_url",
-            c(
-                r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]+"
-                r"|https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_\-]+"
-                r"|https://[a-z0-9.\-]*webhook\.office\.com/webhookb2/[A-Za-z0-9@/_\-]+"
-            ),
-            0,
-            None,
+            r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]+"
+            r"|https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_\-]+"
+            r"|https://[a-z0-9.\-]*webhook\.office\.com/webhookb2/[A-Za-z0-9@/_\-]+",
+            on=("hooks.slack.com", "/api/webhooks/", "webhook.office.com"),
         ),
-        ("google_api_key", c(r"\bAIza[0-9A-Za-z_\-]{30,}"), 0, None),
-        ("google_oauth", c(r"\bGOCSPX-[A-Za-z0-9_\-]{20,}|\bya29\.[A-Za-z0-9_\-]{20,}|\b1//0[A-Za-z0-9_\-]{30,}"), 0, None),
-        ("jwt", c(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"), 0, None),
-        ("sendgrid_key", c(r"\bSG\.[A-Za-z0-9_\-]{16,}(?:\.[A-Za-z0-9_\-]*)?"), 0, None),
-        ("twilio_key", c(r"\bSK[0-9a-f]{32}\b"), 0, None),
-        ("mailgun_key", c(r"\bkey-[0-9a-zA-Z]{32}\b"), 0, None),
-        ("mailchimp_key", c(r"\b[0-9a-f]{32}-us\d{1,2}\b"), 0, None),
-        ("npm_token", c(r"\bnpm_[A-Za-z0-9]{20,}"), 0, None),
-        ("pypi_token", c(r"\bpypi-AgE[A-Za-z0-9_\-]{16,}"), 0, None),
-        ("huggingface_token", c(r"\bhf_[A-Za-z0-9]{30,}"), 0, None),
-        ("shopify_token", c(r"\bshp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}"), 0, None),
-        ("digitalocean_token", c(r"\bdo[opr]_v1_[a-f0-9]{64}"), 0, None),
-        ("databricks_token", c(r"\bdapi[a-f0-9]{32}(?:-\d)?\b"), 0, None),
-        ("vault_token", c(r"\bhv[sbr]\.[A-Za-z0-9_\-]{24,}"), 0, None),
-        ("doppler_token", c(r"\bdp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{20,}"), 0, None),
-        ("linear_key", c(r"\blin_(?:api|oauth)_[A-Za-z0-9]{32,}"), 0, None),
-        ("notion_token", c(r"\bsecret_[A-Za-z0-9]{43}\b|\bntn_[A-Za-z0-9]{40,}"), 0, None),
-        ("postman_key", c(r"\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}"), 0, None),
-        ("newrelic_key", c(r"\bNRAK-[A-Z0-9]{27}\b"), 0, None),
-        ("grafana_token", c(r"\bglsa_[A-Za-z0-9]{32}_[a-f0-9]{8}\b|\bglc_[A-Za-z0-9+/=]{32,}"), 0, None),
-        ("atlassian_token", c(r"\bATATT3[A-Za-z0-9_\-=]{50,}"), 0, None),
-        ("telegram_token", c(r"\b\d{8,10}:AA[A-Za-z0-9_\-]{33}\b"), 0, None),
-        ("square_token", c(r"\b(?:sq0atp|sq0csp)-[A-Za-z0-9_\-]{22,}|\bEAAA[A-Za-z0-9_\-]{60}"), 0, None),
-        ("age_key", c(r"\bAGE-SECRET-KEY-1[0-9A-Z]{20,}"), 0, None),
+        r("google_api_key", r"\bAIza[0-9A-Za-z_\-]{30,}", on=("AIza",)),
+        r(
+            "google_oauth",
+            r"\bGOCSPX-[A-Za-z0-9_\-]{20,}|\bya29\.[A-Za-z0-9_\-]{20,}|\b1//0[A-Za-z0-9_\-]{30,}",
+            on=("GOCSPX-", "ya29.", "1//0"),
+        ),
+        r("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}", on=("eyJ",)),
+        r("sendgrid_key", r"\bSG\.[A-Za-z0-9_\-]{16,}(?:\.[A-Za-z0-9_\-]*)?", on=("SG.",)),
+        r("twilio_key", r"\bSK[0-9a-f]{32}\b", on=("SK",)),
+        r("mailgun_key", r"\bkey-[0-9a-zA-Z]{32}\b", on=("key-",)),
+        r("mailchimp_key", r"\b[0-9a-f]{32}-us\d{1,2}\b", on=("-us",)),
+        r("npm_token", r"\bnpm_[A-Za-z0-9]{20,}", on=("npm_",)),
+        r("pypi_token", r"\bpypi-AgE[A-Za-z0-9_\-]{16,}", on=("pypi-AgE",)),
+        r("huggingface_token", r"\bhf_[A-Za-z0-9]{30,}", on=("hf_",)),
+        r(
+            "shopify_token",
+            r"\bshp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}",
+            on=("shpat_", "shpss_", "shpca_", "shppa_"),
+        ),
+        r("digitalocean_token", r"\bdo[opr]_v1_[a-f0-9]{64}", on=("_v1_",)),
+        r("databricks_token", r"\bdapi[a-f0-9]{32}(?:-\d)?\b", on=("dapi",)),
+        r("vault_token", r"\bhv[sbr]\.[A-Za-z0-9_\-]{24,}", on=("hvs.", "hvb.", "hvr.")),
+        r("doppler_token", r"\bdp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{20,}", on=("dp.",)),
+        r("linear_key", r"\blin_(?:api|oauth)_[A-Za-z0-9]{32,}", on=("lin_",)),
+        r("notion_token", r"\bsecret_[A-Za-z0-9]{43}\b|\bntn_[A-Za-z0-9]{40,}", on=("secret_", "ntn_")),
+        r("postman_key", r"\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}", on=("PMAK-",)),
+        r("newrelic_key", r"\bNRAK-[A-Z0-9]{27}\b", on=("NRAK-",)),
+        r(
+            "grafana_token",
+            r"\bglsa_[A-Za-z0-9]{32}_[a-f0-9]{8}\b|\bglc_[A-Za-z0-9+/=]{32,}",
+            on=("glsa_", "glc_"),
+        ),
+        r("atlassian_token", r"\bATATT3[A-Za-z0-9_\-=]{50,}", on=("ATATT3",)),
+        r("telegram_token", r"(?:\b|(?<=bot))\d{8,10}:AA[A-Za-z0-9_\-]{33}(?![A-Za-z0-9_\-])", on=(":AA",)),
+        r(
+            "square_token",
+            r"\b(?:sq0atp|sq0csp)-[A-Za-z0-9_\-]{22,}|\bEAAA[A-Za-z0-9_\-]{60}",
+            on=("sq0atp-", "sq0csp-", "EAAA"),
+        ),
         # A cut-off token: a known prefix and what is left of it where the text was cut.
-        (
+        r(
             "truncated_secret",
-            c(
-                r"\b(?:gh[pousr]_|github_pat_|sk-ant-|sk-proj-|sk_live_|sk_test_|rk_live_|xox[abposr]-|glpat-|"
-                r"npm_|pypi-|hf_|AKIA|ASIA|SG\.|whsec_|shpat_|dop_v1_|hvs\.|AIza|GOCSPX-|eyJ)[A-Za-z0-9_\-.+/=]*"
-                r"(?=[ \t]*(?:…|\.\.\.|\[truncated\]|\\?\Z))"
-            ),
-            0,
-            None,
+            r"\b(?:gh[pousr]_|github_pat_|sk-ant-|sk-proj-|sk_live_|sk_test_|rk_live_|xox[abposr]-|glpat-|"
+            r"npm_|pypi-|hf_|AKIA|ASIA|SG\.|whsec_|shpat_|dop_v1_|hvs\.|AIza|GOCSPX-|eyJ)[A-Za-z0-9_\-.+/=]*"
+            r"(?=[ \t]*(?:…|\.\.\.|\[truncated\]|\\?\Z))",
+            on=_CUT_PREFIXES,
         ),
-        ("private_key", c(r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-{0,5}\Z"), 0, None),
+        r("private_key", r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-{0,5}\Z", on=("-----BEGIN",)),
     ]
 
+
+_CUT_PREFIXES = (
+    "gho_", "ghp_", "ghu_", "ghs_", "ghr_", "github_pat_", "sk-ant-", "sk-proj-", "sk_live_", "sk_test_",
+    "rk_live_", "xox", "glpat-", "npm_", "pypi-", "hf_", "AKIA", "ASIA", "SG.", "whsec_", "shpat_",
+    "dop_v1_", "hvs.", "AIza", "GOCSPX-", "eyJ",
+)  # fmt: skip
+
+
+_NAME_CHARS = frozenset(string.ascii_letters + string.digits + "_.-")
+_QUOTED = r"""\\"(?:[^"\\\n]|\\[^"\n])*\\"|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'"""
+_BARE = r"""[^\s"'`&<>,;]+(?:[,;][^\s"'`&<>,;]+)*"""
+_ASSIGN_AT_SOURCE = (
+    r"""(?P<name>(?:\\?["'])?(?:\$env:)?[A-Za-z0-9_.\-]++(?:\\?["'])?)"""
+    r"""(?P<op>[ \t]*+(?::=|=>|=(?![=~>])|:(?![:/\\]))[ \t]*+)"""
+    rf"""(?P<value>{_QUOTED}|{_BARE})"""
+)
+_FIND = (
+    r"(?:pass|pwd|pw|secret|token|key|cred|auth|sasl|pin)[a-z0-9_.\-]*+(?:\\?[\"'])?"
+    r"[ \t]*+(?::=|=>|=(?![=~>])|:(?![:/\\]))"
+)
+_ASSIGN_AT = _Lazy(_ASSIGN_AT_SOURCE)
+_FIND_LOWER = _Lazy(_FIND)
 
 _COMPILED: list[Rule] | None = None
 
 
 def _shape_of(value: str) -> str | None:
     """The kind of token `value` is, when one of the shape rules covers all of it."""
-    for name, pattern, group, check in rules():
+    for name, pattern, group, check, (on, ci, _word) in rules():
+        if on and not any(t in (value.lower() if ci else value) for t in on):
+            continue
         if group == 0 and check is None and name not in ("private", "truncated_secret"):
             m = pattern.match(value)
             if m and m.end() == len(value):
@@ -432,12 +595,24 @@ def _shape_of(value: str) -> str | None:
     return None
 
 
-
 def rules() -> list[Rule]:
+    """The rules; each pattern is compiled when a text first holds its trigger."""
     global _COMPILED
     if _COMPILED is None:
         _COMPILED = _rules()
     return _COMPILED
+
+
+def _in_placeholder(match: re.Match[str], group: int) -> bool:
+    """The value starts or ends inside a placeholder an earlier rule wrote."""
+    start, end = match.span(group)
+    head = match.string[max(0, start - 40) : start]
+    opened = head.rfind("[REDACTED:")
+    if opened != -1 and "]" not in head[opened:]:
+        return True
+    value = match.string[start:end]
+    last = value.rfind("[REDACTED:")
+    return last != -1 and "]" not in value[last:]
 
 
 class Redactor:
@@ -446,19 +621,78 @@ class Redactor:
     def __init__(self, extra_patterns: Iterable[str] = ()) -> None:
         self.patterns: list[Rule] = list(rules())
         for i, pattern in enumerate(extra_patterns):
-            self.patterns.append((f"custom_{i}", re.compile(pattern), 0, None))
+            self.patterns.append((f"custom_{i}", re.compile(pattern), 0, None, ((), False, False)))
         self.counts: Counter[str] = Counter()
 
     def __call__(self, text: str) -> str:
         if not text:
             return text
-        for name, pattern, group, check in self.patterns:
-            text = pattern.sub(lambda m, n=name, g=group, c=check: self._replace(m, n, g, c), text)
+        lowered: str | None = None
+        for name, pattern, group, check, (on, ci, word) in self.patterns:
+            if on:
+                if ci:
+                    if lowered is None:
+                        lowered = text.lower()
+                    if not any(t in lowered for t in on):
+                        continue
+                elif not any(t in text for t in on):
+                    continue
+            if check is _assignment:
+                if lowered is None:
+                    lowered = text.lower()
+                new = self._assignments(text, lowered, pattern)
+            else:
+                new = pattern.sub(
+                    lambda m, n=name, g=group, c=check, w=word: self._replace(m, n, g, c, w), text
+                )
+            if new != text:
+                text, lowered = new, None
         return text
 
-    def _replace(self, match: re.Match[str], name: str, group: int, check: Check | None) -> str:
+    def _assignments(self, text: str, lowered: str, finder: re.Pattern[str]) -> str:
+        """`name = value` where the name holds a secret word: the finder spots the word and
+        its operator, the name is taken back to its start, then matched whole from there.
+        The finder runs on the lowercased text (an ignore-case search is five times
+        slower) when lowercasing kept every offset."""
+        out: list[str] = []
+        done = 0
+        hits = _FIND_LOWER.finditer(lowered) if len(lowered) == len(text) else finder.finditer(text)
+        for hit in hits:
+            start = hit.start()
+            while start > 0 and text[start - 1] in _NAME_CHARS:
+                start -= 1
+            if start < done:
+                continue
+            if start > 0 and text[start - 1] in "/$@":
+                continue
+            if start > 0 and text[start - 1] in "\"'":  # a quoted key: "password": ...
+                start -= 1
+                if start > 0 and text[start - 1] == "\\":
+                    start -= 1
+            if start >= 5 and text[start - 5 : start] == "$env:":
+                start -= 5
+            m = _ASSIGN_AT.match(text, start)
+            if m is None or m.start("value") < hit.end() - 1:
+                continue
+            out.append(text[done : m.start()])
+            out.append(self._replace(m, "secret_assignment", 3, _assignment))
+            done = m.end()
+        if not out:
+            return text
+        out.append(text[done:])
+        return "".join(out)
+
+    def _replace(
+        self, match: re.Match[str], name: str, group: int, check: Check | None, word: bool = False
+    ) -> str:
+        if (
+            word
+            and match.start()
+            and (match.string[match.start() - 1].isalnum() or match.string[match.start() - 1] == "_")
+        ):
+            return match.group(0)  # not at a word's start
         value = match.group(group)
-        if not value or _ONLY_PLACEHOLDER.match(value.strip("\"'\\")):
+        if not value or _ONLY_PLACEHOLDER.match(value.strip("\"'\\")) or _in_placeholder(match, group):
             return match.group(0)
         if check is not None:
             verdict = check(match, value)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 import re
 import secrets
-from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -93,7 +92,10 @@ def _clean_slug(slug: str, removed: list[str]) -> str:
     """The slug without the words a secret would give it (`2026-05-18-db-pass-hunter2-3fa1`
     -> `2026-05-18-db-pass-redacted-3fa1`); the rest of the name stays."""
     words = {
-        w for value in removed for w in _SLUG_WORD.findall(value.lower()) if len(w) >= 4 or any(c.isdigit() for c in w)
+        w
+        for value in removed
+        for w in _SLUG_WORD.findall(value.lower())
+        if len(w) >= 4 or any(c.isdigit() for c in w)
     }
     if not words:
         return slug
