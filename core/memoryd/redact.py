@@ -10,6 +10,7 @@ runs it (and the patterns are compiled on first use, not at import)."""
 
 from __future__ import annotations
 
+import json
 import re
 import string
 from collections import Counter
@@ -243,6 +244,8 @@ def _secret_value(
             return bool(last) and (last[0] in _SECRET_WORDS or last[0] in _LAST_ONLY or last[0] == "key")
         return len(value) >= 3
     if value.isdigit() and len(value) < 4:
+        return False
+    if value.endswith(":"):  # the next key (`credential: DB_PASS: x`), not a value
         return False
     if code is not None and code(value):
         return False
@@ -580,6 +583,8 @@ _FIND = (
 _ASSIGN_AT = _Lazy(_ASSIGN_AT_SOURCE)
 _FIND_LOWER = _Lazy(_FIND)
 
+_JSON_STRING = _Lazy(r'"(?:[^"\\\n]|\\.)*"')
+
 _COMPILED: list[Rule] | None = None
 
 
@@ -603,6 +608,16 @@ def rules() -> list[Rule]:
     return _COMPILED
 
 
+def _word_start(text: str, at: int) -> bool:
+    """No letter, digit or _ before `at`, or an escaped newline or tab (`\\n`) right before it."""
+    if at == 0:
+        return True
+    before = text[at - 1]
+    if not (before.isalnum() or before == "_"):
+        return True
+    return at >= 2 and before in "ntr" and text[at - 2] == "\\"
+
+
 def _in_placeholder(match: re.Match[str], group: int) -> bool:
     """The value starts or ends inside a placeholder an earlier rule wrote."""
     start, end = match.span(group)
@@ -623,10 +638,13 @@ class Redactor:
         for i, pattern in enumerate(extra_patterns):
             self.patterns.append((f"custom_{i}", re.compile(pattern), 0, None, ((), False, False)))
         self.counts: Counter[str] = Counter()
+        self._depth = 0
 
     def __call__(self, text: str) -> str:
         if not text:
             return text
+        if "\\" in text and ("\\n" in text or '\\"' in text):
+            text = self._json_strings(text)
         lowered: str | None = None
         for name, pattern, group, check, (on, ci, word) in self.patterns:
             if on:
@@ -649,6 +667,36 @@ class Redactor:
                 text, lowered = new, None
         return text
 
+    def _json_strings(self, text: str) -> str:
+        """JSON inside text (a Codex tool output, a .json file a tool printed) holds its lines
+        as `\\n` and its quotes as `\\"`, which no line rule sees: each such string literal is
+        decoded, redacted, and written back encoded when something in it was a secret."""
+        if self._depth >= 3:
+            return text
+        out: list[str] = []
+        done = 0
+        self._depth += 1
+        try:
+            for m in _JSON_STRING.finditer(text):
+                literal = m.group(0)
+                if "\\" not in literal:
+                    continue
+                try:
+                    decoded = json.loads(literal)
+                except ValueError:
+                    continue
+                redacted = self(decoded)
+                if redacted != decoded:
+                    out.append(text[done : m.start()])
+                    out.append(json.dumps(redacted, ensure_ascii=False))
+                    done = m.end()
+        finally:
+            self._depth -= 1
+        if not out:
+            return text
+        out.append(text[done:])
+        return "".join(out)
+
     def _assignments(self, text: str, lowered: str, finder: re.Pattern[str]) -> str:
         """`name = value` where the name holds a secret word: the finder spots the word and
         its operator, the name is taken back to its start, then matched whole from there.
@@ -660,6 +708,8 @@ class Redactor:
         for hit in hits:
             start = hit.start()
             while start > 0 and text[start - 1] in _NAME_CHARS:
+                if start >= 2 and text[start - 2] == "\\" and text[start - 1] in "ntr":
+                    break  # an escaped newline (`\\nDB_PASS=`) is not part of the name
                 start -= 1
             if start < done:
                 continue
@@ -674,8 +724,11 @@ class Redactor:
             m = _ASSIGN_AT.match(text, start)
             if m is None or m.start("value") < hit.end() - 1:
                 continue
+            replaced = self._replace(m, "secret_assignment", 3, _assignment)
+            if replaced == m.group(0):
+                continue  # not a secret: its value may hold the next name (`note: DB_PASS=x`)
             out.append(text[done : m.start()])
-            out.append(self._replace(m, "secret_assignment", 3, _assignment))
+            out.append(replaced)
             done = m.end()
         if not out:
             return text
@@ -685,11 +738,7 @@ class Redactor:
     def _replace(
         self, match: re.Match[str], name: str, group: int, check: Check | None, word: bool = False
     ) -> str:
-        if (
-            word
-            and match.start()
-            and (match.string[match.start() - 1].isalnum() or match.string[match.start() - 1] == "_")
-        ):
+        if word and not _word_start(match.string, match.start()):
             return match.group(0)  # not at a word's start
         value = match.group(group)
         if not value or _ONLY_PLACEHOLDER.match(value.strip("\"'\\")) or _in_placeholder(match, group):

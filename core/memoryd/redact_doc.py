@@ -52,9 +52,9 @@ class _Collecting(Redactor):
         super().__init__()
         self.removed: list[str] = []
 
-    def _replace(self, match: re.Match[str], name: str, group: int, check: Any) -> str:
+    def _replace(self, match: re.Match[str], name: str, group: int, check: Any, word: bool = False) -> str:
         before = sum(self.counts.values())
-        out = super()._replace(match, name, group, check)
+        out = super()._replace(match, name, group, check, word)
         if sum(self.counts.values()) != before:
             self.removed.append(match.group(group))
         return out

@@ -8,6 +8,7 @@ seconds and a bounded amount of memory.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections import Counter, deque
 from dataclasses import dataclass, field
@@ -213,6 +214,9 @@ def _codex(b: _Builder, rec: dict[str, Any]) -> None:
         b.tool_use(payload.get("name") or ptype, args, ts)
     elif ptype in ("function_call_output", "custom_tool_call_output"):
         out = payload.get("output")
+        if isinstance(out, str) and out.startswith("{"):  # Codex writes the call's result as JSON text
+            with contextlib.suppress(ValueError):
+                out = json.loads(out)
         if isinstance(out, dict):
             out = out.get("output") or out.get("content") or json.dumps(out)
         text = str(out or "")
