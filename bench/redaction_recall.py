@@ -5,7 +5,10 @@ so whether that package earns a place in the capture worker is a matter of figur
 
     python bench/redaction_recall.py [--json]
 
-detect-secrets is not a dependency: install it (`pip install detect-secrets`) to measure it."""
+detect-secrets is not a dependency: install it (`pip install detect-secrets`) to measure it.
+On 2026-11-26 (detect-secrets 1.5.0, its plugins and default filters): alone 45 of 83 secrets
+(54%) and 32 of 260 ordinary snippets flagged (12.3%); after memoryd's rules it caught nothing
+more and added those 32 false positives, at about 40 ms a snippet."""
 
 from __future__ import annotations
 
