@@ -1,97 +1,805 @@
-"""Secrets never enter memory: known key and token shapes, and anything the user wraps in
-<private>...</private>, become typed placeholders before a byte is written. Standard
-library only, because the hook path runs it."""
+"""Secrets never enter memory: known key and token shapes, credentials in URLs and command
+lines, secret-named assignments (`DB_PASS=...`, `"password": "..."`, `PGPASSWORD=... psql`),
+private key blocks, and anything the user wraps in <private>...</private> become typed
+placeholders (`[REDACTED:kind]`) before a byte is written.
+
+Idempotent: a placeholder is left alone, so redacting redacted text changes nothing (sync
+versions do not flip-flop, and the store's pass after the capture worker's finds nothing).
+Counts are kept per kind, never the secrets. Standard library only, because the capture hook
+runs it (and the patterns are compiled on first use, not at import)."""
 
 from __future__ import annotations
 
+import json
 import re
+import string
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
-_ASSIGN_NAMES = (
-    r"password|passwd|pwd|passphrase|secret|client_secret|token|access_token|refresh_token|"
-    r"auth_token|api[_-]?key|apikey|access[_-]?key|secret[_-]?key|private[_-]?key"
+
+class _Lazy:
+    """A pattern compiled when first used: the hook imports this module on every run and
+    most of its payloads need no regex at all."""
+
+    __slots__ = ("_compiled", "flags", "source")
+
+    def __init__(self, source: str, flags: int = 0) -> None:
+        self.source, self.flags = source, flags
+        self._compiled: re.Pattern[str] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._compiled is None:
+            self._compiled = re.compile(self.source, self.flags)
+        return getattr(self._compiled, name)
+
+
+PLACEHOLDER = _Lazy(r"\[REDACTED:[a-z0-9_]+\]")
+_ONLY_PLACEHOLDER = _Lazy(r"^\[REDACTED:[a-z0-9_]+\]$")
+
+# A rule: (kind, pattern, group to replace (0: the whole match), check). `check(match,
+# value)` says whether this match is a secret (a string: yes, of that kind); None: always.
+Check = Callable[["re.Match[str]", str], "bool | str"]
+Rule = tuple[str, "re.Pattern[str]", int, Check | None, tuple[tuple[str, ...], bool, bool]]
+
+# -- secret-named assignments -------------------------------------------------------------
+
+_CAMEL = _Lazy(r"(?<=[a-z0-9])(?=[A-Z])|[_\-.\s]+")
+# Words that make a name secret wherever they stand in it.
+_SECRET_WORDS = frozenset(
+    {
+        "password",
+        "passwd",
+        "passphrase",
+        "secret",
+        "secrets",
+        "token",
+        "credential",
+        "credentials",
+        "creds",
+        "apikey",
+        "privatekey",
+        "secretkey",
+        "accesskey",
+        "authtoken",
+        "accesstoken",
+        "refreshtoken",
+        "clientsecret",
+        "pgpassword",
+        "sasl",
+    }
+)
+# Words that make a name secret only as its last word (`db_pass`, `MYSQL_PWD`).
+_LAST_ONLY = frozenset({"pass", "pwd", "pw", "pin"})
+# `key` names a secret after one of these (`api_key`, `SigningKey`), or in an UPPER_CASE
+# environment name (`SENDGRID_KEY`); `sort_key`, `primary_key` and `key=...` do not.
+_KEY_QUALIFIERS = frozenset(
+    {
+        "api",
+        "access",
+        "secret",
+        "private",
+        "signing",
+        "encryption",
+        "master",
+        "account",
+        "client",
+        "app",
+        "auth",
+        "service",
+        "subscription",
+        "license",
+        "webhook",
+        "shared",
+        "admin",
+        "hmac",
+        "jwt",
+        "session",
+        "deploy",
+        "ssh",
+        "gpg",
+        "pgp",
+        "x",
+    }
+)
+# A name ending in one of these is about a secret, not one (`token_type`, `PASSWORD_FILE`).
+_NOT_SECRET_LAST = frozenset(
+    """
+    path file filename files dir directory name names id ids type types length len size count min
+    max ttl expiry expires expiration exp at on env var variable vars header headers field fields
+    prefix suffix algorithm alg algo mode format url uri endpoint host hostname port user username
+    login email region arn version enabled enable disabled disable required policy rotation limit
+    limits timeout method provider domain server scope scopes audience issuer redirect callback
+    strategy backend engine class module sock socket label hint help text message msg prompt
+    placeholder description desc title error errors rules regex pattern input widget form column col
+    table location source store storage manager helper handler validator reset changed updated
+    created age days kind flag flags option options opts param params schema spec config conf
+    settings template query ref reference index idx bytes bits chars lifetime retries attempts used
+    usage count counter mask masked visible visibility strength confirm_label dialog button link
+    page screen view route endpoint_url generator factory cache class_name encoding charset lookup
+    store_path estimator budget window rate uses seconds secs minutes mins hours ms millis duration
+    interval delay
+    """.split()  # noqa: SIM905
+)
+_NULLISH = frozenset(
+    {"none", "null", "nil", "true", "false", "yes", "no", "on", "off", "undefined", "empty", "required"}
+)
+_CODE_WORDS = frozenset(
+    {
+        "await",
+        "new",
+        "function",
+        "lambda",
+        "async",
+        "this",
+        "self",
+        "not",
+        "yield",
+        "typeof",
+        "getpass",
+        "input",
+        "prompt",
+        "env",
+        "os",
+        "process",
+        "config",
+        "settings",
+        "args",
+        "params",
+        "request",
+        "req",
+        "options",
+        "opts",
+        "str",
+        "string",
+        "int",
+        "bool",
+        "optional",
+        "secretstr",
+    }
+)
+_REFERENCE = _Lazy(
+    r"""^(?:\$|%[A-Za-z_(]|\{\{|<[^>]*>$|\*{3,}|x{6,}$|X{6,}$|\.{3}|…|!vault|\||>-?$|&|ENC\[)"""
+)
+_IDENT = _Lazy(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# After a `key: value`, more words on the line: a sentence (`token: expired, so it retried`).
+_PROSE_AFTER = _Lazy(r"[,;.]?[ \t]+[A-Za-z]")
+_IDENT_CHAIN = _Lazy(r"^[A-Za-z_][A-Za-z_]*(?:\.[A-Za-z_][A-Za-z_]*)+$")
+_LINE_START = _Lazy(
+    r"""(?:^|\n|\\n)[ \t]*(?:\d+(?:→|\t|:[ \t]?|\|)[ \t]*)?(?:[-*+][ \t]+)?"""
+    r"""(?:(?:export|set|setx|ENV|declare(?:[ \t]+-\w+)*|readonly|local|typeset)[ \t]+|\$env:)?"""
+    r"""(?:\\?["'])?$"""
 )
 
-# Order matters: blocks first, then specific shapes, then generic assignments.
-_PATTERNS: list[tuple[str, re.Pattern[str], int]] = [
-    ("private", re.compile(r"<private>.*?</private>", re.S | re.I), 0),
-    (
-        "private_key",
-        re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?-----END [A-Z0-9 ]*PRIVATE KEY-----", re.S),
-        0,
-    ),
-    ("anthropic_key", re.compile(r"\bsk-ant-[A-Za-z0-9_\-]{16,}"), 0),
-    ("openai_key", re.compile(r"\bsk-(?:proj-|svcacct-)?[A-Za-z0-9_\-]{20,}"), 0),
-    ("github_token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})"), 0),
-    ("aws_access_key", re.compile(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b"), 0),
-    (
-        "aws_secret_key",
-        re.compile(
-            r"(?i)(aws_secret_access_key|aws_secret_key|secretaccesskey)(\W{1,4})([A-Za-z0-9/+=]{40})"
-        ),
-        3,
-    ),
-    ("slack_token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}"), 0),
-    ("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}\b"), 0),
-    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"), 0),
-    (
-        "env_secret",
-        re.compile(
-            r"(?m)^(\s*(?:export\s+)?[A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|PWD|"
-            r"CREDENTIALS?)[A-Z0-9_]*\s*=\s*)(\S.*)$"
-        ),
-        2,
-    ),
-    (
-        "secret_assignment",
-        re.compile(rf"(?i)(\b(?:{_ASSIGN_NAMES})\b[\"']?\s*[=:]\s*)(\"[^\"\n]+\"|'[^'\n]+'|[^\s,;'\"]+)"),
-        2,
-    ),
-]
 
-_PLACEHOLDER = re.compile(r"^\[REDACTED:[a-z_]+\]$")
+def _name_is_secret(name: str) -> bool:
+    bare = name.strip("\"'\\").lstrip("$")
+    if bare.startswith("env:"):
+        bare = bare[4:]
+    upper = bare.isupper() or (bare.upper() == bare and any(c.isalpha() for c in bare))
+    parts = [p.lower() for p in _CAMEL.split(bare) if p]
+    if not parts:
+        return False
+    parts[-1] = parts[-1].rstrip("0123456789") or parts[-1]
+    if parts[-1] in _NOT_SECRET_LAST:
+        return False
+    if len(parts) == 1 and parts[0] in ("pwd", "oldpwd"):  # the shell's working directory
+        return False
+    for i, part in enumerate(parts):
+        if part in _SECRET_WORDS or part.endswith(("password", "passwd", "token", "secret", "apikey")):
+            return True
+        if part in _LAST_ONLY and i == len(parts) - 1:
+            return True
+        if part == "key" and ((i and parts[i - 1] in _KEY_QUALIFIERS) or (upper and len(parts) > 1)):
+            return True
+        if part == "auth" and i == len(parts) - 1 and i and parts[i - 1] in ("basic", "http", "proxy"):
+            return True
+    return False
+
+
+def _looks_random(value: str) -> bool:
+    """A word a person might write (`expired`, `rotate`) is not; `hunter2`, `Tr0ub4dor&3`
+    and anything long and mixed are."""
+    if len(value) < 6:
+        return False
+    letters = any(c.isalpha() for c in value)
+    digits = any(c.isdigit() for c in value)
+    symbols = any(not c.isalnum() for c in value)
+    mixed = any(c.isupper() for c in value[1:]) and any(c.islower() for c in value)
+    return (letters and (digits or symbols)) or (mixed and len(value) >= 12) or (digits and len(value) >= 12)
+
+
+def _code_like(match: re.Match[str], value: str) -> bool:
+    """`token = get_token()`, `password = request.form["pw"]`, `key = settings.API_KEY`."""
+    after = match.string[match.end() : match.end() + 1]
+    if after in ("(", "[") or (value.endswith(("(", ")", "[", "]", "()", ",")) and "(" in value):
+        return True
+    head = value.split(".")[0].split("(")[0].split("[")[0].lower()
+    if head in _CODE_WORDS:
+        return True
+    if "(" in value or "[" in value:
+        return True
+    return bool(_IDENT_CHAIN.match(value))
+
+
+def _secret_value(
+    name: str,
+    value: str,
+    *,
+    quoted: bool,
+    op: str = "=",
+    line_start: bool = False,
+    prose: bool = False,
+    code: Callable[[str], bool] | None = None,
+) -> bool:
+    """Whether `value`, assigned to a secret-named `name`, is a secret itself (not a
+    reference, a null, a code expression or, in prose, an ordinary word)."""
+    if not value or _ONLY_PLACEHOLDER.match(value) or _REFERENCE.match(value):
+        return False
+    if value.lower() in _NULLISH:
+        return False
+    if quoted:
+        if any(c.isspace() for c in value):  # prose in a quoted string: only under a plain secret name
+            last = [p.lower() for p in _CAMEL.split(name.strip("\"'\\")) if p][-1:]
+            return bool(last) and (last[0] in _SECRET_WORDS or last[0] in _LAST_ONLY or last[0] == "key")
+        return len(value) >= 3
+    if value.isdigit() and len(value) < 4:
+        return False
+    if value.endswith(":"):  # the next key (`credential: DB_PASS: x`), not a value
+        return False
+    if code is not None and code(value):
+        return False
+    if _IDENT.match(value) and _name_is_secret(value):  # `self.api_key = api_key`: a variable
+        return False
+    bare_name = name.strip("\"'\\")
+    if op in ("=", ":=") and bare_name.isupper():  # an environment name: `DB_PASS=hunter2 psql`
+        return True
+    if line_start and not (op == ":" and prose):
+        return True  # a line of its own: .env, YAML, ini, properties
+    return _looks_random(value)
+
+
+def _assignment(match: re.Match[str], value: str) -> bool | str:
+    name = match.group("name")
+    if not _name_is_secret(name):
+        return False
+    quoted = value[:1] in ("'", '"', "\\") and len(value) >= 2
+    inner = value.strip("\\").strip("\"'").strip("\\") if quoted else value
+    before = match.string[max(0, match.start() - 200) : match.start()]
+    bare = name.strip("\"'\\")
+    secret = _secret_value(
+        name,
+        inner,
+        quoted=quoted,
+        op=match.group("op").strip(),
+        line_start=bool(_LINE_START.search(before)),
+        prose=bool(_PROSE_AFTER.match(match.string, match.end())),
+        code=lambda v: _code_like(match, v),
+    )
+    return ("env_secret" if bare.isupper() else True) if secret else False
+
+
+# -- command lines ------------------------------------------------------------------------
+
+
+def _not_reference(match: re.Match[str], value: str) -> bool:
+    inner = value.strip("\"'")
+    return bool(inner) and not _ONLY_PLACEHOLDER.match(inner) and not _REFERENCE.match(inner)
+
+
+_VALUE = r"""(?:"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s"'`]+)"""
+_OPT_NAMES = (
+    r"password|passwd|pass|token|secret|api[-_]?key|access[-_]?token|auth[-_]?token|client[-_]?secret|"
+    r"private[-_]?key|secret[-_]?key|access[-_]?key|(?:db|admin|root|master|sasl|proxy|http|ftp|smtp)"
+    r"[-_]?password|oauth[-_]?token|bearer[-_]?token|api[-_]?token|refresh[-_]?token|passphrase"
+)
+
+
+def _rules() -> list[Rule]:
+    def r(
+        kind: str,
+        pattern: str,
+        group: int = 0,
+        check: Check | None = None,
+        *,
+        on: tuple[str, ...] = (),
+        ci: bool = False,
+        flags: int = 0,
+    ) -> Rule:
+        """`on`: the rule runs only on text holding one of these (lowercased with `ci`), so
+        that most rules cost a substring search, not a regex pass."""
+        # A leading \b defeats the regex engine's search for a literal prefix (a pass costs
+        # five to ten times more): it goes, and _replace checks the match starts a word.
+        lead = re.match(r"(\(\?i\))?(\(?)\\b(?=[A-Za-z0-9(])", pattern)
+        word = lead is not None
+        if lead is not None:
+            pattern = (lead.group(1) or "") + lead.group(2) + pattern[lead.end() :]
+            if group == 0:
+                pattern = pattern.replace("|\\b", "|")
+        return (kind, _Lazy(pattern, flags), group, check, (on, ci, word))  # type: ignore[return-value]
+
+    return [
+        # Blocks first: what the user marks private, then key material (an unterminated
+        # block is a cut-off key: everything key-shaped after its BEGIN goes).
+        r("private", r"<private>(?:.*?</private>|.*\Z)", on=("<private>",), ci=True, flags=re.S | re.I),
+        r(
+            "private_key",
+            r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
+            r"(?:.*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:,.()\-]*)",
+            on=("PRIVATE KEY",),
+            flags=re.S,
+        ),
+        r(
+            "private_key",
+            r"(?m)^Private-Lines:\s*\d+(?:\s|\\[nr])+(?:[A-Za-z0-9+/=]+(?:\s|\\[nr])*)+",
+            on=("Private-Lines",),
+        ),
+        r("private_key", r"\bAGE-SECRET-KEY-1[0-9A-Z]{20,}", on=("AGE-SECRET-KEY-",)),
+        # Credentials in URLs: scheme://user:PASSWORD@host (a password may hold '@').
+        r(
+            "url_password",
+            r"(://[^\s:/@'\"<>\[\]]*:)(?!\[REDACTED:)([^\s/'\"<>]+)(@[^\s@/'\"<>]+)",
+            2,
+            _not_reference,
+            on=("://",),
+        ),
+        r("azure_sas", r"([?&]sig=)([A-Za-z0-9%/+=]{16,})", 2, on=("sig=",)),
+        # Command lines.
+        r(
+            "cli_password",
+            rf"(?i)(--(?:{_OPT_NAMES})(?:=|[ \t]+))(?!-)(?!\[REDACTED:)({_VALUE})",
+            2,
+            _not_reference,
+            on=("--",),
+        ),
+        r(
+            "cli_password",
+            r"(\b(?:mysql|mariadb)[\w-]*\b[^\n|;&]*?[ \t]-p)(?![\s\-])(\S+)",
+            2,
+            _not_reference,
+            on=("mysql", "mariadb"),
+        ),
+        r(
+            "cli_password",
+            r"(\bsshpass\b[^\n|;&]*?[ \t]-p[ \t]*)(?!-)(\S+)",
+            2,
+            _not_reference,
+            on=("sshpass",),
+        ),
+        r(
+            "cli_password",
+            r"(\blogin\b[^\n|;&]*?[ \t]-p(?:=|[ \t]+))(?!-)(\S+)",
+            2,
+            _not_reference,
+            on=("login",),
+        ),
+        r(
+            "cli_password",
+            r"(\bredis-cli\b[^\n|;&]*?[ \t]-a[ \t]+)(?!-)(\S+)",
+            2,
+            _not_reference,
+            on=("redis-cli",),
+        ),
+        r(
+            "cli_password",
+            r"""(\b(?:curl|wget|http|https|xh)\b[^\n|;&]*?[ \t](?:-u|--user)(?:=|[ \t]*)"""
+            r"""['"]?[^\s:'"]*:)([^\s'"]+)""",
+            2,
+            _not_reference,
+            on=("-u", "--user"),
+        ),
+        r("cli_password", r"""(-pass(?:in|out)?[ \t]+pass:)([^\s'"]+)""", 2, _not_reference, on=("pass:",)),
+        r(
+            "cli_password",
+            r"""(\bsmbclient\b[^\n|;&]*?[ \t]-U[ \t]*['"]?[^\s%'"]+%)([^\s'"]+)""",
+            2,
+            on=("smbclient",),
+        ),
+        r(
+            "cli_password",
+            r"""(ConvertTo-SecureString[ \t]+(?:-String[ \t]+)?)("[^"\n]+"|'[^'\n]+')"""
+            r"""(?=[^\n]*-AsPlainText)""",
+            2,
+            _not_reference,
+            on=("convertto-securestring",),
+            ci=True,
+        ),
+        r(
+            "cli_password",
+            r"""(\b(?:echo|printf)[ \t]+(?:-[neE]+[ \t]+)?(?:'%s(?:\\n)?'[ \t]+|"%s(?:\\n)?"[ \t]+)?)"""
+            r"""("[^"\n]+"|'[^'\n]+'|[^\s|'"]+)(?=[ \t]*\|[ \t]*(?:sudo[ \t]+)?[^\n|]*?"""
+            r"""(?:--password-stdin|--pass(?:word)?-stdin|\bsudo[ \t]+-\w*S|\bchpasswd\b|\bpasswd\b"""
+            r"""|--stdin))""",
+            2,
+            _not_reference,
+            on=("stdin", "sudo", "passwd"),
+        ),
+        # HTTP authorization.
+        r(
+            "auth_header",
+            r"(?i)(\bauthorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:bearer|basic|token|bot|digest)[ \t]+)"
+            r"(?!\[REDACTED:)([A-Za-z0-9._~+/=\-]{6,})",
+            2,
+            on=("authorization",),
+            ci=True,
+        ),
+        r(
+            "auth_header",
+            r"(?i)(\bbearer[ \t]+)(?!\[REDACTED:)([A-Za-z0-9._~+/\-]{16,}=*)",
+            2,
+            on=("bearer",),
+            ci=True,
+        ),
+        r(
+            "netrc_password",
+            r"(\bmachine[ \t]+\S+[ \t]+login[ \t]+\S+[ \t]+password[ \t]+)(\S+)",
+            2,
+            _not_reference,
+            on=("machine",),
+        ),
+        r(
+            "connection_key",
+            r"(?i)(\b(?:AccountKey|SharedAccessKey|SharedSecret)=)([^;\s\"']+)",
+            2,
+            on=("accountkey", "sharedaccesskey", "sharedsecret"),
+            ci=True,
+        ),
+        r(
+            "xml_secret",
+            r"(?i)(<(password|passwd|secret|token|api_?key|apikey|access_?key|secret_?key|client_?secret)>)"
+            r"([^<\n]{1,300})(</\2>)",
+            3,
+            _not_reference,
+            on=("</",),
+        ),
+        # Secret-named assignments: env lines (`     3→DB_PASS=...`, `export X_TOKEN=...`),
+        # command prefixes (`PGPASSWORD=... psql`), YAML/JSON/ini/code keys. The name is
+        # found by a lookahead at a word's start (no backtracking through long words).
+        r(
+            "secret_assignment",
+            "(?i)" + _FIND.replace("[a-z0-9_", "[A-Za-z0-9_"),
+            3,
+            _assignment,
+            on=("=", ":"),
+        ),
+        # Known token shapes (prefixes let a cut-off one be recognised too).
+        r("anthropic_key", r"\bsk-ant-[A-Za-z0-9_\-]{8,}", on=("sk-ant-",)),
+        r(
+            "openai_key",
+            r"\bsk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_\-]{8,}|\bsk-[A-Za-z0-9]{20,}(?:T3BlbkFJ[A-Za-z0-9]+)?",
+            on=("sk-",),
+        ),
+        r("stripe_key", r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{8,}", on=("_live_", "_test_")),
+        r("stripe_key", r"\bwhsec_[A-Za-z0-9+/=]{16,}", on=("whsec_",)),
+        r(
+            "github_token",
+            r"\b(?:gh[pousr]_[A-Za-z0-9]{8,}|github_pat_[A-Za-z0-9_]{8,})",
+            on=("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+        ),
+        r(
+            "gitlab_token",
+            r"\bgl(?:pat|dt|rt|ptt|ft|soat|cbt)-[A-Za-z0-9_\-]{12,}",
+            on=("glpat-", "gldt-", "glrt-", "glptt-", "glft-", "glsoat-", "glcbt-"),
+        ),
+        r(
+            "aws_access_key",
+            r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|ABIA|ACCA)[0-9A-Z]{16}\b",
+            on=("AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA", "ABIA", "ACCA"),
+        ),
+        r(
+            "aws_secret_key",
+            r"(?i)(aws_?secret_?access_?key|aws_?secret_?key|secretaccesskey)(\W{1,4})([A-Za-z0-9/+=]{40})",
+            3,
+            on=("aws_secret", "awssecret", "secretaccesskey"),
+            ci=True,
+        ),
+        r(
+            "aws_session_token",
+            r"\b(?:FwoGZXIvYXdzE|IQoJb3JpZ2luX2Vj|FQoGZXIvYXdzE)[A-Za-z0-9/+=]{16,}",
+            on=("FwoGZXIvYXdzE", "IQoJb3JpZ2luX2Vj", "FQoGZXIvYXdzE"),
+        ),
+        r(
+            "slack_token",
+            r"\bxox[abposre]-[A-Za-z0-9-]{10,}|\bxapp-\d-[A-Za-z0-9-]{10,}",
+            on=("xox", "xapp-"),
+        ),
+        r(
+            "webhook_url",
+            r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]+"
+            r"|https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_\-]+"
+            r"|https://[a-z0-9.\-]*webhook\.office\.com/webhookb2/[A-Za-z0-9@/_\-]+",
+            on=("hooks.slack.com", "/api/webhooks/", "webhook.office.com"),
+        ),
+        r("google_api_key", r"\bAIza[0-9A-Za-z_\-]{30,}", on=("AIza",)),
+        r(
+            "google_oauth",
+            r"\bGOCSPX-[A-Za-z0-9_\-]{20,}|\bya29\.[A-Za-z0-9_\-]{20,}|\b1//0[A-Za-z0-9_\-]{30,}",
+            on=("GOCSPX-", "ya29.", "1//0"),
+        ),
+        r("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}", on=("eyJ",)),
+        r("sendgrid_key", r"\bSG\.[A-Za-z0-9_\-]{16,}(?:\.[A-Za-z0-9_\-]*)?", on=("SG.",)),
+        r("twilio_key", r"\bSK[0-9a-f]{32}\b", on=("SK",)),
+        r("mailgun_key", r"\bkey-[0-9a-zA-Z]{32}\b", on=("key-",)),
+        r("mailchimp_key", r"\b[0-9a-f]{32}-us\d{1,2}\b", on=("-us",)),
+        r("npm_token", r"\bnpm_[A-Za-z0-9]{20,}", on=("npm_",)),
+        r("pypi_token", r"\bpypi-AgE[A-Za-z0-9_\-]{16,}", on=("pypi-AgE",)),
+        r("huggingface_token", r"\bhf_[A-Za-z0-9]{30,}", on=("hf_",)),
+        r(
+            "shopify_token",
+            r"\bshp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}",
+            on=("shpat_", "shpss_", "shpca_", "shppa_"),
+        ),
+        r("digitalocean_token", r"\bdo[opr]_v1_[a-f0-9]{64}", on=("_v1_",)),
+        r("databricks_token", r"\bdapi[a-f0-9]{32}(?:-\d)?\b", on=("dapi",)),
+        r("vault_token", r"\bhv[sbr]\.[A-Za-z0-9_\-]{24,}", on=("hvs.", "hvb.", "hvr.")),
+        r("doppler_token", r"\bdp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{20,}", on=("dp.",)),
+        r("linear_key", r"\blin_(?:api|oauth)_[A-Za-z0-9]{32,}", on=("lin_",)),
+        r("notion_token", r"\bsecret_[A-Za-z0-9]{43}\b|\bntn_[A-Za-z0-9]{40,}", on=("secret_", "ntn_")),
+        r("postman_key", r"\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}", on=("PMAK-",)),
+        r("newrelic_key", r"\bNRAK-[A-Z0-9]{27}\b", on=("NRAK-",)),
+        r(
+            "grafana_token",
+            r"\bglsa_[A-Za-z0-9]{32}_[a-f0-9]{8}\b|\bglc_[A-Za-z0-9+/=]{32,}",
+            on=("glsa_", "glc_"),
+        ),
+        r("atlassian_token", r"\bATATT3[A-Za-z0-9_\-=]{50,}", on=("ATATT3",)),
+        r("telegram_token", r"(?:\b|(?<=bot))\d{8,10}:AA[A-Za-z0-9_\-]{33}(?![A-Za-z0-9_\-])", on=(":AA",)),
+        r(
+            "square_token",
+            r"\b(?:sq0atp|sq0csp)-[A-Za-z0-9_\-]{22,}|\bEAAA[A-Za-z0-9_\-]{60}",
+            on=("sq0atp-", "sq0csp-", "EAAA"),
+        ),
+        # A cut-off token: a known prefix and what is left of it where the text was cut.
+        r(
+            "truncated_secret",
+            r"\b(?:gh[pousr]_|github_pat_|sk-ant-|sk-proj-|sk_live_|sk_test_|rk_live_|xox[abposr]-|glpat-|"
+            r"npm_|pypi-|hf_|AKIA|ASIA|SG\.|whsec_|shpat_|dop_v1_|hvs\.|AIza|GOCSPX-|eyJ)[A-Za-z0-9_\-.+/=]*"
+            r"(?=[ \t]*(?:…|\.\.\.|\[truncated\]|\\?\Z))",
+            on=_CUT_PREFIXES,
+        ),
+        r("private_key", r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-{0,5}\Z", on=("-----BEGIN",)),
+    ]
+
+
+_CUT_PREFIXES = (
+    "gho_", "ghp_", "ghu_", "ghs_", "ghr_", "github_pat_", "sk-ant-", "sk-proj-", "sk_live_", "sk_test_",
+    "rk_live_", "xox", "glpat-", "npm_", "pypi-", "hf_", "AKIA", "ASIA", "SG.", "whsec_", "shpat_",
+    "dop_v1_", "hvs.", "AIza", "GOCSPX-", "eyJ",
+)  # fmt: skip
+
+
+_NAME_CHARS = frozenset(string.ascii_letters + string.digits + "_.-")
+_QUOTED = r"""\\"(?:[^"\\\n]|\\[^"\n])*\\"|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'"""
+_BARE = r"""[^\s"'`&<>,;]+(?:[,;][^\s"'`&<>,;]+)*"""
+_ASSIGN_AT_SOURCE = (
+    r"""(?P<name>(?:\\?["'])?(?:\$env:)?[A-Za-z0-9_.\-]++(?:\\?["'])?)"""
+    r"""(?P<op>[ \t]*+(?::=|=>|=(?![=~>])|:(?![:/\\]))[ \t]*+)"""
+    rf"""(?P<value>{_QUOTED}|{_BARE})"""
+)
+_FIND = (
+    r"(?:pass|pwd|pw|secret|token|key|cred|auth|sasl|pin)[a-z0-9_.\-]*+(?:\\?[\"'])?"
+    r"[ \t]*+(?::=|=>|=(?![=~>])|:(?![:/\\]))"
+)
+_ASSIGN_AT = _Lazy(_ASSIGN_AT_SOURCE)
+_FIND_LOWER = _Lazy(_FIND)
+
+_JSON_STRING = _Lazy(r'"(?:[^"\\\n]|\\.)*"')
+
+_COMPILED: list[Rule] | None = None
+
+
+def _shape_of(value: str) -> str | None:
+    """The kind of token `value` is, when one of the shape rules covers all of it."""
+    for name, pattern, group, check, (on, ci, _word) in rules():
+        if on and not any(t in (value.lower() if ci else value) for t in on):
+            continue
+        if group == 0 and check is None and name not in ("private", "truncated_secret"):
+            m = pattern.match(value)
+            if m and m.end() == len(value):
+                return name
+    return None
+
+
+def rules() -> list[Rule]:
+    """The rules; each pattern is compiled when a text first holds its trigger."""
+    global _COMPILED
+    if _COMPILED is None:
+        _COMPILED = _rules()
+    return _COMPILED
+
+
+def _word_start(text: str, at: int) -> bool:
+    """No letter, digit or _ before `at`, or an escaped newline or tab (`\\n`) right before it."""
+    if at == 0:
+        return True
+    before = text[at - 1]
+    if not (before.isalnum() or before == "_"):
+        return True
+    return at >= 2 and before in "ntr" and text[at - 2] == "\\"
+
+
+def _in_placeholder(match: re.Match[str], group: int) -> bool:
+    """The value starts or ends inside a placeholder an earlier rule wrote."""
+    start, end = match.span(group)
+    head = match.string[max(0, start - 40) : start]
+    opened = head.rfind("[REDACTED:")
+    if opened != -1 and "]" not in head[opened:]:
+        return True
+    value = match.string[start:end]
+    last = value.rfind("[REDACTED:")
+    return last != -1 and "]" not in value[last:]
 
 
 class Redactor:
     """Counts what it replaced (never the secrets) so the audit can say how many."""
 
     def __init__(self, extra_patterns: Iterable[str] = ()) -> None:
-        self.patterns = list(_PATTERNS)
+        self.patterns: list[Rule] = list(rules())
         for i, pattern in enumerate(extra_patterns):
-            self.patterns.append((f"custom_{i}", re.compile(pattern), 0))
+            self.patterns.append((f"custom_{i}", re.compile(pattern), 0, None, ((), False, False)))
         self.counts: Counter[str] = Counter()
+        self._depth = 0
 
     def __call__(self, text: str) -> str:
         if not text:
             return text
-        for name, pattern, group in self.patterns:
-            text = pattern.sub(lambda m, n=name, g=group: self._replace(m, n, g), text)
+        if "\\" in text and ("\\n" in text or '\\"' in text):
+            text = self._json_strings(text)
+        lowered: str | None = None
+        for name, pattern, group, check, (on, ci, word) in self.patterns:
+            if on:
+                if ci:
+                    if lowered is None:
+                        lowered = text.lower()
+                    if not any(t in lowered for t in on):
+                        continue
+                elif not any(t in text for t in on):
+                    continue
+            if check is _assignment:
+                if lowered is None:
+                    lowered = text.lower()
+                new = self._assignments(text, lowered, pattern)
+            else:
+                new = pattern.sub(
+                    lambda m, n=name, g=group, c=check, w=word: self._replace(m, n, g, c, w), text
+                )
+            if new != text:
+                text, lowered = new, None
         return text
 
-    def _replace(self, match: re.Match[str], name: str, group: int) -> str:
+    def _json_strings(self, text: str) -> str:
+        """JSON inside text (a Codex tool output, a .json file a tool printed) holds its lines
+        as `\\n` and its quotes as `\\"`, which no line rule sees: each such string literal is
+        decoded, redacted, and written back encoded when something in it was a secret."""
+        if self._depth >= 3:
+            return text
+        out: list[str] = []
+        done = 0
+        self._depth += 1
+        try:
+            for m in _JSON_STRING.finditer(text):
+                literal = m.group(0)
+                if "\\" not in literal:
+                    continue
+                try:
+                    decoded = json.loads(literal)
+                except ValueError:
+                    continue
+                redacted = self(decoded)
+                if redacted != decoded:
+                    out.append(text[done : m.start()])
+                    out.append(json.dumps(redacted, ensure_ascii=False))
+                    done = m.end()
+        finally:
+            self._depth -= 1
+        if not out:
+            return text
+        out.append(text[done:])
+        return "".join(out)
+
+    def _assignments(self, text: str, lowered: str, finder: re.Pattern[str]) -> str:
+        """`name = value` where the name holds a secret word: the finder spots the word and
+        its operator, the name is taken back to its start, then matched whole from there.
+        The finder runs on the lowercased text (an ignore-case search is five times
+        slower) when lowercasing kept every offset."""
+        out: list[str] = []
+        done = 0
+        hits = _FIND_LOWER.finditer(lowered) if len(lowered) == len(text) else finder.finditer(text)
+        for hit in hits:
+            start = hit.start()
+            while start > 0 and text[start - 1] in _NAME_CHARS:
+                if start >= 2 and text[start - 2] == "\\" and text[start - 1] in "ntr":
+                    break  # an escaped newline (`\\nDB_PASS=`) is not part of the name
+                start -= 1
+            if start < done:
+                continue
+            if start > 0 and text[start - 1] in "/$@":
+                continue
+            if start > 0 and text[start - 1] in "\"'":  # a quoted key: "password": ...
+                start -= 1
+                if start > 0 and text[start - 1] == "\\":
+                    start -= 1
+            if start >= 5 and text[start - 5 : start] == "$env:":
+                start -= 5
+            m = _ASSIGN_AT.match(text, start)
+            if m is None or m.start("value") < hit.end() - 1:
+                continue
+            replaced = self._replace(m, "secret_assignment", 3, _assignment)
+            if replaced == m.group(0):
+                continue  # not a secret: its value may hold the next name (`note: DB_PASS=x`)
+            out.append(text[done : m.start()])
+            out.append(replaced)
+            done = m.end()
+        if not out:
+            return text
+        out.append(text[done:])
+        return "".join(out)
+
+    def _replace(
+        self, match: re.Match[str], name: str, group: int, check: Check | None, word: bool = False
+    ) -> str:
+        if word and not _word_start(match.string, match.start()):
+            return match.group(0)  # not at a word's start
         value = match.group(group)
-        if _PLACEHOLDER.match(value.strip("\"'")):
+        if not value or _ONLY_PLACEHOLDER.match(value.strip("\"'\\")) or _in_placeholder(match, group):
             return match.group(0)
+        if check is not None:
+            verdict = check(match, value)
+            if not verdict:
+                return match.group(0)
+            if isinstance(verdict, str):
+                name = verdict
+        start, end = match.span(group)
+        if group:
+            # Quotes stay (the text keeps its shape); a value of a known shape is named by it.
+            for q in ('\\"', '"', "'"):
+                if len(value) >= 2 * len(q) and value.startswith(q) and value.endswith(q):
+                    start, end, value = start + len(q), end - len(q), value[len(q) : -len(q)]
+                    break
+            name = _shape_of(value) or name
         self.counts[name] += 1
         placeholder = f"[REDACTED:{name}]"
         if group == 0:
             return placeholder
-        start, end = match.span(group)
         base = match.start(0)
         whole = match.group(0)
         return whole[: start - base] + placeholder + whole[end - base :]
 
-    def redact_obj(self, value: object) -> object:
-        """Redact every string inside a JSON-like value."""
+    def redact_obj(self, value: Any) -> Any:
+        """Redact every string inside a JSON-like value (keys too: a dict can be keyed by a
+        secret)."""
         if isinstance(value, str):
             return self(value)
         if isinstance(value, list):
             return [self.redact_obj(v) for v in value]
+        if isinstance(value, tuple):
+            return tuple(self.redact_obj(v) for v in value)
         if isinstance(value, dict):
-            return {k: self.redact_obj(v) for k, v in value.items()}
+            return self._redact_dict(value)
         return value
+
+    def _redact_dict(self, value: dict[Any, Any]) -> dict[Any, Any]:
+        out: dict[Any, Any] = {}
+        for k, v in value.items():
+            key = self(k) if isinstance(k, str) else k
+            if (
+                isinstance(k, str)
+                and isinstance(v, str)
+                and _name_is_secret(k)
+                and _secret_value(k, v.strip(), quoted=True)
+            ):
+                # {"password": "hunter2"}: the key names its value a secret.
+                self.counts["secret_assignment"] += 1
+                out[key] = "[REDACTED:secret_assignment]"
+                continue
+            out[key] = self.redact_obj(v)
+        return out
 
     @property
     def total(self) -> int:
         return sum(self.counts.values())
+
+
+def redact(text: str) -> str:
+    """One-off redaction with the built-in rules."""
+    return Redactor()(text)

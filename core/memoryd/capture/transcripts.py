@@ -8,6 +8,7 @@ seconds and a bounded amount of memory.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections import Counter, deque
 from dataclasses import dataclass, field
@@ -62,6 +63,17 @@ def _text_of(content: Any) -> str:
                 parts.append(str(block.get("text", "")))
         return "\n".join(p for p in parts if p)
     return ""
+
+
+def _cut(text: str, limit: int) -> str:
+    """Cut redacted text at `limit` without splitting a placeholder in two."""
+    if len(text) <= limit:
+        return text
+    head = text[:limit]
+    start = head.rfind("[REDACTED:")
+    if start != -1 and "]" not in head[start:]:
+        head = head[:start]
+    return head
 
 
 class _Builder:
@@ -126,11 +138,16 @@ class _Builder:
                     for marker in ("*** Update File: ", "*** Add File: ", "*** Delete File: "):
                         if line.startswith(marker):
                             self.out.files.setdefault(line[len(marker) :].strip(), None)
-        summary = json.dumps(args, ensure_ascii=False)[:400] if args else ""
+        # Redact first, cut after: a cut made first leaves a PEM key without its END line
+        # and a token too short for its pattern.
+        summary = _cut(json.dumps(self.redact.redact_obj(args), ensure_ascii=False), 400) if args else ""
         self.turn("tool", f"[{name}] {summary}", ts)
 
     def tool_result(self, content: Any, is_error: bool, ts: Any) -> None:
-        text = _text_of(content) if not isinstance(content, dict) else json.dumps(content)[:2000]
+        if isinstance(content, dict):
+            text = _cut(json.dumps(self.redact.redact_obj(content), ensure_ascii=False), 2000)
+        else:
+            text = _text_of(content)
         if is_error and text.strip():
             self.out.errors.append(self._clip(text.strip().splitlines()[0])[:300])
             del self.out.errors[:-30]
@@ -197,6 +214,9 @@ def _codex(b: _Builder, rec: dict[str, Any]) -> None:
         b.tool_use(payload.get("name") or ptype, args, ts)
     elif ptype in ("function_call_output", "custom_tool_call_output"):
         out = payload.get("output")
+        if isinstance(out, str) and out.startswith("{"):  # Codex writes the call's result as JSON text
+            with contextlib.suppress(ValueError):
+                out = json.loads(out)
         if isinstance(out, dict):
             out = out.get("output") or out.get("content") or json.dumps(out)
         text = str(out or "")

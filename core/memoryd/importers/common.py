@@ -82,7 +82,8 @@ class Item:
 
 def first_line(text: str, limit: int = TITLE_CHARS) -> str:
     line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
-    line = line.lstrip("#-*> ").strip()
+    # Redact first, cut after: a cut can leave a secret without what shows it is one.
+    line = Redactor()(line.lstrip("#-*> ").strip())
     return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
 
 
@@ -132,12 +133,12 @@ class Writer:
         # stores were not: secrets in a MEMORY.md bullet never reach a memory file either.
         self._redact = Redactor()
 
-    def _slug(self, item: Item) -> str:
+    def _slug(self, item: Item, title: str) -> str:
         if item.type is MemoryType.session:
             slug = slugs.for_session(self.source, item.key, item.created_at)
         else:
             digest = text_key(self.source, item.key)[:8]
-            words = slugs._ascii_words(item.title, 40)
+            words = slugs._ascii_words(title, 40)  # the redacted title: names reach the index
             slug = "-".join(p for p in (item.created_at.strftime("%Y-%m-%d"), words, digest) if p)
         if self.store.keys.sensitive(item.scope.hash):
             from memoryd.sensitive.marking import opaque
@@ -184,7 +185,7 @@ class Writer:
         else:
             meta = Frontmatter(
                 title=title,
-                slug=self._slug(item),
+                slug=self._slug(item, title),
                 type=item.type,
                 scope_hash=item.scope.hash,
                 source=self.source,

@@ -259,9 +259,11 @@ class Store:
         details: dict[str, Any] | None = None,
         dedupe: str | None = None,
     ) -> Path:
-        """Write one memory everywhere it lives, and audit it."""
+        """Write one memory everywhere it lives, and audit it. Secrets are redacted first
+        (memoryd.redact_doc): this is the one place every writer of memory content passes."""
         with read_session(self.engine) as s:
             old = index.get(s, doc.meta.slug)
+        turns, details = self._redact(doc, turns, details)
         path = self.files.write(doc)
         if turns is not None:
             self.files.write_turns(path, list(turns))
@@ -272,6 +274,31 @@ class Store:
         self.changed(doc.meta.scope_hash)
         self._audit_doc(doc, event, actor, details, dedupe)
         return path
+
+    def _redact(
+        self,
+        doc: Document,
+        turns: Sequence[Turn] | None,
+        details: dict[str, Any] | None,
+    ) -> tuple[Sequence[Turn] | None, dict[str, Any] | None]:
+        """Redact the memory in place; the audit gets the counts (never what). A new
+        memory whose name holds a word of a secret is renamed; an existing one keeps its."""
+        from memoryd.redact_doc import scrub
+
+        slug = doc.meta.slug
+        turns, counts = scrub(doc, turns, fresh=True)
+        if doc.meta.slug != slug:
+            with read_session(self.engine) as s:
+                if index.get(s, slug) is not None or index.get(s, doc.meta.slug) is not None:
+                    doc.meta.slug = slug
+        if not counts:
+            return turns, details
+        details = dict(details or {})
+        merged = dict(details.get("redactions") or {})
+        for kind, n in counts.items():
+            merged[kind] = merged.get(kind, 0) + n
+        details["redactions"] = merged
+        return turns, details
 
     def _audit_doc(
         self, doc: Document, event: str, actor: str, details: dict[str, Any] | None, dedupe: str | None
@@ -297,6 +324,7 @@ class Store:
         transaction and one audit event per batch."""
         done = 0
         pending: list[tuple[Document, Path, Sequence[Turn] | None]] = []
+        redacted: dict[str, int] = {}
 
         def flush() -> None:
             if not pending:
@@ -311,11 +339,19 @@ class Store:
                 event,
                 actor=actor,
                 scope_hash=scopes[0] if len(scopes) == 1 else None,
-                details={"count": len(pending), "scopes": scopes},
+                details={
+                    "count": len(pending),
+                    "scopes": scopes,
+                    **({"redactions": dict(redacted)} if redacted else {}),
+                },
             )
             pending.clear()
+            redacted.clear()
 
         for doc, turns in docs:
+            turns, counts = self._redact(doc, turns, None)
+            for kind, n in ((counts or {}).get("redactions") or {}).items():
+                redacted[kind] = redacted.get(kind, 0) + n
             path = self.files.write(doc, sync=False)
             if turns is not None:
                 self.files.write_turns(path, list(turns), sync=False)

@@ -1,0 +1,113 @@
+"""The store's redaction pass: every memory the store writes (`Store.save`, `save_many`)
+comes through here first, so `record`, `update`, MCP `mem_record`, promotions (edited or
+not), importers, the capture worker and whatever writes memories next get it without code
+of their own. Title, body, triggers, tags, category, free-text frontmatter and raw turns.
+
+Idempotent (memoryd.redact): text redacted once is left as it is, so a second pass over
+what the capture worker already redacted counts nothing and changes nothing."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import secrets
+from collections.abc import Sequence
+from typing import Any
+
+from memoryd.redact import Redactor
+
+# Frontmatter keys that are not free text: ids, hashes, dates, counters, links by slug.
+_STRUCTURAL = frozenset(
+    {
+        "slug",
+        "type",
+        "scope_hash",
+        "source",
+        "created_at",
+        "updated_at",
+        "ttl_days",
+        "decay_state",
+        "recall_count",
+        "last_recalled_at",
+        "dura_score",
+        "promoted_from",
+        "supersedes",
+        "superseded_by",
+        "observations",
+        "relations",
+        "session_id",
+        "entity_mentions",
+        "analysis",
+        "import_fingerprint",
+    }
+)
+_SLUG_WORD = re.compile(r"[a-z0-9]+")
+
+
+class _Collecting(Redactor):
+    """A redactor that also remembers, in memory only, what it took out: a memory's slug
+    is made from its title before the store sees it, and must lose the same words."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.removed: list[str] = []
+
+    def _replace(self, match: re.Match[str], name: str, group: int, check: Any, word: bool = False) -> str:
+        before = sum(self.counts.values())
+        out = super()._replace(match, name, group, check, word)
+        if sum(self.counts.values()) != before:
+            self.removed.append(match.group(group))
+        return out
+
+
+def scrub(doc: Any, turns: Sequence[Any] | None, *, fresh: bool) -> tuple[list[Any] | None, dict[str, int]]:
+    """Redact `doc` in place and return its turns redacted, with the counts per kind.
+    `fresh`: the memory is new, so a slug made of secret words may still be renamed."""
+    r = _Collecting()
+    meta = doc.meta
+    meta.title = r(meta.title)
+    doc.body = r(doc.body)
+    meta.triggers = _dedupe(r(t) for t in meta.triggers)
+    meta.tags = _dedupe(r(t) for t in meta.tags)
+    if meta.category:
+        meta.category = r(meta.category)
+    for key, value in meta.extras.items():
+        if key not in _STRUCTURAL:
+            new = r.redact_obj(value)
+            if new != value:
+                setattr(meta, key, new)
+    out = None
+    if turns is not None:
+        out = [t if not t.text else dataclasses.replace(t, text=r(t.text)) for t in turns]
+    if fresh and r.removed:
+        meta.slug = _clean_slug(meta.slug, r.removed)
+    return out, dict(r.counts)
+
+
+def _dedupe(items: Any) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+def _clean_slug(slug: str, removed: list[str]) -> str:
+    """The slug without the words a secret would give it (`2026-05-18-db-pass-hunter2-3fa1`
+    -> `2026-05-18-db-pass-redacted-3fa1`); the rest of the name stays."""
+    words = {
+        w
+        for value in removed
+        for w in _SLUG_WORD.findall(value.lower())
+        if len(w) >= 4 or any(c.isdigit() for c in w)
+    }
+    if not words:
+        return slug
+    parts = slug.split("-")
+    cleaned = [("redacted" if p.lower() in words and not (p.isdigit() and len(p) < 6) else p) for p in parts]
+    if cleaned == parts:
+        return slug
+    out: list[str] = []
+    for p in cleaned:  # one `redacted` for a run of them
+        if not (p == "redacted" and out and out[-1] == "redacted"):
+            out.append(p)
+    if out == parts:
+        return slug
+    out.append(secrets.token_hex(2))  # the cleaned name must not collide with another
+    return "-".join(out)
