@@ -20,7 +20,7 @@ from memoryd import atomic, clock, faults
 from memoryd.envpaths import FILE_MODE
 from memoryd.errors import NotFound, UsageError
 from memoryd.store import Store
-from memoryd.sync import document, local, merge
+from memoryd.sync import clean, document, local, merge
 from memoryd.sync.document import Entry, Head, State
 
 FOLDER = "memoryd-sync"
@@ -138,7 +138,7 @@ def sync(store: Store, folder: Path, *, actor: str = "cli") -> SyncReport:
             if atomic.is_temp(path.name) or path.stem == me["id"]:
                 continue
             try:
-                parts.append(document.load(path)[0])
+                parts.append(clean.redacted(document.load(path)[0])[0])
                 report.devices.append(path.stem)
             except UsageError as exc:
                 report.skipped.append(str(exc))
@@ -215,6 +215,7 @@ class ImportReport:
 
 def import_file(store: Store, file: Path, *, actor: str = "cli") -> ImportReport:
     incoming, raw = document.load(file)
+    incoming = clean.redacted(incoming)[0]
     home = store.layout.home
 
     def run() -> ImportReport:
