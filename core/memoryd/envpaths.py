@@ -82,6 +82,42 @@ def marker_above(path: str) -> str | None:
         current = parent
 
 
+SETTINGS = "sensitive.json"  # scopes/<hash>/sensitive.json: memoryd.sensitive.state
+
+
+def hash_root(root: str) -> str:
+    """A scope's hash: first 12 hex of sha256 of its root (memoryd.scope uses this too)."""
+    import hashlib  # here, not at the top: only hooks that ask pay for it
+
+    return hashlib.sha256(root.encode("utf-8")).hexdigest()[:12]
+
+
+def sensitive_root(home: str, path: str) -> str | None:
+    """The root of the sensitive scope holding `path` as the data dir knows it (its
+    scopes/<hash>/sensitive.json), whatever the project tree says: the marker is an
+    untracked file that `git clean -fdx` deletes and a linked worktree does not have. The
+    candidates are the git work tree (a linked worktree resolves to its main repository,
+    as memoryd.scope does) and every directory at or above `path`, since everything under
+    a sensitive directory is sensitive. One hash and one stat each, cheap for the hook."""
+    real = os.path.realpath(path)
+    candidates = []
+    git = git_root_by_walk(real)
+    if git:
+        candidates.append(git)
+    current = real
+    while True:
+        candidates.append(current)
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current = parent
+    scopes = os.path.join(home, "scopes")
+    for root in candidates:
+        if os.path.exists(os.path.join(scopes, hash_root(root), SETTINGS)):
+            return root
+    return None
+
+
 def git_root_by_walk(path: str) -> str | None:
     """The git work tree holding `path` (absolute, symlinks resolved), found by looking
     for .git upwards without running git; a linked worktree's .git file leads to its main
