@@ -155,6 +155,9 @@ def sync(store: Store, folder: Path, *, actor: str = "cli") -> SyncReport:
         report.memories = sum(1 for e in merged.memories.values() if not e.winner.deleted)
         text = document.dumps(merged, device=me, exported_at=clock.now_iso())
         atomic.write_text(shared / f"{me['id']}.json", text)
+        from memoryd.sync import scrub
+
+        scrub.remember_folder(home, folder)
         faults.point("sync:written")
         store.audit.append(
             "sync",
