@@ -854,15 +854,21 @@ class Memoryd(Upkeep):
 
         from memoryd.paths import FILE_MODE
 
-        lock = FileLock(str(self.layout.worker_lock), mode=FILE_MODE)
+        held = []
         try:
-            lock.acquire(timeout=120)
-        except Timeout:
-            raise UsageError("the capture worker has been busy for two minutes; try again") from None
-        try:
+            # The analyser too: it rewrites session files after the worker let go.
+            locks = ((self.layout.worker_lock, "capture worker"), (self.layout.analysis_lock, "analyser"))
+            for path, who in locks:
+                lock = FileLock(str(path), mode=FILE_MODE)
+                try:
+                    lock.acquire(timeout=120)
+                except Timeout:
+                    raise UsageError(f"the {who} has been busy for two minutes; try again") from None
+                held.append(lock)
             yield
         finally:
-            lock.release()
+            for lock in reversed(held):
+                lock.release()
 
     def sensitive_settings(self, path: str | Path) -> Any:
         return self.store.keys.settings(self.marked_scope(path).hash)
