@@ -237,7 +237,14 @@ class Store:
         }
 
     def _index(self, s: Any, doc: Document, path: Path, turns: Sequence[Turn] | None) -> None:
-        """One memory's rows: the memory, its words, and its knowledge-graph links."""
+        """One memory's rows: the memory, its words, and its knowledge-graph links.
+
+        The rule for everything derived from a memory (FTS words, graph rows, snapshots,
+        exports, and embeddings or any index added later): nothing derived from a sensitive
+        scope's plaintext lies on disk in the clear. Here a sensitive scope gets no words, no
+        title, no graph rows and a keyed fingerprint; new derived data must be sealed with the
+        scope key (memoryd.crypto) or left out, dropped by `sensitive.marking` when a scope is
+        marked, and covered by the canary scan (tests/core/sensitive/test_derived.py)."""
         row = self._row(doc, path)
         index.upsert_memory(
             s, row, doc.meta.triggers, self._fts(doc), list(turns) if turns is not None else None
