@@ -804,7 +804,17 @@ class Memoryd(Upkeep):
         scope = self.scope(path)
         self.drain_spool(wait=True)  # what hooks spooled for it becomes encrypted too
         self.store.changed(scope.hash)
-        report = marking.mark(self.store, scope, passphrase=passphrase, actor=actor, progress=progress)
+        with self._workers_held():
+            report = marking.mark(self.store, scope, passphrase=passphrase, actor=actor, progress=progress)
+        # Captures spooled while it ran (plaintext if spooled before the scope's state file
+        # existed) are sealed now, with the key this process holds.
+        self.drain_spool(wait=True)
+        from memoryd.sync import scrub
+
+        table = self.config.raw.get("sync", {})
+        folder = table.get("folder") if isinstance(table, dict) else None
+        with self._workers_held():
+            scrub.sealed_scope(self.store, scope.hash, [Path(str(folder)).expanduser()] if folder else None)
         from memoryd.profile import identity
 
         if identity.withdraw_scope(self.store, self.config, scope.hash, actor=actor):
@@ -824,7 +834,8 @@ class Memoryd(Upkeep):
 
         scope = self.marked_scope(path)
         self.store.changed(scope.hash)
-        return marking.unmark(self.store, scope, actor=actor)
+        with self._workers_held():
+            return marking.unmark(self.store, scope, actor=actor)
 
     @_settles
     def rotate_key(self, path: str | Path, *, new_passphrase: str | None = None, actor: str = "cli") -> int:
@@ -832,7 +843,34 @@ class Memoryd(Upkeep):
 
         scope = self.marked_scope(path)
         self.store.changed(scope.hash)
-        return marking.rotate(self.store, scope, new_passphrase=new_passphrase, actor=actor)
+        with self._workers_held():
+            return marking.rotate(self.store, scope, new_passphrase=new_passphrase, actor=actor)
+
+    @contextlib.contextmanager
+    def _workers_held(self) -> Any:
+        """No capture worker writes while a scope's files are rewritten (marked, unmarked,
+        re-keyed): a worker mid-way would write plaintext into a scope being sealed, or a
+        session twice under two names. Hooks keep spooling; workers they start find the lock
+        taken and leave the spool for the drain that follows."""
+        from filelock import FileLock, Timeout
+
+        from memoryd.paths import FILE_MODE
+
+        held = []
+        try:
+            # The analyser too: it rewrites session files after the worker let go.
+            locks = ((self.layout.worker_lock, "capture worker"), (self.layout.analysis_lock, "analyser"))
+            for path, who in locks:
+                lock = FileLock(str(path), mode=FILE_MODE)
+                try:
+                    lock.acquire(timeout=120)
+                except Timeout:
+                    raise UsageError(f"the {who} has been busy for two minutes; try again") from None
+                held.append(lock)
+            yield
+        finally:
+            for lock in reversed(held):
+                lock.release()
 
     def sensitive_settings(self, path: str | Path) -> Any:
         return self.store.keys.settings(self.marked_scope(path).hash)

@@ -7,6 +7,10 @@ import contextlib
 import os
 import sys
 
+TYPE_CHECKING = False  # not typing's: the hook path must not import typing for it
+if TYPE_CHECKING:
+    from typing import Any
+
 APP = "memoryd"
 DIR_MODE = 0o700
 FILE_MODE = 0o600
@@ -83,6 +87,53 @@ def marker_above(path: str) -> str | None:
         if parent == current:
             return None
         current = parent
+
+
+SETTINGS = "sensitive.json"  # scopes/<hash>/sensitive.json: memoryd.sensitive.state
+
+
+def hash_root(root: str) -> str:
+    """A scope's hash: first 12 hex of sha256 of its root (memoryd.scope uses this too)."""
+    return _sha256()(root.encode("utf-8")).hexdigest()[:12]
+
+
+def _sha256() -> Any:
+    """The builtin SHA-256 (a tenth of a millisecond to import) rather than hashlib, which
+    loads OpenSSL (about 2.5 ms): the hook hashes a few paths on every capture."""
+    try:
+        from _sha2 import sha256  # Python 3.12+
+    except ImportError:
+        try:
+            from _sha256 import sha256  # Python 3.11
+        except ImportError:
+            from hashlib import sha256
+    return sha256
+
+
+def sensitive_root(home: str, path: str) -> str | None:
+    """The root of the sensitive scope holding `path` as the data dir knows it (its
+    scopes/<hash>/sensitive.json), whatever the project tree says: the marker is an
+    untracked file that `git clean -fdx` deletes and a linked worktree does not have. The
+    candidates are the git work tree (a linked worktree resolves to its main repository,
+    as memoryd.scope does) and every directory at or above `path`, since everything under
+    a sensitive directory is sensitive. One hash and one stat each, cheap for the hook."""
+    real = os.path.realpath(path)
+    candidates = []
+    git = git_root_by_walk(real)
+    if git:
+        candidates.append(git)
+    current = real
+    while True:
+        candidates.append(current)
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current = parent
+    scopes = os.path.join(home, "scopes")
+    for root in candidates:
+        if os.path.exists(os.path.join(scopes, hash_root(root), SETTINGS)):
+            return root
+    return None
 
 
 def git_root_by_walk(path: str) -> str | None:

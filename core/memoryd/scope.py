@@ -7,12 +7,12 @@ or the directory itself, symlinks resolved.
 
 from __future__ import annotations
 
-import hashlib
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from memoryd.envpaths import MARKER, git_root_by_walk, marker_above
+from memoryd import envpaths
+from memoryd.envpaths import MARKER, data_home, git_root_by_walk, marker_above, sensitive_root
 from memoryd.errors import UsageError
 
 __all__ = ["MARKER", "Scope", "marker_above", "resolve"]
@@ -27,7 +27,7 @@ class Scope:
 
 
 def hash_root(root: Path) -> str:
-    return hashlib.sha256(str(root).encode("utf-8")).hexdigest()[:12]
+    return envpaths.hash_root(str(root))
 
 
 def _git_root(path: Path) -> Path | None:
@@ -80,6 +80,10 @@ def resolve(path: str | Path, *, must_exist: bool = True) -> Scope:
     root = _git_root(p)
     found = marker_above(str(p))
     marked = Path(found) if found else None
+    if marked is None:  # the marker deleted (`git clean -fdx`): the data dir still knows
+        known = sensitive_root(data_home(), str(p))
+        if known is not None and (root is None or Path(known) == root):
+            marked = Path(known)
     if root is not None:
         return Scope(hash_root(root), root, "git", marked is not None)
     if marked is not None:  # a plain directory under a marked one shares its scope

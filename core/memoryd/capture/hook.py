@@ -58,11 +58,13 @@ def parse_payload(raw: bytes, fallback_cwd: str) -> dict[str, Any]:
     return data
 
 
-def _marked(cwd: str) -> bool:
+def _marked(home: str, cwd: str) -> bool:
+    """Sensitive by the project's marker, or by the data dir's own record of the scope
+    (which a deleted marker or a linked worktree does not hide). In doubt, sensitive."""
     try:
-        return envpaths.marker_above(cwd) is not None
-    except OSError:
-        return False
+        return envpaths.marker_above(cwd) is not None or envpaths.sensitive_root(home, cwd) is not None
+    except (OSError, ValueError):
+        return True
 
 
 def redact_payload(data: dict[str, Any], redactor: Redactor) -> dict[str, Any]:
@@ -138,7 +140,7 @@ def capture(source: str, raw: bytes, *, spawn: bool = True) -> tuple[str, list[s
     tp = data.get("transcript_path")
     if tp and not os.path.isfile(tp):
         warnings.append(f"transcript not found: {tp}; capturing what the payload carries")
-    if _marked(data["cwd"]):
+    if _marked(home, data["cwd"]):
         # A sensitive scope: the spool holds plaintext until the worker runs, so only
         # ids and paths go there; the worker reads the transcript and writes encrypted.
         data = {k: v for k, v in data.items() if k in _KEEP}

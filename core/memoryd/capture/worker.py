@@ -185,6 +185,9 @@ def drain(store: Store, config: Config, *, wait: bool = False) -> DrainReport:
             report.busy = True
             return report
         try:
+            # Which scopes are sensitive is read again under the lock: one may have been
+            # marked (or unmarked) since this process last looked.
+            store.keys.refresh()
             _sweep_temp(store)
             for path in spool.pending(store.layout.spool):
                 if path.name not in report.deferred:

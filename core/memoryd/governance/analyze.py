@@ -286,6 +286,7 @@ def after_capture(store: Store, config: Config, *, actor: str = "worker") -> lis
     except Timeout:
         return []
     try:
+        store.keys.refresh()  # a scope may have been marked sensitive since this process looked
         cutoff = clock.iso(clock.now() - RETRY_WAIT)
         return Analyzer(store, config, actor=actor).pending(limit=AFTER_CAPTURE_LIMIT, failed_before=cutoff)
     finally:

@@ -38,6 +38,14 @@ class Keys:
     def sensitive(self, scope_hash: str) -> bool:
         return self.settings(scope_hash) is not None
 
+    def refresh(self) -> None:
+        """Read every scope's settings again when next asked (keys stay cached, each is
+        still checked against its scope's key check): another process may have marked or
+        unmarked a scope since."""
+        self._settings.clear()
+        for h in [h for h in self._keys if not state.settings_path(self.layout, h).exists()]:
+            self._keys.pop(h, None)
+
     def forget(self, scope_hash: str) -> None:
         self._keys.pop(scope_hash, None)
         self._settings.pop(scope_hash, None)

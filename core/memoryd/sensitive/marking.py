@@ -88,7 +88,14 @@ def mark(
         state.save(h, settings)
         # The plaintext snapshot goes before anything slow: a kill after this point
         # leaves no readable summary of the scope behind (memoryd.snapshot reseals it).
-        (h.scope_dir(scope.hash) / inject.SNAPSHOT).unlink(missing_ok=True)
+        # Under the snapshot's lock: a render begun before the state file existed lands
+        # before this unlink, and one begun after it seals.
+        from filelock import FileLock
+
+        folder = h.scope_dir(scope.hash)
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        with FileLock(str(folder / ".snapshot.lock"), timeout=60):
+            (folder / inject.SNAPSHOT).unlink(missing_ok=True)
         resumed = False
     else:
         if settings.key_source == "passphrase":

@@ -25,7 +25,7 @@ from memoryd.models import DecayState
 from memoryd.paths import Layout
 from memoryd.sensitive.keys import Keys
 from memoryd.store import governance, index, kg
-from memoryd.store.files import MemoryFiles, Turn
+from memoryd.store.files import ENC, MemoryFiles, Turn
 from memoryd.store.index import Hit, TurnHit
 
 __all__ = ["Hit", "Store", "Turn", "TurnHit"]
@@ -102,6 +102,26 @@ def rebuilt_link(newer: str, older: str, doc: Document) -> dict[str, Any]:
     }
 
 
+def rolled_back(doc: Document, row: dict[str, Any] | None, path: Path) -> str | None:
+    """A sealed file older than its index row says: replaced by an earlier ciphertext of
+    its own (which still opens, being sealed to the same scope and slug). No memoryd write
+    leaves a file older than its row (the file is written first, and a sealed file cannot
+    be edited by hand), so this is a rollback. Caught: any rollback past an edit (a change
+    of `updated_at`). Not caught: a rollback that only undoes recall counters, one made
+    together with the index (a restored backup), or one followed by a reindex."""
+    if row is None or not path.name.endswith(".md.enc"):
+        return None
+    m = doc.meta
+    have = clock.iso(m.updated_at or m.created_at)
+    want = row.get("updated_at") or row.get("created_at")
+    if want and have < str(want):
+        return (
+            f"{path}: rolled back: the file is a version from {have}, the index records one from "
+            f"{want} (an older ciphertext was put in its place)"
+        )
+    return None
+
+
 def session_key(source: str, session_id: str) -> str:
     return f"{source}:{session_id}"
 
@@ -129,6 +149,10 @@ class DoctorReport:
     # Sensitive scopes whose files could not be opened here (no key at hand).
     locked_scopes: list[str] = field(default_factory=list)
     missing_keys: list[str] = field(default_factory=list)
+    # Sensitive scopes whose `.memoryd-sensitive` marker is gone from their root (say,
+    # `git clean -fdx`): captures stay sealed (the hook asks the data dir too), but tools
+    # that only look at the tree no longer see it. A warning: `mark-sensitive` puts it back.
+    missing_markers: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -213,7 +237,14 @@ class Store:
         }
 
     def _index(self, s: Any, doc: Document, path: Path, turns: Sequence[Turn] | None) -> None:
-        """One memory's rows: the memory, its words, and its knowledge-graph links."""
+        """One memory's rows: the memory, its words, and its knowledge-graph links.
+
+        The rule for everything derived from a memory (FTS words, graph rows, snapshots,
+        exports, and embeddings or any index added later): nothing derived from a sensitive
+        scope's plaintext lies on disk in the clear. Here a sensitive scope gets no words, no
+        title, no graph rows and a keyed fingerprint; new derived data must be sealed with the
+        scope key (memoryd.crypto) or left out, dropped by `sensitive.marking` when a scope is
+        marked, and covered by the canary scan (tests/core/sensitive/test_derived.py)."""
         row = self._row(doc, path)
         index.upsert_memory(
             s, row, doc.meta.triggers, self._fts(doc), list(turns) if turns is not None else None
@@ -396,8 +427,13 @@ class Store:
         return row
 
     def read(self, slug: str) -> tuple[Document, Path]:
-        path = self.files.absolute(self.row(slug)["body_path"])
-        return self.files.read(path), path
+        row = self.row(slug)
+        path = self.files.absolute(row["body_path"])
+        doc = self.files.read(path)
+        rolled = rolled_back(doc, row, path)
+        if rolled:
+            raise CorruptFile(rolled)
+        return doc, path
 
     def slug_for_session(self, source: str, session_id: str) -> str | None:
         with read_session(self.engine) as s:
@@ -566,6 +602,7 @@ class Store:
         report = DoctorReport()
         with read_session(self.engine) as s:
             rows = index.all_body_paths(s)
+            stamps = index.sealed_stamps(s)
         on_disk = set()
         locked = self._locked_scopes()
         report.locked_scopes = sorted(locked)
@@ -577,7 +614,12 @@ class Store:
                     report.files_without_rows.append(rel)
                 continue
             try:
-                self.files.read(path)
+                doc = self.files.read(path)
+                if path.name.endswith(ENC):
+                    self.files.read_turns(path)  # a damaged sealed sidecar is damage too
+                    rolled = rolled_back(doc, stamps.get(doc.meta.slug), path)
+                    if rolled:
+                        raise CorruptFile(rolled)
             except CorruptFile as exc:
                 report.corrupt_files.append(str(exc))
                 continue
@@ -593,4 +635,20 @@ class Store:
         if self.layout.spool_rejected.exists():
             report.spool_rejected = sum(1 for _ in self.layout.spool_rejected.iterdir())
         report.audit = self.audit.verify()
+        report.missing_markers = self._missing_markers()
         return report
+
+    def _missing_markers(self) -> list[str]:
+        from memoryd.envpaths import MARKER
+        from memoryd.sensitive import state
+
+        out = []
+        for h in sorted(state.sensitive_hashes(self.layout)):
+            try:
+                settings = state.load(self.layout, h)
+            except CorruptFile:
+                continue
+            root = Path(settings.root) if settings and settings.root else None
+            if root is not None and root.is_dir() and not (root / MARKER).exists():
+                out.append(f"{h} ({root})")
+        return out

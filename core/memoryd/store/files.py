@@ -95,12 +95,26 @@ class MemoryFiles:
         scope = self.scope_of(path)
         return crypto.seal(self.keys.get(scope), data, scope_hash=scope, slug=self._base(path), kind=kind)
 
-    def _open(self, path: Path, data: bytes, kind: str) -> bytes:
+    def _open(self, path: Path, data: bytes, kind: str, where: Path | None = None) -> bytes:
+        """`where`: the file the bytes came from, named in errors (a turns sidecar is
+        sealed to its memory's path, but a damaged sidecar is not a damaged memory)."""
         if self.keys is None:
-            raise CorruptFile(f"{path}: encrypted, and no keys are available here")
+            raise CorruptFile(f"{where or path}: encrypted, and no keys are available here")
         scope = self.scope_of(path)
+        if not self.keys.sensitive(scope):
+            # Planted (a crafted sync version) or left behind: no key exists to open it, and
+            # it must not stop doctor, reindex or a sync over everything else.
+            raise CorruptFile(
+                f"{where or path}: encrypted, but scope {scope} is not sensitive on this machine "
+                "(a stray or planted file; move it out of the data directory)"
+            )
         return crypto.open_sealed(
-            self.keys.get(scope), data, scope_hash=scope, slug=self._base(path), kind=kind, where=str(path)
+            self.keys.get(scope),
+            data,
+            scope_hash=scope,
+            slug=self._base(path),
+            kind=kind,
+            where=str(where or path),
         )
 
     @staticmethod
@@ -151,7 +165,7 @@ class MemoryFiles:
             return []
         data = path.read_bytes()
         if md_path.name.endswith(ENC):
-            data = self._open(md_path, data, "turns")
+            data = self._open(md_path, data, "turns", where=path)
         return turns_from_text(data.decode("utf-8", errors="replace"))
 
     def archive(self, doc: Document, src: Path, *, sync: bool = True) -> Path:

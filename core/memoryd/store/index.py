@@ -337,3 +337,9 @@ def counts(s: Session) -> dict[str, list[dict[str, Any]]]:
 
 def all_body_paths(s: Session) -> dict[str, str]:
     return {r[0]: r[1] for r in s.exec(text("SELECT body_path, slug FROM memories"))}
+
+
+def sealed_stamps(s: Session) -> dict[str, dict[str, Any]]:
+    """updated_at and created_at of every memory of a sensitive scope (rollback checks)."""
+    rows = s.exec(text("SELECT slug, updated_at, created_at FROM memories WHERE scope_sensitive = 1"))
+    return {r[0]: {"updated_at": r[1], "created_at": r[2]} for r in rows}

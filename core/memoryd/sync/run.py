@@ -61,6 +61,26 @@ def device(home: Path) -> dict[str, str]:
     return me
 
 
+FOLDERS = "folders.json"  # the sync folders this device wrote its file to
+
+
+def remember_folder(home: Path, folder: Path) -> None:
+    """Called by each sync: where this device's file lies, so that marking a scope sensitive
+    can scrub it at once (memoryd.sync.scrub)."""
+    known = folders(home)
+    where = str(folder.resolve())
+    if where not in known:
+        atomic.write_text(sync_dir(home) / FOLDERS, json.dumps(sorted([*known, where])) + "\n")
+
+
+def folders(home: Path) -> list[str]:
+    try:
+        raw = json.loads((sync_dir(home) / FOLDERS).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    return [str(x) for x in raw if isinstance(x, str)] if isinstance(raw, list) else []
+
+
 def _state_path(home: Path) -> Path:
     return sync_dir(home) / "state.json"
 
@@ -155,6 +175,7 @@ def sync(store: Store, folder: Path, *, actor: str = "cli") -> SyncReport:
         report.memories = sum(1 for e in merged.memories.values() if not e.winner.deleted)
         text = document.dumps(merged, device=me, exported_at=clock.now_iso())
         atomic.write_text(shared / f"{me['id']}.json", text)
+        remember_folder(home, folder)
         faults.point("sync:written")
         store.audit.append(
             "sync",

@@ -77,6 +77,11 @@ def run_doctor(args: argparse.Namespace) -> int:
                 f"sensitive scope {h}: its key is missing from the OS keyring, so its memories cannot be "
                 "read; restore it with `memoryd key import FILE` (the file `memoryd key export` wrote)"
             )
+        for item in rep.missing_markers:
+            output.line(
+                f"sensitive scope {item}: its .memoryd-sensitive marker is missing (captures stay "
+                "sealed; `memoryd mark-sensitive` on that directory puts the marker back)"
+            )
         for h in rep.locked_scopes:
             if h not in rep.missing_keys:
                 output.line(f"sensitive scope {h}: not checked (its key is not at hand without a grant)")
