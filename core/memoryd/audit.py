@@ -370,7 +370,7 @@ class AuditLog:
         if anchor is not None and anchor.broken:
             found.append((int(anchor.broken.get("seq") or 1), str(anchor.broken.get("reason") or "")))
         if walk.bad is None and anchor is not None:
-            mismatch = _head_mismatch(anchor, count, walk.hashes.get(anchor.head_seq, GENESIS))
+            mismatch = _head_mismatch(anchor, count, walk.hashes.get(anchor.head_seq, GENESIS), exact=False)
             if mismatch is not None:
                 found.append(mismatch)
         head = self.head.get_head()
@@ -402,16 +402,20 @@ class _Walk:
         return self
 
 
-def _head_mismatch(anchor: Anchor, end: int, hash_at_head: str) -> tuple[int, str] | None:
+def _head_mismatch(
+    anchor: Anchor, end: int, hash_at_head: str, *, exact: bool = True
+) -> tuple[int, str] | None:
     """Whether a log that ends at `end` (its event at the anchor's head seq having
-    `hash_at_head`) still holds the head the keyring recorded."""
+    `hash_at_head`) still holds the head the keyring recorded. An append knows only the
+    last event's hash (`exact`: checked when the log ends at the head); verify knows all."""
     if end < anchor.head_seq:
         return (
             end + 1,
             f"log ends at seq {end}, but the OS keyring's anchor recorded seq {anchor.head_seq}: "
             "the tail was removed",
         )
-    if anchor.head_seq and end == anchor.head_seq and hash_at_head != anchor.head_hash:
+    at_head = end == anchor.head_seq if exact else end >= anchor.head_seq
+    if anchor.head_seq and at_head and hash_at_head != anchor.head_hash:
         return anchor.head_seq, "hash differs from the one the OS keyring's anchor recorded"
     return None
 

@@ -271,3 +271,9 @@ def test_clock_set_back_cannot_back_date_an_event(
     times = [r["ts"] for r in _read(isolated_home)]
     assert times == sorted(times) and times[-1] == "2030-06-01T12:00:00Z", times
     assert cli("audit", "verify").returncode == 0
+
+
+def test_a_damaged_keyring_anchor_is_reported_and_writes_go_on(anchored: Path, cli, project: Path):
+    keyring.set_password(SERVICE, entry_for(anchored), "not an anchor")
+    _record(cli, project, "still writes")
+    _caught(cli, 1, "anchor for this data dir is not readable")
