@@ -7,8 +7,10 @@ the chain is not anchored; with MACs but no key (a restore elsewhere), they say 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -277,3 +279,27 @@ def test_a_damaged_keyring_anchor_is_reported_and_writes_go_on(anchored: Path, c
     keyring.set_password(SERVICE, entry_for(anchored), "not an anchor")
     _record(cli, project, "still writes")
     _caught(cli, 1, "anchor for this data dir is not readable")
+
+
+def test_concurrent_writers_keep_the_anchor_whole(anchored: Path, project: Path):
+    """Each append reads and writes the keyring's head under the audit lock: writers in
+    parallel processes neither lose a MAC nor leave the head behind."""
+    argv = [sys.executable, "-m", "memoryd.cli.main", "record", "--type", "fact", "--body", "b"]
+    procs = [
+        subprocess.Popen(
+            [*argv, "--title", f"p{i}"],
+            cwd=project,
+            env=os.environ.copy(),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        for i in range(4)
+    ]
+    for p in procs:
+        _, err = p.communicate(timeout=120)
+        assert p.returncode == 0, err
+    records = _read(anchored)
+    assert len(records) == 18 and all("mac" in r for r in records)
+    value = json.loads(keyring.get_password(SERVICE, entry_for(anchored)) or "{}")
+    assert (value["seq"], value["hash"], value["broken"]) == (18, records[-1]["this_hash"], None)
+    assert Memoryd().audit_verify().ok
