@@ -719,6 +719,9 @@ def restore(
 
     store = Store.open(layout)
     try:
+        # The archive's log ends before this data dir's last write: memoryd moves the OS
+        # keyring's audit anchor back to it itself (and says so in the `restore` event).
+        anchor = store.audit.adopt_restored()
         doctor = doctor_mod.run(store)
         counts = store.counts()
         report = RestoreReport(
@@ -744,6 +747,7 @@ def restore(
                 "moved_aside": report.moved_aside,
                 "doctor_ok": report.ok,
                 "missing_keys": len(report.missing_keys),
+                "audit_anchor": anchor,
             },
         )
     finally:

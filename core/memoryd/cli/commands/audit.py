@@ -14,7 +14,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "audit",
         parents=[common],
         help="show or verify the audit log",
-        description="List audit events, or `memoryd audit verify` to check the hash chain "
+        description="List audit events, or `memoryd audit verify` to check the hash chain and, "
+        "where an OS keyring holds this data dir's key, each event's MAC and the head it recorded "
         "(exit 1 naming the first bad seq). Example: memoryd audit --event-type capture",
     )
     p.add_argument("action", nargs="?", choices=["list", "verify"], default="list")
@@ -32,8 +33,10 @@ def run(args: argparse.Namespace) -> int:
         v = app.audit_verify()
         if args.json:
             output.emit_json(v.__dict__)
-        elif v.ok:
-            output.line(f"audit chain intact: {v.events} events")
+        else:
+            if v.ok:
+                output.line(f"audit chain intact: {v.events} events")
+            output.line(f"anchor: {v.anchor}")
         if not v.ok:
             import sys
 

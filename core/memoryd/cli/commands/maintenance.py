@@ -88,6 +88,7 @@ def run_doctor(args: argparse.Namespace) -> int:
         if audit:
             state = "intact" if audit.ok else f"BROKEN at seq {audit.first_bad_seq}: {audit.reason}"
             output.line(f"audit chain: {audit.events} events, {state}")
+            output.line(f"audit anchor: {audit.anchor}")
         if not rep.ok:
             output.line("problems found: `memoryd reindex` heals index drift; see above for the rest")
     return 0 if rep.ok else 1
