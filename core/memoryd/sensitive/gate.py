@@ -68,6 +68,14 @@ def check_or_raise(
             live = grants.live(store.keys, scope_hash)
     if not live:
         settings = store.keys.settings(scope_hash)
+        if (
+            settings is not None
+            and settings.key_source == "random"
+            and grants.has_records(store.layout, scope_hash)
+        ):
+            # records no key here can check: say what is wrong with the key (missing from the
+            # keyring, or not this scope's) rather than "no grant"
+            store.keys.get(scope_hash)
         if settings is not None and settings.key_source == "passphrase":
             # An expired grant's cached key leaves the keyring at the first refusal.
             with contextlib.suppress(KeyUnavailable):
