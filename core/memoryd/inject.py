@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 
 from memoryd import envpaths
-from memoryd.errors import UsageError
+from memoryd.errors import AuthorizationRequired, UsageError
 
 DEFAULT_BUDGET = 2000
 # Claude Code caps hook output strings at 10,000 characters; stay clear of the edge so a
@@ -161,8 +161,8 @@ def quick_scope(cwd: str) -> str:
 
 # -- the fast read ----------------------------------------------------------------------
 def _grant_live(home: str, scope_hash: str) -> bool:
-    """A live grant for the scope, read the way memoryd.sensitive.grants does (a damaged
-    file grants nothing)."""
+    """A grant for the scope that looks live (a damaged file grants nothing): only the fast
+    path's guess; the gate then checks each record's MAC and the real clock."""
     from datetime import UTC, datetime
 
     try:
@@ -254,7 +254,10 @@ def snapshot_for(cwd: str, home: str | None = None) -> tuple[str, bool]:
         envpaths.full_site()
         from memoryd import snapshot
 
-        return snapshot.read_sensitive(scope_hash), True
+        try:
+            return snapshot.read_sensitive(scope_hash), True
+        except AuthorizationRequired:  # the file's grant fails its check or ended: the gate audited it
+            return sensitive_note(scope_hash), False
     text = _read_plain(scope_dir, home)
     if text is not None:
         return text, True

@@ -262,3 +262,17 @@ def test_the_tray_decides_when_it_runs(cli, slug: str, project: Path, tray):
     out = cli("grant", str(project), "--duration", "session")  # no PIN: the person said yes in the tray
     assert out.returncode == 0 and "granted once" in out.stdout, out.stderr
     assert cli("get", slug).returncode == 0
+
+
+def test_inject_with_a_hand_written_grant_file_prints_the_note_and_exits_0(
+    cli, slug: str, project: Path, isolated_home: Path
+):
+    """The hook's fast path sees a grant file; the gate refuses its record: the hook still
+    exits 0 with the content-free note, and the refusal is audited."""
+    path = _grant_file(isolated_home, project)
+    path.parent.mkdir(mode=0o700, exist_ok=True)
+    record_ = {"scope_hash": resolve(project).hash, "duration": "task", "granted_at": clock.iso(clock.wall())}
+    path.write_text(json.dumps({"grants": [{**record_, "expires_at": None, "task": "x", "mac": "0" * 64}]}))
+    out = cli("inject", "--cwd", str(project))
+    assert out.returncode == 0 and "memoryd grant" in out.stdout and CANARY not in out.stdout, out
+    assert grants.FORGED in _why(cli)
