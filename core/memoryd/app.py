@@ -882,19 +882,33 @@ class Memoryd(Upkeep):
         duration: str,
         task: str | None = None,
         passphrase: str | None = None,
+        pin: str | None = None,
+        in_tray: bool = False,
         actor: str = "cli",
     ) -> tuple[Grant, list[str]]:
-        """Record a grant. A passphrase scope needs the passphrase; its key is then held in
-        the OS keyring for the grant's life. Returns the grant and warnings."""
+        """Record a grant, which only the person can give: a passphrase scope needs its
+        passphrase (its key is then held in the OS keyring for the grant's life); a
+        random-key scope needs the grant PIN, or `in_tray` when the tray's own dialog asked
+        the person (only the tray passes it). Returns the grant and warnings."""
         from memoryd import crypto
-        from memoryd.errors import KeyUnavailable
-        from memoryd.sensitive import grants, state
+        from memoryd.errors import AuthorizationRequired, KeyUnavailable
+        from memoryd.sensitive import gate, grants, state
+        from memoryd.sensitive import pin as grant_pin
 
         scope = self.marked_scope(path)
         settings = self.store.keys.settings(scope.hash)
         if settings is None:
             raise UsageError(f"{scope.root} is not a sensitive scope: nothing to grant")
+        # records that fail their check are audited and dropped before a genuine one joins them
+        gate.live_grants(self.store, scope.hash, actor=actor, what="grant")
         warnings: list[str] = []
+
+        def refuse(why: str, error: Exception) -> None:
+            self.store.audit.append(
+                "access_denied", actor=actor, scope_hash=scope.hash, details={"what": "grant", "why": why}
+            )
+            raise error
+
         if settings.key_source == "passphrase":
             if not passphrase:
                 raise UsageError(
@@ -903,19 +917,24 @@ class Memoryd(Upkeep):
             assert settings.kdf is not None
             key = crypto.derive(passphrase, settings.kdf)
             if crypto.key_check(key) != settings.key_check:
-                self.store.audit.append(
-                    "access_denied",
-                    actor=actor,
-                    scope_hash=scope.hash,
-                    details={"what": "grant", "why": "wrong passphrase"},
-                )
-                raise KeyUnavailable("wrong passphrase for this scope")
+                refuse("wrong passphrase", KeyUnavailable("wrong passphrase for this scope"))
             self.store.keys.remember(scope.hash, key)
             try:
                 state.keyring_set(state.grant_entry(scope.hash), key)
             except KeyUnavailable:
                 warnings.append("no OS keyring to hold the key for the grant: only this process can read")
-        g = grants.add(self.layout, scope.hash, duration, task)
+        elif not in_tray:
+            if not grant_pin.is_set():
+                refuse(
+                    "no grant PIN is set",
+                    AuthorizationRequired(
+                        "no grant PIN is set on this machine: the user sets one with `memoryd grant-pin set` "
+                        "(or grants in the tray app)"
+                    ),
+                )
+            if not grant_pin.verify(pin or ""):
+                refuse("wrong grant PIN", AuthorizationRequired("wrong grant PIN: not granted"))
+        g = grants.add(self.store.keys, scope.hash, duration, task)
         self._index_arrived(scope.hash)
         if spool.pending(self.layout.spool):  # captures that waited for this key
             self.drain_spool(wait=False)
@@ -923,17 +942,23 @@ class Memoryd(Upkeep):
             "grant",
             actor=actor,
             scope_hash=scope.hash,
-            details={"duration": duration, "task": g.task, "expires_at": g.expires_at},
+            details={
+                "duration": duration,
+                "task": g.task,
+                "expires_at": g.expires_at,
+                "by": "tray" if in_tray else ("passphrase" if settings.key_source == "passphrase" else "pin"),
+            },
         )
         return g, warnings
 
     def revoke(self, path: str | Path, *, task: str | None = None, actor: str = "cli") -> int:
         from memoryd.errors import KeyUnavailable
-        from memoryd.sensitive import grants, state
+        from memoryd.sensitive import gate, grants, state
 
         scope = self.marked_scope(path)
-        gone = grants.revoke(self.layout, scope.hash, task)
-        if not grants.live(self.layout, scope.hash):
+        gate.live_grants(self.store, scope.hash, actor=actor, what="revoke")
+        gone = grants.revoke(self.store.keys, scope.hash, task)
+        if not grants.live(self.store.keys, scope.hash):
             with contextlib.suppress(KeyUnavailable):
                 state.keyring_delete(state.grant_entry(scope.hash))
         self.store.audit.append(
@@ -945,10 +970,60 @@ class Memoryd(Upkeep):
         from memoryd.sensitive import grants
 
         out = []
-        for g in grants.all_live(self.layout):
+        for g in grants.all_live(self.store.keys):
             settings = self.store.keys.settings(g.scope_hash)
             out.append({**g.as_dict(), "root": settings.root if settings else None})
         return out
+
+    # -- the grant PIN ----------------------------------------------------------------
+    def grant_pin_status(self) -> dict[str, Any]:
+        """Whether a grant PIN is set, and how many random-key scopes it guards (or would)."""
+        from memoryd.sensitive import marking, pin
+
+        randoms = sum(row["key_source"] == "random" for row in marking.status(self.store))
+        return {"set": pin.is_set(), "random_scopes": randoms}
+
+    def check_grant_pin(self, given: str, *, what: str, actor: str = "cli") -> None:
+        """Refuse (audited, the PIN never logged) unless `given` is the grant PIN."""
+        from memoryd.errors import AuthorizationRequired
+        from memoryd.sensitive import pin
+
+        if not pin.verify(given):
+            self.store.audit.append(
+                "access_denied", actor=actor, details={"what": what, "why": "wrong grant PIN"}
+            )
+            raise AuthorizationRequired("wrong grant PIN")
+
+    def set_grant_pin(
+        self, new: str, *, old: str | None = None, in_tray: bool = False, actor: str = "cli"
+    ) -> None:
+        """Set or change the grant PIN. Changing it needs the current one (or the tray's
+        confirmation: how a forgotten PIN is reset). The first PIN is free only while no
+        random-key scope exists; after that, a PIN set by whoever runs a command could
+        grant scopes they cannot read, so it needs the tray's confirmation."""
+        from memoryd.errors import AuthorizationRequired
+        from memoryd.sensitive import pin
+
+        pin.check_new(new)
+        status = self.grant_pin_status()
+        if status["set"] and not in_tray:
+            self.check_grant_pin(old or "", what="grant-pin change", actor=actor)
+        elif not status["set"] and status["random_scopes"] and not in_tray:
+            why = "first grant PIN while random-key scopes exist needs the tray"
+            self.store.audit.append(
+                "access_denied", actor=actor, details={"what": "grant-pin set", "why": why}
+            )
+            raise AuthorizationRequired(
+                f"{status['random_scopes']} random-key sensitive scope(s) exist without a grant PIN: setting "
+                "the first one needs the person's confirmation in the tray app (start memoryd-tray and run "
+                "this again)"
+            )
+        pin.store(new)
+        self.store.audit.append(
+            "grant_pin_set",
+            actor=actor,
+            details={"changed": bool(status["set"]), "by": "tray" if in_tray else actor},
+        )
 
     def key_export(self, path: str | Path, out: Path, *, passphrase: str, actor: str = "cli") -> None:
         from memoryd.sensitive import marking

@@ -283,7 +283,7 @@ class Upkeep:
 
         out = []
         for row in marking.status(self.store):
-            live = grants.live(self.layout, row["scope_hash"])
+            live = grants.live(self.store.keys, row["scope_hash"])
             out.append({**row, "grants": [g.as_dict() for g in live]})
         return out
 

@@ -1,5 +1,6 @@
-"""The one clock. `MEMORYD_NOW` (ISO-8601) pins it so decay, grants and schedules test
-without waiting."""
+"""The one clock. `MEMORYD_NOW` (ISO-8601) pins it so decay and schedules test without
+waiting. Access never follows it: grants are made and checked with `wall()`, the real
+clock, so setting `MEMORYD_NOW` cannot create or extend a grant (SECURITY.md)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,11 @@ def now() -> datetime:
     pinned = os.environ.get("MEMORYD_NOW")
     if pinned:
         return parse_ts(pinned, what="MEMORYD_NOW")
+    return datetime.now(UTC).replace(microsecond=0)
+
+
+def wall() -> datetime:
+    """The real current time in UTC, whatever `MEMORYD_NOW` says: what grants live by."""
     return datetime.now(UTC).replace(microsecond=0)
 
 

@@ -11,12 +11,12 @@ import sys
 from collections.abc import Sequence
 
 from memoryd import envpaths, inject
-from memoryd.errors import UsageError
+from memoryd.errors import AuthorizationRequired, UsageError
 
 
 def _grant_live(home: str, scope_hash: str) -> bool:
-    """A live grant for the scope, read the way memoryd.sensitive.grants does (a damaged
-    file grants nothing)."""
+    """A grant for the scope that looks live (a damaged file grants nothing): only the fast
+    path's guess; the gate then checks each record's MAC and the real clock."""
     from datetime import UTC, datetime
 
     try:
@@ -57,7 +57,10 @@ def snapshot_for(cwd: str, home: str | None = None) -> tuple[str, bool]:
         envpaths.full_site()
         from memoryd import snapshot
 
-        return snapshot.read_sensitive(scope_hash), True
+        try:
+            return snapshot.read_sensitive(scope_hash), True
+        except AuthorizationRequired:  # the file's grant fails its check or ended: the gate audited it
+            return inject.sensitive_note(scope_hash), False
     text = inject.read_plain(scope_dir, home)
     if text is not None:
         return text, True

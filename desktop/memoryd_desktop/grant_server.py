@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QByteArray, QCoreApplication, QObject, QTimer, Signal
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
-from PySide6.QtWidgets import QDialog
+from PySide6.QtWidgets import QDialog, QMessageBox
 
 from memoryd.app import Memoryd
 from memoryd.errors import MemorydError
@@ -74,6 +74,7 @@ class _Pending(QObject):
         self.peer_pid: int | None = None
         self.request: dict[str, Any] | None = None
         self.dialog: GrantDialog | None = None
+        self.box: QMessageBox | None = None  # `memoryd grant-pin set` asking for the person's yes
         self.answered = False
 
 
@@ -161,15 +162,48 @@ class GrantServer(QObject):
             self._answer(item, False, f"bad request: {exc}")
             return
         item.request["peer_pid"] = item.peer_pid
-        prompts = sum(p.dialog is not None for p in self.pending)
-        if item.request.get("op") == "grant" and prompts >= MAX_PENDING:
+        prompts = sum(p.dialog is not None or p.box is not None for p in self.pending)
+        if item.request.get("op") in ("grant", "pin") and prompts >= MAX_PENDING:
             self._answer(item, False, "too many grant requests at once")
             return
         if item.request.get("op") == "show":
             self.show_wanted.emit()
             self._answer(item, True)
             return
+        if item.request.get("op") == "pin":
+            self._confirm_pin(item)
+            return
         self._prompt(item)
+
+    def _confirm_pin(self, item: _Pending) -> None:
+        """`memoryd grant-pin set` while random-key scopes have no PIN: a PIN set by whoever
+        runs a command could grant those scopes, so the person confirms here."""
+        req = item.request
+        assert req is not None
+        box = QMessageBox(
+            QMessageBox.Icon.Warning,
+            translate("GrantServer", "memoryd: set the grant PIN?"),
+            translate(
+                "GrantServer",
+                "{who} asks to set the grant PIN. Whoever knows it can let agents read your sensitive "
+                "scopes without this app. Allow only if you are setting it yourself right now.",
+            ).format(who=who(req)),
+        )
+        allow = box.addButton(translate("GrantServer", "Allow"), QMessageBox.ButtonRole.AcceptRole)
+        deny = box.addButton(translate("GrantServer", "Deny"), QMessageBox.ButtonRole.RejectRole)
+        box.setDefaultButton(deny)
+        item.box = box
+        box.finished.connect(
+            lambda _code, item=item: self._answer(
+                item,
+                box.clickedButton() is allow,
+                None if box.clickedButton() is allow else translate("GrantServer", "the user denied access"),
+            )
+        )
+        box.show()
+        box.raise_()
+        box.activateWindow()
+        self.asked.emit(req)
 
     def _prompt(self, item: _Pending) -> None:
         from memoryd_desktop.grant_dialog import GrantDialog  # made on the first request
@@ -206,8 +240,14 @@ class GrantServer(QObject):
 
         def grant() -> Any:
             # by hash: the scope core recorded, whatever folder path is there now
+            # the person chose in the tray's own dialog: that is the confirmation (no PIN)
             return facade.grant(
-                req["scope_hash"], duration=duration, task=task, passphrase=passphrase, actor="tray"
+                req["scope_hash"],
+                duration=duration,
+                task=task,
+                passphrase=passphrase,
+                in_tray=True,
+                actor="tray",
             )
 
         def failed(exc: BaseException) -> None:
@@ -238,6 +278,8 @@ class GrantServer(QObject):
             item.dialog.forget_passphrase()
             if item.dialog.isVisible():
                 item.dialog.done(QDialog.DialogCode.Rejected if not granted else QDialog.DialogCode.Accepted)
+        if item.box is not None and item.box.isVisible():
+            item.box.close()
         if item in self.pending:
             self.pending.remove(item)
         if (item.request or {}).get("op") != "show":
@@ -252,6 +294,8 @@ class GrantServer(QObject):
             if item.dialog is not None:
                 item.dialog.forget_passphrase()
                 item.dialog.close()
+            if item.box is not None:
+                item.box.close()
             if item in self.pending:
                 self.pending.remove(item)
             item.conn.deleteLater()

@@ -261,7 +261,10 @@ class ScopesWindow(QWidget):
         self._busy(True)
 
         def grant() -> Any:
-            return facade.grant(root, duration=duration, task=task, passphrase=passphrase, actor=ACTOR)
+            # the person chose in the tray's own dialog: that is the confirmation (no PIN)
+            return facade.grant(
+                root, duration=duration, task=task, passphrase=passphrase, in_tray=True, actor=ACTOR
+            )
 
         self.ops.run(
             grant,

@@ -864,7 +864,23 @@
             <source>the user denied access</source>
             <translation>the user denied access</translation>
         </message>
-    </context>
+        <message>
+        <source>memoryd: set the grant PIN?</source>
+        <translation>memoryd: set the grant PIN?</translation>
+    </message>
+    <message>
+        <source>{who} asks to set the grant PIN. Whoever knows it can let agents read your sensitive scopes without this app. Allow only if you are setting it yourself right now.</source>
+        <translation>{who} asks to set the grant PIN. Whoever knows it can let agents read your sensitive scopes without this app. Allow only if you are setting it yourself right now.</translation>
+    </message>
+    <message>
+        <source>Allow</source>
+        <translation>Allow</translation>
+    </message>
+    <message>
+        <source>Deny</source>
+        <translation>Deny</translation>
+    </message>
+</context>
     <context>
         <name>IdentityWindow</name>
         <message>

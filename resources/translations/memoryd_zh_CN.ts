@@ -866,6 +866,22 @@
         <source>the user denied access</source>
         <translation>用户拒绝了访问</translation>
     </message>
+    <message>
+        <source>memoryd: set the grant PIN?</source>
+        <translation>memoryd：设置授权 PIN？</translation>
+    </message>
+    <message>
+        <source>{who} asks to set the grant PIN. Whoever knows it can let agents read your sensitive scopes without this app. Allow only if you are setting it yourself right now.</source>
+        <translation>{who} 请求设置授权 PIN。知道此 PIN 的人无需本应用即可让代理读取你的敏感范围。只有在你本人正在设置时才允许。</translation>
+    </message>
+    <message>
+        <source>Allow</source>
+        <translation>允许</translation>
+    </message>
+    <message>
+        <source>Deny</source>
+        <translation>拒绝</translation>
+    </message>
 </context>
 <context>
     <name>IdentityWindow</name>

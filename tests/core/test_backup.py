@@ -31,6 +31,7 @@ from .governance.sessions import REMEMBER
 
 NOW = "2026-11-23T10:00:00Z"
 CANARY = "ZebuQuokka4417"
+PIN = "plum-493817"  # the grant PIN the person chose
 FAIL_KEYRING = "keyring.backends.fail.Keyring"
 
 
@@ -130,8 +131,9 @@ def test_round_trip_into_an_empty_home(cli, secret_service: str, tmp_path: Path,
     pid = app.promotions(status="pending")[0]["id"]
     promoted, _ = app.promote(pid, memory_type="preference")
     app.record("fact", f"Payroll band {CANARY}", f"The salary band is {CANARY}.", scope_path=s)
+    app.set_grant_pin(PIN)  # the person chose it before marking
     app.mark_sensitive(s)
-    app.grant(s, duration="session")
+    app.grant(s, duration="session", pin=PIN)
     h = resolve(s).hash
     assert (isolated_home / "grants" / f"{h}.json").exists()
 
@@ -197,7 +199,7 @@ def test_round_trip_into_an_empty_home(cli, secret_service: str, tmp_path: Path,
 
     # the sensitive scope reads with this machine's key once a grant is given here
     fresh_app = Memoryd(Layout(fresh))
-    fresh_app.grant(s, duration="once")
+    fresh_app.grant(s, duration="once", pin=PIN)
     slug = next(r["slug"] for r in fresh_app.list(scopes=[h]))
     assert CANARY in fresh_app.get(slug).doc.body
 

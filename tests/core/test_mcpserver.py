@@ -26,7 +26,7 @@ from memoryd.mcpserver import build
 from memoryd.scope import resolve
 
 from .governance import sessions
-from .sensitive.support import CANARY, grant_tty
+from .sensitive.support import CANARY, PIN, grant_tty
 
 T = TypeVar("T")
 
@@ -204,7 +204,7 @@ def test_sensitive_scope_is_a_tool_error_until_granted(
     mem_traces and mem_recent are tool errors that say `memoryd grant`, each audited as an
     access_denied by actor mcp; after a real grant on a terminal mem_search finds the memory."""
     Memoryd().record("fact", "Grant note", f"{CANARY} lives here.", scope_path=project)
-    assert cli("mark-sensitive", str(project)).returncode == 0
+    assert cli("mark-sensitive", str(project), stdin=PIN + "\n").returncode == 0
     slug = json.loads(cli("list", "--scope", str(project), "--json").stdout)[0]["slug"]
     h = resolve(project).hash
     monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(project))

@@ -21,7 +21,7 @@ from memoryd.frontmatter import Document
 from memoryd.models import Frontmatter, MemoryType, default_ttl
 from memoryd.scope import resolve
 from memoryd.store import Store
-from tests.core.sensitive.support import CANARY, grant_tty, leaks
+from tests.core.sensitive.support import CANARY, PIN, grant_tty, leaks
 
 Cli = Callable[..., subprocess.CompletedProcess[str]]
 
@@ -330,7 +330,7 @@ def test_sensitive_scope_snapshot_is_sealed_and_needs_a_grant(
     snap = _snap(isolated_home, project)
     assert CANARY in snap.read_text(encoding="utf-8")
 
-    assert cli("mark-sensitive", str(project)).returncode == 0
+    assert cli("mark-sensitive", str(project), stdin=PIN + "\n").returncode == 0
     sealed = snap.with_name(inject.SNAPSHOT_ENC)
     assert not snap.exists(), "no plaintext snapshot may stay behind"
     assert sealed.is_file()

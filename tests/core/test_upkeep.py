@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
+from memoryd import clock
 from memoryd.app import Memoryd
 from memoryd.errors import Cancelled, UsageError
 from memoryd.scope import resolve
@@ -266,12 +268,17 @@ def test_sensitive_scopes_lists_marked_scopes_with_their_grants(
         "marked_at": "2026-06-01T09:00:00Z",
         "grants": [],
     }
+    # Grants live by the real clock, not MEMORYD_NOW: it is moved in this process. With no
+    # keyring to cache the key, only this process (which has the passphrase) can tell them genuine.
+    t0 = clock.parse_ts("2026-06-01T09:00:00Z")
+    monkeypatch.setattr(clock, "wall", lambda: t0)
     app.grant(project, duration="once", passphrase=PASSPHRASE)
     app.grant(project, duration="task", task="tax return", passphrase=PASSPHRASE)
-    grants = Memoryd().sensitive_scopes()[0]["grants"]
+    grants = app.sensitive_scopes()[0]["grants"]
     assert [(g["duration"], g["task"], g["expires_at"]) for g in grants] == [
         ("once", None, "2026-06-01T09:01:30Z"),
         ("task", "tax return", None),
     ]
-    monkeypatch.setenv("MEMORYD_NOW", "2026-06-01T09:05:00Z")  # the once grant ended
-    assert [g["duration"] for g in Memoryd().sensitive_scopes()[0]["grants"]] == ["task"]
+    assert Memoryd().sensitive_scopes()[0]["grants"] == []  # another process cannot check them
+    monkeypatch.setattr(clock, "wall", lambda: t0 + timedelta(minutes=5))  # the once grant ended
+    assert [g["duration"] for g in app.sensitive_scopes()[0]["grants"]] == ["task"]

@@ -150,3 +150,49 @@ def test_without_the_tray_the_error_names_the_grant_command(facade: Memoryd, tmp
     _out, err = proc.communicate(timeout=60)
     assert proc.returncode == 3
     assert "memoryd grant" in err and "--duration once" in err and err.count("\n") == 1
+
+
+def test_a_random_key_grant_and_the_first_grant_pin_wait_for_the_persons_yes(
+    qtbot: QtBot, facade: Memoryd, tmp_path: Path, secret_service: str
+) -> None:
+    """Issue 18: with the tray running, `memoryd grant` asks its dialog (no PIN, no terminal
+    question), and the first grant PIN, once random-key scopes exist, needs the person's
+    yes in the tray."""
+    project = tmp_path / "secret-project"
+    project.mkdir()
+    facade.record("fact", "Staging rotation", SECRET_BODY, scope_path=project)
+    facade.mark_sensitive(project)  # a random key, and no grant PIN yet
+    server = _server(qtbot, facade)
+
+    with qtbot.waitSignal(server.asked, timeout=30_000):
+        proc = _cli("grant", str(project), "--duration", "session")
+    dialog = server.pending[0].dialog
+    assert dialog is not None and not dialog.needs_passphrase
+    with qtbot.waitSignal(server.answered, timeout=30_000):
+        qtbot.mouseClick(dialog.allow_button, Qt.MouseButton.LeftButton)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0 and "granted" in out, err
+    assert [g["scope_hash"] for g in facade.grants()] == [facade.scope(project).hash]
+
+    pin = subprocess.Popen(
+        [sys.executable, "-m", "memoryd.cli.main", "grant-pin", "set"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    with qtbot.waitSignal(server.asked, timeout=30_000) as asked:
+        assert pin.stdin is not None
+        pin.stdin.write("plum-493817\n")
+        pin.stdin.close()
+    assert asked.args[0]["op"] == "pin"
+    box = server.pending[0].box
+    assert box is not None and box.isVisible()
+    (allow,) = [b for b in box.buttons() if b.text() == "Allow"]
+    with qtbot.waitSignal(server.answered, timeout=30_000) as answered:
+        qtbot.mouseClick(allow, Qt.MouseButton.LeftButton)
+    assert answered.args[1] is True
+    assert pin.wait(60) == 0 and pin.stdout is not None and pin.stderr is not None
+    out, err = pin.stdout.read(), pin.stderr.read()
+    assert pin.returncode == 0 and "grant PIN set" in out, err
+    assert facade.grant_pin_status() == {"set": True, "random_scopes": 1}

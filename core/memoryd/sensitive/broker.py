@@ -159,14 +159,26 @@ def parse_request(line: bytes) -> dict[str, Any]:
         data = json.loads(line.decode("utf-8"))
     except (ValueError, RecursionError, UnicodeDecodeError):
         raise ValueError("request is not JSON") from None
-    if not isinstance(data, dict) or data.get("v") != PROTOCOL or data.get("op") not in ("grant", "show"):
+    if (
+        not isinstance(data, dict)
+        or data.get("v") != PROTOCOL
+        or data.get("op") not in ("grant", "pin", "show")
+    ):
         raise ValueError("not a memoryd grant request")
     if data["op"] == "show":  # a second `memoryd-tray` launch: show the running one's window
         return {"v": PROTOCOL, "op": "show"}
+    actor = data.get("actor") if data.get("actor") in ("cli", "mcp", "tray", "hook") else "cli"
+    if data["op"] == "pin":  # `memoryd grant-pin set` while random-key scopes have none: the person confirms
+        return {
+            "v": PROTOCOL,
+            "op": "pin",
+            "actor": actor,
+            "agent": said(data.get("agent")),
+            "what": said(data.get("what")),
+        }
     scope_hash = data.get("scope_hash")
     if not isinstance(scope_hash, str) or not _HASH.fullmatch(scope_hash):
         raise ValueError("request has no scope hash")
-    actor = data.get("actor") if data.get("actor") in ("cli", "mcp", "tray", "hook") else "cli"
     return {
         "v": PROTOCOL,
         "op": "grant",

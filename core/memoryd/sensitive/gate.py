@@ -1,6 +1,8 @@
 """The gate (seed 000): every read of a sensitive scope goes through check_or_raise, in
 core, so the CLI, the MCP server and the tray cannot drift apart. Each denial is audited
-as `access_denied`, each granted read as `sensitive_read` (counts and ids, no content)."""
+as `access_denied`, each granted read as `sensitive_read` (counts and ids, no content).
+Grants count only when their record passes its MAC and the real clock says they live; a
+record that fails its check is removed and its refusal audited (issue 18)."""
 
 from __future__ import annotations
 
@@ -30,10 +32,27 @@ def _ask(store: Store, scope_hash: str, what: str) -> tuple[bool, str | None]:
     if answer is None:
         return False, None
     if answer.get("granted"):
-        if grants.live(store.layout, scope_hash):
+        if grants.live(store.keys, scope_hash):
             return True, None
         return False, "the tray answered yes but no grant is in effect (it may have expired already)"
     return False, str(answer.get("error") or "the user refused it in the tray")
+
+
+def live_grants(
+    store: Store, scope_hash: str, *, actor: str, what: str, target: str | None = None
+) -> list[grants.Grant]:
+    """The scope's live grants; records that fail their check (written or edited by hand)
+    are dropped from the file and the refusal is audited."""
+    found = grants.check(store.keys, scope_hash, drop_refused=True)
+    if found.refused:
+        store.audit.append(
+            "access_denied",
+            actor=actor,
+            scope_hash=scope_hash,
+            target_id=target,
+            details={"what": what, "why": grants.FORGED, "records": found.refused},
+        )
+    return found.live
 
 
 def check_or_raise(
@@ -41,14 +60,22 @@ def check_or_raise(
 ) -> None:
     if not store.keys.sensitive(scope_hash):
         return
-    live = grants.live(store.layout, scope_hash)
+    live = live_grants(store, scope_hash, actor=actor, what=what, target=target)
     refused = None
     if not live:
         asked, refused = _ask(store, scope_hash, what)
         if asked:
-            live = grants.live(store.layout, scope_hash)
+            live = grants.live(store.keys, scope_hash)
     if not live:
         settings = store.keys.settings(scope_hash)
+        if (
+            settings is not None
+            and settings.key_source == "random"
+            and grants.has_records(store.layout, scope_hash)
+        ):
+            # records no key here can check: say what is wrong with the key (missing from the
+            # keyring, or not this scope's) rather than "no grant"
+            store.keys.get(scope_hash)
         if settings is not None and settings.key_source == "passphrase":
             # An expired grant's cached key leaves the keyring at the first refusal.
             with contextlib.suppress(KeyUnavailable):
@@ -74,4 +101,4 @@ def check_or_raise(
 
 def allowed(store: Store, scope_hash: str) -> bool:
     """For listings that skip what they may not show, without auditing each skip."""
-    return not store.keys.sensitive(scope_hash) or bool(grants.live(store.layout, scope_hash))
+    return not store.keys.sensitive(scope_hash) or bool(grants.live(store.keys, scope_hash))

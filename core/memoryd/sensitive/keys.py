@@ -61,6 +61,34 @@ class Keys:
         """Key rotation: seal with a key the settings do not vouch for yet."""
         self._keys[scope_hash] = key
 
+    def grant_key(self, scope_hash: str) -> bytes | None:
+        """The MAC key of the scope's grant records, derived from the scope key where this
+        process can have it without a grant: this process's own key, the OS keyring (a
+        random key, or a passphrase scope's key cached by a live grant), or the passphrase
+        asked on a terminal. None when none of these is here: then no grant can be told
+        genuine, so none counts."""
+        s = self.settings(scope_hash)
+        if s is None:
+            return None
+        key = self._keys.get(scope_hash)
+        if key is None or crypto.key_check(key) != s.key_check:
+            entry = state.key_entry(scope_hash) if s.key_source == "random" else state.grant_entry(scope_hash)
+            key = state.keyring_get_quiet(entry)
+        if (
+            key is None
+            and s.key_source == "passphrase"
+            and _ask is not None
+            and s.kdf is not None
+            and grants.has_records(self.layout, scope_hash)
+        ):
+            key = crypto.derive(_ask(s), s.kdf)
+            if crypto.key_check(key) != s.key_check:
+                raise KeyUnavailable("wrong passphrase for this scope")
+            self._keys[scope_hash] = key
+        if key is None or crypto.key_check(key) != s.key_check:
+            return None
+        return grants.record_key(key, scope_hash)
+
     def get(self, scope_hash: str) -> bytes:
         if scope_hash in self._keys:
             return self._keys[scope_hash]
@@ -79,12 +107,12 @@ class Keys:
                 )
         else:
             key = None
-            if not grants.live(self.layout, scope_hash):
+            if not grants.live(self, scope_hash):
                 # The grant ended: its cached key leaves the keyring at the first look.
                 with contextlib.suppress(KeyUnavailable):
                     state.keyring_delete(state.grant_entry(scope_hash))
             else:
-                key = state.keyring_get_quiet(state.grant_entry(scope_hash))
+                key = self._keys.get(scope_hash) or state.keyring_get_quiet(state.grant_entry(scope_hash))
                 if key is None and _ask is not None and s.kdf is not None:
                     key = crypto.derive(_ask(s), s.kdf)
                     if crypto.key_check(key) != s.key_check:

@@ -345,7 +345,7 @@ def unmark(store: Store, scope: Scope, *, actor: str = "cli") -> int:
         with contextlib.suppress(KeyUnavailable):
             state.keyring_delete(entry)
     (Path(settings.root) / MARKER).unlink(missing_ok=True)
-    grants.revoke(store.layout, scope.hash, None)
+    grants.revoke(store.keys, scope.hash, None)
     store.audit.append("unmark_sensitive", actor=actor, scope_hash=scope.hash, details={"decrypted": count})
     return count
 
@@ -400,13 +400,14 @@ def rotate(store: Store, scope: Scope, *, new_passphrase: str | None, actor: str
         params or settings.kdf,
     )
     if settings.key_source == "random":
+        grants.resign(store.keys, scope.hash, old, new)  # the live grants stay, signed anew
         state.keyring_set(state.key_entry(scope.hash), new)
     state.save(store.layout, new_settings)
     if settings.key_source == "random":
         state.keyring_delete(next_entry)
     else:
         state.keyring_delete(state.grant_entry(scope.hash))
-        grants.revoke(store.layout, scope.hash, None)
+        grants.revoke(store.keys, scope.hash, None)
     store.keys.forget(scope.hash)
     store.keys.remember(scope.hash, new)
     store.reindex_scope(scope.hash)  # fingerprints are keyed: recompute them

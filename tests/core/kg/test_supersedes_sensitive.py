@@ -15,7 +15,7 @@ from memoryd.config import Config, LLMConfig
 from memoryd.scope import resolve
 from memoryd.sensitive import marking
 from tests.core.llm.replay import Replay, recorded
-from tests.core.sensitive.support import grant_tty, leaks, one_line_error
+from tests.core.sensitive.support import PIN, grant_tty, leaks, one_line_error
 
 MODEL = "claude-haiku-4-5-20251001"
 # CamelCase names the rules read as entities, and that nothing else under MEMORYD_HOME holds.
@@ -51,7 +51,7 @@ def test_acceptance_a_sensitive_scope_supersedes_by_the_rules_and_keeps_names_ou
 ):
     secret = tmp_path / "payroll"
     secret.mkdir()
-    assert cli("mark-sensitive", str(secret)).returncode == 0
+    assert cli("mark-sensitive", str(secret), stdin=PIN + "\n").returncode == 0
     grant_tty(secret, "task", "--task", "ledger")
     h = resolve(secret).hash
 
@@ -154,7 +154,7 @@ def test_acceptance_marking_a_scope_sensitive_keeps_its_chain(
     before = _json(cli("history", react, "--json"))
     assert [m["slug"] for m in before["chain"]] == [react, solid]
 
-    assert cli("mark-sensitive", str(project)).returncode == 0
+    assert cli("mark-sensitive", str(project), stdin=PIN + "\n").returncode == 0
     rows = _json(cli("list", "--scope", str(project), "--json"))
     names = sorted(r["slug"] for r in rows)
     assert len(names) == 2 and all(marking.OPAQUE.match(n) for n in names), names

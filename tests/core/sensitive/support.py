@@ -1,5 +1,6 @@
 """Shared material for the sensitive-scope tests: records through the real CLI, grants
-through a real pseudo-terminal, and a byte scan of every file under MEMORYD_HOME."""
+with the grant PIN (piped, or typed on a real pseudo-terminal), and a byte scan of every
+file under MEMORYD_HOME."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from typing import Any
 # so a lowercased slug or an uppercased copy is caught by the case-insensitive scan.
 CANARY = "ZebuQuokka4417"
 PASSPHRASE = "correct horse battery staple"
+PIN = "plum-493817"
 
 
 def record(cli, project: Path, title: str, body: str, *triggers: str) -> str:
@@ -56,10 +58,16 @@ def plain_files(home: Path) -> list[Path]:
 
 
 def tty_cli(
-    *args: str, answer: str = "y", env: dict[str, str] | None = None, timeout: float = 60
+    *args: str,
+    answer: str = "y",
+    prompt: bytes = b"PIN",
+    env: dict[str, str] | None = None,
+    timeout: float = 60,
 ) -> tuple[int, str, str]:
-    """Run the CLI with stdin and stderr on a real pseudo-terminal (stdout piped); wait for
-    the `[y/N]` question, type `answer`. Returns (exit code, stdout, what the terminal saw)."""
+    """Run the CLI with stdin and stderr on a real pseudo-terminal (stdout piped), as an
+    agent can with `script -qec`; type `answer` at each `prompt` the terminal shows (a
+    new session: no controlling terminal but this one, so getpass reads it). Returns
+    (exit code, stdout, what the terminal saw)."""
     master, slave = os.openpty()
     proc = subprocess.Popen(
         [sys.executable, "-m", "memoryd.cli.main", *args],
@@ -68,10 +76,11 @@ def tty_cli(
         stderr=slave,
         env={**os.environ, **(env or {})},
         close_fds=True,
+        start_new_session=True,
     )
     os.close(slave)
     seen = b""
-    answered = False
+    answered = 0
     deadline = time.monotonic() + timeout
     try:
         while time.monotonic() < deadline:
@@ -84,9 +93,9 @@ def tty_cli(
                 if not chunk and proc.poll() is not None:
                     break
                 seen += chunk
-                if not answered and b"[y/N]" in seen:
+                if seen.count(prompt) > answered:
                     os.write(master, answer.encode() + b"\n")
-                    answered = True
+                    answered += 1
             elif proc.poll() is not None:
                 break
         else:
@@ -100,10 +109,24 @@ def tty_cli(
             proc.stdout.close()
 
 
+def set_pin(cli, pin: str = PIN) -> None:
+    """The person chooses the grant PIN (before any random-key scope exists)."""
+    out = cli("grant-pin", "set", stdin=pin + "\n")
+    assert out.returncode == 0 and "grant PIN set" in out.stdout, out.stderr
+
+
 def grant_tty(project: Path, duration: str = "once", *extra: str, env: dict[str, str] | None = None) -> Any:
-    code, out, term = tty_cli("grant", str(project), "--duration", duration, *extra, env=env)
+    """The person at a terminal types the grant PIN."""
+    code, out, term = tty_cli("grant", str(project), "--duration", duration, *extra, answer=PIN, env=env)
     assert code == 0, (out, term)
-    assert "[y/N]" in term and "granted" in out, (out, term)
+    assert "Grant PIN" in term and "granted" in out and PIN not in term, (out, term)
+    return out
+
+
+def grant_pin(cli, project: Path, duration: str = "once", *extra: str, **kw: Any):
+    """The person pipes the grant PIN on stdin."""
+    out = cli("grant", str(project), "--duration", duration, *extra, stdin=PIN + "\n", **kw)
+    assert out.returncode == 0 and "granted" in out.stdout, out.stderr
     return out
 
 

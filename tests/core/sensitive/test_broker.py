@@ -120,6 +120,7 @@ def grants(request: dict[str, Any]) -> bytes:
         request["root"],
         duration="once",
         passphrase=PASSPHRASE if request["passphrase"] else None,
+        in_tray=True,  # the person said yes in the tray's own dialog
         actor="tray",
     )
     return app.grant_answer(True, duration="once")

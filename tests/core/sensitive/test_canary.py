@@ -16,6 +16,7 @@ from memoryd.scope import resolve
 from ..governance.sessions import capture
 from .support import (
     CANARY,
+    PIN,
     audit_events,
     enc_files,
     grant_tty,
@@ -23,6 +24,7 @@ from .support import (
     one_line_error,
     plain_files,
     record,
+    set_pin,
     tty_cli,
 )
 
@@ -56,7 +58,8 @@ def marked(cli, secret_service: str, project: Path, tmp_path: Path, isolated_hom
     assert "index.db" in before and "audit/audit.jsonl" in before, before
     assert any(p.startswith("scopes/") for p in before), before
 
-    out = cli("mark-sensitive", str(project))
+    set_pin(cli)
+    out = cli("mark-sensitive", str(project), stdin=PIN + "\n")
     assert out.returncode == 0, out.stderr
     assert "5 memories encrypted" in out.stdout, out.stdout
     return {"slugs": slugs, "session": session, "pid": pid, "hash": resolve(project).hash}
@@ -94,10 +97,10 @@ def test_mark_leaves_no_canary_and_reads_need_a_grant(cli, marked: dict, project
     assert proposals.returncode == 0 and CANARY not in proposals.stdout
     assert leaks(isolated_home) == []
 
-    # A grant needs the user at a terminal.
-    one_line_error(cli("grant", str(project), "--duration", "once", stdin="y\n"), 2, "terminal")
+    # A grant needs the person's PIN: neither `y` piped nor `n` typed on a terminal is one.
+    one_line_error(cli("grant", str(project), "--duration", "once", stdin="y\n"), 3, "wrong grant PIN")
     code, out, term = tty_cli("grant", str(project), "--duration", "once", answer="n")
-    assert code == 2 and "not granted" in term and out == ""
+    assert code == 3 and "not granted" in term and out == ""
     assert json.loads(cli("grants", "--json").stdout) == []
     assert audit_events(cli, "grant") == []
 

@@ -1,38 +1,47 @@
-"""Grant lifetimes on the one clock (MEMORYD_NOW): once = 90 s, session = 8 h, task =
-until revoked; `grants --json` lists live grants only; grant files are private."""
+"""Grant lifetimes on the real clock (issue 18: `MEMORYD_NOW` never creates or extends
+access): once = 90 s, session = 8 h, task = until revoked; `grants --json` lists live
+grants only; grant files are private. Time is moved the honest way: the person gives a
+grant in the past (this process moves `clock.wall` back while granting with the PIN),
+and the CLI, on the real clock, judges it."""
 
 from __future__ import annotations
 
 import json
 import stat
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 import keyring
 import pytest
 
+from memoryd import clock
 from memoryd.app import Memoryd
 from memoryd.scope import resolve
 
-from .support import CANARY, PASSPHRASE, grant_passphrase, grant_tty, one_line_error, record
-
-T0 = datetime(2026, 6, 1, 9, 0, 0, tzinfo=UTC)
-
-
-def at(**delta: float) -> dict[str, str]:
-    return {"MEMORYD_NOW": (T0 + timedelta(**delta)).strftime("%Y-%m-%dT%H:%M:%SZ")}
+from .support import CANARY, PASSPHRASE, PIN, grant_pin, one_line_error, record, set_pin, tty_cli
 
 
 @pytest.fixture
 def slug(cli, secret_service: str, project: Path) -> str:
     for i in range(2):
         Memoryd().record("fact", f"Grant note {i}", f"{CANARY} {i}", scope_path=project)
-    assert cli("mark-sensitive", str(project), env=at()).returncode == 0
+    set_pin(cli)
+    assert cli("mark-sensitive", str(project), stdin=PIN + "\n").returncode == 0
     return json.loads(cli("list", "--scope", str(project), "--json").stdout)[0]["slug"]
 
 
-def _readable(cli, slug: str, env: dict[str, str]) -> bool:
-    out = cli("get", slug, env=env)
+def given(
+    monkeypatch: pytest.MonkeyPatch, project: Path, duration: str, ago: timedelta, **kw: str | None
+) -> None:
+    """The person grants, `ago` before now by the real clock."""
+    then = clock.wall() - ago
+    with monkeypatch.context() as m:
+        m.setattr(clock, "wall", lambda: then)
+        Memoryd().grant(project, duration=duration, **({"pin": PIN} | kw))
+
+
+def _readable(cli, slug: str) -> bool:
+    out = cli("get", slug)
     if out.returncode == 3:
         assert out.stderr.count("\n") == 1 and "memoryd grant" in out.stderr, out.stderr
         return False
@@ -40,21 +49,21 @@ def _readable(cli, slug: str, env: dict[str, str]) -> bool:
     return True
 
 
-def _live(cli, env: dict[str, str]) -> list[dict]:
-    out = cli("grants", "--json", env=env)
+def _live(cli) -> list[dict]:
+    out = cli("grants", "--json")
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout)
 
 
-def test_once_lives_90_seconds(cli, slug: str, project: Path, isolated_home: Path):
-    assert not _readable(cli, slug, at())
-    grant_tty(project, "once", env=at())
-    assert _readable(cli, slug, at(seconds=1))
-    assert _readable(cli, slug, at(seconds=89))
-    (g,) = _live(cli, at(seconds=89))
-    assert g["duration"] == "once" and g["root"] == str(project) and g["expires_at"] == "2026-06-01T09:01:30Z"
-    assert not _readable(cli, slug, at(seconds=91))
-    assert _live(cli, at(seconds=91)) == []
+def test_once_lives_90_seconds(cli, slug: str, project: Path, isolated_home: Path, monkeypatch):
+    assert not _readable(cli, slug)
+    grant_pin(cli, project, "once")
+    (g,) = _live(cli)
+    assert g["duration"] == "once" and g["root"] == str(project) and "mac" not in g
+    span = clock.parse_ts(g["expires_at"]) - clock.parse_ts(g["granted_at"])
+    assert span == timedelta(seconds=90)
+    assert abs(clock.parse_ts(g["granted_at"]) - clock.wall()) < timedelta(seconds=30)
+    assert _readable(cli, slug)
 
     h = resolve(project).hash
     path = isolated_home / "grants" / f"{h}.json"
@@ -62,49 +71,64 @@ def test_once_lives_90_seconds(cli, slug: str, project: Path, isolated_home: Pat
     assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
     assert CANARY not in path.read_text()
 
+    assert cli("revoke", str(project)).returncode == 0
+    given(monkeypatch, project, "once", timedelta(seconds=75))
+    assert _readable(cli, slug)
+    assert cli("revoke", str(project)).returncode == 0
+    given(monkeypatch, project, "once", timedelta(seconds=91))
+    assert not _readable(cli, slug)
+    assert _live(cli) == [] and not path.exists()  # the expired grant left the file
 
-def test_session_lives_8_hours(cli, slug: str, project: Path):
-    grant_tty(project, "session", env=at())
-    assert _readable(cli, slug, at(hours=8, seconds=-1))
-    assert not _readable(cli, slug, at(hours=8, seconds=1))
+
+def test_session_lives_8_hours(cli, slug: str, project: Path, monkeypatch):
+    given(monkeypatch, project, "session", timedelta(hours=8, seconds=-30))
+    assert _readable(cli, slug)
+    assert cli("revoke", str(project)).returncode == 0
+    given(monkeypatch, project, "session", timedelta(hours=8, seconds=1))
+    assert not _readable(cli, slug)
 
 
-def test_task_lives_until_revoked_and_listing_shows_live_only(cli, slug: str, project: Path):
-    one_line_error(cli("grant", str(project), "--duration", "task", stdin="y\n"), 2)
-    grant_tty(project, "once", env=at())
-    grant_tty(project, "task", "--task", "year-end", env=at(seconds=10))
-    assert {g["duration"] for g in _live(cli, at(seconds=60))} == {"once", "task"}
-    (g,) = _live(cli, at(days=400))
+def test_task_lives_until_revoked_and_listing_shows_live_only(cli, slug: str, project: Path, monkeypatch):
+    one_line_error(cli("grant", str(project), "--duration", "task", stdin=PIN + "\n"), 2, "--task")
+    given(monkeypatch, project, "once", timedelta(seconds=200))  # expired
+    given(monkeypatch, project, "task", timedelta(days=400), task="year-end")
+    given(monkeypatch, project, "once", timedelta(seconds=10))
+    assert {g["duration"] for g in _live(cli)} == {"once", "task"}
+    assert cli("revoke", str(project)).returncode == 0
+    given(monkeypatch, project, "task", timedelta(days=400), task="year-end")
+    (g,) = _live(cli)
     assert g["task"] == "year-end" and g["expires_at"] is None
-    assert _readable(cli, slug, at(days=400))
+    assert _readable(cli, slug)
 
-    one_line_error(cli("revoke", str(project), "--task", "no-such-task", env=at(days=400)), 2, "no-such-task")
-    out = cli("revoke", str(project), "--task", "year-end", env=at(days=400))
+    one_line_error(cli("revoke", str(project), "--task", "no-such-task"), 2, "no-such-task")
+    out = cli("revoke", str(project), "--task", "year-end")
     assert out.returncode == 0 and "revoked 1" in out.stdout, out.stderr
-    assert not _readable(cli, slug, at(days=400))
-    assert _live(cli, at(days=400)) == []
-    assert _live(cli, at(seconds=60)) == []  # revoking also drops the dead ones
+    assert not _readable(cli, slug)
+    assert _live(cli) == []
 
 
 def test_task_grant_needs_a_task_name(cli, slug: str, project: Path):
-    from .support import tty_cli
-
-    code, _, term = tty_cli("grant", str(project), "--duration", "task")
+    code, _, term = tty_cli("grant", str(project), "--duration", "task", answer=PIN)
     assert code == 2 and "--task" in term and "Traceback" not in term
-    assert _live(cli, at()) == []
+    assert "PIN" not in term  # refused before anything was asked
+    assert _live(cli) == []
 
 
 def test_passphrase_grant_key_leaves_the_keyring_when_the_grant_expires(
-    cli, secret_service: str, project: Path
+    cli, secret_service: str, project: Path, monkeypatch
 ):
     record(cli, project, "Pass note", f"{CANARY} body")
-    out = cli("mark-sensitive", str(project), "--passphrase", stdin=PASSPHRASE + "\n", env=at())
+    out = cli("mark-sensitive", str(project), "--passphrase", stdin=PASSPHRASE + "\n")
     assert out.returncode == 0, out.stderr
     h = resolve(project).hash
     slug = json.loads(cli("list", "--scope", str(project), "--json").stdout)[0]["slug"]
-    grant_passphrase(cli, project, "once", env=at())
+    given(monkeypatch, project, "once", timedelta(seconds=30), pin=None, passphrase=PASSPHRASE)
     assert keyring.get_password("memoryd", f"grant-key:{h}")
-    assert _readable(cli, slug, at(seconds=30))
-    assert not _readable(cli, slug, at(seconds=91))
-    assert _live(cli, at(seconds=91)) == []
+    assert _readable(cli, slug)
+    assert cli("revoke", str(project)).returncode == 0
+    assert keyring.get_password("memoryd", f"grant-key:{h}") is None
+    given(monkeypatch, project, "once", timedelta(seconds=91), pin=None, passphrase=PASSPHRASE)
+    assert keyring.get_password("memoryd", f"grant-key:{h}")
+    assert not _readable(cli, slug)
+    assert _live(cli) == []
     assert keyring.get_password("memoryd", f"grant-key:{h}") is None

@@ -10,7 +10,18 @@ import keyring
 
 from memoryd.scope import resolve
 
-from .support import CANARY, PASSPHRASE, enc_files, grant_passphrase, grant_tty, leaks, one_line_error, record
+from .support import (
+    CANARY,
+    PASSPHRASE,
+    PIN,
+    enc_files,
+    grant_passphrase,
+    grant_tty,
+    leaks,
+    one_line_error,
+    record,
+    set_pin,
+)
 
 
 def test_random_key_lives_in_gnome_keyring_and_the_flow_works(
@@ -20,7 +31,8 @@ def test_random_key_lives_in_gnome_keyring_and_the_flow_works(
     h = resolve(project).hash
     assert keyring.get_password("memoryd", f"scope-key:{h}") is None
 
-    out = cli("mark-sensitive", str(project))
+    set_pin(cli)
+    out = cli("mark-sensitive", str(project), stdin=PIN + "\n")
     assert out.returncode == 0, out.stderr
     assert "3 memories encrypted" in out.stdout and "key export" in out.stdout
     stored = keyring.get_password("memoryd", f"scope-key:{h}")

@@ -17,6 +17,7 @@ from memoryd.testing import claude_exchange, stop_payload, write_jsonl
 from .support import (
     CANARY,
     PASSPHRASE,
+    PIN,
     enc_files,
     grant_passphrase,
     grant_tty,
@@ -24,6 +25,7 @@ from .support import (
     one_line_error,
     plain_files,
     record,
+    set_pin,
 )
 
 RECOVERY = "recovery file passphrase 42"
@@ -35,7 +37,8 @@ def marked(cli, secret_service: str, project: Path, isolated_home: Path) -> list
     """Three memories with the canary in a scope marked with a random key (in gnome-keyring)."""
     for i in range(3):
         Memoryd().record("fact", f"Payroll {i} {CANARY}", f"Salary band {i} is {CANARY}.", scope_path=project)
-    out = cli("mark-sensitive", str(project))
+    set_pin(cli)
+    out = cli("mark-sensitive", str(project), stdin=PIN + "\n")
     assert out.returncode == 0, out.stderr
     return [r["slug"] for r in json.loads(cli("list", "--scope", str(project), "--json").stdout)]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from memoryd.app import Memoryd
 
-from .support import CANARY, enc_files, grant_tty, one_line_error
+from .support import CANARY, PIN, enc_files, grant_tty, one_line_error, set_pin
 
 
 def _snapshot(home: Path) -> dict[str, bytes]:
@@ -21,7 +21,8 @@ def test_flip_swap_rename_are_each_caught_on_read(
 ):
     for i in range(5):
         Memoryd().record("fact", f"Note {i} {CANARY}", f"Body number {i} about {CANARY}.", scope_path=project)
-    assert cli("mark-sensitive", str(project)).returncode == 0
+    set_pin(cli)
+    assert cli("mark-sensitive", str(project), stdin=PIN + "\n").returncode == 0
     grant_tty(project, "session")
     rows = sorted(json.loads(cli("list", "--scope", str(project), "--json").stdout), key=lambda r: r["slug"])
     path = {r["slug"]: isolated_home / r["body_path"] for r in rows}

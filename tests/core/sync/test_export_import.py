@@ -14,7 +14,7 @@ import keyring
 
 from memoryd import crypto
 from memoryd.testing import claude_exchange, stop_payload, write_jsonl
-from tests.core.sensitive.support import CANARY, leaks, one_line_error
+from tests.core.sensitive.support import CANARY, PIN, leaks, one_line_error
 
 from .homes import Clock, Home, capture, diff, make_homes
 
@@ -206,10 +206,11 @@ def test_sensitive_project_travels_sealed(tmp_path: Path, monkeypatch, clk: Cloc
     a.app().record("fact", f"Salary band {CANARY}", f"The band is {CANARY}.", scope_path=payroll)
     a.app().record("fact", "Plain note", "Nothing secret about the web app.", scope_path=web)
     clk.tick()
+    a.app().set_grant_pin(PIN)  # the person chose it before marking
     a.app().mark_sensitive(payroll)
     h = a.app().scope(payroll).hash
     (secret,) = [r["slug"] for r in a.app().list(scopes=[h])]  # marking gave it an opaque name
-    a.app().grant(payroll, duration="session")
+    a.app().grant(payroll, duration="session", pin=PIN)
     keyfile = tmp_path / "payroll.memoryd-key"
     a.app().key_export(payroll, keyfile, passphrase=RECOVERY)
 
@@ -237,7 +238,7 @@ def test_sensitive_project_travels_sealed(tmp_path: Path, monkeypatch, clk: Cloc
     assert b.app().search(CANARY, scopes=[h]) == []
 
     b.app().key_import(keyfile, passphrase=RECOVERY)
-    b.app().grant(payroll, duration="session")
+    b.app().grant(payroll, duration="session", pin=PIN)
     hits = b.app().search(CANARY, scopes=[h])
     assert [r.slug for r in hits] == [secret], "the imported sealed memory is not found"
     assert CANARY in b.app().get(secret).doc.body

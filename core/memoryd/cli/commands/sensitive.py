@@ -1,9 +1,11 @@
 """memoryd mark-sensitive / unmark-sensitive / rotate-key / grant / revoke / grants /
-key export / key import.
+grant-pin / key export / key import.
 
-Granting needs the user: on a terminal it asks for confirmation, and it refuses when
-stdin is not a terminal (an agent with a shell must not grant itself access). A
-passphrase is read from the terminal, or from stdin when piped, never from argv."""
+Granting needs the person, and a terminal is not proof of one (an agent with a shell can
+open a pty): when the tray runs, its own dialog decides; otherwise the grant needs a
+secret the agent does not have, the scope's passphrase or the grant PIN. There is no
+`--yes`. Passphrases and PINs are read from the terminal, or from stdin when piped,
+never from argv."""
 
 from __future__ import annotations
 
@@ -52,8 +54,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "grant",
         parents=[common],
         help="let reads of a sensitive scope through for a while",
-        description="once = 90 s, session = 8 h, task = until `memoryd revoke PATH --task NAME`. Asks for "
-        "confirmation on the terminal (or the scope's passphrase). Example: "
+        description="once = 90 s, session = 8 h, task = until `memoryd revoke PATH --task NAME`. When the "
+        "tray app runs, its dialog asks the user; otherwise the grant needs the scope's passphrase, or for a "
+        "random-key scope the grant PIN (`memoryd grant-pin set`), typed or on stdin. Example: "
         "memoryd grant ~/work/finance --duration session",
     )
     g.add_argument("path")
@@ -71,6 +74,18 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     v.add_argument("path")
     v.add_argument("--task")
     v.set_defaults(handler=run_revoke)
+
+    gp = sub.add_parser(
+        "grant-pin",
+        parents=[common],
+        help="set or change the grant PIN that confirms grants without the tray",
+        description="set: choose the first PIN (asked when the first random-key scope is marked; once "
+        "random-key scopes exist, the first PIN needs the tray's confirmation). change: the current PIN, "
+        "then the new one (piped: one per line). Only a scrypt hash is kept, in the OS keyring. "
+        "Example: memoryd grant-pin change",
+    )
+    gp.add_argument("action", choices=["set", "change"])
+    gp.set_defaults(handler=run_grant_pin)
 
     ls = sub.add_parser(
         "grants", parents=[common], help="list live grants", description="Example: memoryd grants --json"
@@ -126,16 +141,61 @@ def read_passphrase(prompt: str, *, confirm: bool = False) -> str:
     return first
 
 
-def _confirm(question: str) -> None:
-    if not sys.stdin.isatty():
-        raise UsageError(
-            "granting access needs the user at a terminal (stdin is not a terminal); "
-            "ask the user to run this command themselves"
+def read_secret(prompt: str) -> str:
+    """A PIN or passphrase from the terminal, else one line of stdin; never from argv."""
+    try:
+        if sys.stdin.isatty():
+            return getpass.getpass(prompt)
+        return sys.stdin.readline().rstrip("\r\n")
+    except EOFError:  # the terminal closed before a line came: nothing was typed
+        return ""
+
+
+def read_new_pin(prompt: str, *, optional: bool = False) -> str | None:
+    """A new grant PIN: twice on a terminal, else one line of stdin. `optional`: an empty
+    answer on stdin means "not now"."""
+    from memoryd.sensitive import pin
+
+    first = read_secret(prompt)
+    if not first and optional and not sys.stdin.isatty():
+        return None
+    pin.check_new(first)
+    if sys.stdin.isatty() and getpass.getpass("Again: ") != first:
+        raise UsageError("the two PINs differ")
+    return first
+
+
+def _ask_tray(op: str, request: dict[str, Any]) -> dict[str, Any] | None:
+    """The running tray's answer to `op`, or None when no tray listens."""
+    from memoryd.sensitive import broker
+
+    if broker.current is None:
+        return None
+    return broker.current({"op": op, **request})
+
+
+def _pin_on_mark(app: Any) -> None:
+    """Marking a random-key scope: the first one chooses the grant PIN; later ones must
+    know it (so a PIN someone else set before the person marked is noticed)."""
+    from memoryd.errors import KeyUnavailable
+
+    try:
+        status = app.grant_pin_status()
+    except KeyUnavailable:
+        return  # no keyring: marking says so in its own words
+    if status["set"]:
+        app.check_grant_pin(read_secret("Grant PIN (it guards this scope's grants): "), what="mark-sensitive")
+    elif not status["random_scopes"]:
+        new = read_new_pin(
+            "Choose a grant PIN (it confirms grants when the tray is not running): ", optional=True
         )
-    sys.stderr.write(question + " [y/N] ")
-    sys.stderr.flush()
-    if sys.stdin.readline().strip().lower() not in ("y", "yes"):
-        raise UsageError("not granted")
+        if new is None:
+            output.warn(
+                "no grant PIN set: grants of this scope need the tray app until one is set there "
+                "(`memoryd grant-pin set` while the tray runs)"
+            )
+        else:
+            app.set_grant_pin(new)
 
 
 def run_mark(args: argparse.Namespace) -> int:
@@ -144,6 +204,8 @@ def run_mark(args: argparse.Namespace) -> int:
     passphrase = None
     if args.passphrase or (existing is not None and existing.key_source == "passphrase"):
         passphrase = read_passphrase("Passphrase for this scope: ", confirm=existing is None)
+    elif existing is None:
+        _pin_on_mark(app)
     rep = app.mark_sensitive(args.path, passphrase=passphrase)
     for w in rep.warnings:
         output.warn(w)
@@ -183,25 +245,93 @@ def run_rotate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _granted_line(args: argparse.Namespace, grant: dict[str, Any], root: str) -> None:
+    if args.json:
+        output.emit_json(grant)
+    else:
+        until = grant["expires_at"] or "revoked"
+        output.line(f"granted {grant['duration']} access to {root} until {until}")
+
+
 def run_grant(args: argparse.Namespace) -> int:
+    from memoryd.errors import AuthorizationRequired
+
     app = _app()
     settings = app.sensitive_settings(args.path)
     if settings is None:
         raise UsageError(f"{args.path} is not in a sensitive scope: nothing to grant")
-    span = {"once": "90 seconds", "session": "8 hours", "task": f"task {args.task!r} (until revoked)"}
-    passphrase = None
+    if args.duration == "task" and not (args.task and args.task.strip()):
+        raise UsageError(
+            "--duration task needs --task NAME (revoke it with `memoryd revoke PATH --task NAME`)"
+        )
+    if args.duration != "task" and args.task:
+        raise UsageError("--task goes with --duration task")
+    answer = _ask_tray(
+        "grant",
+        {
+            "scope_hash": settings.scope_hash,
+            "root": settings.root,
+            "what": f"memoryd grant --duration {args.duration}",
+            "passphrase": settings.key_source == "passphrase",
+        },
+    )
+    if answer is not None:  # the tray's dialog decided, and wrote the grant itself
+        if not answer.get("granted"):
+            raise AuthorizationRequired(
+                f"not granted: {answer.get('error') or 'the user refused it in the tray'}"
+            )
+        mine = [g for g in app.grants() if g["scope_hash"] == settings.scope_hash]
+        if not mine:
+            raise AuthorizationRequired(
+                "the tray answered yes but no grant is in effect (it may have expired)"
+            )
+        _granted_line(args, {k: v for k, v in mine[-1].items() if k != "root"}, settings.root)
+        return 0
+    passphrase = pin = None
     if settings.key_source == "passphrase":
         passphrase = read_passphrase(f"Passphrase of {settings.root}: ")
-    else:
-        _confirm(f"memoryd: allow reads of sensitive scope {settings.root} for {span[args.duration]}?")
-    grant, warnings = app.grant(args.path, duration=args.duration, task=args.task, passphrase=passphrase)
+    elif app.grant_pin_status()["set"]:
+        pin = read_secret(f"Grant PIN to allow reads of {settings.root}: ")
+    grant, warnings = app.grant(
+        args.path, duration=args.duration, task=args.task, passphrase=passphrase, pin=pin
+    )
     for w in warnings:
         output.warn(w)
-    if args.json:
-        output.emit_json(grant.as_dict())
+    _granted_line(args, grant.as_dict(), settings.root)
+    return 0
+
+
+def run_grant_pin(args: argparse.Namespace) -> int:
+    from memoryd.errors import AuthorizationRequired
+
+    app = _app()
+    status = app.grant_pin_status()
+    if args.action == "set":
+        if status["set"]:
+            raise UsageError("a grant PIN is set already: `memoryd grant-pin change` changes it")
+        new = read_new_pin("Choose a grant PIN: ")
+        assert new is not None
+        in_tray = False
+        if status["random_scopes"]:
+            answer = _ask_tray("pin", {"what": "memoryd grant-pin set"})
+            if answer is not None and not answer.get("granted"):
+                raise AuthorizationRequired(
+                    f"grant PIN not set: {answer.get('error') or 'the user refused it in the tray'}"
+                )
+            in_tray = answer is not None
+        app.set_grant_pin(new, in_tray=in_tray)
     else:
-        until = grant.expires_at or "revoked"
-        output.line(f"granted {args.duration} access to {settings.root} until {until}")
+        if not status["set"]:
+            raise UsageError("no grant PIN is set yet: `memoryd grant-pin set` chooses one")
+        old = read_secret("Current grant PIN: ")
+        app.check_grant_pin(old, what="grant-pin change")
+        new = read_new_pin("New grant PIN: ")
+        assert new is not None
+        app.set_grant_pin(new, old=old)
+    if args.json:
+        output.emit_json({"grant_pin": "changed" if args.action == "change" else "set"})
+    else:
+        output.line("grant PIN changed" if args.action == "change" else "grant PIN set")
     return 0
 
 

@@ -1,0 +1,278 @@
+"""An agent trying to grant itself access (issue 18, finding 3), each attempt refused with
+the refusal in the audit log: a pseudo-terminal and `y`, a wrong PIN, a hand-written grant
+file, an edited one, the test clock set back inside an expired grant; a PIN set behind
+the person's back. The honest paths (the PIN piped or typed, the tray's yes) still work."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from collections.abc import Callable, Iterator
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import keyring
+import pytest
+
+from memoryd import clock
+from memoryd.app import Memoryd
+from memoryd.scope import resolve
+from memoryd.sensitive import broker, grants
+
+from .support import (
+    CANARY,
+    PIN,
+    audit_events,
+    grant_pin,
+    grant_tty,
+    one_line_error,
+    record,
+    set_pin,
+    tty_cli,
+)
+from .test_broker import TrayStandIn
+
+
+@pytest.fixture(autouse=True)
+def not_asking_afterwards() -> Iterator[None]:
+    yield
+    broker.uninstall()
+
+
+@pytest.fixture
+def tray() -> Iterator[Callable[..., TrayStandIn]]:
+    """test_broker's stand-in for the tray's socket, answering what `decide` returns."""
+    started: list[TrayStandIn] = []
+
+    def start(decide: Callable[[dict[str, Any]], bytes | None]) -> TrayStandIn:
+        started.append(TrayStandIn(Memoryd().grant_socket(), decide))
+        return started[-1]
+
+    yield start
+    for server in started:
+        server.stop()
+        assert not server.errors, server.errors
+
+
+@pytest.fixture
+def slug(cli, secret_service: str, project: Path) -> str:
+    """A random-key scope with a grant PIN chosen before it was marked, as a person would."""
+    record(cli, project, "Payroll", f"The band is {CANARY}.")
+    set_pin(cli)
+    out = cli("mark-sensitive", str(project), stdin=PIN + "\n")
+    assert out.returncode == 0, out.stderr
+    return json.loads(cli("list", "--scope", str(project), "--json").stdout)[0]["slug"]
+
+
+def _denied(cli, slug: str, env: dict[str, str] | None = None, why: str = "grant") -> None:
+    out = cli("get", slug, env=env)
+    one_line_error(out, 3, why)
+    assert CANARY not in out.stdout + out.stderr
+
+
+def _why(cli) -> list[str]:
+    return [json.loads(e["details"]).get("why", "") for e in audit_events(cli, "access_denied")]
+
+
+def _grant_file(home: Path, project: Path) -> Path:
+    return home / "grants" / f"{resolve(project).hash}.json"
+
+
+def _past_grant(project: Path, duration: str, seconds_ago: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A genuine grant the person gave `seconds_ago` (the real clock moved back in-process)."""
+    then = clock.wall() - timedelta(seconds=seconds_ago)
+    with monkeypatch.context() as m:
+        m.setattr(clock, "wall", lambda: then)
+        Memoryd().grant(project, duration=duration, pin=PIN)
+
+
+def test_pty_and_y_grants_nothing(cli, slug: str, project: Path, isolated_home: Path):
+    code, out, term = tty_cli("grant", str(project), "--duration", "session", answer="y")
+    assert code == 3 and "wrong grant PIN" in term and "Traceback" not in term, (out, term)
+    # the issue's own recipe: `script` makes the terminal, `y` is piped into it
+    memoryd = f"{shlex.quote(sys.executable)} -m memoryd.cli.main grant {shlex.quote(str(project))}"
+    scripted = cli_shell(f"(sleep 1; echo y) | script -qec '{memoryd} --duration session' /dev/null")
+    assert "wrong grant PIN: not granted" in scripted and "granted session" not in scripted, scripted
+    _denied(cli, slug)
+    assert _why(cli).count("wrong grant PIN") == 2
+    assert not _grant_file(isolated_home, project).exists()
+    assert audit_events(cli, "grant") == []
+
+
+def cli_shell(command: str) -> str:
+    import subprocess
+
+    done = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=60)
+    return done.stdout + done.stderr
+
+
+def test_pty_with_a_wrong_pin_is_refused_and_audited_without_the_pin(
+    cli, slug: str, project: Path, isolated_home: Path
+):
+    wrong = "plum-000000"
+    code, out, term = tty_cli("grant", str(project), "--duration", "once", answer=wrong)
+    assert code == 3 and "wrong grant PIN" in term, (out, term)
+    one_line_error(cli("grant", str(project), "--duration", "once", stdin=wrong + "\n"), 3, "wrong grant PIN")
+    one_line_error(cli("grant", str(project), "--duration", "once"), 3, "wrong grant PIN")  # no PIN at all
+    _denied(cli, slug)
+    assert _why(cli).count("wrong grant PIN") == 3
+    for path in isolated_home.rglob("*"):
+        if path.is_file():
+            data = path.read_bytes()
+            assert wrong.encode() not in data and PIN.encode() not in data, path
+    stored = json.loads(_pin_record())
+    assert stored["kdf"]["n"] >= 2**15 and stored["kdf"]["r"] == 8 and stored["kdf"]["p"] == 1
+    assert PIN not in json.dumps(stored)
+
+
+def _pin_record() -> str:
+    from memoryd import crypto
+
+    return crypto.unb64(keyring.get_password("memoryd", "grant-pin")).decode()
+
+
+def test_a_hand_written_grant_file_grants_nothing(cli, slug: str, project: Path, isolated_home: Path):
+    h = resolve(project).hash
+    forged = {
+        "grants": [
+            {
+                "scope_hash": h,
+                "duration": "task",
+                "granted_at": "2026-01-01T00:00:00Z",
+                "expires_at": None,
+                "task": "x",
+            }
+        ]
+    }
+    path = _grant_file(isolated_home, project)
+    path.parent.mkdir(mode=0o700, exist_ok=True)
+    path.write_text(json.dumps(forged))
+    _denied(cli, slug)
+    assert grants.FORGED in _why(cli)
+    assert not path.exists()  # the failing record was removed
+    forged["grants"][0]["mac"] = "0" * 64  # a MAC field does not help without the key
+    path.write_text(json.dumps(forged))
+    assert cli("grants", "--json").stdout.strip() == "[]"
+    _denied(cli, slug)
+    assert _why(cli).count(grants.FORGED) == 2
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        {"expires_at": "2099-01-01T00:00:00Z"},  # pushed out
+        {"duration": "task", "task": "x", "expires_at": None},  # `once` made `task`
+    ],
+)
+def test_an_edited_grant_file_grants_nothing(
+    cli, slug: str, project: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch, edit: dict
+):
+    _past_grant(project, "once", 100, monkeypatch)  # genuine, and expired
+    path = _grant_file(isolated_home, project)
+    data = json.loads(path.read_text())
+    data["grants"][0].update(edit)
+    path.write_text(json.dumps(data))
+    _denied(cli, slug)
+    assert grants.FORGED in _why(cli)
+    assert audit_events(cli, "sensitive_read") == []
+
+
+def test_the_test_clock_set_back_inside_an_expired_grant_grants_nothing(
+    cli, slug: str, project: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+):
+    _past_grant(project, "once", 100, monkeypatch)
+    (record_,) = json.loads(_grant_file(isolated_home, project).read_text())["grants"]
+    inside = clock.iso(clock.parse_ts(record_["granted_at"]) + timedelta(seconds=10))
+    _denied(cli, slug, env={"MEMORYD_NOW": inside})
+    assert audit_events(cli, "sensitive_read") == [] and len(_why(cli)) == 1
+    assert not _grant_file(isolated_home, project).exists()  # the expired grant was pruned
+    # nor does a grant made under a pinned clock live by it
+    out = grant_pin(cli, project, "once", env={"MEMORYD_NOW": "2020-01-01T00:00:00Z"})
+    assert "2020" not in out.stdout
+    assert cli("get", slug, env={"MEMORYD_NOW": "2020-01-01T00:01:00Z"}).returncode == 0
+
+
+def test_the_honest_paths_still_grant(cli, slug: str, project: Path):
+    grant_tty(project, "once")
+    shown = cli("get", slug)
+    assert shown.returncode == 0 and CANARY in shown.stdout
+    assert cli("revoke", str(project)).returncode == 0
+    _denied(cli, slug)
+    grant_pin(cli, project, "task", "--task", "audit")
+    assert cli("get", slug).returncode == 0
+    (event,) = [e for e in audit_events(cli, "grant") if json.loads(e["details"])["duration"] == "task"]
+    assert json.loads(event["details"])["by"] == "pin"
+
+
+def test_first_pin_after_random_scopes_exist_needs_the_tray(
+    cli, secret_service: str, project: Path, tray, isolated_home: Path
+):
+    record(cli, project, "Payroll", f"The band is {CANARY}.")
+    out = cli("mark-sensitive", str(project))  # nothing on stdin: marked, no PIN chosen
+    assert out.returncode == 0 and "no grant PIN set" in out.stderr, out.stderr
+    one_line_error(cli("grant", str(project), "--duration", "once", stdin="123456\n"), 3, "no grant PIN")
+    one_line_error(cli("grant-pin", "set", stdin="agents-pin-1\n"), 3, "tray")
+    assert "first grant PIN while random-key scopes exist needs the tray" in _why(cli)
+    one_line_error(
+        cli("grant", str(project), "--duration", "once", stdin="agents-pin-1\n"), 3, "no grant PIN"
+    )
+
+    server = tray(lambda req: Memoryd().grant_answer(False, error="the user denied it"))
+    one_line_error(cli("grant-pin", "set", stdin="agents-pin-1\n"), 3, "denied")
+    assert server.requests[-1]["op"] == "pin"
+    server.stop()
+    tray(lambda req: Memoryd().grant_answer(True))
+    out = cli("grant-pin", "set", stdin=PIN + "\n")
+    assert out.returncode == 0, out.stderr
+    (event,) = audit_events(cli, "grant_pin_set")
+    assert json.loads(event["details"])["by"] == "tray"
+
+
+def test_changing_the_pin_needs_the_old_one(cli, slug: str, project: Path):
+    one_line_error(cli("grant-pin", "set", stdin="another-pin\n"), 2, "change")
+    one_line_error(cli("grant-pin", "change", stdin="guess-1234\nagents-pin\n"), 3, "wrong grant PIN")
+    one_line_error(
+        cli("grant", str(project), "--duration", "once", stdin="agents-pin\n"), 3, "wrong grant PIN"
+    )
+    out = cli("grant-pin", "change", stdin=f"{PIN}\nnew-pin-2468\n")
+    assert out.returncode == 0 and "changed" in out.stdout, out.stderr
+    one_line_error(cli("grant", str(project), "--duration", "once", stdin=PIN + "\n"), 3, "wrong grant PIN")
+    assert cli("grant", str(project), "--duration", "once", stdin="new-pin-2468\n").returncode == 0
+
+
+def test_a_pin_set_before_the_person_marks_is_noticed(cli, secret_service: str, project: Path):
+    set_pin(cli, "agents-pin-1")  # no random-key scope yet: anyone could set the first PIN
+    record(cli, project, "Payroll", f"The band is {CANARY}.")
+    one_line_error(cli("mark-sensitive", str(project), stdin=PIN + "\n"), 3, "wrong grant PIN")
+    assert "wrong grant PIN" in _why(cli)
+
+
+def test_the_tray_decides_when_it_runs(cli, slug: str, project: Path, tray):
+    def allow(req):
+        Memoryd().grant(req["scope_hash"], duration="once", in_tray=True, actor="tray")
+        return Memoryd().grant_answer(True, duration="once")
+
+    server = tray(lambda req: Memoryd().grant_answer(False, error="the user denied access"))
+    one_line_error(cli("grant", str(project), "--duration", "session", stdin=PIN + "\n"), 3, "denied")
+    _denied(cli, slug, why="denied")
+    server.stop()
+    tray(allow)
+    out = cli("grant", str(project), "--duration", "session")  # no PIN: the person said yes in the tray
+    assert out.returncode == 0 and "granted once" in out.stdout, out.stderr
+    assert cli("get", slug).returncode == 0
+
+
+def test_inject_with_a_hand_written_grant_file_prints_the_note_and_exits_0(
+    cli, slug: str, project: Path, isolated_home: Path
+):
+    """The hook's fast path sees a grant file; the gate refuses its record: the hook still
+    exits 0 with the content-free note, and the refusal is audited."""
+    path = _grant_file(isolated_home, project)
+    path.parent.mkdir(mode=0o700, exist_ok=True)
+    record_ = {"scope_hash": resolve(project).hash, "duration": "task", "granted_at": clock.iso(clock.wall())}
+    path.write_text(json.dumps({"grants": [{**record_, "expires_at": None, "task": "x", "mac": "0" * 64}]}))
+    out = cli("inject", "--cwd", str(project))
+    assert out.returncode == 0 and "memoryd grant" in out.stdout and CANARY not in out.stdout, out
+    assert grants.FORGED in _why(cli)
