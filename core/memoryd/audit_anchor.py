@@ -9,7 +9,7 @@ read) holds a JSON value: the HMAC key, the seq from which every event must carr
 found the log shorter than that head, the break it saw (`broken`: kept, so later appends
 cannot bury a removed tail). Everything an attacker who edits files would need to change
 lives where they cannot write; someone who can read the keyring can forge it all (the
-honest limit, docs/security-notes-audit.md).
+honest limit, docs/security.md).
 
 No keyring (keyring's fail backend, a headless box): nothing here is used and the chain
 stays a plain hash chain, as before; `audit verify` says so.

@@ -7,7 +7,7 @@ and any plaintext copy left of the scope (a conflict copy) replaced by a tombsto
 Each file is replaced whole (written aside, renamed), state.json first; a kill between
 the two leaves the device file for the rerun of `mark-sensitive` or the next sync, both
 of which write it again. Other devices' files are theirs: they drop the plaintext when
-those devices sync (docs/security-notes-edges.md)."""
+those devices sync (docs/security.md)."""
 
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ def test_mark_scrubs_state_json_and_the_device_file_at_once(
 ):
     # The title stays out of the canary: the old readable slug (made of the title's words)
     # stays behind as the key of the tombstone that deletes the plaintext copy on the other
-    # devices (docs/security-notes-edges.md). Body and triggers carry it.
+    # devices (docs/security.md). Body and triggers carry it.
     old = record(cli, project, "Ledger account", f"The account is {CANARY}.", CANARY)
     out = cli("sync", "--folder", str(folder))
     assert out.returncode == 0, out.stderr
