@@ -14,7 +14,7 @@ import pytest
 from memoryd.app import Memoryd
 from memoryd.scope import resolve
 
-from .support import CANARY, enc_files, grant_tty, leaks, one_line_error, record
+from .support import CANARY, PIN, enc_files, grant_tty, leaks, one_line_error, record, set_pin
 
 
 def _git(*args: str, cwd: Path) -> None:
@@ -119,7 +119,8 @@ def sealed(cli, secret_service: str, project: Path, tmp_path: Path, isolated_hom
     session = capture(
         cli, project, tmp_path, "turns-session", [(f"where is {CANARY}?", "In the ledger folder.")]
     )
-    assert cli("mark-sensitive", str(project)).returncode == 0
+    set_pin(cli)  # the person's grant PIN, typed at the terminal below
+    assert cli("mark-sensitive", str(project), stdin=PIN + "\n").returncode == 0
     grant_tty(project, "session")
     rows = json.loads(cli("list", "--scope", str(project), "--json").stdout)
     by_type = {r["type"]: r for r in rows}
