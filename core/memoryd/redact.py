@@ -197,6 +197,27 @@ def _name_is_secret(name: str) -> bool:
     return False
 
 
+def _variable(name: str, value: str) -> bool:
+    """A value that is a program's variable holding the secret, not the secret: the same
+    name (`password=password`), or an identifier made of words one of which is a secret
+    word on its own (`new_password`, `apiKey`, `db_pass`). `supersecret`, `mytoken` or
+    `trigsecret88` are one word with a secret word inside: a secret someone chose."""
+    value = value.rstrip(")]}")  # the end of a call: `login(password=new_password)`
+    if not _IDENT.match(value) or any(c.isdigit() for c in value):
+        return False
+    if value.lower() == name.strip("\"'\\").lstrip("$").lower():
+        return True
+    parts = [p.lower() for p in _CAMEL.split(value) if p]
+    if len(parts) < 2:
+        return False
+    for i, part in enumerate(parts):
+        if part in _SECRET_WORDS or part == "apikey" or (part in _LAST_ONLY and i == len(parts) - 1):
+            return True
+        if part == "key" and i and parts[i - 1] in _KEY_QUALIFIERS:
+            return True
+    return False
+
+
 def _looks_random(value: str) -> bool:
     """A word a person might write (`expired`, `rotate`) is not; `hunter2`, `Tr0ub4dor&3`
     and anything long and mixed are."""
@@ -230,6 +251,7 @@ def _secret_value(
     op: str = "=",
     line_start: bool = False,
     prose: bool = False,
+    tight: bool = False,
     code: Callable[[str], bool] | None = None,
 ) -> bool:
     """Whether `value`, assigned to a secret-named `name`, is a secret itself (not a
@@ -249,10 +271,12 @@ def _secret_value(
         return False
     if code is not None and code(value):
         return False
-    if _IDENT.match(value) and _name_is_secret(value):  # `self.api_key = api_key`: a variable
+    if _variable(name, value):  # `self.api_key = api_key`, `login(password=new_password)`
         return False
     bare_name = name.strip("\"'\\")
     if op in ("=", ":=") and bare_name.isupper():  # an environment name: `DB_PASS=hunter2 psql`
+        return True
+    if op == "=" and tight:  # `password=hunter the shell`, a query string, a flag: never prose
         return True
     if line_start and not (op == ":" and prose):
         return True  # a line of its own: .env, YAML, ini, properties
@@ -272,6 +296,7 @@ def _assignment(match: re.Match[str], value: str) -> bool | str:
         inner,
         quoted=quoted,
         op=match.group("op").strip(),
+        tight=match.group("op") == match.group("op").strip(),
         line_start=bool(_LINE_START.search(before)),
         prose=bool(_PROSE_AFTER.match(match.string, match.end())),
         code=lambda v: _code_like(match, v),
@@ -573,12 +598,12 @@ _QUOTED = r"""\\"(?:[^"\\\n]|\\[^"\n])*\\"|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)
 _BARE = r"""[^\s"'`&<>,;]+(?:[,;][^\s"'`&<>,;]+)*"""
 _ASSIGN_AT_SOURCE = (
     r"""(?P<name>(?:\\?["'])?(?:\$env:)?[A-Za-z0-9_.\-]++(?:\\?["'])?)"""
-    r"""(?P<op>[ \t]*+(?::=|=>|=(?![=~>])|:(?![:/\\]))[ \t]*+)"""
+    r"""(?P<op>[ \t]*+(?::=|=>|=(?![=~>])|:(?![:/]|\\(?![\"'])))[ \t]*+)"""
     rf"""(?P<value>{_QUOTED}|{_BARE})"""
 )
 _FIND = (
     r"(?:pass|pwd|pw|secret|token|key|cred|auth|sasl|pin)[a-z0-9_.\-]*+(?:\\?[\"'])?"
-    r"[ \t]*+(?::=|=>|=(?![=~>])|:(?![:/\\]))"
+    r"[ \t]*+(?::=|=>|=(?![=~>])|:(?![:/]|\\(?![\"'])))"
 )
 _ASSIGN_AT = _Lazy(_ASSIGN_AT_SOURCE)
 _FIND_LOWER = _Lazy(_FIND)

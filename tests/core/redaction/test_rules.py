@@ -136,3 +136,42 @@ def test_store_pass_redacts_every_field_and_renames_a_leaky_slug() -> None:
     assert not any(w in doc.meta.slug.split("-") for w in words)
     assert doc.meta.slug.startswith("2026-05-18-use-pgpassword-redacted-")
     assert scrub(doc, None, fresh=True)[1] == {}  # idempotent: nothing left to count
+
+
+# Found by an outside test of the fixed rules: a chosen word with a secret word inside it
+# (`supersecret`, `mytoken`) was taken for a program's variable, an unspaced `name=value`
+# for prose, and an escaped JSON key (`\"db_password\":\"...\"`) was not seen at all.
+KEPT_BEFORE = (
+    ("password=supersecret", "supersecret"),
+    ("DB_PASSWORD=mysecret", "mysecret"),
+    ("PGPASSWORD=adminpassword psql -h db", "adminpassword"),
+    ("SECRET=mytoken", "mytoken"),
+    ("api_key=my_api_key_value_123", "my_api_key_value_123"),
+    ("docker run -e POSTGRES_PASSWORD=supersecret postgres", "supersecret"),
+    ("     3→DB_PASS=supersecret", "supersecret"),
+    ("     5→api_password=ccsupersecret", "ccsupersecret"),
+    ("password=trigsecret88", "trigsecret88"),
+    ('{\\"db_password\\":\\"escpw42zz\\"}', "escpw42zz"),
+    ("passwd=passwd333", "passwd333"),
+    ("api-key: apikey555", "apikey555"),
+    ("https://example.org/cb?token=mytokenvalue&state=1", "mytokenvalue"),
+)
+# A program's variables that hold a secret are not the secret: they stay.
+VARIABLES = (
+    "self.api_key = api_key",
+    "client = Client(password=new_password)",
+    "conn = connect(user=user, password=db_pass)",
+    "password = password",
+    "headers = {'token': auth_token}",
+)
+
+
+def test_chosen_words_unspaced_assignments_and_escaped_json_keys_are_secrets() -> None:
+    for text, secret in KEPT_BEFORE:
+        out = Redactor()(text)
+        assert secret not in out, (text, out)
+
+
+def test_variables_holding_a_secret_stay() -> None:
+    for text in VARIABLES:
+        assert Redactor()(text) == text
