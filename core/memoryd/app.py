@@ -924,15 +924,24 @@ class Memoryd(Upkeep):
             except KeyUnavailable:
                 warnings.append("no OS keyring to hold the key for the grant: only this process can read")
         elif not in_tray:
-            if not grant_pin.is_set():
+            if not grant_pin.is_set(self.layout.home):
                 refuse(
                     "no grant PIN is set",
                     AuthorizationRequired(
-                        "no grant PIN is set on this machine: the user sets one with `memoryd grant-pin set` "
+                        "no grant PIN is set for this data folder: the user sets one with "
+                        "`memoryd grant-pin set` "
                         "(or grants in the tray app)"
                     ),
                 )
-            if not grant_pin.verify(pin or ""):
+            until = grant_pin.locked_until(self.layout.home)
+            if until:
+                refuse(
+                    "grant PIN locked after repeated wrong tries",
+                    AuthorizationRequired(
+                        f"too many wrong grant PINs: none is checked until {until} (grant in the tray app)"
+                    ),
+                )
+            if not grant_pin.verify(self.layout.home, pin or ""):
                 refuse("wrong grant PIN", AuthorizationRequired("wrong grant PIN: not granted"))
         g = grants.add(self.store.keys, scope.hash, duration, task)
         self._index_arrived(scope.hash)
@@ -981,17 +990,19 @@ class Memoryd(Upkeep):
         from memoryd.sensitive import marking, pin
 
         randoms = sum(row["key_source"] == "random" for row in marking.status(self.store))
-        return {"set": pin.is_set(), "random_scopes": randoms}
+        return {"set": pin.is_set(self.layout.home), "random_scopes": randoms}
 
     def check_grant_pin(self, given: str, *, what: str, actor: str = "cli") -> None:
         """Refuse (audited, the PIN never logged) unless `given` is the grant PIN."""
         from memoryd.errors import AuthorizationRequired
         from memoryd.sensitive import pin
 
-        if not pin.verify(given):
-            self.store.audit.append(
-                "access_denied", actor=actor, details={"what": what, "why": "wrong grant PIN"}
-            )
+        until = pin.locked_until(self.layout.home)
+        if until or not pin.verify(self.layout.home, given):
+            why = "grant PIN locked after repeated wrong tries" if until else "wrong grant PIN"
+            self.store.audit.append("access_denied", actor=actor, details={"what": what, "why": why})
+            if until:
+                raise AuthorizationRequired(f"too many wrong grant PINs: none is checked until {until}")
             raise AuthorizationRequired("wrong grant PIN")
 
     def set_grant_pin(
@@ -1018,7 +1029,7 @@ class Memoryd(Upkeep):
                 "the first one needs the person's confirmation in the tray app (start memoryd-tray and run "
                 "this again)"
             )
-        pin.store(new)
+        pin.store(self.layout.home, new)
         self.store.audit.append(
             "grant_pin_set",
             actor=actor,

@@ -21,12 +21,13 @@ import base64
 import hashlib
 import hmac
 import json
-import os
 import secrets
 from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
 from typing import Any
+
+from memoryd.paths import keyring_id
 
 SERVICE = "memoryd"
 MAC_PREFIX = "hmac-sha256:"
@@ -84,8 +85,7 @@ class Anchor:
 
 
 def entry_for(home: Path) -> str:
-    real = os.path.realpath(home)
-    return "audit-anchor:" + hashlib.sha256(real.encode("utf-8")).hexdigest()[:24]
+    return "audit-anchor:" + keyring_id(home)
 
 
 class AnchorStore:

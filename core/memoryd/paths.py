@@ -26,6 +26,16 @@ def config_file() -> Path:
     return Path(platformdirs.user_config_dir(APP, appauthor=False)) / "config.toml"
 
 
+def keyring_id(home: Path) -> str:
+    """Names this data dir's own entries in the OS keyring (the audit anchor, the grant
+    PIN): derived from its real path, so nothing inside the data dir chooses which entry is
+    read, and another data dir's entries are never taken for this one's."""
+    import hashlib
+
+    real = os.path.realpath(home)
+    return hashlib.sha256(real.encode("utf-8")).hexdigest()[:24]
+
+
 def ensure_dir(path: Path) -> Path:
     """Create a private directory (0700), and its missing parents 0700 too."""
     envpaths.ensure_dir(str(path))

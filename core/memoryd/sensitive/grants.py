@@ -109,8 +109,10 @@ def _read(layout: Layout, scope_hash: str) -> tuple[list[Grant], int]:
     for entry in entries:
         try:
             g = Grant(**entry)
-            if not all(isinstance(v, str | None) for v in asdict(g).values()):
-                raise TypeError("not a string")
+            fields = asdict(g)
+            optional = ("expires_at", "task")
+            if not all(isinstance(v, str) or (k in optional and v is None) for k, v in fields.items()):
+                raise TypeError("not a string")  # e.g. `"mac": null` in a hand-made record
             clock.parse_ts(g.granted_at)
             if g.expires_at is not None:
                 clock.parse_ts(g.expires_at)

@@ -2,37 +2,56 @@
 tray runs. A terminal is not proof of a person (an agent can open a pty), a secret the
 agent does not know is. Stored only as a scrypt hash (n=2^15, r=8, p=1, random salt) in
 the OS keyring, where random-key scopes keep their keys anyway; never in a file the agent
-could overwrite. scrypt's cost is also what slows guessing."""
+could overwrite.
+
+One entry per data dir (`grant-pin:<keyring id of the data dir>`): a PIN chosen for an
+empty data dir elsewhere must not unlock this one's scopes. Guessing is slowed twice: by
+scrypt (about 0.1 s a try) and by a lockout kept in the same keyring value, where a file
+edit cannot reset it: after 5 wrong tries in a row, none is checked for a minute, doubling
+with each further miss up to a day (grants from the tray's dialog still work)."""
 
 from __future__ import annotations
 
 import hmac
 import json
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
 
-from memoryd import crypto
+from memoryd import clock, crypto
 from memoryd.errors import KeyUnavailable, UsageError
+from memoryd.paths import keyring_id
 
 from . import state
 
-ENTRY = "grant-pin"
 MIN_LENGTH = 6
 MAX_LENGTH = 256
+FREE_TRIES = 5
+FIRST_LOCK = timedelta(minutes=1)
+LONGEST_LOCK = timedelta(days=1)
 
 
-def is_set() -> bool:
+def entry(home: Path) -> str:
+    return f"grant-pin:{keyring_id(home)}"
+
+
+def is_set(home: Path) -> bool:
     """Raises KeyUnavailable when there is no keyring to ask."""
-    return state.keyring_get(ENTRY) is not None
+    return state.keyring_get(entry(home)) is not None
 
 
-def _stored() -> tuple[crypto.KdfParams, bytes] | None:
-    raw = state.keyring_get(ENTRY)
+def _record(home: Path) -> dict[str, Any] | None:
+    raw = state.keyring_get(entry(home))
     if raw is None:
         return None
     try:
         data = json.loads(raw.decode("utf-8"))
         params = crypto.KdfParams.from_dict(data["kdf"])
-        digest = crypto.unb64(data["hash"])
-    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+        crypto.unb64(data["hash"])
+        int(data.get("failures", 0))
+        if data.get("locked_until") is not None:
+            clock.parse_ts(str(data["locked_until"]))
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError, UsageError):
         raise KeyUnavailable(
             "the grant PIN in the OS keyring is damaged: set a new one from the tray"
         ) from None
@@ -40,16 +59,44 @@ def _stored() -> tuple[crypto.KdfParams, bytes] | None:
         raise KeyUnavailable(
             "the grant PIN in the OS keyring has weakened parameters: set a new one from the tray"
         )
-    return params, digest
+    return dict(data)
 
 
-def verify(pin: str) -> bool:
-    """True when `pin` is the one set; False when wrong or when none is set."""
-    stored = _stored()
-    if stored is None or not pin:
+def _save(home: Path, data: dict[str, Any]) -> None:
+    state.keyring_set(entry(home), json.dumps(data).encode("utf-8"))
+
+
+def _locked(data: dict[str, Any] | None) -> str | None:
+    until = data.get("locked_until") if data else None
+    if until and clock.parse_ts(str(until)) > clock.wall():
+        return str(until)
+    return None
+
+
+def locked_until(home: Path) -> str | None:
+    """When the lockout after repeated wrong PINs ends (the real clock), or None."""
+    return _locked(_record(home))
+
+
+def verify(home: Path, pin: str) -> bool:
+    """True when `pin` is the one set; False when wrong, when none is set, or while the
+    lockout lasts (then nothing is checked). A wrong PIN counts toward the lockout, a right
+    one clears it."""
+    data = _record(home)
+    if data is None or not pin or _locked(data):
         return False
-    params, digest = stored
-    return hmac.compare_digest(crypto.derive(pin, params), digest)
+    params = crypto.KdfParams.from_dict(data["kdf"])
+    if hmac.compare_digest(crypto.derive(pin, params), crypto.unb64(data["hash"])):
+        if data.get("failures") or data.get("locked_until"):
+            _save(home, {**data, "failures": 0, "locked_until": None})
+        return True
+    failures = int(data.get("failures", 0)) + 1
+    until = None
+    if failures >= FREE_TRIES:
+        wait = min(FIRST_LOCK * 2 ** (failures - FREE_TRIES), LONGEST_LOCK)
+        until = clock.iso(clock.wall() + wait)
+    _save(home, {**data, "failures": failures, "locked_until": until})
+    return False
 
 
 def check_new(pin: str) -> None:
@@ -59,9 +106,17 @@ def check_new(pin: str) -> None:
         raise UsageError(f"a grant PIN has at most {MAX_LENGTH} characters")
 
 
-def store(pin: str) -> None:
+def store(home: Path, pin: str) -> None:
     """Keep the scrypt hash of a new PIN (the caller has decided it may be set)."""
     check_new(pin)
     params = crypto.KdfParams.fresh()
-    value = {"version": 1, "kdf": params.as_dict(), "hash": crypto.b64(crypto.derive(pin, params))}
-    state.keyring_set(ENTRY, json.dumps(value).encode("utf-8"))
+    _save(
+        home,
+        {
+            "version": 1,
+            "kdf": params.as_dict(),
+            "hash": crypto.b64(crypto.derive(pin, params)),
+            "failures": 0,
+            "locked_until": None,
+        },
+    )

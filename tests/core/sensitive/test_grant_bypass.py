@@ -129,8 +129,10 @@ def test_pty_with_a_wrong_pin_is_refused_and_audited_without_the_pin(
 
 def _pin_record() -> str:
     from memoryd import crypto
+    from memoryd.paths import data_home
+    from memoryd.sensitive import pin
 
-    return crypto.unb64(keyring.get_password("memoryd", "grant-pin")).decode()
+    return crypto.unb64(keyring.get_password("memoryd", pin.entry(data_home()))).decode()
 
 
 def test_a_hand_written_grant_file_grants_nothing(cli, slug: str, project: Path, isolated_home: Path):
@@ -157,6 +159,10 @@ def test_a_hand_written_grant_file_grants_nothing(cli, slug: str, project: Path,
     assert cli("grants", "--json").stdout.strip() == "[]"
     _denied(cli, slug)
     assert _why(cli).count(grants.FORGED) == 2
+    forged["grants"][0]["mac"] = None  # nor a null one: refused in one line, never a traceback
+    path.write_text(json.dumps(forged))
+    _denied(cli, slug)
+    assert _why(cli).count(grants.FORGED) == 3
 
 
 @pytest.mark.parametrize(
@@ -276,3 +282,41 @@ def test_inject_with_a_hand_written_grant_file_prints_the_note_and_exits_0(
     out = cli("inject", "--cwd", str(project))
     assert out.returncode == 0 and "memoryd grant" in out.stdout and CANARY not in out.stdout, out
     assert grants.FORGED in _why(cli)
+
+
+def test_a_pin_chosen_for_another_data_dir_unlocks_nothing_here(
+    cli, secret_service: str, project: Path, tmp_path: Path, isolated_home: Path
+):
+    """An outside test found the PIN was one keyring entry for the whole machine: an agent
+    chose it for an empty data dir of its own (no scope there, so no tray asked) and then
+    granted itself this data dir's scope. The PIN is per data dir now."""
+    record(cli, project, "Payroll", f"The band is {CANARY}.")
+    out = cli("mark-sensitive", str(project), stdin="\n")  # the person chose no PIN (yet)
+    assert out.returncode == 0, out.stderr
+    slug = json.loads(cli("list", "--scope", str(project), "--json").stdout)[0]["slug"]
+    elsewhere = {"MEMORYD_HOME": str(tmp_path / "agents-empty-home")}
+    out = cli("grant-pin", "set", stdin="888888\n", env=elsewhere)
+    assert out.returncode == 0, out.stderr  # allowed there: that data dir has nothing to guard
+    one_line_error(
+        cli("grant", str(project), "--duration", "session", stdin="888888\n"), 3, "no grant PIN is set"
+    )
+    _denied(cli, slug)
+    assert "no grant PIN is set" in _why(cli)
+    # and setting this data dir's first PIN still needs the person (the tray), as before
+    one_line_error(cli("grant-pin", "set", stdin="888888\n"), 3, "tray")
+
+
+def test_guessing_the_pin_locks_it(cli, slug: str, project: Path, isolated_home: Path):
+    """After 5 wrong PINs in a row none is checked for a while, the right one included: a
+    6-digit PIN cannot be tried through. The count lives in the keyring, not in a file."""
+    for n in range(5):
+        one_line_error(
+            cli("grant", str(project), "--duration", "once", stdin=f"guess-{n:06}\n"), 3, "wrong grant PIN"
+        )
+    out = cli("grant", str(project), "--duration", "once", stdin=PIN + "\n")
+    one_line_error(out, 3, "too many wrong grant PINs")
+    _denied(cli, slug)
+    assert _why(cli).count("wrong grant PIN") == 5
+    assert "grant PIN locked after repeated wrong tries" in _why(cli)
+    assert json.loads(_pin_record())["failures"] == 5
+    assert not (isolated_home / "grants").exists() or not list((isolated_home / "grants").iterdir())
