@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Protocol
@@ -32,6 +32,8 @@ class Keys(Protocol):
     layout: Layout
 
     def grant_key(self, scope_hash: str) -> bytes | None: ...
+    def epoch(self, scope_hash: str) -> bytes: ...
+    def new_epoch(self, scope_hash: str) -> None: ...
     def sensitive(self, scope_hash: str) -> bool: ...
 
 
@@ -68,10 +70,11 @@ class Found:
     refused: int  # records that fail their check: written or edited by hand, or damaged
 
 
-def record_key(scope_key: bytes, scope_hash: str) -> bytes:
-    """The MAC key of a scope's grant records, derived from its key (never stored)."""
-    hkdf = HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=_INFO + b"\0" + scope_hash.encode())
-    return hkdf.derive(scope_key)
+def record_key(scope_key: bytes, scope_hash: str, epoch: bytes = b"") -> bytes:
+    """The MAC key of a scope's grant records, derived from its key and the scope's current
+    revocation epoch (never stored)."""
+    info = _INFO + b"\0" + scope_hash.encode() + b"\0" + epoch
+    return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=info).derive(scope_key)
 
 
 def _mac(key: bytes, g: Grant) -> str:
@@ -190,23 +193,25 @@ def add(keys: Keys, scope_hash: str, duration: str, task: str | None) -> Grant:
 
 
 def revoke(keys: Keys, scope_hash: str, task: str | None) -> list[Grant]:
-    """Revoke one task's grant, or with no task every grant of the scope."""
-    if task is None:
-        current = live(keys, scope_hash)
-        _path(keys.layout, scope_hash).unlink(missing_ok=True)
-        return current
+    """Revoke one task's grant, or with no task every grant of the scope. The scope's
+    epoch is replaced and the grants that stay are signed anew, so a copy of a revoked
+    record (saved while it lived, then put back) fails its check."""
     current = live(keys, scope_hash)
-    gone = [g for g in current if g.task == task]
-    if not gone:
+    gone = current if task is None else [g for g in current if g.task == task]
+    if task is not None and not gone:
         raise UsageError(f"no grant for task {task!r} on this scope")
-    _write(keys.layout, scope_hash, [g for g in current if g not in gone])
+    keys.new_epoch(scope_hash)
+    key = keys.grant_key(scope_hash)
+    keep = [g for g in current if g not in gone]
+    _write(keys.layout, scope_hash, [replace(g, mac=_mac(key, g)) for g in keep] if key else [])
     return gone
 
 
 def resign(keys: Keys, scope_hash: str, old_key: bytes, new_key: bytes) -> None:
     """Key rotation: the live grants stay, signed under the new key's record key."""
     records, _ = _read(keys.layout, scope_hash)
-    old, new = record_key(old_key, scope_hash), record_key(new_key, scope_hash)
+    epoch = keys.epoch(scope_hash)
+    old, new = record_key(old_key, scope_hash, epoch), record_key(new_key, scope_hash, epoch)
     kept = []
     for g in records:
         if _authentic(old, scope_hash, g) and g.live():

@@ -5,6 +5,7 @@ this process. Every key is checked against the scope's key check before use."""
 from __future__ import annotations
 
 import contextlib
+import secrets
 from collections.abc import Callable
 
 from memoryd import crypto
@@ -87,7 +88,16 @@ class Keys:
             self._keys[scope_hash] = key
         if key is None or crypto.key_check(key) != s.key_check:
             return None
-        return grants.record_key(key, scope_hash)
+        return grants.record_key(key, scope_hash, self.epoch(scope_hash))
+
+    def epoch(self, scope_hash: str) -> bytes:
+        """The scope's revocation epoch (memoryd.sensitive.state.epoch_entry); empty before
+        the first revoke, or with no keyring (where a grant does not outlive its process)."""
+        return state.keyring_get_quiet(state.epoch_entry(scope_hash)) or b""
+
+    def new_epoch(self, scope_hash: str) -> None:
+        with contextlib.suppress(KeyUnavailable):
+            state.keyring_set(state.epoch_entry(scope_hash), secrets.token_bytes(16))
 
     def get(self, scope_hash: str) -> bytes:
         if scope_hash in self._keys:

@@ -133,6 +133,12 @@ def grant_entry(scope_hash: str) -> str:
     return f"grant-key:{scope_hash}"
 
 
+def epoch_entry(scope_hash: str) -> str:
+    """Random bytes mixed into the scope's grant-record key and replaced at every revoke,
+    so a copy of a revoked grant's record, saved while it lived, grants nothing after."""
+    return f"grant-epoch:{scope_hash}"
+
+
 def keyring_get_quiet(entry: str) -> bytes | None:
     """For optional caches: no keyring simply means nothing cached."""
     try:

@@ -320,3 +320,27 @@ def test_guessing_the_pin_locks_it(cli, slug: str, project: Path, isolated_home:
     assert "grant PIN locked after repeated wrong tries" in _why(cli)
     assert json.loads(_pin_record())["failures"] == 5
     assert not (isolated_home / "grants").exists() or not list((isolated_home / "grants").iterdir())
+
+
+@pytest.mark.parametrize("duration", ["session", "task"])
+def test_a_saved_grant_put_back_after_revoke_grants_nothing(
+    cli, slug: str, project: Path, isolated_home: Path, duration: str
+):
+    """An outside test saved a genuine grant file while it lived and copied it back after
+    `revoke`: it still granted until its expiry (for ever, for a task). Every revoke now
+    replaces the scope's epoch in the keyring, so records signed before it fail their check,
+    while the grants a revoke leaves are signed anew and keep working."""
+    task = ("--task", "audit") if duration == "task" else ()
+    grant_pin(cli, project, duration, *task)
+    if duration == "task":
+        grant_pin(cli, project, "task", "--task", "payroll")  # another task's grant, left alone
+    path = _grant_file(isolated_home, project)
+    saved = path.read_bytes()
+    assert cli("get", slug).returncode == 0
+    assert cli("revoke", str(project), *task).returncode == 0
+    if duration == "task":
+        assert cli("get", slug).returncode == 0  # the payroll grant still stands, re-signed
+        assert cli("revoke", str(project), "--task", "payroll").returncode == 0
+    path.write_bytes(saved)
+    _denied(cli, slug)
+    assert grants.FORGED in _why(cli)
