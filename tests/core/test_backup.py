@@ -199,6 +199,10 @@ def test_round_trip_into_an_empty_home(cli, secret_service: str, tmp_path: Path,
 
     # the sensitive scope reads with this machine's key once a grant is given here
     fresh_app = Memoryd(Layout(fresh))
+    # The grant PIN is kept per data dir: this one, at another path, has none yet, and its
+    # random-key scope exists already, so the person sets it with the tray's yes.
+    assert not fresh_app.grant_pin_status()["set"]
+    fresh_app.set_grant_pin(PIN, in_tray=True)
     fresh_app.grant(s, duration="once", pin=PIN)
     slug = next(r["slug"] for r in fresh_app.list(scopes=[h]))
     assert CANARY in fresh_app.get(slug).doc.body

@@ -227,8 +227,10 @@ def test_sensitive_project_travels_sealed(tmp_path: Path, monkeypatch, clk: Cloc
         assert CANARY.lower().encode() not in plain.lower() and b"Salary" not in plain
     assert secret in doc["memories"]
 
-    # B is another machine: its keyring never held the key.
+    # B is another machine: its keyring never held the key, and its person chose B's own grant
+    # PIN (kept per data dir) before anything sensitive arrived there.
     keyring.delete_password("memoryd", f"scope-key:{h}")
+    b.app().set_grant_pin(PIN)
     report = b.app().import_memories(out)
     assert report.locked == 1, report
     enc = [k for k in b.files() if k.startswith(f"scopes/{h}/")]
