@@ -22,6 +22,8 @@ import hashlib
 import hmac
 import json
 import secrets
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
@@ -96,13 +98,30 @@ class AnchorStore:
         self.entry = entry_for(home)
         self._unreachable = False
 
+    @staticmethod
+    def _call(fn: Callable[[Any], Any]) -> Any:
+        """One keyring call, tried again after a moment when it fails for another reason than
+        there being no keyring: a Secret Service under load can drop a D-Bus call, and one
+        dropped call must not leave this process taking the keyring for unreachable."""
+        import keyring
+        from keyring.errors import NoKeyringError
+
+        for attempt in range(3):
+            try:
+                return fn(keyring)
+            except NoKeyringError:
+                raise
+            except Exception:
+                if attempt == 2:
+                    raise
+                time.sleep(0.1 * (attempt + 1))
+        return None
+
     def load(self) -> tuple[Status, Anchor | None]:
         if self._unreachable:
             return Status.UNREACHABLE, None
         try:
-            import keyring
-
-            value = keyring.get_password(SERVICE, self.entry)
+            value = self._call(lambda kr: kr.get_password(SERVICE, self.entry))
         except Exception:  # NoKeyringError, a dead bus, a locked or broken backend
             self._unreachable = True
             return Status.UNREACHABLE, None
@@ -118,9 +137,7 @@ class AnchorStore:
         if self._unreachable:
             return False
         try:
-            import keyring
-
-            keyring.set_password(SERVICE, self.entry, anchor.to_json())
+            self._call(lambda kr: kr.set_password(SERVICE, self.entry, anchor.to_json()))
         except Exception:  # as in load: never let the keyring stop a write
             self._unreachable = True
             return False
