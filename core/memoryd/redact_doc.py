@@ -16,31 +16,9 @@ from typing import Any
 
 from memoryd.redact import Redactor
 
-# Frontmatter keys that are not free text: ids, hashes, dates, counters, links by slug.
-_STRUCTURAL = frozenset(
-    {
-        "slug",
-        "type",
-        "scope_hash",
-        "source",
-        "created_at",
-        "updated_at",
-        "ttl_days",
-        "decay_state",
-        "recall_count",
-        "last_recalled_at",
-        "dura_score",
-        "promoted_from",
-        "supersedes",
-        "superseded_by",
-        "observations",
-        "relations",
-        "session_id",
-        "entity_mentions",
-        "analysis",
-        "import_fingerprint",
-    }
-)
+# Extra frontmatter keys (beyond the model's fields, which `scrub` takes one by one) that
+# are not free text: graph mentions, the stored analysis, an importer's fingerprint.
+_STRUCTURAL = frozenset({"entity_mentions", "analysis", "import_fingerprint"})
 _SLUG_WORD = re.compile(r"[a-z0-9]+")
 
 
