@@ -110,7 +110,8 @@ def _day(ts: str | None) -> str:
 
 def render(store: Store, scope_hash: str, *, budget: int = inject.DEFAULT_BUDGET) -> str | None:
     """The snapshot text of a scope, cut to `budget`; None when it holds no visible memory."""
-    rows = store.list(scopes=[scope_hash], states=list(VISIBLE_STATES))
+    # A suspect memory (memoryd.suspect_doc) waits for a person before any agent sees it here.
+    rows = [r for r in store.list(scopes=[scope_hash], states=list(VISIBLE_STATES)) if not r.get("suspect")]
     if not rows:
         return None
     now = clock.now()
