@@ -89,27 +89,43 @@ def _merge(*groups: Iterable[str]) -> list[str]:
     return [*seen[: MAX_REASONS - 1], f"and {len(seen) - MAX_REASONS + 1} more"]
 
 
-def _strip(text: str) -> str:
-    return inspect(text).text
-
-
 def check(
     doc: Any, turns: Sequence[Any] | None, *, carried: Sequence[str] = ()
 ) -> tuple[list[Any] | None, list[str]]:
     """Strip hidden characters in place, flag the memory, and return its turns stripped
     with the reasons newly found (not those it already carried). `carried`: reasons the
-    index holds for this slug, kept when a writer built the document afresh."""
-    new = detect(doc, turns)
+    index holds for this slug, kept when a writer built the document afresh. One pass of
+    the detector per piece: the importers write thousands of memories through here."""
+    done = cleared(doc)
+    new: list[str] = []
+
+    def look(label: str, key: str, text: str) -> str:
+        verdict = inspect(text)
+        if verdict.suspect and _fp(key, verdict.text) not in done:
+            new.extend(f"{label}: {r}" for r in verdict.reasons)
+        return verdict.text
+
+    def look_list(label: str, items: list[str]) -> list[str]:
+        joined = "\n".join(items)
+        if look(label, label, joined) == joined:
+            return items
+        return list(dict.fromkeys(inspect(t).text for t in items))
+
     m = doc.meta
-    m.title = _strip(m.title)
-    doc.body = _strip(doc.body)
-    m.triggers = list(dict.fromkeys(_strip(t) for t in m.triggers))
-    m.tags = list(dict.fromkeys(_strip(t) for t in m.tags))
+    m.title = look("title", "title", m.title)
+    doc.body = look("body", "body", doc.body)
+    if m.triggers:
+        m.triggers = look_list("triggers", m.triggers)
+    if m.tags:
+        m.tags = look_list("tags", m.tags)
     if m.category:
-        m.category = _strip(m.category)
+        m.category = look("category", "category", m.category)
     out = None
     if turns is not None:
-        out = [t if not t.text else dataclasses.replace(t, text=_strip(t.text)) for t in turns]
+        out = []
+        for t in turns:
+            text = look(f"turn {t.seq} ({t.role})", f"turn:{t.role}", t.text) if t.text else t.text
+            out.append(t if text == t.text else dataclasses.replace(t, text=text))
     before = _merge(flagged(doc), carried)
     after = _merge(before, new)
     if after:

@@ -207,11 +207,15 @@ class Store:
                 index.set_head(s, last.seq, last.this_hash, clock.now_iso())
 
     # -- rows -------------------------------------------------------------------------
-    def _row(self, doc: Document, path: Path, turns: Sequence[Turn] | None = None) -> dict[str, Any]:
-        from memoryd.suspect_doc import reasons
+    def _row(
+        self, doc: Document, path: Path, turns: Sequence[Turn] | None = None, *, checked: bool = False
+    ) -> dict[str, Any]:
+        """`checked`: the write path ran memoryd.suspect_doc.check, so the frontmatter's
+        flag is complete; reindex and sync look at the text themselves."""
+        from memoryd.suspect_doc import flagged, reasons
 
         m = doc.meta
-        suspect = reasons(doc, turns)
+        suspect = flagged(doc) if checked else reasons(doc, turns)
         sensitive = self.files.sensitive(m.scope_hash)
         if sensitive:  # no words in the index: a keyed fingerprint still finds duplicates
             fp = "k:" + crypto.keyed_digest(self.keys.get(m.scope_hash), doc.body[:500].encode())[:40]
@@ -240,7 +244,9 @@ class Store:
             "suspect": json.dumps(suspect, ensure_ascii=False) if suspect else None,
         }
 
-    def _index(self, s: Any, doc: Document, path: Path, turns: Sequence[Turn] | None) -> None:
+    def _index(
+        self, s: Any, doc: Document, path: Path, turns: Sequence[Turn] | None, *, checked: bool = False
+    ) -> None:
         """One memory's rows: the memory, its words, and its knowledge-graph links.
 
         The rule for everything derived from a memory (FTS words, graph rows, snapshots,
@@ -249,7 +255,7 @@ class Store:
         title, no graph rows and a keyed fingerprint; new derived data must be sealed with the
         scope key (memoryd.crypto) or left out, dropped by `sensitive.marking` when a scope is
         marked, and covered by the canary scan (tests/core/sensitive/test_derived.py)."""
-        row = self._row(doc, path, turns)
+        row = self._row(doc, path, turns, checked=checked)
         index.upsert_memory(
             s, row, doc.meta.triggers, self._fts(doc), list(turns) if turns is not None else None
         )
@@ -306,7 +312,7 @@ class Store:
         if old and old["body_path"] != self.files.relative(path):
             self.files.remove(self.files.absolute(old["body_path"]))
         with write_session(self.engine) as s:
-            self._index(s, doc, path, turns)
+            self._index(s, doc, path, turns, checked=True)
         self.changed(doc.meta.scope_hash)
         self._audit_doc(doc, event, actor, details, dedupe)
         return path
@@ -376,7 +382,7 @@ class Store:
                 return
             with write_session(self.engine) as s:
                 for doc, path, turns in pending:
-                    self._index(s, doc, path, turns)
+                    self._index(s, doc, path, turns, checked=True)
             scopes = sorted({d.meta.scope_hash for d, _, _ in pending})
             for h in scopes:
                 self.changed(h)
