@@ -281,7 +281,7 @@ def one_sentence(tool: str, text: str, arguments: set[str]) -> str:
     return text if text.endswith((".", "?", "!")) else text + "."
 
 
-class Server(MCPServer):
+class MemorydServer(MCPServer):
     """The SDK's MCPServer with memoryd's version, error wording and stdio transport."""
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
@@ -313,7 +313,7 @@ class Server(MCPServer):
 
 def build(app: Memoryd | None = None) -> MCPServer:
     tools = Tools(app)
-    srv = Server("memoryd", instructions=INSTRUCTIONS, version=__version__)
+    srv = MemorydServer("memoryd", instructions=INSTRUCTIONS, version=__version__)
 
     @srv.tool(
         name="mem_search",

@@ -55,9 +55,11 @@ class Wire:
     def _read_stdout(self) -> None:
         assert self.proc.stdout is not None
         for raw in self.proc.stdout:
-            parsed = json.loads(raw)  # a non-JSON line fails the test (seen as a missing reply)
-            assert isinstance(parsed, dict), raw
-            self.replies.put(parsed)
+            try:
+                parsed = json.loads(raw)
+            except ValueError:
+                parsed = None
+            self.replies.put(parsed if isinstance(parsed, dict) else {"not protocol": raw})
         self.replies.put(None)
 
     def _read_stderr(self) -> None:
@@ -77,6 +79,7 @@ class Wire:
         except queue.Empty:
             raise AssertionError(f"no reply within {timeout} s") from None
         assert got is not None, f"the server closed stdout: {self.stderr.decode(errors='replace')}"
+        assert "not protocol" not in got, f"stdout carried something else than JSON-RPC: {got}"
         return got
 
     def ask(self, line: bytes | str | dict[str, Any], timeout: float = 10) -> dict[str, Any]:
