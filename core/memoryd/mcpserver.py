@@ -22,11 +22,12 @@ channel; nothing here prints.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 from typing import TYPE_CHECKING, Annotated, Any
 
-import mcp_types as types
+from mcp import types
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.shared.exceptions import MCPError
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
     from memoryd.app import Memoryd
 
 ACTOR = "mcp"
+log = logging.getLogger(__name__)
 _HASH = re.compile(r"^[0-9a-f]{12}$")
 
 INSTRUCTIONS = """\
@@ -287,7 +289,7 @@ class MemorydServer(MCPServer):
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         known = {t.name: t for t in await self.list_tools()}
         if name not in known:
-            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {name}; the tools are {', '.join(known)}")
+            raise MCPError(types.INVALID_PARAMS, f"Unknown tool {name!r}; the tools are {', '.join(known)}")
         schema = known[name].input_schema
         accepted = set(schema.get("properties", {}))
         unknown = sorted(set(arguments) - accepted)
@@ -298,7 +300,9 @@ class MemorydServer(MCPServer):
             )
         try:
             return await super().call_tool(name, arguments, context)
-        except UnexpectedToolError:
+        except UnexpectedToolError as exc:
+            # The SDK logs a crash only when it sees UnexpectedToolError, which is reworded here.
+            log.error("Tool %r raised an unexpected exception", name, exc_info=exc.__cause__ or exc)
             raise ToolError(f"{name} failed unexpectedly; the details are in the server's log.") from None
         except ToolError as exc:
             if isinstance(exc.__cause__, ValidationError):

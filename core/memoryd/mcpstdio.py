@@ -24,7 +24,7 @@ from typing import Any, BinaryIO
 
 import anyio
 import anyio.to_thread
-import mcp_types as types
+from mcp import types
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError

@@ -8,10 +8,10 @@ import io
 import json
 from typing import Any
 
-import mcp_types as types
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from mcp import types
 
 from memoryd import mcpstdio
 
