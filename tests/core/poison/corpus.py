@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (data: long strings are payloads and sessions, kept whole)
 """A labelled corpus for memoryd.poison: injection attempts and ordinary sessions.
 
 Written by hand, generated deterministically, nothing downloaded. Each attack payload is
