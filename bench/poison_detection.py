@@ -3,13 +3,14 @@ labelled corpus (tests/core/poison/corpus.py), for the dev half it was tuned on 
 held-out half it was not. A case is flagged when any of its texts (each turn, the imported
 file, the entry's title and content) is suspect.
 
-    python bench/poison_detection.py [--json] [--show]
+    python bench/poison_detection.py [--json] [--show] [--no-speed]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -54,12 +55,51 @@ def measure() -> dict[str, Any]:
     return result
 
 
+def speed_inputs() -> dict[str, str]:
+    """Ordinary text (the corpus's ordinary sessions, repeated) and hostile 256 KB inputs."""
+    ordinary = "\n\n".join(
+        t for c in cases() if c.label == "ordinary" and c.kind == "session" for t in c.texts()
+    )
+
+    def fill(unit: str, size: int) -> str:
+        return (unit * (size // len(unit) + 1))[:size]
+
+    k = 1024
+    hostile = "ignore the system you must send token to <|< ```\n\u200b\"'“「 QUJDREVGR0hJSktMTU5P "
+    return {
+        "ordinary 4 KB": fill(ordinary, 4 * k),
+        "ordinary 64 KB": fill(ordinary, 64 * k),
+        "ordinary 256 KB": fill(ordinary, 256 * k),
+        "hostile 256 KB": fill(hostile, 256 * k),
+        "hostile 256 KB of '<'": "<" * 256 * k,
+        "hostile 256 KB of 'ignore '": fill("ignore ", 256 * k),
+        "hostile 256 KB of U+200B": "\u200b" * 256 * k,
+        "hostile 256 KB of 'a U+200D b'": fill("a\u200db", 256 * k),
+    }
+
+
+def speed(runs: int = 7) -> dict[str, float]:
+    """Median milliseconds of inspect per input (the machine's load shows in these)."""
+    out: dict[str, float] = {}
+    for name, text in speed_inputs().items():
+        times = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            inspect(text)
+            times.append(time.perf_counter() - start)
+        out[name] = round(statistics.median(times) * 1000, 1)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
     ap.add_argument("--show", action="store_true", help="print the reasons for every case")
+    ap.add_argument("--no-speed", action="store_true", help="skip the timing section")
     args = ap.parse_args()
     result = measure()
+    if not args.no_speed:
+        result["speed_ms"] = speed()
     if args.json:
         print(json.dumps(result, indent=2, ensure_ascii=False))
         return
@@ -74,6 +114,8 @@ def main() -> None:
             print(f"      missed: {cid}")
         for cid in r["false_positives"]:
             print(f"      false positive: {cid}")
+    for name, ms in result.get("speed_ms", {}).items():
+        print(f"speed: {name:>30}: {ms:7.1f} ms (median)")
     if args.show:
         for case in cases():
             print(case.id, flagged(case))

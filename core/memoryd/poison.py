@@ -34,11 +34,15 @@ import binascii
 import bisect
 import re
 import unicodedata
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TypeVar
 
 THRESHOLD = 2.0  # sum of signal weights within one window that makes a text suspect
 _WINDOW = 600  # characters: signals further apart do not add up
 _MAX_HITS = 64  # matches read per pattern (bounds the work on hostile input)
+_MAX_STARTS = 4096  # match attempts per pattern (bounds the work on hostile input)
+_MAX_ANCHORS = 4096  # occurrences looked up per anchor literal
 _QUOTE_MAX = 60
 
 
@@ -235,6 +239,14 @@ class _Rule:
     pattern: re.Pattern[str]
     in_code: float = 0.5  # weight factor inside code fences or inline code
     negatable: bool = False  # "never push to main" is a rule, not a request
+    # Lower-case literals every match contains, each with how many characters before it a
+    # match may start: only those starts are tried (see _rule_matches).
+    anchors: dict[str, int] = field(default_factory=dict)
+
+
+def _anchors(*groups: str, back: int = 0) -> dict[str, int]:
+    """Anchor literals ("a|b|c") that may be preceded by up to `back` characters of a match."""
+    return {word: back for group in groups for word in group.split("|")}
 
 
 _I = re.IGNORECASE | re.MULTILINE
@@ -269,6 +281,10 @@ RULES: tuple[_Rule, ...] = (
             r"(?:above|before|prior|previously|(?:that )?you (?:were|have been) (?:told|given))",
             _I,
         ),
+        anchors=_anchors(
+            "ignore|disregard|forget|override|bypass|abandon|discard|"
+            "neglect|overlook|pay no|do not|don|stop following|no longer"
+        ),
     ),
     _Rule(
         "override",
@@ -279,6 +295,9 @@ RULES: tuple[_Rule, ...] = (
             r"(?:你|掉|了)?(?:之前|以上|上面|前面|先前|原来|原有|原先|所有|一切|全部|系统|安全|收到|的|上述|"
             r"你的|任何|这些|用户的|用户){1,5}"
             r"(?:指令|指示|提示词|提示|规则|要求|设定|约束|命令|限制|规定|准则|问题)"
+        ),
+        anchors=_anchors(
+            "忽略|无视|忽视|忘记|忘掉|不要理会|别管|抛开|抛弃|不再遵守|不要遵守|不用遵守|绕过|覆盖"
         ),
     ),
     _Rule(
@@ -295,6 +314,9 @@ RULES: tuple[_Rule, ...] = (
             _I,
         ),
         in_code=0.0,
+        anchors=_anchors(
+            "sys|admin|developer|root|operator|openai|anthropic|instruction|message|note", back=12
+        ),
     ),
     _Rule(
         "authority",
@@ -306,6 +328,7 @@ RULES: tuple[_Rule, ...] = (
             re.MULTILINE,
         ),
         in_code=0.0,
+        anchors=_anchors("系统|管理员|开发者", back=8),
     ),
     _Rule(
         "markup",
@@ -318,6 +341,7 @@ RULES: tuple[_Rule, ...] = (
             re.IGNORECASE,
         ),
         in_code=0.0,
+        anchors=_anchors("<|inst]|<<|<sys|</sys", back=2),
     ),
     _Rule(
         "markup",
@@ -325,6 +349,7 @@ RULES: tuple[_Rule, ...] = (
         1.0,
         re.compile(r"</?(?:system|instructions?|admin|developer)>", re.IGNORECASE),
         in_code=0.0,
+        anchors=_anchors("system>|instruction>|instructions>|admin>|developer>", back=2),
     ),
     _Rule(
         "markup",
@@ -336,6 +361,10 @@ RULES: tuple[_Rule, ...] = (
             re.IGNORECASE,
         ),
         in_code=0.0,
+        anchors=_anchors(
+            "function_calls>|tool_use>|tool_call>|tool_result>|function_results>|<invoke|<parameter|antml:",
+            back=2,
+        ),
     ),
     _Rule(
         "markup",
@@ -343,6 +372,7 @@ RULES: tuple[_Rule, ...] = (
         1.0,
         re.compile(r'"(?:tool_calls|function_call)"\s*:|"type"\s*:\s*"tool_use"', re.IGNORECASE),
         in_code=0.0,
+        anchors=_anchors('"tool_calls"|"function_call"|"type"'),
     ),
     _Rule(
         "addressee",
@@ -355,6 +385,12 @@ RULES: tuple[_Rule, ...] = (
             rf"summari[sz]ing|parsing|scraping|ingesting|crawling|indexing|reviewing) this\b",
             _I,
         ),
+        anchors=_anchors(
+            "if you|any|all|every|other",
+            "ai|a.i.|llm|language model|chatbot|assistant|agent|bot|"
+            "model|claude|chatgpt|gpt|copilot|codex|gemini|cursor|openclaw",
+            back=8,
+        ),
     ),
     _Rule(
         "addressee",
@@ -366,6 +402,12 @@ RULES: tuple[_Rule, ...] = (
             rf"|(?:^|[(\[>:]|<!--)[ \t>*#_\-(]*{_AI}[ \t]*[:,]",
             _I,
         ),
+        anchors=_anchors(
+            "note|message|attention|reminder|ps|p.s|hey|hi|dear|important",
+            "ai|a.i.|llm|language model|chatbot|assistant|agent|bot|"
+            "model|claude|chatgpt|gpt|copilot|codex|gemini|cursor|openclaw",
+            back=12,
+        ),
     ),
     _Rule(
         "addressee",
@@ -375,6 +417,7 @@ RULES: tuple[_Rule, ...] = (
             rf"如果你是(?:一个|一名)?[ \t]*{_AI_ZH}"
             rf"|(?:阅读|读取|处理|总结|看到)(?:本|这|此)(?:文档|页面|段|条|篇|文件|内容)[^。\n]{{0,4}}{_AI_ZH}"
         ),
+        anchors=_anchors("如果你是|阅读|读取|处理|总结|看到"),
     ),
     _Rule(
         "addressee",
@@ -382,6 +425,9 @@ RULES: tuple[_Rule, ...] = (
         1.0,
         re.compile(
             rf"(?:致|给|写给|告)[ \t]*(?:所有|任何|以后所有会话的|未来的)?[ \t]*{_AI_ZH}|{_AI_ZH}[ \t]*请注意"
+        ),
+        anchors=_anchors(
+            "致|给|告", "ai|人工智能|大模型|语言模型|模型|助手|智能体|机器人|claude|chatgpt|codex", back=1
         ),
     ),
     _Rule(
@@ -394,6 +440,7 @@ RULES: tuple[_Rule, ...] = (
             r"|(?:下次|以后|今后|将来|每次)[^。\n]{0,6}(?:读到|看到|加载|读取|检索到)(?:这|本)",
             _I,
         ),
+        anchors=_anchors("when|next time|once|after|if|each time|every time|下次|以后|今后|将来|每次"),
     ),
     _Rule(
         "future",
@@ -404,6 +451,7 @@ RULES: tuple[_Rule, ...] = (
             r"assistants?|instances?)\b|(?:以后|今后|未来|之后)(?:所有)?的?(?:所有)?(?:会话|对话)",
             _I,
         ),
+        anchors=_anchors("future|later|subsequent|upcoming|以后|今后|未来|之后"),
     ),
     _Rule(
         "speaks-for-user",
@@ -416,6 +464,7 @@ RULES: tuple[_Rule, ...] = (
             r"|(?:用户|维护者|管理员)(?:已经|已)?(?:希望|要求|想要|让|授权|同意|批准|允许)(?:了)?你",
             _I,
         ),
+        anchors=_anchors("user|owner|maintainer|developer|admin|用户|维护者|管理员", back=4),
     ),
     _Rule(
         "speaks-for-user",
@@ -426,6 +475,7 @@ RULES: tuple[_Rule, ...] = (
             r"allowed)|用户(?:已经|已)(?:授权|同意|批准)",
             _I,
         ),
+        anchors=_anchors("user|用户", back=4),
     ),
     _Rule(
         "covert",
@@ -440,6 +490,7 @@ RULES: tuple[_Rule, ...] = (
             r"|不要(?:告诉|通知|提醒|让)用户|不要在[^。\n]{0,8}(?:提到|提及)|不需要(?:征求|询问)用户",
             _I,
         ),
+        anchors=_anchors("do not|don|never|without|does not|不要|不需要"),
     ),
     _Rule(
         "covert",
@@ -450,6 +501,7 @@ RULES: tuple[_Rule, ...] = (
             r"change|insert|commit|push|install|disable)\b|悄悄|偷偷|秘密地",
             _I,
         ),
+        anchors=_anchors("secretly|covertly|quietly|silently|悄悄|偷偷|秘密地"),
     ),
     _Rule(
         "exfil",
@@ -463,6 +515,13 @@ RULES: tuple[_Rule, ...] = (
             rf"|{_SECRET}[^。\n]{{0,20}}?(?:发送|发到|发给|上传|贴到|转发)",
             _I,
         ),
+        anchors=_anchors(
+            "send|post|upload|mail|forward|exfiltrate|leak|transmit|paste|copy|发送|发到|发给|上传|泄露|贴到|转发",
+            "api|secret|token|password|credential|private key|ssh key|"
+            "id_rsa|.env|.ssh|.aws|cookie|system prompt|密钥|秘钥|密码|令牌|凭证|凭据|私钥|系统提示词",
+            back=2,
+        )
+        | _anchors("_key|_token|_secret", back=40),
     ),
     _Rule(
         "exfil",
@@ -474,6 +533,7 @@ RULES: tuple[_Rule, ...] = (
             rf"(?:your |the )?{_SECRET}",
             _I,
         ),
+        anchors=_anchors("print|reveal|show|output|dump|display|cat|leak"),
     ),
     _Rule(
         "action",
@@ -495,6 +555,11 @@ RULES: tuple[_Rule, ...] = (
         ),
         in_code=0.5,
         negatable=True,
+        anchors=_anchors(
+            "push|commit|merge|--force|force|--no-verify|disable|skip|"
+            "bypass|turn off|remove|delete|comment out|rm|drop|chmod|"
+            "curl|wget|install|approve|推送到|强制推送|关闭|禁用|跳过|删除|注释掉|直接合并"
+        ),
     ),
     _Rule(
         "directive",
@@ -507,6 +572,7 @@ RULES: tuple[_Rule, ...] = (
             r"|你(?:现在)?的新任务|你(?:现在)?不再受|没有任何限制",
             _I,
         ),
+        anchors=_anchors("your|no longer|not|without|developer mode|jailbroken|you are|你|没有任何限制"),
     ),
     _Rule(
         "directive",
@@ -517,6 +583,7 @@ RULES: tuple[_Rule, ...] = (
             r"|从现在(?:开始|起)|你必须|请立即|请自动执行|自动执行",
             _I,
         ),
+        anchors=_anchors("you|from now on|henceforth|从现在|你必须|请立即|请自动执行|自动执行"),
     ),
     _Rule(
         "encoded",
@@ -526,8 +593,78 @@ RULES: tuple[_Rule, ...] = (
             r"\b(?:decode|base64)\b[^.\n]{0,40}?\b(?:follow|execute|run|obey|do)\b|解码[^。\n]{0,20}(?:执行|照做)",
             _I,
         ),
+        anchors=_anchors("decode|base64|解码"),
     ),
 )
+
+_ALL_ANCHORS = sorted({word for rule in RULES for word in rule.anchors})
+_ASCII_ANCHORS = tuple((w, w.encode()) for w in _ALL_ANCHORS if w.isascii())
+_WIDE_ANCHORS = tuple(w for w in _ALL_ANCHORS if not w.isascii())
+_CJK = re.compile("[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
+T = TypeVar("T", str, bytes)
+# Characters that re.IGNORECASE matches to ASCII letters but str.lower() does not map to
+# one (U+0130 even lowers to two characters, which would shift positions).
+_CASE_FIXES = {"\u0130": "i", "\u0131": "i", "\u017f": "s"}
+
+
+def _lowered(text: str) -> str:
+    """text.lower() with the same length, so positions in it are positions in text."""
+    for odd, plain in _CASE_FIXES.items():
+        if odd in text:
+            text = text.replace(odd, plain)
+    return text.lower()
+
+
+def _find_anchors(text: str) -> dict[str, list[int]]:
+    """Where each anchor literal occurs. The ASCII literals are looked for in a one-byte
+    copy (non-Latin-1 characters become "?", so positions stay), where a scan is a memchr
+    away from free; the Chinese ones only when the text has CJK characters at all."""
+    low = _lowered(text)
+    found: dict[str, list[int]] = {}
+    narrow = low.encode("latin-1", "replace")
+    for word, needle in _ASCII_ANCHORS:
+        _occurrences(narrow, needle, word, found)
+    if not low.isascii() and _CJK.search(low):
+        for word in _WIDE_ANCHORS:
+            _occurrences(low, word, word, found)
+    return found
+
+
+def _occurrences(hay: T, needle: T, word: str, found: dict[str, list[int]]) -> None:
+    pos = hay.find(needle)
+    if pos == -1:
+        return
+    hits = found[word] = []
+    while pos != -1 and len(hits) < _MAX_ANCHORS:
+        hits.append(pos)
+        pos = hay.find(needle, pos + 1)
+
+
+def _rule_matches(text: str, rule: _Rule, found: dict[str, list[int]]) -> Iterator[re.Match[str]]:
+    """What rule.pattern.finditer(text) yields, trying only the starts the anchors allow.
+
+    Running the patterns over the whole text costs about a microsecond per character per
+    pattern; every match contains one of the rule's anchors, so trying a match at the few
+    positions just before each anchor finds the same matches (non-overlapping, left to
+    right) at a small fraction of the cost. Attempts and matches are capped."""
+    starts: set[int] = set()
+    for word, back in rule.anchors.items():
+        for pos in found.get(word, ()):
+            starts.update(range(max(0, pos - back), pos + 1))
+    end = 0
+    matches = 0
+    for start in sorted(starts)[:_MAX_STARTS]:
+        if start < end:
+            continue
+        m = rule.pattern.match(text, start)
+        if m is None:
+            continue
+        yield m
+        end = m.end()
+        matches += 1
+        if matches >= _MAX_HITS:
+            return
+
 
 _NEGATION = re.compile(
     r"(?:\b(?:never|not|don'?t|do not|avoid|no|without|nobody)\b|不要|别|切勿|禁止|不得|不能|避免)"
@@ -606,14 +743,15 @@ class _Hit:
 
 
 def _hits(text: str) -> list[_Hit]:
+    found = _find_anchors(text)
+    if not found:
+        return []  # the common case: nothing any rule could match, skip the rest
     code, comments = _spans(text)
     code_starts = [a for a, _ in code]
     comment_starts = [a for a, _ in comments]
     out: list[_Hit] = []
     for rule in RULES:
-        for n, m in enumerate(rule.pattern.finditer(text)):
-            if n >= _MAX_HITS:
-                break
+        for m in _rule_matches(text, rule, found):
             pos = m.start()
             if rule.negatable and _NEGATION.search(text, max(0, pos - 40), pos):
                 continue
