@@ -9,6 +9,11 @@ argument (a project path or a scope hash) when given, else the client's project
 sensitive scope without a live grant is a tool error that says how to grant; every grant
 check and write is audited as actor "mcp".
 
+Errors follow MCP's tools "Error Handling": an unknown tool is a JSON-RPC error (-32602),
+an argument that fails validation or a refusal of memoryd's is a tool error (isError) in
+one sentence that names the tool's own arguments, never a CLI flag, a pydantic dump or a
+traceback. Malformed JSON-RPC lines are answered by the transport (memoryd.mcpstdio).
+
 Codex gives a server 10 s to start, so nothing heavier than the MCP SDK loads at start-up:
 the store, SQLAlchemy and the search code load on the first call. stdout is the protocol
 channel; nothing here prints.
@@ -16,20 +21,26 @@ channel; nothing here prints.
 
 from __future__ import annotations
 
+import json
+import logging
 import os
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
+from mcp import types
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.shared.exceptions import MCPError
+from pydantic import Field, ValidationError
 
-from memoryd import quoting
+from memoryd import __version__, quoting
 from memoryd.errors import MemorydError
 
 if TYPE_CHECKING:
     from memoryd.app import Memoryd
 
 ACTOR = "mcp"
+log = logging.getLogger(__name__)
 _HASH = re.compile(r"^[0-9a-f]{12}$")
 
 INSTRUCTIONS = """\
@@ -164,6 +175,9 @@ class Tools:
         scope: str | None,
         client: str | None,
     ) -> dict[str, Any]:
+        for name, value in (("title", title), ("body", body)):
+            if not value.strip():  # before the facade, whose wording is the CLI's (--title, stdin)
+                raise ToolError(f"{name} must not be empty")
         where = scope or os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
         if _HASH.match(where):
             raise ToolError("mem_record needs the project's path as scope, not a scope hash")
@@ -240,9 +254,99 @@ def _call(fn: Any, *args: Any) -> Any:
         raise ToolError(str(exc)) from None
 
 
+Limit = Annotated[int, Field(ge=1)]
+_FLAG = re.compile(r"--([a-z][a-z_-]*)")
+_KINDS = {"string": "a string", "integer": "a whole number", "number": "a number", "boolean": "true or false"}
+
+
+def _expected(schema: dict[str, Any]) -> str:
+    """What an argument's JSON schema asks for, in words ("a list of strings")."""
+    options = [o for o in schema.get("anyOf", [schema]) if o.get("type") != "null"]
+    words = []
+    for option in options:
+        kind = option.get("type", "")
+        if kind == "array":
+            item = _KINDS.get(option.get("items", {}).get("type", ""), "values")
+            words.append(f"a list of {item.removeprefix('a ')}s" if item.startswith("a ") else "a list")
+        else:
+            words.append(_KINDS.get(kind, "a value"))
+    return " or ".join(words) or "a value"
+
+
+def _shown(value: Any) -> str:
+    """A rejected value, short: the caller's own, so echoing it leaks nothing."""
+    if isinstance(value, str):
+        return json.dumps(value if len(value) <= 24 else value[:24] + "...", ensure_ascii=False)
+    if value is None or isinstance(value, bool | int | float):
+        return json.dumps(value)
+    return "a list" if isinstance(value, list) else "an object" if isinstance(value, dict) else "that"
+
+
+def argument_errors(tool: str, schema: dict[str, Any], exc: ValidationError) -> str:
+    """pydantic's report on a tool's arguments as one sentence in the arguments' names."""
+    props: dict[str, Any] = schema.get("properties", {})
+    parts: list[str] = []
+    for err in exc.errors():
+        loc = err.get("loc", ())
+        name = str(loc[0]) if loc else "arguments"
+        if err["type"] == "missing":
+            part = f"{name} is required ({_expected(props.get(name, {}))})"
+        elif err["type"] in ("greater_than_equal", "greater_than") and len(loc) == 1:
+            bound = (err.get("ctx") or {}).get("ge", (err.get("ctx") or {}).get("gt"))
+            part = f"{name} must be at least {bound}, not {_shown(err.get('input'))}"
+        elif len(loc) == 1:
+            part = f"{name} must be {_expected(props.get(name, {}))}, not {_shown(err.get('input'))}"
+        else:
+            part = f"{name} must be {_expected(props.get(name, {}))}"
+        if part not in parts:
+            parts.append(part)
+    return f"{tool}: " + "; ".join(parts) + "."
+
+
+def one_sentence(tool: str, text: str, arguments: set[str]) -> str:
+    """A refusal of memoryd's as the model should read it: the CLI's `--limit` is the tool's
+    `limit`, on one line."""
+    text = text.removeprefix(f"Error executing tool {tool}: ")
+    text = _FLAG.sub(lambda m: m[1].replace("-", "_") if m[1].replace("-", "_") in arguments else m[0], text)
+    text = " ".join(text.split())
+    return text if text.endswith((".", "?", "!")) else text + "."
+
+
+class MemorydServer(MCPServer):
+    """The SDK's MCPServer with memoryd's version, error wording and stdio transport."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        known = {t.name: t for t in await self.list_tools()}
+        if name not in known:
+            raise MCPError(types.INVALID_PARAMS, f"Unknown tool {name!r}; the tools are {', '.join(known)}")
+        schema = known[name].input_schema
+        accepted = set(schema.get("properties", {}))
+        unknown = sorted(set(arguments) - accepted)
+        if unknown:
+            raise ToolError(
+                f"{name} has no argument {', '.join(map(repr, unknown))}; it takes "
+                f"{', '.join(schema.get('properties', {}))}."
+            )
+        try:
+            return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError as exc:
+            # The SDK logs a crash only when it sees UnexpectedToolError, which is reworded here.
+            log.error("Tool %r raised an unexpected exception", name, exc_info=exc.__cause__ or exc)
+            raise ToolError(f"{name} failed unexpectedly; the details are in the server's log.") from None
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                raise ToolError(argument_errors(name, schema, exc.__cause__)) from None
+            raise ToolError(one_sentence(name, str(exc), accepted)) from None
+
+    async def run_stdio_async(self) -> None:
+        from memoryd import mcpstdio
+
+        await mcpstdio.serve(self._lowlevel_server)
+
+
 def build(app: Memoryd | None = None) -> MCPServer:
     tools = Tools(app)
-    srv = MCPServer("memoryd", instructions=INSTRUCTIONS)
+    srv = MemorydServer("memoryd", instructions=INSTRUCTIONS, version=__version__)
 
     @srv.tool(
         name="mem_search",
@@ -256,7 +360,7 @@ def build(app: Memoryd | None = None) -> MCPServer:
         ),
     )
     def mem_search(
-        ctx: Context, query: str, scope: str | None = None, type: str | None = None, limit: int = 8
+        ctx: Context, query: str, scope: str | None = None, type: str | None = None, limit: Limit = 8
     ) -> dict[str, Any]:
         _asked_by(ctx)
         return _call(tools.search, query, scope, type, limit)
@@ -281,7 +385,7 @@ def build(app: Memoryd | None = None) -> MCPServer:
             "what the user said word for word."
         ),
     )
-    def mem_traces(ctx: Context, query: str, scope: str | None = None, limit: int = 10) -> dict[str, Any]:
+    def mem_traces(ctx: Context, query: str, scope: str | None = None, limit: Limit = 10) -> dict[str, Any]:
         _asked_by(ctx)
         return _call(tools.traces, query, scope, limit)
 
@@ -316,7 +420,7 @@ def build(app: Memoryd | None = None) -> MCPServer:
         ),
     )
     def mem_recent(
-        ctx: Context, scope: str | None = None, type: str | None = None, limit: int = 10
+        ctx: Context, scope: str | None = None, type: str | None = None, limit: Limit = 10
     ) -> dict[str, Any]:
         _asked_by(ctx)
         return _call(tools.recent, scope, type, limit)

@@ -360,3 +360,86 @@ def test_the_client_name_is_who_a_grant_prompt_says_asks(monkeypatch: pytest.Mon
     tools = session(go, client="claude-code")
     assert broker.agent_hint == "claude-code"
     assert all("ctx" not in t.input_schema.get("properties", {}) for t in tools)
+
+
+# -- 10. errors in the tools' own words -------------------------------------------------
+# What must never reach the model in a tool error: CLI flags, pydantic's dump and its
+# links, the SDK's "Error executing tool" prefix, the arguments model's class name.
+NOT_FOR_THE_MODEL = re.compile(
+    r"--[a-z]|https?://|pydantic|validation error|Error executing tool|Arguments\b|\[type=", re.IGNORECASE
+)
+
+
+def clean(msg: str) -> str:
+    """A tool error as the model should read it: one line, one sentence, nothing above."""
+    assert "\n" not in msg.strip() and not NOT_FOR_THE_MODEL.search(msg), msg
+    assert msg.rstrip().endswith("."), msg
+    return msg
+
+
+BAD_ARGUMENTS: list[tuple[str, dict[str, Any], tuple[str, ...]]] = [
+    ("mem_search", {"query": "x", "limit": "abc"}, ("limit", "whole number", '"abc"')),
+    ("mem_search", {"query": "x", "limit": -1}, ("limit must be at least 1", "-1")),
+    ("mem_traces", {"query": "x", "limit": 0}, ("limit must be at least 1",)),
+    ("mem_recent", {"limit": 2.5}, ("limit", "whole number", "2.5")),
+    ("mem_search", {}, ("query is required",)),
+    ("mem_search", {"query": ["a", "b"]}, ("query must be a string",)),
+    ("mem_get", {}, ("slug is required",)),
+    ("mem_get", {"slug": 5}, ("slug must be a string", "5")),
+    ("mem_record", {"type": "fact", "title": "t"}, ("body is required",)),
+    ("mem_record", {"type": "fact", "title": 5, "body": None}, ("title must be a string", "body must be")),
+    (
+        "mem_record",
+        {"type": "fact", "title": "t", "body": "b", "tags": "x"},
+        ("tags must be a list of strings",),
+    ),
+    ("mem_record", {"type": "fact", "title": "t", "body": "b", "triggers": [1]}, ("triggers",)),
+    ("mem_record", {"type": "fact", "title": "t", "body": "   "}, ("body must not be empty",)),
+    ("mem_search", {"query": "x", "lmit": 3}, ("'lmit'", "query, scope, type, limit")),
+]
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "says"), BAD_ARGUMENTS, ids=[f"{t}-{a}" for t, a, _ in BAD_ARGUMENTS]
+)
+def test_a_bad_argument_is_one_sentence_naming_the_argument(
+    tool: str, args: dict[str, Any], says: tuple[str, ...], project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Wrong types, missing and unknown arguments, a limit below 1, an empty body: a tool
+    error (isError, which the model reads and corrects: MCP tools, "Error Handling") in
+    one sentence that names the argument, where the server used to answer with pydantic's
+    dump and its links, the CLI's `--limit`, or silently ignore the unknown argument."""
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(project))
+    msg = clean(session(lambda c: fails(c, tool, args)))
+    for words in says:
+        assert words in msg, (words, msg)
+
+
+def test_memoryds_own_refusals_pass_through_as_one_sentence(project: Path) -> None:
+    """A refusal raised in the core (an unsafe slug, a missing memory, a type mem_record
+    does not take) reaches the model as that one sentence, without the SDK's prefix."""
+
+    async def go(c: Client) -> list[str]:
+        return [
+            await fails(c, "mem_get", {"slug": "../../etc/passwd"}),
+            await fails(c, "mem_get", {"slug": "no-such-memory"}),
+            await fails(
+                c, "mem_record", {"type": "session", "title": "t", "body": "b", "scope": str(project)}
+            ),
+        ]
+
+    climb, missing, session_ = (clean(m) for m in session(go))
+    assert "slug" in climb and "passwd" in climb, climb
+    assert "no-such-memory" in missing, missing
+    assert "capture" in session_, session_
+
+
+def test_a_cli_worded_core_error_is_reworded_for_the_tool() -> None:
+    """The facade's messages are written for the CLI: a flag that is one of the tool's
+    arguments becomes the argument's name, other flags stay, and the text is one line."""
+    from memoryd.mcpserver import one_sentence
+
+    args = {"query", "limit", "scope"}
+    assert one_sentence("mem_search", "--limit must be at least 1", args) == "limit must be at least 1."
+    assert one_sentence("mem_search", "Error executing tool mem_search: bad\n  scope", args) == "bad scope."
+    assert one_sentence("mem_search", "use --since here.", args) == "use --since here."
