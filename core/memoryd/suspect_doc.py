@@ -32,6 +32,16 @@ CLEARED = "suspect_cleared"
 MAX_REASONS = 12  # a session with fifty poisoned tool results needs no fifty lines
 
 
+def _kind(reason: str) -> str:
+    """The reason without the detector's quote of the text (`... AI: 'Ignore previous
+    instructions'`): the flag lives in the index, the audit log and the digest email, none
+    of which may hold a sensitive scope's words, nor hand the attack text on."""
+    for mark in (": '", ': "'):
+        if mark in reason:
+            return reason[: reason.index(mark)]
+    return reason
+
+
 def _fp(where: str, text: str) -> str:
     return hashlib.sha256(f"{where}\0{text}".encode()).hexdigest()[:20]
 
@@ -72,7 +82,7 @@ def detect(doc: Any, turns: Sequence[Any] | None) -> list[str]:
     for label, key, text in _pieces(doc, turns):
         verdict = inspect(text)
         if verdict.suspect and _fp(key, verdict.text) not in done:
-            out += [f"{label}: {r}" for r in verdict.reasons]
+            out += [f"{label}: {_kind(r)}" for r in verdict.reasons]
     return out
 
 
@@ -102,7 +112,7 @@ def check(
     def look(label: str, key: str, text: str) -> str:
         verdict = inspect(text)
         if verdict.suspect and _fp(key, verdict.text) not in done:
-            new.extend(f"{label}: {r}" for r in verdict.reasons)
+            new.extend(f"{label}: {_kind(r)}" for r in verdict.reasons)
         return verdict.text
 
     def look_list(label: str, items: list[str]) -> list[str]:
