@@ -330,6 +330,26 @@ class Memoryd(Upkeep):
         self._release_orphans(actor=actor)
         return Changes(updated=(slug,), scopes=(doc.meta.scope_hash,))
 
+    # -- suspect memories (memoryd.suspect_doc) ----------------------------------------
+    def suspects(self, *, scopes: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """Memories flagged as aimed at an AI, newest first, each with its `suspect`
+        reasons; a person clears or forgets them (the digest, the tray, `memoryd suspect`)."""
+        rows = self.store.suspects(scopes)
+        for r in rows:
+            if r.get("scope_sensitive") and not r["title"]:
+                r["title"] = SENSITIVE_TITLE
+        return rows
+
+    @_settles
+    def clear_suspect(self, slug: str, *, actor: str = "cli") -> Changes:
+        """A person read the memory and vouches for it: it may enter the start-up snapshot
+        and the exports again; the same text does not flag it again, new attack text does."""
+        slugs.validate(slug)
+        row = self.store.row(slug)
+        self.gate(row["scope_hash"], what="clear-suspect", target=slug, actor=actor)
+        self.store.clear_suspect(slug, actor=actor)
+        return Changes(updated=(slug,), scopes=(row["scope_hash"],))
+
     def _release_orphans(self, merged: dict[str, str] | None = None, *, actor: str) -> None:
         from memoryd.kg import supersedes
 

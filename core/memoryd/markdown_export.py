@@ -74,13 +74,14 @@ def _name(scope: Scope) -> str:
 
 
 def memory_md(store: Store, scope: Scope) -> str:
-    """The scope's visible long-term memories, grouped by type, superseded ones left out."""
+    """The scope's visible long-term memories, grouped by type, superseded and suspect ones left out."""
     rows = store.list(
         scopes=[scope.hash],
         types=[t.value for t, _ in SECTIONS],
         states=list(VISIBLE_STATES),
     )
-    rows = [r for r in rows if not r.get("superseded_by")]
+    # superseded ones are history; suspect ones (memoryd.suspect_doc) wait for a person
+    rows = [r for r in rows if not r.get("superseded_by") and not r.get("suspect")]
     out = [
         _header(
             f"the long-term memories of {scope.root} (scope {scope.hash})",

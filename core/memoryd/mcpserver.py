@@ -33,7 +33,7 @@ from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.shared.exceptions import MCPError
 from pydantic import Field, ValidationError
 
-from memoryd import __version__
+from memoryd import __version__, quoting
 from memoryd.errors import MemorydError
 
 if TYPE_CHECKING:
@@ -93,6 +93,7 @@ class Tools:
         results = self.app.search(query, scopes=[h], memory_type=type_, limit=limit, actor=ACTOR)
         return {
             "scope": h,
+            "note": quoting.TOOL_NOTE,
             "results": [
                 {
                     "slug": r.slug,
@@ -102,15 +103,28 @@ class Tools:
                     "when": r.created_at[:10],
                     "source": r.source,
                     "state": r.decay_state,
+                    "provenance": self._provenance(r.slug),
                 }
                 for r in results
             ],
         }
 
+    def _provenance(self, slug: str) -> dict[str, Any]:
+        """memoryd.quoting's provenance of one memory (type, source, date, who made it)."""
+        try:
+            doc, _ = self.app.store.read(slug)
+            suspect = self.app.store.row(slug).get("suspect") or ()
+        except MemorydError:
+            return {}
+        return quoting.of_meta(doc.meta, suspect).as_dict()
+
     def get(self, slug: str) -> dict[str, Any]:
         view = self.app.get(slug, actor=ACTOR)
         m = view.doc.meta
+        suspect = self.app.store.row(slug).get("suspect") or ()
         return {
+            "note": quoting.TOOL_NOTE,
+            "provenance": quoting.of_meta(m, suspect).as_dict(),
             "slug": m.slug,
             "type": m.type.value,
             "title": m.title,
@@ -131,10 +145,23 @@ class Tools:
         self._refuse_unless_granted(h, "traces")
         self.app.catch_up()
         hits = self.app.traces(query, scopes=[h], limit=limit, actor=ACTOR)
+        seen: dict[str, dict[str, Any]] = {}
+        for t in hits:
+            if t.slug not in seen:
+                seen[t.slug] = self._provenance(t.slug)
         return {
             "scope": h,
+            "note": quoting.TOOL_NOTE,
             "turns": [
-                {"slug": t.slug, "seq": t.seq, "role": t.role, "when": t.ts, "text": t.text} for t in hits
+                {
+                    "slug": t.slug,
+                    "seq": t.seq,
+                    "role": t.role,
+                    "when": t.ts,
+                    "text": t.text,
+                    "provenance": seen[t.slug],
+                }
+                for t in hits
             ],
         }
 
@@ -173,6 +200,7 @@ class Tools:
         rows = self.app.list(scopes=[h], memory_type=type_, limit=limit)
         return {
             "scope": h,
+            "note": quoting.TOOL_NOTE,
             "memories": [
                 {
                     "slug": r["slug"],
@@ -181,6 +209,7 @@ class Tools:
                     "when": (r.get("updated_at") or r["created_at"])[:10],
                     "source": r["source"],
                     "state": r["decay_state"],
+                    "provenance": self._provenance(r["slug"]),
                 }
                 for r in rows
             ],

@@ -18,7 +18,8 @@ from memoryd.redact import Redactor
 
 # Extra frontmatter keys (beyond the model's fields, which `scrub` takes one by one) that
 # are not free text: graph mentions, the stored analysis, an importer's fingerprint.
-_STRUCTURAL = frozenset({"entity_mentions", "analysis", "import_fingerprint"})
+# The suspect flag's reasons and fingerprints (memoryd.suspect_doc) are memoryd's own words.
+_STRUCTURAL = frozenset({"entity_mentions", "analysis", "import_fingerprint", "suspect", "suspect_cleared"})
 _SLUG_WORD = re.compile(r"[a-z0-9]+")
 
 

@@ -17,12 +17,12 @@ import contextlib
 import math
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from memoryd import atomic, clock, crypto, inject
+from memoryd import atomic, clock, crypto, inject, quoting
 from memoryd.errors import CorruptFile, KeyUnavailable, MemorydError
 from memoryd.models import VISIBLE_STATES, MemoryType
 from memoryd.paths import Layout
@@ -104,43 +104,38 @@ def _n(count: int, noun: str) -> str:
     return f"{count} {noun[:-1]}ies" if noun.endswith("y") else f"{count} {noun}s"
 
 
-def _day(ts: str | None) -> str:
-    return ts[:10] if ts else "?"
-
-
 def render(store: Store, scope_hash: str, *, budget: int = inject.DEFAULT_BUDGET) -> str | None:
     """The snapshot text of a scope, cut to `budget`; None when it holds no visible memory."""
-    rows = store.list(scopes=[scope_hash], states=list(VISIBLE_STATES))
+    # A suspect memory (memoryd.suspect_doc) waits for a person before any agent sees it here.
+    rows = [r for r in store.list(scopes=[scope_hash], states=list(VISIBLE_STATES)) if not r.get("suspect")]
     if not rows:
         return None
     now = clock.now()
     p = pick(rows, now)
 
-    def line(row: dict[str, Any], *, label: bool) -> str | None:
+    def line(row: dict[str, Any], *, gist: bool = True) -> str | None:
+        """One entry as memoryd.quoting shows memories: provenance, then the quoted text."""
         try:
             doc, _ = store.read(row["slug"])
         except (CorruptFile, KeyUnavailable, MemorydError):
             return None
         title = " ".join(doc.meta.title.split())
-        gist = _gist(doc.body)
-        text = title if not gist or gist.rstrip(".") == title.rstrip(".") else f"{title}: {gist}"
-        kind = f"{row['type']}, superseded" if row.get("superseded_by") else row["type"]
-        return f"- [{kind}] {text}" if label else f"- {text}"
+        first = _gist(doc.body) if gist else ""
+        text = title if not first or first.rstrip(".") == title.rstrip(".") else f"{title}: {first}"
+        prov = quoting.of_meta(doc.meta)
+        if row.get("superseded_by"):
+            prov = replace(prov, type=f"{prov.type}, superseded")
+        return quoting.line(prov, text)
 
-    constraints = [ln for r in p.constraints if (ln := line(r, label=True))]
-    key = [ln for r in p.key if (ln := line(r, label=True))]
-    sessions = []
-    for r in p.sessions:
-        try:
-            doc, _ = store.read(r["slug"])
-        except (CorruptFile, KeyUnavailable, MemorydError):
-            continue
-        sessions.append(f"- {_day(r['created_at'])} ({r['source']}): {doc.meta.title}")
+    constraints = [ln for r in p.constraints if (ln := line(r))]
+    key = [ln for r in p.key if (ln := line(r))]
+    sessions = [ln for r in p.sessions if (ln := line(r, gist=False))]
 
     out = [
         "# Memory for this project",
         f"Updated {clock.iso(now)[:16].replace('T', ' ')} UTC from {_n(p.long_term, 'long-term memory')} "
         f"and {_n(p.session_count, 'session')}.",
+        quoting.NOTE,
     ]
     for title, lines in (
         ("## About the user", inject.identity_lines(str(store.layout.home))),

@@ -274,7 +274,8 @@ def test_claude_hook_output_takes_cwd_from_stdin(cli: Cli, project: Path, tmp_pa
     assert data["hookSpecificOutput"]["hookEventName"] == "SessionStart"
     ctx = data["hookSpecificOutput"]["additionalContext"]
     assert isinstance(ctx, str)
-    assert "- [warning] Never deploy on Friday: The on-call rota is thin." in ctx
+    assert "- warning, recorded by the user, manual, " in ctx
+    assert ': "Never deploy on Friday: The on-call rota is thin."' in ctx
     assert tokencount.count(ctx) <= inject.DEFAULT_BUDGET
 
     here = cli("inject", "--format", "claude-hook", stdin="", cwd=elsewhere)

@@ -47,6 +47,12 @@ def _record_all(cli: Cli, project: Path) -> dict[str, str]:
     return slugs_by_title
 
 
+def _entry(memory_type: str, text: str, day: str | None = None) -> str:
+    """A snapshot line of a memory the user recorded today (memoryd.quoting's format)."""
+    day = day or datetime.now(UTC).strftime("%Y-%m-%d")
+    return f"- {memory_type}, recorded by the user, manual, {day}: {json.dumps(text, ensure_ascii=False)}"
+
+
 def _section(text: str, title: str) -> list[str]:
     lines, inside = [], False
     for line in text.splitlines():
@@ -68,13 +74,16 @@ def test_record_renders_the_snapshot_with_labelled_constraints(
     text = snap.read_text(encoding="utf-8")
     assert not (snap.parent / inject.STALE).exists()
     constraints = _section(text, "## Constraints")
-    assert "- [warning] Never run migrations on Friday: The prod database locks for minutes." in constraints
-    assert "- [decision] Orders move to PostgreSQL: Chosen for JSONB and row locks." in constraints
-    assert "- [preference] Use pnpm, never npm: The lockfile is pnpm-lock.yaml." in constraints
+    assert (
+        _entry("warning", "Never run migrations on Friday: The prod database locks for minutes.")
+        in constraints
+    )
+    assert _entry("decision", "Orders move to PostgreSQL: Chosen for JSONB and row locks.") in constraints
+    assert _entry("preference", "Use pnpm, never npm: The lockfile is pnpm-lock.yaml.") in constraints
     assert len(constraints) == 3
     key = _section(text, "## Key memories")
-    assert "- [fact] The API is written in Go: It lives in services/api." in key
-    assert "- [playbook] Release checklist: Tag, build, smoke test, announce." in key
+    assert _entry("fact", "The API is written in Go: It lives in services/api.") in key
+    assert _entry("playbook", "Release checklist: Tag, build, smoke test, announce.") in key
     assert "from 5 long-term memories and 0 sessions" in text
     assert text.rstrip("\n").endswith(inject.MORE)
     out = cli("inject", cwd=project)
@@ -109,7 +118,7 @@ def test_ranking_keeps_warnings_when_constraints_overflow(project: Path, isolate
     app.record("warning", "Do not force-push main", "CI deploys from main.", scope_path=project)
     constraints = _section(_snap(isolated_home, project).read_text(encoding="utf-8"), "## Constraints")
     assert len(constraints) == snapshot.MAX_CONSTRAINTS
-    assert constraints[0] == "- [warning] Do not force-push main: CI deploys from main."
+    assert constraints[0] == _entry("warning", "Do not force-push main: CI deploys from main.")
 
 
 def test_forget_removes_a_memory_from_the_snapshot(cli: Cli, project: Path, isolated_home: Path) -> None:
@@ -176,7 +185,7 @@ def test_a_write_without_refresh_leaves_a_marker_that_inject_honours(
     out = cli("inject", cwd=project)
     assert out.returncode == 0, out.stderr
     assert "Deploys go through Fly.io: fly deploy from the repo root." in out.stdout
-    assert "- [warning] Staging resets nightly: Do not keep data there." in out.stdout
+    assert _entry("warning", "Staging resets nightly: Do not keep data there.") in out.stdout
     assert "Heroku" not in out.stdout
     assert not marker.exists() and "Fly.io" in snap.read_text(encoding="utf-8")
 
@@ -347,7 +356,7 @@ def test_sensitive_scope_snapshot_is_sealed_and_needs_a_grant(
     grant_tty(project, "session")
     out = cli("inject", cwd=project)
     assert out.returncode == 0, out.stderr
-    assert f"- [warning] Vault rule {CANARY}: Rotate the {CANARY} key monthly." in out.stdout
+    assert _entry("warning", f"Vault rule {CANARY}: Rotate the {CANARY} key monthly.") in out.stdout
     assert "Ledger export" in out.stdout
     assert not snap.exists()
     assert leaks(isolated_home) == [], "the canary is on disk in plaintext"

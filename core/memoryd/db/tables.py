@@ -27,6 +27,7 @@ class MemoryRow(SQLModel, table=True):
     dura_mean: float | None = None
     analyzed_fingerprint: str | None = None
     superseded_by: str | None = None
+    suspect: str | None = None  # JSON list of reasons (migration 014)
 
 
 class TriggerRow(SQLModel, table=True):

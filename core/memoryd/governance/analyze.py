@@ -96,7 +96,7 @@ class Analyzer:
         if scored.out is None:
             return Analysis(slug, "deferred", by=scored.by, note=scored.note, tokens=scored.tokens)
         entities, note = self._entities(doc)
-        result = self._write(doc, fp, scored)
+        result = self._write(doc, fp, scored, suspect=bool(row.get("suspect")))
         result.entities = entities
         if note:
             result.note = "; ".join(filter(None, [result.note, note]))
@@ -127,6 +127,8 @@ class Analyzer:
 
         if row.get("scope_sensitive") and not llm.allow_sensitive:
             return by_rules("sensitive scope: nothing sent to the LLM")
+        if row.get("suspect"):  # text aimed at an AI is not handed to one (memoryd.suspect_doc)
+            return by_rules("suspect memory: nothing sent to the LLM until a person clears it")
         provider = self.choice.provider
         if provider is None:
             return by_rules(self.choice.reason)
@@ -190,7 +192,9 @@ class Analyzer:
         with write_session(self.store.engine) as s:
             return sql.record_failure(s, slug, error[:500], clock.now_iso())
 
-    def _write(self, doc: Document, fp: str, scored: Scored) -> Analysis:
+    def _write(self, doc: Document, fp: str, scored: Scored, *, suspect: bool = False) -> Analysis:
+        """Store the scores; queue a promotion when they are high enough, never for a
+        suspect session (its text would become long-term memory through the queue)."""
         meta, out, by = doc.meta, scored.out, scored.by
         assert out is not None
         scores = {"D": out.D, "U": out.U, "R": out.R, "A": out.A}
@@ -198,7 +202,9 @@ class Analyzer:
         result = Analysis(
             meta.slug, "scored", by=by, scores=scores, mean=mean, note=scored.note, tokens=scored.tokens
         )
-        if mean >= self.config.governance.promote_threshold:
+        if suspect and mean >= self.config.governance.promote_threshold:
+            result.note = "; ".join(filter(None, [result.note, "suspect: not queued for promotion"]))
+        elif mean >= self.config.governance.promote_threshold:
             proposal = {
                 "source_session_slug": meta.slug,
                 "proposed_type": out.type if out.type != "none" else MemoryType.fact.value,

@@ -119,6 +119,19 @@ class PendingSupersede(BaseModel):
     created_at: str
 
 
+class SuspectMemory(BaseModel):
+    """A memory whose text reads as aimed at an AI (memoryd.suspect_doc): kept out of the
+    start-up snapshot, the exports and the promotion queue until the user decides."""
+
+    slug: str = Field(description="pass to `memoryd suspect clear SLUG` / `memoryd forget SLUG`")
+    title: str
+    type: str
+    scope_hash: str
+    source: str
+    created_at: str
+    reasons: list[str]
+
+
 class Trends(BaseModel):
     top_triggers: list[TriggerCount]
     rising_entities: list[EntityTrend] = Field(default_factory=list)
@@ -168,6 +181,7 @@ class Digest(BaseModel):
     ttl_reminders: list[TTLReminder]
     pending_supersedes: list[PendingSupersede] = Field(default_factory=list)
     sync_conflicts: list[SyncConflict] = Field(default_factory=list)
+    suspect: list[SuspectMemory] = Field(default_factory=list)
     trends: Trends
     spend: Spend
 
@@ -201,6 +215,7 @@ def build(
 
     waiting = [promotions_pair(store, r) for r in supersedes.listing(store, status="pending", scopes=scopes)]
     rising = trends.rising(store, since, now, scopes, top)
+    suspect = store.suspects(scopes)
     replaced = trends.supersedes_since(store, since, scopes, top)
     return Digest(
         generated_at=clock.iso(now),
@@ -247,6 +262,18 @@ def build(
         ],
         pending_supersedes=[PendingSupersede(**w) for w in waiting],
         sync_conflicts=[SyncConflict(**c) for c in sync_run.conflicts(store.layout.home, scopes)],
+        suspect=[
+            SuspectMemory(
+                slug=r["slug"],
+                title=r["title"] or promotions.SEALED_TITLE,
+                type=r["type"],
+                scope_hash=r["scope_hash"],
+                source=r["source"],
+                created_at=r["created_at"],
+                reasons=list(r["suspect"]),
+            )
+            for r in suspect
+        ],
         trends=Trends(
             top_triggers=[TriggerCount(trigger=r["trigger"], hits=int(r["hits"])) for r in triggers],
             rising_entities=[EntityTrend(**e) for e in rising],  # type: ignore[arg-type]
@@ -371,6 +398,18 @@ def render_text(d: Digest) -> str:
         out.append("  none")
     out.append("")
 
+    if d.suspect:
+        out.append(f"=== Suspect memories ({len(d.suspect)}, kept from agents until you decide) ===")
+        for m in d.suspect[:LIST_LIMIT]:
+            out.append(f'  {m.type} "{m.title}" ({m.slug}) [{m.scope_hash}]')
+            out += [f"     why: {r}" for r in m.reasons]
+        if len(d.suspect) > LIST_LIMIT:
+            out.append(f"  ... and {len(d.suspect) - LIST_LIMIT} more (memoryd suspect)")
+        out.append(
+            "  read: memoryd get SLUG    clear: memoryd suspect clear SLUG    forget: memoryd forget SLUG"
+        )
+        out.append("")
+
     if d.sync_conflicts:
         out.append(f"=== Sync conflicts ({len(d.sync_conflicts)}) ===")
         for c in d.sync_conflicts[:LIST_LIMIT]:
@@ -417,6 +456,8 @@ def headline(d: Digest) -> str:
         parts.append(f"{len(d.pending_supersedes)} supersede(s) to confirm")
     if d.sync_conflicts:
         parts.append(f"{len(d.sync_conflicts)} sync conflict(s)")
+    if d.suspect:
+        parts.append(f"{len(d.suspect)} suspect memory(ies)")
     return "memoryd: " + ", ".join(parts)
 
 

@@ -207,8 +207,15 @@ class Store:
                 index.set_head(s, last.seq, last.this_hash, clock.now_iso())
 
     # -- rows -------------------------------------------------------------------------
-    def _row(self, doc: Document, path: Path) -> dict[str, Any]:
+    def _row(
+        self, doc: Document, path: Path, turns: Sequence[Turn] | None = None, *, checked: bool = False
+    ) -> dict[str, Any]:
+        """`checked`: the write path ran memoryd.suspect_doc.check, so the frontmatter's
+        flag is complete; reindex and sync look at the text themselves."""
+        from memoryd.suspect_doc import flagged, reasons
+
         m = doc.meta
+        suspect = flagged(doc) if checked else reasons(doc, turns)
         sensitive = self.files.sensitive(m.scope_hash)
         if sensitive:  # no words in the index: a keyed fingerprint still finds duplicates
             fp = "k:" + crypto.keyed_digest(self.keys.get(m.scope_hash), doc.body[:500].encode())[:40]
@@ -234,9 +241,12 @@ class Store:
             "dura_mean": dura_mean(m.dura_score),
             "analyzed_fingerprint": _analyzed(analysis_fingerprint(m.extras), fingerprint(doc.body), fp),
             "superseded_by": m.superseded_by,
+            "suspect": json.dumps(suspect, ensure_ascii=False) if suspect else None,
         }
 
-    def _index(self, s: Any, doc: Document, path: Path, turns: Sequence[Turn] | None) -> None:
+    def _index(
+        self, s: Any, doc: Document, path: Path, turns: Sequence[Turn] | None, *, checked: bool = False
+    ) -> None:
         """One memory's rows: the memory, its words, and its knowledge-graph links.
 
         The rule for everything derived from a memory (FTS words, graph rows, snapshots,
@@ -245,7 +255,7 @@ class Store:
         title, no graph rows and a keyed fingerprint; new derived data must be sealed with the
         scope key (memoryd.crypto) or left out, dropped by `sensitive.marking` when a scope is
         marked, and covered by the canary scan (tests/core/sensitive/test_derived.py)."""
-        row = self._row(doc, path)
+        row = self._row(doc, path, turns, checked=checked)
         index.upsert_memory(
             s, row, doc.meta.triggers, self._fts(doc), list(turns) if turns is not None else None
         )
@@ -294,14 +304,15 @@ class Store:
         (memoryd.redact_doc): this is the one place every writer of memory content passes."""
         with read_session(self.engine) as s:
             old = index.get(s, doc.meta.slug)
-        turns, details = self._redact(doc, turns, details)
+        carried = (old or {}).get("suspect") or ()
+        turns, details = self._redact(doc, turns, details, carried=carried)
         path = self.files.write(doc)
         if turns is not None:
             self.files.write_turns(path, list(turns))
         if old and old["body_path"] != self.files.relative(path):
             self.files.remove(self.files.absolute(old["body_path"]))
         with write_session(self.engine) as s:
-            self._index(s, doc, path, turns)
+            self._index(s, doc, path, turns, checked=True)
         self.changed(doc.meta.scope_hash)
         self._audit_doc(doc, event, actor, details, dedupe)
         return path
@@ -311,12 +322,20 @@ class Store:
         doc: Document,
         turns: Sequence[Turn] | None,
         details: dict[str, Any] | None,
+        *,
+        carried: Sequence[str] = (),
     ) -> tuple[Sequence[Turn] | None, dict[str, Any] | None]:
-        """Redact the memory in place; the audit gets the counts (never what). A new
-        memory whose name holds a word of a secret is renamed; an existing one keeps its."""
+        """Strip hidden characters and flag a suspect memory (memoryd.suspect_doc), then
+        redact it in place; the audit gets the reasons and the counts (never what). A new
+        memory whose name holds a word of a secret is renamed; an existing one keeps its.
+        Stripping goes first: a zero-width space inside a secret must not hide it."""
         from memoryd.redact_doc import scrub
+        from memoryd.suspect_doc import check
 
         slug = doc.meta.slug
+        turns, flagged = check(doc, turns, carried=carried)
+        if flagged:
+            details = {**(details or {}), "suspect": flagged}
         turns, counts = scrub(doc, turns, fresh=True)
         if doc.meta.slug != slug:
             with read_session(self.engine) as s:
@@ -356,13 +375,14 @@ class Store:
         done = 0
         pending: list[tuple[Document, Path, Sequence[Turn] | None]] = []
         redacted: dict[str, int] = {}
+        suspect: dict[str, list[str]] = {}
 
         def flush() -> None:
             if not pending:
                 return
             with write_session(self.engine) as s:
                 for doc, path, turns in pending:
-                    self._index(s, doc, path, turns)
+                    self._index(s, doc, path, turns, checked=True)
             scopes = sorted({d.meta.scope_hash for d, _, _ in pending})
             for h in scopes:
                 self.changed(h)
@@ -374,15 +394,19 @@ class Store:
                     "count": len(pending),
                     "scopes": scopes,
                     **({"redactions": dict(redacted)} if redacted else {}),
+                    **({"suspect": dict(suspect)} if suspect else {}),
                 },
             )
             pending.clear()
             redacted.clear()
+            suspect.clear()
 
         for doc, turns in docs:
             turns, counts = self._redact(doc, turns, None)
             for kind, n in ((counts or {}).get("redactions") or {}).items():
                 redacted[kind] = redacted.get(kind, 0) + n
+            if (counts or {}).get("suspect"):
+                suspect[doc.meta.slug] = counts["suspect"]  # type: ignore[index]
             path = self.files.write(doc, sync=False)
             if turns is not None:
                 self.files.write_turns(path, list(turns), sync=False)
@@ -392,6 +416,30 @@ class Store:
                 flush()
         flush()
         return done
+
+    def suspects(self, scopes: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """Memories flagged as suspect, with their reasons (row["suspect"])."""
+        with read_session(self.engine) as s:
+            return index.suspect_rows(s, scopes)
+
+    def clear_suspect(self, slug: str, *, actor: str) -> list[str]:
+        """A person vouches for a suspect memory as it stands (memoryd.suspect_doc.clear):
+        the flag goes from the file and the index, audited with the reasons it had.
+        Returns those reasons; UsageError when the memory was not suspect."""
+        from memoryd.errors import UsageError
+        from memoryd.suspect_doc import clear
+
+        doc, path = self.read(slug)
+        was = list(self.row(slug).get("suspect") or [])
+        was = list(dict.fromkeys([*was, *clear(doc, self.files.read_turns(path))]))
+        if not was:
+            raise UsageError(f"{slug} is not marked suspect")
+        path = self.files.write(doc)
+        with write_session(self.engine) as s:
+            self._index(s, doc, path, None)
+        self.changed(doc.meta.scope_hash)
+        self._audit_doc(doc, "suspect_clear", actor, {"reasons": was}, None)
+        return was
 
     def forget(self, slug: str, *, actor: str) -> Document:
         doc, path = self.read(slug)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -32,6 +33,7 @@ MEMORY_COLUMNS = (
     "dura_mean",
     "analyzed_fingerprint",
     "superseded_by",
+    "suspect",
 )
 _COLS = ", ".join(MEMORY_COLUMNS)
 _PARAMS = ", ".join(":" + c for c in MEMORY_COLUMNS)
@@ -59,7 +61,19 @@ class TurnHit:
 
 
 def _rows(result: Any) -> list[dict[str, Any]]:
-    return [dict(r._mapping) for r in result]
+    out = [dict(r._mapping) for r in result]
+    for row in out:  # the reasons a memory is suspect, as the list the frontmatter holds
+        if isinstance(row.get("suspect"), str):
+            row["suspect"] = _reasons(row["suspect"])
+    return out
+
+
+def _reasons(value: str) -> list[str]:
+    try:
+        got = json.loads(value)
+    except ValueError:
+        return [value]
+    return [str(r) for r in got] if isinstance(got, list) else [str(got)]
 
 
 def upsert_memory(
@@ -243,6 +257,8 @@ def search(
     for r in s.exec(text(sql).bindparams(*binds), params=params):
         row = dict(r._mapping)
         score = float(row.pop("score"))
+        if isinstance(row.get("suspect"), str):
+            row["suspect"] = _reasons(row["suspect"])
         out.append((Hit(row["slug"], score), row))
     return out
 
@@ -343,3 +359,13 @@ def sealed_stamps(s: Session) -> dict[str, dict[str, Any]]:
     """updated_at and created_at of every memory of a sensitive scope (rollback checks)."""
     rows = s.exec(text("SELECT slug, updated_at, created_at FROM memories WHERE scope_sensitive = 1"))
     return {r[0]: {"updated_at": r[1], "created_at": r[2]} for r in rows}
+
+
+def suspect_rows(s: Session, scopes: Sequence[str] | None) -> list[dict[str, Any]]:
+    """Memories flagged as suspect (forgotten ones are gone from the index), newest first."""
+    where, params, binds = _filters(scopes, None, None)
+    sql = (
+        f"SELECT {_COLS} FROM memories m WHERE m.suspect IS NOT NULL AND {where} "
+        "ORDER BY m.created_at DESC, m.slug"
+    )
+    return _rows(s.exec(text(sql).bindparams(*binds), params=params))

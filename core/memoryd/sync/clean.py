@@ -2,6 +2,7 @@
 another device's file or an imported memories.json (written by an older memoryd, or edited
 by hand) goes through the store's redaction pass (memoryd.redact_doc) before it is merged,
 so neither the memory files nor `sync/state.json` nor this device's own file hold it.
+The same step strips hidden characters and flags text aimed at an AI (memoryd.suspect_doc).
 
 A version that redaction changes becomes a new version descending from the one that came:
 the merge then prefers it on every device, and a device that had the secret replaces it at
@@ -12,11 +13,13 @@ they are: their text is unreadable here, and encrypted at rest everywhere."""
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from memoryd import frontmatter
 from memoryd.errors import MemorydError
 from memoryd.redact_doc import scrub
 from memoryd.store.files import turns_from_text
+from memoryd.suspect_doc import check
 from memoryd.sync import local, text
 from memoryd.sync.document import Head, State
 
@@ -43,8 +46,12 @@ def _head(head: Head) -> Head:
     except MemorydError:
         return head  # not a memory: the apply step skips it with its own message
     turns = turns_from_text(head.turns) if head.turns is not None else None
+    was = _texts(doc, turns)
+    # Hidden characters stripped and text aimed at an AI flagged, as the store does for
+    # its own writes (memoryd.suspect_doc); idempotent like redaction, so no flip-flops.
+    turns, flagged = check(doc, turns)
     clean, counts = scrub(doc, turns, fresh=False)
-    if not counts:
+    if not counts and not flagged and _texts(doc, clean) == was:
         return head
     content = text.normalised(frontmatter.render(doc), doc)
     turns_text = None if clean is None else "".join(t.to_json() + "\n" for t in clean)
@@ -55,3 +62,8 @@ def _head(head: Head) -> Head:
         history=tuple(sorted({*head.history, head.rev})),
         rev=local.rev_of(content, turns_text or ""),
     )
+
+
+def _texts(doc: frontmatter.Document, turns: list[Any] | None) -> tuple[Any, ...]:
+    m = doc.meta
+    return (m.title, doc.body, m.triggers, m.tags, m.category, [t.text for t in turns or ()])

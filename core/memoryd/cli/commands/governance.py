@@ -1,5 +1,5 @@
 """memoryd analyze-session / analyze-pending / promotions / promote / reject / merge /
-decay-sweep / digest."""
+decay-sweep / digest / suspect."""
 
 from __future__ import annotations
 
@@ -103,6 +103,20 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "--tui", action="store_true", help="review it interactively in the terminal (no desktop needed)"
     )
     g.set_defaults(handler=run_digest)
+
+    su = sub.add_parser(
+        "suspect",
+        parents=[common],
+        help="memories that read as aimed at an AI: list them, or clear one",
+        description="A memory whose text reads as instructions to an AI, or hid characters, is "
+        "kept out of the start-up snapshot, MEMORY.md and the promotion queue until you clear "
+        "it (you vouch for the text as it stands) or forget it (`memoryd forget SLUG`). "
+        "Example: memoryd suspect ; memoryd suspect clear 2026-05-18-use-uv-3fa1",
+    )
+    su.add_argument("action", nargs="?", choices=["list", "clear"], default="list")
+    su.add_argument("slug", nargs="?", help="the memory to clear (with `clear`)")
+    su.add_argument("--scope", help="only this project's scope (a directory); default: every scope")
+    su.set_defaults(handler=run_suspect)
 
 
 def _app() -> Any:
@@ -280,3 +294,42 @@ def run_digest(args: argparse.Namespace) -> int:
             failed = True
             output.note(f"{channel} failed: {message}")
     return 1 if failed else 0
+
+
+def run_suspect(args: argparse.Namespace) -> int:
+    from memoryd.errors import UsageError
+
+    app = _app()
+    if args.action == "clear":
+        if not args.slug:
+            raise UsageError("`memoryd suspect clear` needs the memory's slug")
+        reasons = list(app.store.row(args.slug).get("suspect") or [])
+        app.clear_suspect(args.slug)
+        if args.json:
+            output.emit_json({"slug": args.slug, "cleared": reasons})
+        else:
+            output.line(f"{args.slug}: cleared; agents see it again")
+        return 0
+    if args.slug:
+        raise UsageError("a slug goes with `clear`: memoryd suspect clear SLUG")
+    app.catch_up()
+    rows = app.suspects(scopes=[app.scope(args.scope).hash] if args.scope else None)
+    if args.json:
+        output.emit_json(
+            [
+                {k: r[k] for k in ("slug", "type", "title", "scope_hash", "source", "created_at", "suspect")}
+                for r in rows
+            ]
+        )
+        return 0
+    for r in rows:
+        output.line(f'{r["slug"]}  {r["type"]}  "{r["title"]}"  [{r["scope_hash"]}]')
+        for reason in r["suspect"]:
+            output.line(f"    why: {reason}")
+    if rows:
+        output.line(
+            "clear: memoryd suspect clear SLUG    forget: memoryd forget SLUG    read: memoryd get SLUG"
+        )
+    else:
+        output.line("no suspect memories")
+    return 0
