@@ -104,7 +104,7 @@ def _stdin_cwd() -> tuple[str | None, str | None]:
     except (OSError, ValueError):
         return None, None
     if not raw.strip():
-        return None, "no SessionStart payload on stdin: context for the working directory"
+        return None, "no SessionStart payload on stdin"
     try:
         data = json.loads(raw)
     except (ValueError, UnicodeDecodeError):
@@ -171,5 +171,5 @@ def run_hook(cwd: str | None, budget: int, fmt: str) -> tuple[str, str | None]:
     if not (small or (fitted and budget >= inject.DEFAULT_BUDGET and len(text) <= inject.MAX_CHARS)):
         text = inject.fit(text, budget)
     if warning:
-        warning = f"{warning} ({cwd})"
+        warning = f"{warning}; gave the context of {cwd}"
     return (hook_json(text) if fmt == "claude-hook" else clean(text)), warning

@@ -22,6 +22,8 @@ SOURCES = ("claude-code", "codex", "openclaw", "manual")
 MAX_PAYLOAD = 16 * 1024 * 1024
 # Paths and ids stay as sent; every other string is redacted before it touches disk.
 _KEEP = frozenset({"session_id", "transcript_path", "cwd", "hook_event_name", "source"})
+# What a payload may carry of the session itself (Claude Code's Stop, Codex notify).
+_CONTENT = ("last_assistant_message", "input_messages", "prompt")
 
 
 def parse_payload(raw: bytes, fallback_cwd: str) -> dict[str, Any]:
@@ -145,8 +147,11 @@ def capture(source: str, raw: bytes, *, spawn: bool = True) -> tuple[str, list[s
     if _marked(home, data["cwd"]):
         # A sensitive scope: the spool holds plaintext until the worker runs, so only
         # ids and paths go there; the worker reads the transcript and writes encrypted.
+        withheld = any(data.get(k) for k in _CONTENT)
         data = {k: v for k, v in data.items() if k in _KEEP}
         data["_sensitive"] = True
+        if withheld:  # the payload had words of its own: the worker keeps the session
+            data["_content_withheld"] = True
     redactor = Redactor()
     data = redact_payload(data, redactor)
     if redactor.total:

@@ -41,7 +41,10 @@ def _fast_capture(argv: Sequence[str]) -> int | None:
 
         # os.fsencode: the argument's own bytes, even when they are not UTF-8. One byte
         # more than the limit is enough to know it is over.
-        raw = os.fsencode(rest[0]) if rest else sys.stdin.buffer.read(MAX_PAYLOAD + 1)
+        if rest:
+            raw = os.fsencode(rest[0])
+        else:  # no stdin at all (a closed descriptor) reads as an empty one
+            raw = sys.stdin.buffer.read(MAX_PAYLOAD + 1) if sys.stdin is not None else b""
         _, warnings = capture(source, raw)
     except BaseException as exc:  # hook mode: the agent must not be steered
         return hookmode.fail("capture", "capture skipped, nothing kept", exc)
@@ -62,7 +65,8 @@ def _fast_inject(argv: Sequence[str]) -> int | None:
     without argparse or the database (memoryd.startup). With --format claude-hook it is
     hook mode (memoryd.hookmode): exit 0 whatever happens, and on a failure nothing on
     stdout (the session starts without memory rather than with half of it), one line on
-    stderr. Plain `inject` keeps the CLI's exit codes."""
+    stderr. Plain `inject`, and `inject --format claude-hook --json` (argparse), keep the
+    CLI's exit codes."""
     if not argv or argv[0] != "inject":
         return None
     hook = _hook_format(argv[1:])
@@ -71,7 +75,7 @@ def _fast_inject(argv: Sequence[str]) -> int | None:
     try:
         parsed = startup.parse_args(argv[1:])
         if parsed is None:
-            if hook and not any(a in ("-h", "--help") for a in argv[1:]):
+            if hook and not any(a in ("-h", "--help", "--json") for a in argv[1:]):
                 hookmode.say("inject", f"inject skipped: arguments not understood: {' '.join(argv[1:])}")
                 return 0
             return None
