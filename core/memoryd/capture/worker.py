@@ -55,6 +55,9 @@ def process(store: Store, config: Config, record: dict[str, Any]) -> str:
         raise MemorydError("payload has no session_id")
     redactor = Redactor(config.capture.extra_secret_patterns)
     parsed = transcripts.parse(_transcript_path(source, payload, sid), config.capture, redactor)
+    if not episode.has_content(parsed, payload):  # rejected with this reason, never retried
+        why = "; ".join(parsed.warnings[:2]) or "the transcript is empty"
+        raise MemorydError(f"nothing to capture: {why}, and the payload carries no message")
     cwd = payload.get("cwd") or parsed.cwd or "."
     scope = links.seen(store.layout, resolve(cwd, must_exist=False), lambda: store)
     if scope.marked or store.keys.sensitive(scope.hash):
