@@ -18,6 +18,9 @@ class CaptureConfig:
     max_turn_chars: int = 8000
     max_turns: int = 5000
     max_line_bytes: int = 4 * 1024 * 1024
+    # A bigger transcript is read in part: its first line and its latest lines (a long
+    # session's transcript is tens of MB; this bounds the worker's time on a hostile one).
+    max_transcript_bytes: int = 256 * 1024 * 1024
     extra_secret_patterns: tuple[str, ...] = ()
 
 

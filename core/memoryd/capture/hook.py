@@ -139,7 +139,9 @@ def capture(source: str, raw: bytes, *, spawn: bool = True) -> tuple[str, list[s
     warnings = []
     tp = data.get("transcript_path")
     if tp and not os.path.isfile(tp):
-        warnings.append(f"transcript not found: {tp}; capturing what the payload carries")
+        # Never opened here: a FIFO would block the hook (the worker reads regular files only).
+        what = "not a regular file" if os.path.lexists(tp) else "not found"
+        warnings.append(f"transcript {what}: {tp}; capturing what the payload carries")
     if _marked(home, data["cwd"]):
         # A sensitive scope: the spool holds plaintext until the worker runs, so only
         # ids and paths go there; the worker reads the transcript and writes encrypted.
