@@ -42,6 +42,26 @@ if TYPE_CHECKING:  # governance pulls in the LLM layer: imported when first used
 
 
 SENSITIVE_TITLE = "(sensitive: grant to read)"
+# What one record or update may carry (docs/data-format.md). A memory is a note: far below
+# these by hand, while an agent's 9 MB body once took two minutes to record (at the body
+# limit a record takes about a second: indexing, redaction and the graph's extraction).
+MAX_TITLE_CHARS = 200
+MAX_BODY_BYTES = 64 * 1024
+
+
+def check_sizes(title: str | None, body: str | None) -> None:
+    """One UsageError naming the argument and its limit, in words that read the same as a
+    CLI error and as an MCP tool error (`title`, `body` are both adapters' names)."""
+    from memoryd.safeopen import size_text
+
+    if title is not None and len(title) > MAX_TITLE_CHARS:
+        raise UsageError(f"title is {len(title)} characters; the limit is {MAX_TITLE_CHARS}")
+    size = len(body.encode("utf-8", "surrogatepass")) if body is not None else 0
+    if size > MAX_BODY_BYTES:
+        raise UsageError(
+            f"body is {size_text(size)}; the limit is {size_text(MAX_BODY_BYTES)} "
+            "(keep the note short and point to a file for the rest)"
+        )
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -190,6 +210,7 @@ class Memoryd(Upkeep):
     ) -> tuple[Document, Changes]:
         mtype = _long_term_type(memory_type)
         title = title.strip()
+        check_sizes(title, body)
         if not title:
             raise UsageError("--title must not be empty")
         if not body.strip():
@@ -228,6 +249,7 @@ class Memoryd(Upkeep):
         actor: str = "cli",
     ) -> tuple[Document, Changes]:
         slugs.validate(slug)
+        check_sizes(title.strip() if title is not None else None, body)
         self.gate(self.store.row(slug)["scope_hash"], what="update", target=slug, actor=actor)
         doc, _ = self.store.read(slug)
         changed = []
