@@ -18,6 +18,9 @@ class CaptureConfig:
     max_turn_chars: int = 8000
     max_turns: int = 5000
     max_line_bytes: int = 4 * 1024 * 1024
+    # A bigger transcript is read in part: its first line and its latest lines (a long
+    # session's transcript is tens of MB; this bounds the worker's time on a hostile one).
+    max_transcript_bytes: int = 256 * 1024 * 1024
     extra_secret_patterns: tuple[str, ...] = ()
 
 
@@ -247,6 +250,7 @@ def from_text(text: str, path: Path) -> Config:
     email: EmailConfig = sections["email"]
     if email.security not in ("starttls", "ssl", "none"):
         raise UsageError(f"{path}: [email] security must be starttls, ssl or none")
+    _check_patterns(sections["capture"], path)
     kn: KnowledgeConfig = sections["knowledge"]
     if not 0 < kn.supersede_review <= kn.supersede_auto <= 1:
         raise UsageError(
@@ -261,6 +265,22 @@ def from_text(text: str, path: Path) -> Config:
         except UsageError as exc:
             raise UsageError(f"{path}: {exc}") from None
     return Config(path=path, llm=_llm(raw, path), exports=_exports(raw, path), raw=raw, **sections)
+
+
+def _check_patterns(capture: CaptureConfig, path: Path) -> None:
+    """Each extra secret pattern compiles, checked at load: a bad one found later, by the
+    first redaction that uses it, was an internal error with no word of where it came from."""
+    import re
+
+    for i, pattern in enumerate(capture.extra_secret_patterns):
+        if not isinstance(pattern, str):
+            raise UsageError(f"{path}: [capture] extra_secret_patterns[{i}] must be a string (a regex)")
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise UsageError(
+                f"{path}: [capture] extra_secret_patterns[{i}] is not a valid regex: {exc} ({pattern!r})"
+            ) from None
 
 
 def _exports(raw: dict[str, Any], path: Path) -> tuple[ExportTarget, ...]:

@@ -41,6 +41,7 @@ class DrainReport:
     # Sensitive scopes whose key cannot be had now: they stay spooled (ids and paths
     # only, see the hook) until a grant or the keyring makes the key available.
     deferred: list[str] = field(default_factory=list)
+    why_deferred: dict[str, str] = field(default_factory=dict)  # spool name -> the key's error
     busy: bool = False
 
 
@@ -233,6 +234,7 @@ def _one(store: Store, config: Config, path: Path, report: DrainReport) -> None:
     except KeyUnavailable as exc:
         log.info("deferred %s: %s", path.name, exc)
         report.deferred.append(path.name)
+        report.why_deferred[path.name] = str(exc)
         return
     except MemorydError as exc:
         spool.reject(path, store.layout.spool_rejected, str(exc))

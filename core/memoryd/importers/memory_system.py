@@ -21,10 +21,21 @@ import json
 from pathlib import Path
 from typing import Any
 
-from memoryd import clock
+from memoryd import clock, safeopen
 from memoryd.errors import UsageError
 from memoryd.importers import kinds
-from memoryd.importers.common import ImportReport, Item, Progress, Writer, first_line, parse_when, text_key
+from memoryd.importers.common import (
+    MAX_NOTE_BYTES,
+    MAX_STORE_BYTES,
+    ImportReport,
+    Item,
+    Progress,
+    Writer,
+    first_line,
+    parse_when,
+    text_key,
+    unreadable,
+)
 from memoryd.models import DecayState, MemoryType
 from memoryd.scope import Scope
 from memoryd.store import Store
@@ -44,9 +55,9 @@ def locate(path: Path) -> Path:
 def _records(path: Path, report: ImportReport) -> list[dict[str, Any]]:
     out = []
     try:
-        lines = path.read_bytes().splitlines()
+        lines = safeopen.read_bytes(path, MAX_STORE_BYTES).splitlines()
     except OSError as exc:
-        report.skipped.append(f"{path}: unreadable ({exc.strerror or exc})")
+        report.skipped.append(f"{path}: unreadable ({unreadable(exc)})")
         return []
     for raw in lines:
         if not raw.strip():
@@ -112,7 +123,7 @@ def _entities(folder: Path, report: ImportReport, scope: Scope) -> list[Item]:
         if path.name.startswith("_"):
             continue
         try:
-            ent = json.loads(path.read_text(encoding="utf-8"))
+            ent = json.loads(safeopen.read_text(path, MAX_NOTE_BYTES))
             name = ent["name"]
             if not isinstance(name, str) or not name.strip():
                 raise ValueError("no name")
