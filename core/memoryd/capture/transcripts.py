@@ -51,6 +51,15 @@ class Parsed:
     bad_lines: int = 0
 
 
+def _loads(text: str | bytes) -> Any:
+    """json.loads, with JSON nested deeper than the decoder recurses (RecursionError) a
+    ValueError like any other text that is not JSON: it costs its line, not the session."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
+
+
 def _text_of(content: Any) -> str:
     if isinstance(content, str):
         return content
@@ -119,7 +128,7 @@ class _Builder:
         self.out.tools[name] += 1
         if isinstance(args, str):
             try:
-                args = json.loads(args)
+                args = _loads(args)
             except ValueError:
                 args = {"input": args}
         if isinstance(args, dict):
@@ -216,7 +225,7 @@ def _codex(b: _Builder, rec: dict[str, Any]) -> None:
         out = payload.get("output")
         if isinstance(out, str) and out.startswith("{"):  # Codex writes the call's result as JSON text
             with contextlib.suppress(ValueError):
-                out = json.loads(out)
+                out = _loads(out)
         if isinstance(out, dict):
             out = out.get("output") or out.get("content") or json.dumps(out)
         text = str(out or "")
@@ -291,7 +300,7 @@ def parse(path: str | None, cfg: CaptureConfig, redactor: Redactor) -> Parsed:
     try:
         for raw in _lines(p, cfg.max_line_bytes, b.out.warnings):
             try:
-                rec = json.loads(raw)
+                rec = _loads(raw)
             except ValueError:
                 bad += 1
                 continue
