@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memoryd import jsontext
 from memoryd.config import CaptureConfig
 from memoryd.redact import Redactor
 from memoryd.store.files import Turn
@@ -49,15 +50,6 @@ class Parsed:
     session_id: str | None = None
     # Lines that were not a JSON object (damaged, truncated, oversized): skipped.
     bad_lines: int = 0
-
-
-def _loads(text: str | bytes) -> Any:
-    """json.loads, with JSON nested deeper than the decoder recurses (RecursionError) a
-    ValueError like any other text that is not JSON: it costs its line, not the session."""
-    try:
-        return json.loads(text)
-    except RecursionError:
-        raise ValueError("JSON nested too deeply") from None
 
 
 def _text_of(content: Any) -> str:
@@ -128,7 +120,7 @@ class _Builder:
         self.out.tools[name] += 1
         if isinstance(args, str):
             try:
-                args = _loads(args)
+                args = jsontext.loads(args)
             except ValueError:
                 args = {"input": args}
         if isinstance(args, dict):
@@ -225,7 +217,7 @@ def _codex(b: _Builder, rec: dict[str, Any]) -> None:
         out = payload.get("output")
         if isinstance(out, str) and out.startswith("{"):  # Codex writes the call's result as JSON text
             with contextlib.suppress(ValueError):
-                out = _loads(out)
+                out = jsontext.loads(out)
         if isinstance(out, dict):
             out = out.get("output") or out.get("content") or json.dumps(out)
         text = str(out or "")
@@ -300,7 +292,7 @@ def parse(path: str | None, cfg: CaptureConfig, redactor: Redactor) -> Parsed:
     try:
         for raw in _lines(p, cfg.max_line_bytes, b.out.warnings):
             try:
-                rec = _loads(raw)
+                rec = jsontext.loads(raw)
             except ValueError:
                 bad += 1
                 continue

@@ -20,9 +20,15 @@ FAST = settings(max_examples=150, deadline=None, suppress_health_check=list(Heal
 # Small limits, so that the bounds (line size, turn count, turn length) are crossed too.
 CFG = CaptureConfig(max_turn_chars=300, max_turns=6, max_line_bytes=20_000)
 
-CLAUDE = claude_exchange("fix the build", "done", tool="Bash", tool_input={"command": "make", "file_path": "a.py"})
+CLAUDE = claude_exchange(
+    "fix the build", "done", tool="Bash", tool_input={"command": "make", "file_path": "a.py"}
+)
 CODEX = [
-    {"timestamp": "2026-05-18T22:30:12Z", "type": "session_meta", "payload": {"id": "0199a", "cwd": "/tmp/p"}},
+    {
+        "timestamp": "2026-05-18T22:30:12Z",
+        "type": "session_meta",
+        "payload": {"id": "0199a", "cwd": "/tmp/p"},
+    },
     {"timestamp": "t", "type": "turn_context", "payload": {"cwd": "/tmp/p"}},
     {
         "timestamp": "t",
@@ -47,7 +53,11 @@ CODEX = [
     {
         "timestamp": "t",
         "type": "response_item",
-        "payload": {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "ok"}]},
+        "payload": {
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": "ok"}],
+        },
     },
 ]
 OPENCLAW = [
@@ -58,10 +68,17 @@ OPENCLAW = [
         "id": "m2",
         "message": {
             "role": "assistant",
-            "content": [{"type": "text", "text": "ok"}, {"type": "toolCall", "name": "read", "arguments": {"path": "x"}}],
+            "content": [
+                {"type": "text", "text": "ok"},
+                {"type": "toolCall", "name": "read", "arguments": {"path": "x"}},
+            ],
         },
     },
-    {"type": "message", "id": "m3", "message": {"role": "toolResult", "content": [{"type": "text", "text": "r"}], "isError": True}},
+    {
+        "type": "message",
+        "id": "m3",
+        "message": {"role": "toolResult", "content": [{"type": "text", "text": "r"}], "isError": True},
+    },
 ]
 
 
@@ -112,10 +129,24 @@ def test_deeply_nested_tool_text_is_kept_as_text(tmp_path: Path) -> None:
     recs = [
         *CODEX[:3],
         {"type": "response_item", "payload": {"type": "function_call", "name": "shell", "arguments": deep}},
-        {"type": "response_item", "payload": {"type": "function_call_output", "output": '{"a":' + deep + "}"}},
+        {
+            "type": "response_item",
+            "payload": {"type": "function_call_output", "output": '{"a":' + deep + "}"},
+        },
         CODEX[-1],
     ]
     path = tmp_path / "rollout.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in recs))
     parsed = transcripts.parse(str(path), CFG, Redactor())
     assert parsed.prompts == ["hi"] and parsed.answers == ["ok"] and parsed.tools["shell"] == 1
+
+
+def test_lone_surrogate_escape_becomes_a_replacement_character(tmp_path: Path) -> None:
+    """Found by the fuzzer: `"\\ud800"` is valid JSON but no character; the parser handed it
+    on and the worker's write of the memory file raised UnicodeEncodeError."""
+    recs = claude_exchange("fix \ud800 it", "ok \udfff", tool="Read", tool_input={"file_path": "a\udc80.py"})
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs))  # ensure_ascii: escaped
+    parsed = transcripts.parse(str(path), CFG, Redactor())
+    _check(parsed)
+    assert parsed.prompts == ["fix \ufffd it"] and "a\ufffd.py" in parsed.files
