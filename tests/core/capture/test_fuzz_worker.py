@@ -47,3 +47,17 @@ def test_fuzzed_transcript_through_the_worker(
     for path, old in before.items():
         assert path.read_bytes() == old, path
     app.store.engine.dispose()
+
+
+def test_unusable_cwd_does_not_stop_the_worker(project: Path, tmp_path: Path) -> None:
+    """Found by fuzzing the MCP scope argument: a path too long to stat raised OSError from
+    scope resolution. The worker resolves the payload's cwd the same way, so one such payload
+    stopped every drain (it stayed first in the spool) until removed by hand."""
+    app = Memoryd()
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_bytes(b'{"type": "user", "message": {"role": "user", "content": "hello"}}\n')
+    hook.capture("claude-code", stop_payload("long", transcript, "/tmp/" + "a" * 5000), spawn=False)
+    hook.capture("claude-code", stop_payload("next", transcript, project), spawn=False)
+    report = app.drain_spool(wait=True)
+    assert len(report.captured) == 2 and not list(app.layout.spool.glob("*.json"))
+    assert app.doctor().ok
