@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from memoryd import config
 from memoryd.errors import UsageError
 
-FAST = settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
+FAST = settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
 PATH = Path("config.toml")
 
 TEMPLATE: dict[str, dict[str, str]] = {

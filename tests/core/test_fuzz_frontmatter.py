@@ -10,7 +10,7 @@ from memoryd import frontmatter, jsontext
 from memoryd.errors import CorruptFile
 from tests.fuzzing import TRICKS, hostile_text, json_values, text_values
 
-FAST = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+FAST = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 
 GOOD = """---
 title: Use Postgres for jobs

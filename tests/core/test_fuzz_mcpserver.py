@@ -17,7 +17,7 @@ from memoryd.errors import MemorydError
 from memoryd.mcpserver import Tools
 from tests.fuzzing import hostile_text, text_values
 
-E2E = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+E2E = settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 # What a JSON-RPC client can send: any text (its JSON may escape a lone surrogate, which the
 # SDK's parser is not relied on to clean), any integer.
 text = st.one_of(hostile_text, text_values, st.sampled_from(["", " ", ".", "..", "/", "0123456789ab"]))

@@ -13,7 +13,7 @@ from memoryd import jsontext
 from tests.fuzzing import deep_json, json_values
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(value=json_values)
 def test_loads_gives_utf8_writable_values(value: object) -> None:
     try:

@@ -144,7 +144,8 @@ def run(
             memories = _rows(conn, "memories", {"id", "type", "content"})
             episodes = _rows(conn, "episodes", {"id", "summary"})
         except sqlite3.DatabaseError as exc:
-            raise UsageError(f"{db}: {exc}") from None
+            # !a: sqlite quotes the undecodable cell itself, newlines and all
+            raise UsageError(f"{db}: cannot read it ({str(exc)[:160]!a})") from None
     if not memories and not episodes:
         raise UsageError(f"{db} has neither a memories nor an episodes table")
     total = len(memories) + len(episodes)

@@ -16,7 +16,7 @@ from memoryd.redact import Redactor
 from memoryd.testing import claude_exchange
 from tests.fuzzing import deep_json, jsonl_bytes
 
-FAST = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+FAST = settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
 # Small limits, so that the bounds (line size, turn count, turn length) are crossed too.
 CFG = CaptureConfig(max_turn_chars=300, max_turns=6, max_line_bytes=20_000)
 

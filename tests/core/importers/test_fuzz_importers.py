@@ -146,6 +146,12 @@ _cell = st.one_of(
         ["FACT", "RULE", "ERROR", "2026-05-18T22:30:12Z", "2000-01-01", "[1, 2]", '["a", {"b": 1}]']
     ),
 )
+
+
+def _row(n: int) -> st.SearchStrategy[tuple[Any, ...]]:
+    return st.lists(_cell, min_size=n, max_size=n).map(tuple)
+
+
 MEMORY_COLS = (
     "id",
     "type",
@@ -174,10 +180,13 @@ def _sql_value(value: Any) -> Any:
 
 @E2E
 @given(
-    memories=st.lists(st.tuples(*[_cell] * len(MEMORY_COLS)), max_size=4),
-    episodes=st.lists(st.tuples(*[_cell] * len(EPISODE_COLS)), max_size=3),
+    memories=st.lists(_row(len(MEMORY_COLS)), max_size=4),
+    episodes=st.lists(_row(len(EPISODE_COLS)), max_size=3),
 )
 @example(memories=[("m1", "FACT", "x\ud800", None, None, None, None, None, None, None)], episodes=[])
+# Found by the fuzzer: a cell that is not UTF-8 made the import's error quote it, newlines
+# and all, so the CLI printed several lines.
+@example(memories=[("m1", "FACT", "x", None, None, None, None, None, None, "a\n---\n\udcff")], episodes=[])
 def test_fuzzed_agent_memory(
     project: Path, tmp_path_factory: Any, memories: list[tuple], episodes: list[tuple]
 ) -> None:

@@ -16,7 +16,7 @@ from memoryd.errors import MemorydError, UsageError
 from memoryd.sync import document
 from tests.fuzzing import deep_json, dumps, mutated
 
-FAST = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+FAST = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 E2E = settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
 
 HASH = "2983e31a4cf9"
