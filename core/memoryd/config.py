@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -185,14 +186,16 @@ def _build(cls: type, data: Any, where: str, path: Path, skip: tuple[str, ...] =
         if isinstance(default, bool) and not isinstance(value, bool):
             raise UsageError(f"{path}: [{where}] {key} must be true or false")
         if isinstance(default, (int, float)) and not isinstance(default, bool):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < math.inf:
                 raise UsageError(f"{path}: [{where}] {key} must be a non-negative number")
             value = type(default)(value)
         if isinstance(default, tuple) or str(cls.__dataclass_fields__[key].type).startswith("tuple"):
             if isinstance(value, str):
                 value = [value]  # `to = "a@b.c"`: one item, not one per character
-            elif not isinstance(value, list):
+            elif not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise UsageError(f"{path}: [{where}] {key} must be a list of strings")
+        elif str(cls.__dataclass_fields__[key].type) in ("str", "str | None") and not isinstance(value, str):
+            raise UsageError(f"{path}: [{where}] {key} must be a string")
         values[key] = tuple(value) if isinstance(value, list) else value
     return cls(**values)
 
@@ -221,7 +224,10 @@ def _llm(raw: dict[str, Any], path: Path) -> LLMConfig:
             f"(the default {cfg.model!r} is an Anthropic model)"
         )
     prices: dict[str, tuple[float, float]] = {}
-    for model, pair in (data.get("prices") or {}).items():
+    table = data.get("prices") or {}
+    if not isinstance(table, dict):
+        raise UsageError(f"{path}: [llm.prices] must be a table of model = [input, output]")
+    for model, pair in table.items():
         if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(p, (int, float)) for p in pair)):
             raise UsageError(f"{path}: [llm.prices] {model} must be [input, output] USD per million tokens")
         prices[model] = (float(pair[0]), float(pair[1]))

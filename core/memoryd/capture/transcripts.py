@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from memoryd import safeopen
+from memoryd import jsontext, safeopen
 from memoryd.config import CaptureConfig
 from memoryd.redact import Redactor
 from memoryd.store.files import Turn
@@ -122,7 +122,7 @@ class _Builder:
         self.out.tools[name] += 1
         if isinstance(args, str):
             try:
-                args = json.loads(args)
+                args = jsontext.loads(args)
             except ValueError:
                 args = {"input": args}
         if isinstance(args, dict):
@@ -219,7 +219,7 @@ def _codex(b: _Builder, rec: dict[str, Any]) -> None:
         out = payload.get("output")
         if isinstance(out, str) and out.startswith("{"):  # Codex writes the call's result as JSON text
             with contextlib.suppress(ValueError):
-                out = json.loads(out)
+                out = jsontext.loads(out)
         if isinstance(out, dict):
             out = out.get("output") or out.get("content") or json.dumps(out)
         text = str(out or "")
@@ -319,7 +319,7 @@ def parse(path: str | None, cfg: CaptureConfig, redactor: Redactor) -> Parsed:
     try:
         for raw in _lines(p, cfg, b.out.warnings):
             try:
-                rec = json.loads(raw)
+                rec = jsontext.loads(raw)
             except ValueError:
                 bad += 1
                 continue

@@ -17,11 +17,10 @@ The record's id is the import key; its importance and score travel in the body.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from memoryd import clock, safeopen
+from memoryd import clock, jsontext, safeopen
 from memoryd.errors import UsageError
 from memoryd.importers import kinds
 from memoryd.importers.common import (
@@ -63,7 +62,7 @@ def _records(path: Path, report: ImportReport) -> list[dict[str, Any]]:
         if not raw.strip():
             continue
         try:
-            rec = json.loads(raw)
+            rec = jsontext.loads(raw)
         except (ValueError, UnicodeDecodeError):
             report.malformed += 1
             continue
@@ -123,7 +122,7 @@ def _entities(folder: Path, report: ImportReport, scope: Scope) -> list[Item]:
         if path.name.startswith("_"):
             continue
         try:
-            ent = json.loads(safeopen.read_text(path, MAX_NOTE_BYTES))
+            ent = jsontext.loads(safeopen.read_text(path, MAX_NOTE_BYTES))
             name = ent["name"]
             if not isinstance(name, str) or not name.strip():
                 raise ValueError("no name")

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memoryd import safeopen
+from memoryd import jsontext, safeopen
 from memoryd.errors import UsageError
 
 FORMAT = "memoryd-memories"
@@ -127,7 +127,7 @@ def load(path: Path) -> tuple[State, dict[str, Any]]:
     """Read and check a memories.json; any defect is one UsageError naming the file and the
     place, never a half-read state."""
     try:
-        raw = json.loads(safeopen.read_text(path, MAX_BYTES))
+        raw = jsontext.loads(safeopen.read_text(path, MAX_BYTES))  # too deep: ValueError; "\ud800": U+FFFD
     except FileNotFoundError:
         raise UsageError(f"{path}: no such file") from None
     except (safeopen.NotRegularFile, safeopen.TooLarge) as exc:
@@ -248,7 +248,8 @@ def _entry(e: Any, where: str) -> Entry:
     _need(_opt_str(e.get("last_recalled_at")), where, "last_recalled_at: expected a timestamp or null")
     decay = e.get("decay")
     if decay is not None:
-        ok = isinstance(decay, dict) and decay.get("state") in DECAY_ORDER and _str(decay.get("at"))
+        ok = isinstance(decay, dict) and _str(decay.get("state")) and decay["state"] in DECAY_ORDER
+        ok = ok and _str(decay.get("at"))
         _need(ok, where, "decay: expected {state, at}")
     return Entry(
         heads=tuple(sorted(heads, key=lambda h: h.rev)),
