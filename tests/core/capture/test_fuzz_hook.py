@@ -62,7 +62,6 @@ def test_fuzzed_payload_spools_or_is_refused(raw: bytes) -> None:
     assert spool.pending(Path(envpaths.spool_dir(home)))
 
 
-@pytest.mark.xfail(strict=False, reason="hooks helper fixes: RecursionError on deeply nested stdin")
 @pytest.mark.parametrize("opener", ["[", '{"content":'])
 def test_deeply_nested_payload_is_invalid(opener: str) -> None:
     with pytest.raises(InvalidPayload):
