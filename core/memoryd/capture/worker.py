@@ -54,6 +54,7 @@ def process(store: Store, config: Config, record: dict[str, Any]) -> str:
     sid = payload.get("session_id")
     if not isinstance(sid, str) or not sid:
         raise MemorydError("payload has no session_id")
+    faults.fail("capture:process")
     redactor = Redactor(config.capture.extra_secret_patterns)
     parsed = transcripts.parse(_transcript_path(source, payload, sid), config.capture, redactor)
     if not episode.has_content(parsed, payload):  # rejected with this reason, never retried
@@ -239,6 +240,16 @@ def _one(store: Store, config: Config, path: Path, report: DrainReport) -> None:
     except MemorydError as exc:
         spool.reject(path, store.layout.spool_rejected, str(exc))
         log.warning("rejected %s: %s", path.name, exc)
+        report.rejected.append(path.name)
+        return
+    except OSError as exc:  # the disk, not the payload (full, read-only): it waits for the next drain
+        log.warning("kept %s for later: %s", path.name, exc)
+        report.deferred.append(path.name)
+        report.why_deferred[path.name] = f"cannot be written now: {exc.strerror or exc}"
+        return
+    except Exception as exc:  # a bug met on this payload: set it aside, never stall the queue
+        log.exception("rejected %s: internal error", path.name)
+        spool.reject(path, store.layout.spool_rejected, f"internal error: {exc.__class__.__name__}: {exc}")
         report.rejected.append(path.name)
         return
     faults.point("capture:saved")  # the session is written, the spool file not yet gone
