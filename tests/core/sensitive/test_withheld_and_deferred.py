@@ -58,3 +58,37 @@ def test_search_says_how_many_memories_did_not_open(cli, secret_service: str, pr
     js = cli("search", CANARY, "--scope", str(project), "--json")
     assert js.returncode == 0 and json.loads(js.stdout) == [], js.stderr
     assert "2 memories" in js.stderr
+    # The MCP tool does not answer as if the list were complete either: a new server (no key
+    # in memory) cannot check the grant without the key and says why, in one sentence.
+    import pytest
+
+    from memoryd.errors import KeyUnavailable
+    from memoryd.mcpserver import Tools
+
+    with pytest.raises(KeyUnavailable, match="not in the OS keyring"):
+        Tools(Memoryd()).search(CANARY, str(project), None, 8)
+
+
+def test_a_memory_that_does_not_decrypt_is_counted_as_withheld_by_mcp(
+    cli, secret_service: str, project: Path, isolated_home: Path
+):
+    """A hand-damaged encrypted file in a granted scope: the MCP search result says one
+    memory was not searched and why, beside what it did find."""
+    from memoryd.app import Memoryd
+    from memoryd.mcpserver import Tools
+
+    for i in range(2):
+        record(cli, project, f"Vault {i}", f"{CANARY} vault {i}")
+    app = Memoryd()
+    app.set_grant_pin(PIN)
+    app.mark_sensitive(project)
+    app.grant(project, duration="session", pin=PIN)
+    slug = app.list(scopes=[app.scope(project).hash], limit=10)[0]["slug"]
+    (path,) = [p for p in isolated_home.rglob(f"{slug}*") if p.is_file() and ".md" in p.name]
+    raw = bytearray(path.read_bytes())
+    raw[len(raw) // 2] ^= 0xFF  # one flipped byte: the authenticated decryption fails
+    path.write_bytes(bytes(raw))
+
+    found = Tools(Memoryd()).search(CANARY, str(project), None, 8)
+    assert len(found["results"]) == 1, found
+    assert [w["count"] for w in found["withheld"]] == [1] and found["withheld"][0]["why"], found
