@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from memoryd.app import Memoryd
 from memoryd.errors import MemorydError
 from tests.core.capture.test_fuzz_transcripts import CODEX, OPENCLAW
+from tests.core.undamaged import assert_undamaged, seeded
 from tests.fuzzing import deep_json, dumps, hostile_text, json_values, jsonl_bytes, mutated, text_values
 
 E2E = settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
@@ -36,15 +37,6 @@ ENTITY = {"id": "e1", "name": "Alice", "type": "person", "aliases": ["Al"], "att
 MEMORY_MD = "# Memory\n\n## Preferences\n- User prefers tabs\n* Never push to main\n1. 用户对花生过敏\n"
 
 
-def _seeded(project: Path) -> tuple[Memoryd, dict[Path, bytes]]:
-    """Two recorded memories; hypothesis runs every example in the test's one data dir."""
-    app = Memoryd()
-    if not list(app.layout.scopes.glob("*/decisions/*.md")):
-        for title in ("Use Postgres for jobs", "前端性能预算"):
-            app.record("decision", title, f"{title}: body.", scope_path=project)
-    return app, {p: p.read_bytes() for p in app.layout.scopes.glob("*/decisions/*")}
-
-
 def _import(app: Memoryd, before: dict[Path, bytes], kind: str, where: Path, project: Path) -> None:
     try:
         report = app.import_from(kind, where, scope_path=project)
@@ -53,16 +45,7 @@ def _import(app: Memoryd, before: dict[Path, bytes], kind: str, where: Path, pro
         assert "\n" not in str(exc)
     finally:
         shutil.rmtree(where, ignore_errors=True)
-    doctor = app.doctor()
-    assert doctor.ok, (
-        doctor.corrupt_files,
-        doctor.files_without_rows,
-        doctor.rows_without_files,
-        doctor.audit,
-    )
-    assert app.audit_verify().ok
-    for path, data in before.items():
-        assert path.read_bytes() == data, path
+    assert_undamaged(app, before)
     app.store.engine.dispose()
 
 
@@ -73,7 +56,7 @@ def _fresh(tmp_path_factory: Any) -> Path:
 @E2E
 @given(data=jsonl_bytes(CODEX))
 def test_fuzzed_codex_rollout(project: Path, tmp_path_factory: Any, data: bytes) -> None:
-    app, before = _seeded(project)
+    app, before = seeded(project)
     home = _fresh(tmp_path_factory)
     path = home / "sessions" / "2026" / "05" / "18" / ROLLOUT
     path.parent.mkdir(parents=True)
@@ -87,7 +70,7 @@ def test_fuzzed_codex_rollout(project: Path, tmp_path_factory: Any, data: bytes)
 def test_fuzzed_openclaw(
     project: Path, tmp_path_factory: Any, session: bytes, memory_md: str, daily: str
 ) -> None:
-    app, before = _seeded(project)
+    app, before = seeded(project)
     state = _fresh(tmp_path_factory)
     (state / "agents" / "main" / "sessions").mkdir(parents=True)
     (state / "agents" / "main" / "sessions" / "oc-1.jsonl").write_bytes(session)
@@ -122,7 +105,7 @@ def test_fuzzed_memory_system(
     entity: Any,
     ascii_only: bool,
 ) -> None:
-    app, before = _seeded(project)
+    app, before = seeded(project)
     root = _fresh(tmp_path_factory)
     for pool in ("active", "archive"):
         folder = root / "layer2" / pool
@@ -190,7 +173,7 @@ def _sql_value(value: Any) -> Any:
 def test_fuzzed_agent_memory(
     project: Path, tmp_path_factory: Any, memories: list[tuple], episodes: list[tuple]
 ) -> None:
-    app, before = _seeded(project)
+    app, before = seeded(project)
     root = _fresh(tmp_path_factory)
     with closing(sqlite3.connect(root / "memory.db")) as conn:
         for table, cols, rows in (("memories", MEMORY_COLS, memories), ("episodes", EPISODE_COLS, episodes)):

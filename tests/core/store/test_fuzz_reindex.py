@@ -10,25 +10,14 @@ from pathlib import Path
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from memoryd.app import Memoryd
 from memoryd.store.files import turns_from_text
 from tests.core.test_fuzz_frontmatter import GOOD, memory_files
+from tests.core.undamaged import seeded
 from tests.fuzzing import jsonl_bytes
 
 E2E = settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
 TURN = {"seq": 0, "role": "user", "ts": "2026-05-18T22:30:12Z", "ext_id": "u1", "text": "why is cron slow"}
 FUZZ_SLUG = "2026-05-18-use-postgres-for-jobs"
-
-
-def _seeded(project: Path) -> tuple[Memoryd, dict[Path, bytes]]:
-    """Two recorded memories; hypothesis runs every example in the test's one data dir."""
-    app = Memoryd()
-    if not list(app.layout.scopes.glob("*/decisions/*.md")):
-        for title in ("Never force-push main", "前端性能预算"):
-            app.record("decision", title, f"{title}: body.", scope_path=project)
-    files = {p: p.read_bytes() for p in app.layout.scopes.glob("*/decisions/*")}
-    assert len(files) == 2
-    return app, files
 
 
 @E2E
@@ -37,7 +26,8 @@ def _seeded(project: Path) -> tuple[Memoryd, dict[Path, bytes]]:
 @example(text=GOOD, turns=b'{"seq": 0, "role": "user", "text": "x", "ts": {"a": 1}, "ext_id": [1]}\n')
 @example(text=GOOD, turns=b'{"seq": 0, "role": "user", "text": "\\ud800"}\n')
 def test_fuzzed_file_costs_itself_only(project: Path, text: str, turns: bytes | None) -> None:
-    app, before = _seeded(project)
+    app, before = seeded(project, ("Never force-push main", "前端性能预算"))
+    assert len(before) == 2
     folder = next(p.parent for p in before if p.suffix == ".md")
     scope_hash = folder.relative_to(app.layout.scopes).parts[0]
     fuzzed = folder / f"{FUZZ_SLUG}.md"

@@ -11,9 +11,9 @@ from typing import Any
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from memoryd.app import Memoryd
 from memoryd.errors import MemorydError, UsageError
 from memoryd.sync import document
+from tests.core.undamaged import assert_undamaged, seeded
 from tests.fuzzing import deep_json, dumps, mutated
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
@@ -81,36 +81,20 @@ def test_fuzzed_document_parses_or_is_refused(raw: Any) -> None:
     json.dumps(state.as_dict(device=None, exported_at="t"))
 
 
-def _seeded(project: Path) -> tuple[Memoryd, dict[Path, bytes]]:
-    app = Memoryd()
-    if not list(app.layout.scopes.glob("*/decisions/*.md")):
-        for title in ("Use Postgres for jobs", "前端性能预算"):
-            app.record("decision", title, f"{title}: body.", scope_path=project)
-    return app, {p: p.read_bytes() for p in app.layout.scopes.glob("*/decisions/*")}
-
-
 @E2E
 @given(raw=documents, ascii_only=st.booleans())
 @example(raw=DOC, ascii_only=True)
 def test_fuzzed_import_refused_or_applied_cleanly(
     project: Path, tmp_path_factory, raw: Any, ascii_only: bool
 ) -> None:
-    app, before = _seeded(project)
+    app, before = seeded(project)
     path = tmp_path_factory.mktemp("imp") / "memories.json"
     path.write_bytes(dumps(raw, ascii_only=ascii_only).encode("utf-8", "surrogatepass"))
     try:
         app.import_memories(path)
     except MemorydError as exc:
         assert "\n" not in str(exc)
-    doctor = app.doctor()
-    assert doctor.ok, (
-        doctor.corrupt_files,
-        doctor.files_without_rows,
-        doctor.rows_without_files,
-        doctor.audit,
-    )
-    for p, data in before.items():
-        assert p.read_bytes() == data, p
+    assert_undamaged(app, before)
     app.store.engine.dispose()
 
 
