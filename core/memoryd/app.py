@@ -47,21 +47,55 @@ SENSITIVE_TITLE = "(sensitive: grant to read)"
 # limit a record takes about a second: indexing, redaction and the graph's extraction).
 MAX_TITLE_CHARS = 200
 MAX_BODY_BYTES = 64 * 1024
+MAX_WORDS = 32  # triggers, and tags: each a word or a short phrase a search would use
+MAX_WORD_CHARS = 100
 
 
-def check_sizes(title: str | None, body: str | None) -> None:
+def check_sizes(
+    title: str | None,
+    body: str | None,
+    triggers: Sequence[str] | None = None,
+    tags: Sequence[str] | None = None,
+) -> None:
     """One UsageError naming the argument and its limit, in words that read the same as a
-    CLI error and as an MCP tool error (`title`, `body` are both adapters' names)."""
+    CLI error and as an MCP tool error (`title`, `body`, `triggers`, `tags` are both
+    adapters' names). Text that is not UTF-8 (argv's undecodable bytes arrive as lone
+    surrogates) is refused here too, before it reaches a file."""
     from memoryd.safeopen import size_text
 
+    for name, text in (("title", title), ("body", body)):
+        if text is not None and not _is_utf8(text):
+            raise UsageError(f"{name} is not UTF-8 text")
     if title is not None and len(title) > MAX_TITLE_CHARS:
         raise UsageError(f"title is {len(title)} characters; the limit is {MAX_TITLE_CHARS}")
     size = len(body.encode("utf-8", "surrogatepass")) if body is not None else 0
     if size > MAX_BODY_BYTES:
+        shown = size_text(size)
+        if shown == size_text(MAX_BODY_BYTES):  # 65,537 bytes is not "64 KB; the limit is 64 KB"
+            shown = f"{size:,} bytes, over"
         raise UsageError(
-            f"body is {size_text(size)}; the limit is {size_text(MAX_BODY_BYTES)} "
+            f"body is {shown}; the limit is {size_text(MAX_BODY_BYTES)} "
             "(keep the note short and point to a file for the rest)"
         )
+    for name, given in (("triggers", triggers), ("tags", tags)):
+        words = list(given or ())
+        if len(words) > MAX_WORDS:
+            raise UsageError(f"{name} has {len(words)} entries; the limit is {MAX_WORDS}")
+        for word in words:
+            if not _is_utf8(word):
+                raise UsageError(f"{name} holds text that is not UTF-8")
+            if len(word) > MAX_WORD_CHARS:
+                raise UsageError(
+                    f"{name} holds an entry of {len(word)} characters; the limit is {MAX_WORD_CHARS}"
+                )
+
+
+def _is_utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -214,7 +248,7 @@ class Memoryd(Upkeep):
     ) -> tuple[Document, Changes]:
         mtype = _long_term_type(memory_type)
         title = title.strip()
-        check_sizes(title, body)
+        check_sizes(title, body, triggers, tags)
         if not title:
             raise UsageError("--title must not be empty")
         if not body.strip():
@@ -253,7 +287,7 @@ class Memoryd(Upkeep):
         actor: str = "cli",
     ) -> tuple[Document, Changes]:
         slugs.validate(slug)
-        check_sizes(title.strip() if title is not None else None, body)
+        check_sizes(title.strip() if title is not None else None, body, triggers, tags)
         self.gate(self.store.row(slug)["scope_hash"], what="update", target=slug, actor=actor)
         doc, _ = self.store.read(slug)
         changed = []

@@ -55,7 +55,11 @@ def size_text(n: int) -> str:
 
 def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
     """Open `path` for binary reading if it is a regular file, without ever blocking."""
-    fd = os.open(path, _FLAGS)
+    try:
+        fd = os.open(path, _FLAGS)
+    except ValueError:  # a NUL in the path: no file has that name
+        why = "no such file (the path holds a NUL byte)"
+        raise FileNotFoundError(errno.ENOENT, why, repr(path)) from None
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):

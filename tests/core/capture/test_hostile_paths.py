@@ -148,3 +148,23 @@ def test_memory_system_import_skips_a_fifo_entity(tmp_path: Path, isolated_home:
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)
     assert report["imported"] == 1 and report["malformed"] == 1, report
+
+
+def test_a_nul_in_transcript_path_is_a_logged_skip(cli, project: Path, isolated_home: Path) -> None:
+    """JSON can carry "\\u0000" in a path; open() raises ValueError for it, which the worker
+    took for a bug ("internal error") instead of a transcript it cannot read."""
+    payload = json.dumps(
+        {
+            "session_id": "nul-1",
+            "transcript_path": str(project / "t\u0000.jsonl"),
+            "cwd": str(project),
+            "last_assistant_message": "Kept from the payload.",
+        }
+    )
+    hook = cli("capture", "--source=claude-code", stdin=payload, env={"MEMORYD_NO_WORKER": "1"})
+    assert hook.returncode == 0 and hook.stderr.count("\n") == 1, hook.stderr
+    assert cli("worker", "--wait").returncode == 0
+    assert not list((isolated_home / "spool").glob("rejected/*.json"))
+    (mem,) = json.loads(cli("list", "--all-scopes", "--json").stdout)
+    assert "Kept from the payload." in json.loads(cli("get", mem["slug"], "--json").stdout)["body"]
+    assert "internal error" not in (isolated_home / "logs" / "worker.log").read_text()

@@ -87,7 +87,15 @@ def _read_body(value: str | None, *, required: bool) -> str | None:
     if value == "-" or (value is None and required):
         if value is None and sys.stdin.isatty():
             raise UsageError("no body: pass --body TEXT or pipe the text on stdin")
-        data = sys.stdin.buffer.read()
+        from memoryd.app import MAX_BODY_BYTES
+
+        # At most one byte past the limit: `< /dev/zero` is refused, not read for ever.
+        data = sys.stdin.buffer.read(MAX_BODY_BYTES + 1)
+        if len(data) > MAX_BODY_BYTES:
+            raise UsageError(
+                f"body on stdin is over the limit of {MAX_BODY_BYTES // 1024} KB "
+                "(keep the note short and point to a file for the rest)"
+            )
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError:
