@@ -13,7 +13,10 @@ A flag sticks: the text that raised it is stripped of its hidden characters, so 
 write would not find them again, and an agent must not be able to launder a memory by
 rewriting it. Clearing keeps a fingerprint of each flagged piece as it stood
 (`suspect_cleared`), so the same text does not flag the memory again while new or
-changed attack text does.
+changed attack text does. The fingerprint is keyed with a secret of this data dir
+(`suspect-clear.key`): a clearance is a person's word on this device, and a file that
+arrives by import or sync cannot bring one it made up (an outside test forged one with
+a plain hash). Another device checks a synced memory again and asks its own person.
 
 Standard library only (with memoryd.poison): the capture worker imports it.
 """
@@ -22,6 +25,8 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import hmac
+import os
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -43,7 +48,33 @@ def _kind(reason: str) -> str:
 
 
 def _fp(where: str, text: str) -> str:
-    return hashlib.sha256(f"{where}\0{text}".encode()).hexdigest()[:20]
+    return hmac.new(_device_key(), f"{where}\0{text}".encode(), hashlib.sha256).hexdigest()[:20]
+
+
+_keys: dict[str, bytes] = {}
+
+
+def _device_key() -> bytes:
+    """This data dir's clearance key, made on first use (0600, never synced or exported)."""
+    from memoryd import envpaths
+
+    path = os.path.join(envpaths.ensure_dir(envpaths.data_home()), "suspect-clear.key")
+    if path not in _keys:
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, envpaths.FILE_MODE)
+        except FileExistsError:
+            pass
+        else:  # first use: written whole before anyone reads it (O_EXCL: one writer)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(os.urandom(32))
+                fh.flush()
+                os.fsync(fh.fileno())
+        with open(path, "rb") as fh:
+            key = fh.read()
+        if len(key) != 32:  # damaged or half-written: clearances made with it cannot be checked
+            raise OSError(f"{path} is damaged: remove it (earlier clearances are then asked again)")
+        _keys[path] = key
+    return _keys[path]
 
 
 def _pieces(doc: Any, turns: Sequence[Any] | None) -> Iterable[tuple[str, str, str]]:
@@ -100,18 +131,22 @@ def _merge(*groups: Iterable[str]) -> list[str]:
 
 
 def check(
-    doc: Any, turns: Sequence[Any] | None, *, carried: Sequence[str] = ()
+    doc: Any, turns: Sequence[Any] | None, *, carried: Sequence[str] = (), flag: bool = True
 ) -> tuple[list[Any] | None, list[str]]:
     """Strip hidden characters in place, flag the memory, and return its turns stripped
     with the reasons newly found (not those it already carried). `carried`: reasons the
     index holds for this slug, kept when a writer built the document afresh. One pass of
-    the detector per piece: the importers write thousands of memories through here."""
+    the detector per piece: the importers write thousands of memories through here.
+    `flag=False` flags only pieces that held hidden characters (stripping hides that they
+    did): sync leaves the rest to each device's index (`reasons`), so a memory cleared on
+    one device is not re-flagged into a new version on the other."""
     done = cleared(doc)
     new: list[str] = []
 
     def look(label: str, key: str, text: str) -> str:
         verdict = inspect(text)
-        if verdict.suspect and _fp(key, verdict.text) not in done:
+        # flag=False: only what stripping removes is flagged here, since nobody can see it after
+        if (flag or verdict.text != text) and verdict.suspect and _fp(key, verdict.text) not in done:
             new.extend(f"{label}: {_kind(r)}" for r in verdict.reasons)
         return verdict.text
 

@@ -2,7 +2,8 @@
 another device's file or an imported memories.json (written by an older memoryd, or edited
 by hand) goes through the store's redaction pass (memoryd.redact_doc) before it is merged,
 so neither the memory files nor `sync/state.json` nor this device's own file hold it.
-The same step strips hidden characters and flags text aimed at an AI (memoryd.suspect_doc).
+The same step strips hidden characters (memoryd.suspect_doc); text aimed at an AI is
+flagged by this device's index, with this device's clearances.
 
 A version that redaction changes becomes a new version descending from the one that came:
 the merge then prefers it on every device, and a device that had the secret replaces it at
@@ -47,9 +48,11 @@ def _head(head: Head) -> Head:
         return head  # not a memory: the apply step skips it with its own message
     turns = turns_from_text(head.turns) if head.turns is not None else None
     was = _texts(doc, turns)
-    # Hidden characters stripped and text aimed at an AI flagged, as the store does for
-    # its own writes (memoryd.suspect_doc); idempotent like redaction, so no flip-flops.
-    turns, flagged = check(doc, turns)
+    # Hidden characters stripped (and the version flagged for them), as the store does for
+    # its own writes; idempotent like redaction, so no flip-flops. Other text aimed at an
+    # AI is flagged by each device's index (memoryd.suspect_doc.reasons) with its own
+    # clearances: a version that arrives carries no clearance this device's person did not give.
+    turns, flagged = check(doc, turns, flag=False)
     clean, counts = scrub(doc, turns, fresh=False)
     if not counts and not flagged and _texts(doc, clean) == was:
         return head
