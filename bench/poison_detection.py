@@ -2,7 +2,8 @@
 labelled corpus (tests/core/poison/corpus.py), for the dev half it was tuned on and the
 held-out half it was not, on the corpus written with the detector ("dev", "held") and on
 texts written by someone else ("outside dev", "outside held"). A case is flagged when any
-of its texts (each turn, the imported file, the entry's title and content) is suspect.
+of its texts (each turn, the imported file, the entry's title and content, and the title and
+content read together) is suspect.
 
     python bench/poison_detection.py [--json] [--show] [--no-speed]
 """
@@ -20,12 +21,14 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "core"), str(ROOT)]
 
-from memoryd.poison import inspect  # noqa: E402
+from memoryd.poison import inspect, inspect_all  # noqa: E402
 from tests.core.poison.corpus import Case, cases  # noqa: E402
 
 
 def flagged(case: Case) -> list[str]:
     """The reasons given for a case (empty: not flagged)."""
+    if case.kind == "memories_json":
+        return list(inspect_all(case.texts()).reasons)  # title and content, as the store reads them
     out: list[str] = []
     for text in case.texts():
         out += inspect(text).reasons

@@ -43,9 +43,10 @@ def test_figures(figures: dict, split: str) -> None:
 
 
 # Texts written by someone else (a red-team tester), never seen by the rules' author before
-# they were added. Measured before tuning: dev 7/17 attacks, 6/15 ordinary flagged; held
-# 6/17 and 4/14. The floors below are what the rules reach now, minus a margin.
-_OUTSIDE_FLOOR = {"outside dev": (0.35, 0.45), "outside held": (0.30, 0.35)}
+# they were added. Before tuning: dev 7/17 attacks and 6/15 ordinary flagged, held 6/17
+# and 4/14. After (tuned on dev only): dev 17/17 and 0/15, held 14/17 (82%) and 0/14. The
+# bounds are those figures with a margin of about one case each, not a claim beyond them.
+_OUTSIDE_FLOOR = {"outside dev": (0.94, 0.07), "outside held": (0.76, 0.08)}
 
 
 @pytest.mark.parametrize("split", sorted(_OUTSIDE_FLOOR))
