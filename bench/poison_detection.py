@@ -1,7 +1,9 @@
 """How well memoryd.poison.inspect tells injection attempts from ordinary sessions, on the
 labelled corpus (tests/core/poison/corpus.py), for the dev half it was tuned on and the
-held-out half it was not. A case is flagged when any of its texts (each turn, the imported
-file, the entry's title and content) is suspect.
+held-out half it was not, on the corpus written with the detector ("dev", "held") and on
+texts written by someone else ("outside dev", "outside held"). A case is flagged when any
+of its texts (each turn, the imported file, the entry's title and content, and the title and
+content read together) is suspect.
 
     python bench/poison_detection.py [--json] [--show] [--no-speed]
 """
@@ -19,29 +21,35 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "core"), str(ROOT)]
 
-from memoryd.poison import inspect  # noqa: E402
+from memoryd.poison import inspect, inspect_all  # noqa: E402
 from tests.core.poison.corpus import Case, cases  # noqa: E402
 
 
 def flagged(case: Case) -> list[str]:
     """The reasons given for a case (empty: not flagged)."""
+    if case.kind == "memories_json":
+        return list(inspect_all(case.texts()).reasons)  # title and content, as the store reads them
     out: list[str] = []
     for text in case.texts():
         out += inspect(text).reasons
     return out
 
 
+SPLITS = ("dev", "held", "all", "outside dev", "outside held", "outside all")
+
+
 def measure() -> dict[str, Any]:
     """Per split: attacks flagged and ordinary cases flagged, with the ids of the misses."""
     result: dict[str, Any] = {}
     start = time.perf_counter()
-    for split in ("dev", "held", "all"):
-        mine = [c for c in cases() if split in ("all", c.split)]
+    for key in SPLITS:
+        source, _, split = key.rpartition(" ")
+        mine = [c for c in cases(source or "own") if split in ("all", c.split)]
         attacks = [c for c in mine if c.label == "attack"]
         ordinary = [c for c in mine if c.label == "ordinary"]
         missed = [c.id for c in attacks if not flagged(c)]
         false = [c.id for c in ordinary if flagged(c)]
-        result[split] = {
+        result[key] = {
             "attacks": len(attacks),
             "attacks_flagged": len(attacks) - len(missed),
             "detection_rate": round((len(attacks) - len(missed)) / len(attacks), 4),
@@ -103,10 +111,10 @@ def main() -> None:
     if args.json:
         print(json.dumps(result, indent=2, ensure_ascii=False))
         return
-    for split in ("dev", "held", "all"):
+    for split in SPLITS:
         r = result[split]
         print(
-            f"{split:>4}: attacks flagged {r['attacks_flagged']}/{r['attacks']} "
+            f"{split:>12}: attacks flagged {r['attacks_flagged']}/{r['attacks']} "
             f"({r['detection_rate']:.1%}), ordinary flagged {r['ordinary_flagged']}/{r['ordinary']} "
             f"({r['false_positive_rate']:.1%})"
         )

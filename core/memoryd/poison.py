@@ -23,6 +23,12 @@ How it decides (measured on tests/core/poison/corpus.py, see docs/security.md):
   code (fences, inline code) are taken as code; other signals there, in quotes or next to
   words like "prompt injection" count half: a developer quoting an attack is not one.
 
+Before matching, Greek and Cyrillic lookalikes inside Latin words are read as Latin letters
+and letters spaced one by one are joined (only for detection: the stored text keeps its
+characters). `inspect_all` reads a memory's pieces together as well: the snapshot shows
+"title: body", so an attack split between them is whole there. Tuned further on texts a
+red-team tester wrote (the corpus's "outside" source, dev half only).
+
 Linear time: every pattern has bounded gaps, the work per match is bounded and the number
 of matches read per pattern is capped. Standard library only: the write path imports it.
 """
@@ -32,12 +38,14 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
+import itertools
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+TOGETHER = "read together: "  # prefix of a reason found only in neighbouring pieces joined
 THRESHOLD = 2.0  # sum of signal weights within one window that makes a text suspect
 _WINDOW = 600  # characters: signals further apart do not add up
 _MAX_HITS = 64  # matches read per pattern (bounds the work on hostile input)
@@ -242,6 +250,9 @@ class _Rule:
     # Lower-case literals every match contains, each with how many characters before it a
     # match may start: only those starts are tried (see _rule_matches).
     anchors: dict[str, int] = field(default_factory=dict)
+    # Anchor literals of which one must occur somewhere in the text for the rule to be tried
+    # at all (a rule that starts at a common verb but needs a rare word later).
+    requires: tuple[str, ...] = ()
 
 
 def _anchors(*groups: str, back: int = 0) -> dict[str, int]:
@@ -260,7 +271,36 @@ _SECRET = (
     r"\.env\b|\.ssh|\.aws|cookies?|system prompt|[A-Z][A-Z0-9]*_(?:KEY|TOKEN|SECRET)\b|"
     r"密钥|秘钥|密码|令牌|凭证|凭据|私钥|系统提示词)"
 )
+_OVERRIDE_VERB = (
+    r"(?:ignore|disregard|forget|override|bypass|abandon|discard|neglect|overlook|set aside|put aside|"
+    r"pay no (?:attention|heed) to|do not (?:follow|obey)|don'?t (?:follow|obey)|stop following|"
+    r"no longer (?:follow|obey|bound by|restricted by))"
+)
+_EARLIER = r"(?:previous|prior|above|earlier|preceding|above-mentioned|your|safety|system)"
+_DET = (
+    r"(?:all|any|every|the|your|of|these|those|its|user's|users'|previous|prior|above|earlier|preceding|"
+    r"former|original|initial|existing|system|safety|other|current|old|developer|above-mentioned)"
+)
+# What an AI is told: overriding these is aimed at an AI whatever comes before them.
+_GUIDANCE = r"(?:instructions?|prompts?|directives?|guidelines|guidance|guardrails|programming|system prompt)"
+# Words a person uses about software too ("override the existing rules", "bypass the
+# constraints"): aimed at an AI only after "previous", "above", "your"...
+_RULES = r"(?:rules|directions|orders|commands|requirements|constraints|restrictions|polic(?:y|ies))"
 _DEST = r"(?:https?://|\S+@\S+\.\w|s3://|pastebin|webhook|this (?:url|address|email)|这个邮箱|邮箱)"
+# Secrets that live on the machine an agent runs on: reading them out to a place outside
+# is what an attacker wants and what a person's note never asks of an agent.
+_MACHINE_SECRET = (
+    r"(?:~?/?\.ssh\b|\bid_(?:rsa|ed25519|ecdsa)\b|\.aws\b|\.env\b|\bprivate keys?\b|"
+    r"\b(?:all |the )?(?:environment variables|env vars)\b|\bcookies\b|\bkeychain\b|私钥|凭证|凭据|环境变量)"
+)
+_MACHINE_SECRET_WORDS = (
+    "id_rsa|id_ed25519|id_ecdsa|.ssh|.aws|.env|private key|environment variable|env var|"
+    "cookie|keychain|私钥|凭证|凭据|环境变量"
+)
+# Outside places: a web address, a webhook, a mail address (not scp's user@host:path).
+_OUT = r"(?:https?://|webhook|pastebin|[\w.+-]{1,64}@[\w-]{1,63}\.[\w.-]{0,190}\w\b(?!:))"
+_SEND = r"(?:send|post|upload|e-?mail|mail|forward|exfiltrate|leak|transmit|paste|copy)(?:s|ed|ing)?"
+_DEST_ZH = rf"(?:{_OUT}|我的(?:服务器|邮箱|网站|地址))"
 
 RULES: tuple[_Rule, ...] = (
     _Rule(
@@ -268,22 +308,39 @@ RULES: tuple[_Rule, ...] = (
         "instructions addressed to an AI",
         2.0,
         re.compile(
-            r"\b(?:ignore|disregard|forget|override|bypass|abandon|discard|neglect|overlook|"
-            r"pay no (?:attention|heed) to|do not (?:follow|obey)|don'?t (?:follow|obey)|stop following|"
-            r"no longer (?:follow|obey|bound by|restricted by))\s+"
-            r"(?:(?:all|any|every|the|your|of|these|those|its|user's|users'|previous|prior|above|earlier|preceding|"
-            r"former|original|initial|existing|system|safety|other|current|old|developer|above-mentioned)"
-            r"(?:'s)?\s+){1,4}"
-            r"(?:instructions?|prompts?|directives?|directions|rules|guidelines|guidance|guardrails|"
-            r"constraints|restrictions|polic(?:y|ies)|programming|context|orders|commands|requests?|"
-            r"candidates|messages|settings|questions?)\b"
-            r"|\b(?:ignore|disregard|forget)\s+(?:everything|all(?: of)?(?: the)?)\s+"
-            r"(?:above|before|prior|previously|(?:that )?you (?:were|have been) (?:told|given))",
+            rf"\b{_OVERRIDE_VERB}\s+(?:{_DET}(?:'s)?\s+){{1,4}}{_GUIDANCE}\b"
+            rf"|\b{_OVERRIDE_VERB}\s+(?:{_DET}(?:'s)?\s+){{0,3}}{_EARLIER}(?:'s)?\s+"
+            rf"(?:{_DET}(?:'s)?\s+){{0,2}}{_RULES}\b"
+            r"|\b(?:ignore|disregard|forget|set aside|put aside|throw out|drop)\s+"
+            r"(?:everything|anything|all(?: of)?(?: the)?|what(?:ever)?)\s+"
+            r"(?:(?:that |which )?(?:was |is )?(?:said |written |stated )?"
+            r"(?:above|before|prior|previously|earlier)"
+            r"|(?:that )?you(?:'ve| have| were| had)? (?:been )?(?:told|given|instructed|asked)"
+            r"|(?:that )?you(?:'ve| have)? learn(?:ed|t)\b[^.\n]{0,12}?\b(?:before|earlier|previously|so far|"
+            r"in (?:previous|earlier|past|prior|other) (?:sessions?|conversations?|chats?)))",
             _I,
         ),
         anchors=_anchors(
-            "ignore|disregard|forget|override|bypass|abandon|discard|"
-            "neglect|overlook|pay no|do not|don|stop following|no longer"
+            "ignore|disregard|forget|override|bypass|abandon|discard|neglect|overlook|pay no|do not|don|"
+            "stop following|no longer|set aside|put aside|throw out|drop"
+        ),
+    ),
+    _Rule(
+        "override",
+        "instructions addressed to an AI",  # declares earlier instructions void
+        1.5,
+        re.compile(
+            rf"\b{_EARLIER}\s+(?:{_GUIDANCE}|{_RULES})\s+(?:are|is|were|was|have been|has been)\s+"
+            r"(?:now\s+)?(?:void|null|outdated|obsolete|cancell?ed|revoked|invalid|superseded|"
+            r"(?:just |only )?a test|no longer (?:valid|in effect|relevant))\b"
+            rf"|\b{_GUIDANCE}\s+(?:above|before)\s+(?:are|is|were|was)\s+(?:void|outdated|obsolete|"
+            r"cancell?ed|revoked|invalid|superseded|(?:just |only )?a test)\b"
+            rf"|\b{_EARLIER}\s+(?:{_GUIDANCE}|{_RULES})\s+no longer appl(?:y|ies)\b",
+            _I,
+        ),
+        anchors=_anchors(
+            "previous|prior|above|earlier|preceding|instruction|prompt|directive|guideline|guidance|"
+            "guardrail|programming"
         ),
     ),
     _Rule(
@@ -291,13 +348,38 @@ RULES: tuple[_Rule, ...] = (
         "instructions addressed to an AI",
         2.0,
         re.compile(
-            r"(?:忽略|无视|忽视|忘记|忘掉|不要理会|别管|抛开|抛弃|不再遵守|不要遵守|不用遵守|绕过|覆盖)"
+            # The same request in a few other languages (cheap, literal forms only).
+            r"\bignor(?:e[rz]?|ez)\s+(?:toutes\s+)?(?:les|vos|tes)\s+(?:instructions|consignes|directives|"
+            r"règles)\s+(?:précédentes|antérieures|ci-dessus)"
+            r"|\boublie[rz]?\s+(?:toutes\s+)?(?:les|vos|tes)\s+(?:instructions|consignes)\s+"
+            r"(?:précédentes|antérieures|ci-dessus)"
+            r"|\b(?:ignora|ignore|olvida)\s+(?:todas\s+)?(?:las\s+)?(?:instrucciones|indicaciones)\s+"
+            r"(?:anteriores|previas)"
+            r"|\b(?:ignoriere|ignorieren sie|vergiss|vergessen sie)\s+(?:alle\s+)?(?:vorherigen|bisherigen|"
+            r"vorigen|obigen)\s+(?:anweisungen|instruktionen|regeln)"
+            r"|(?:игнорируй(?:те)?|проигнорируй(?:те)?|забудь(?:те)?)\s+(?:все\s+)?(?:предыдущие|прежние|"
+            r"вышеуказанные|прошлые)\s+(?:инструкции|указания|правила)",
+            _I,
+        ),
+        anchors=_anchors("ignor|oublie|olvida|vergiss|vergessen|игнорир|проигнорир|забудь"),
+    ),
+    _Rule(
+        "override",
+        "instructions addressed to an AI",
+        2.0,
+        re.compile(
+            r"(?:忽略|无视|忽视|忘记|忘掉|不要理会|别管|抛开|抛弃|不再遵守|不要遵守|不用遵守|绕过)"
             r"(?:你|掉|了)?(?:之前|以上|上面|前面|先前|原来|原有|原先|所有|一切|全部|系统|安全|收到|的|上述|"
-            r"你的|任何|这些|用户的|用户){1,5}"
-            r"(?:指令|指示|提示词|提示|规则|要求|设定|约束|命令|限制|规定|准则|问题)"
+            r"你的|任何|这些|用户的|用户|给你|对你|告诉你|你收到){1,6}"
+            r"(?:指令|指示|提示词|提示|要求|命令|准则|话|说明)"
+            r"|(?:忽略|无视|忽视|忘记|忘掉|不要理会|别管|抛开|抛弃|不再遵守|不要遵守|不用遵守|绕过)"
+            r"(?:你|掉|了)?(?:所有|一切|全部|的|任何|这些){0,3}"
+            r"(?:之前|以上|上面|前面|先前|上述|你的|系统|安全|给你|对你|告诉你)"
+            r"(?:所有|一切|全部|的|任何|这些|收到|设置){0,3}(?:规则|约束|限制|规定|设定)"
+            r"|(?:不管|无论|别管)(?:之前|以前|先前|上面|前面|刚才)(?:说了|说过|讲了|让你做|要求)(?:什么|的)"
         ),
         anchors=_anchors(
-            "忽略|无视|忽视|忘记|忘掉|不要理会|别管|抛开|抛弃|不再遵守|不要遵守|不用遵守|绕过|覆盖"
+            "忽略|无视|忽视|忘记|忘掉|不要理会|别管|抛开|抛弃|不再遵守|不要遵守|不用遵守|绕过|不管|无论"
         ),
     ),
     _Rule(
@@ -309,8 +391,9 @@ RULES: tuple[_Rule, ...] = (
             r"instruction|instructions)(?: (?:message|prompt|note|notice|override|instructions?|update|"
             r"alert|mode))?[ \t\])*_]*[:：]"
             r"|\b(?:developer|system|admin(?:istrator)?) (?:message|override|instruction)s?\b"
-            r"|\b(?:message|instructions?|note) (?:from|for) (?:the )?(?:developers?|system|admin|openai|"
-            r"anthropic|claude|the ai|ai)\b",
+            r"|\b(?:message|instructions?|note) from (?:the )?(?:developers?|system|admin|openai|"
+            r"anthropic)\b"
+            r"|\b(?:message|instructions?|note) for (?:the )?(?:system|claude|the ai|ai)\b",
             _I,
         ),
         in_code=0.0,
@@ -365,6 +448,20 @@ RULES: tuple[_Rule, ...] = (
             "function_calls>|tool_use>|tool_call>|tool_result>|function_results>|<invoke|<parameter|antml:",
             back=2,
         ),
+    ),
+    _Rule(
+        "markup",
+        "chat role markup",
+        1.5,
+        # A chat message written out as data: {"role": "system", "content": ...} or a YAML
+        # `role: system` line. Alone it is an API example; with any other signal it is not.
+        re.compile(
+            r"""["']role["']\s*:\s*["'](?:system|developer)["']"""
+            r"""|^[ \t\-]{0,8}role\s*:\s*["']?(?:system|developer)\b""",
+            _I,
+        ),
+        in_code=0.0,
+        anchors=_anchors("role", back=9),
     ),
     _Rule(
         "markup",
@@ -456,15 +553,28 @@ RULES: tuple[_Rule, ...] = (
     _Rule(
         "speaks-for-user",
         "speaks for the user",
-        2.0,
+        1.5,  # a preference memory reads "the user wants you to run the tests first" too
         re.compile(
-            r"\b(?:the )?(?:user|owner|maintainers?|developers?|admin) (?:wants|would like|asked|has asked|"
+            r"\b(?:the )?(?:user|owner|maintainers?|developers?|admin) (?:always |really |now )?"
+            r"(?:wants|would like|asked|has asked|"
             r"requests|requested|instructs|instructed|requires|expects|has (?:already )?(?:authori[sz]ed|"
             r"approved|pre-approved|granted|allowed|permitted)|authori[sz]ed)\b[^.\n]{0,20}?\byou\b"
             r"|(?:用户|维护者|管理员)(?:已经|已)?(?:希望|要求|想要|让|授权|同意|批准|允许)(?:了)?你",
             _I,
         ),
         anchors=_anchors("user|owner|maintainer|developer|admin|用户|维护者|管理员", back=4),
+    ),
+    _Rule(
+        "speaks-for-user",
+        "speaks for the user",  # passes text off as the user's
+        2.0,
+        re.compile(
+            r"\btreat\b[^.\n]{0,40}?\bas (?:if it were )?(?:coming |written |said |sent )?(?:from|by) "
+            r"(?:the )?(?:user|system|developer|operator|admin)\b"
+            r"|(?:当作|视为|当成)(?:是)?(?:用户|系统|开发者|管理员)(?:说的|的(?:话|指令|消息))",
+            _I,
+        ),
+        anchors=_anchors("treat|当作|视为|当成"),
     ),
     _Rule(
         "speaks-for-user",
@@ -502,6 +612,20 @@ RULES: tuple[_Rule, ...] = (
             _I,
         ),
         anchors=_anchors("secretly|covertly|quietly|silently|悄悄|偷偷|秘密地"),
+    ),
+    _Rule(
+        "exfil",
+        "asks to send secrets out",
+        2.0,
+        re.compile(
+            rf"\b{_SEND}\b[^\n]{{0,50}}?{_MACHINE_SECRET}[^\n]{{0,40}}?\b(?:to|into)\s+{_OUT}"
+            rf"|{_MACHINE_SECRET}[^\n]{{0,40}}?\b{_SEND}\b[^\n]{{0,30}}?\b(?:to|into)\s+(?:\S{{1,40}}\s+){{0,3}}?{_OUT}"
+            rf"|{_MACHINE_SECRET}[^。\n]{{0,20}}?(?:发送|发到|发给|上传|贴到|转发)[^。\n]{{0,6}}?{_DEST_ZH}",
+            _I,
+        ),
+        anchors=_anchors("send|post|upload|mail|forward|exfiltrate|leak|transmit|paste|copy", back=2)
+        | _anchors(_MACHINE_SECRET_WORDS, back=6),
+        requires=tuple(_MACHINE_SECRET_WORDS.split("|")),
     ),
     _Rule(
         "exfil",
@@ -545,7 +669,7 @@ RULES: tuple[_Rule, ...] = (
             r"|\b(?:disable|skip|bypass|turn off|remove|delete|comment out)\b[^.\n]{0,20}?\b(?:tests?|"
             r"test suite|ci|checks?|hooks?|code review|reviews?|linters?|safety|security|2fa|mfa|"
             r"signing)\b"
-            r"|\brm\s+-rf\s+[~/]|\bdrop\s+(?:table|database)\b|\bchmod\s+(?:-R\s+)?777"
+            r"|\bauthorized_keys\b|\brm\s+-rf\s+[~/]|\bdrop\s+(?:table|database)\b|\bchmod\s+(?:-R\s+)?777"
             r"|\b(?:curl|wget)\b[^|\n]{0,120}\|\s*(?:sudo\s+)?(?:ba|z)?sh\b"
             r"|\binstall\b[^.\n]{0,40}?\bfrom\s+https?://"
             r"|\b(?:approve|merge)\b[^.\n]{0,20}?\b(?:pull requests?|prs?|merge requests?)\b"
@@ -556,7 +680,7 @@ RULES: tuple[_Rule, ...] = (
         in_code=0.5,
         negatable=True,
         anchors=_anchors(
-            "push|commit|merge|--force|force|--no-verify|disable|skip|"
+            "push|commit|merge|--force|force|--no-verify|disable|skip|authorized_keys|"
             "bypass|turn off|remove|delete|comment out|rm|drop|chmod|"
             "curl|wget|install|approve|推送到|强制推送|关闭|禁用|跳过|删除|注释掉|直接合并"
         ),
@@ -567,12 +691,17 @@ RULES: tuple[_Rule, ...] = (
         1.5,
         re.compile(
             r"\byour (?:new|real|true|actual) (?:task|instructions?|role|goal|objective|purpose|job)\b"
+            r"|\b(?:real|actual|true|new) (?:task|instructions?|objective|goal)\s*[:：]"
+            r"|\byour (?:primary |main |only )?(?:task|objective|goal|purpose|mission)(?: is)? now\b"
             r"|\b(?:no longer|not) (?:bound|restricted|limited) by\b|\bwithout (?:any )?restrictions\b"
             r"|\bdeveloper mode\b|\bjailbroken\b|\byou are (?:now )?DAN\b"
             r"|你(?:现在)?的新任务|你(?:现在)?不再受|没有任何限制",
             _I,
         ),
-        anchors=_anchors("your|no longer|not|without|developer mode|jailbroken|you are|你|没有任何限制"),
+        anchors=_anchors(
+            "your|no longer|not|without|developer mode|jailbroken|you are|你|没有任何限制|"
+            "real|actual|true|new"
+        ),
     ),
     _Rule(
         "directive",
@@ -601,6 +730,7 @@ _ALL_ANCHORS = sorted({word for rule in RULES for word in rule.anchors})
 _ASCII_ANCHORS = tuple((w, w.encode()) for w in _ALL_ANCHORS if w.isascii())
 _WIDE_ANCHORS = tuple(w for w in _ALL_ANCHORS if not w.isascii())
 _CJK = re.compile("[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
+_CYRILLIC = re.compile("[\u0400-\u04ff]")
 T = TypeVar("T", str, bytes)
 # Characters that re.IGNORECASE matches to ASCII letters but str.lower() does not map to
 # one (U+0130 even lowers to two characters, which would shift positions).
@@ -624,9 +754,12 @@ def _find_anchors(text: str) -> dict[str, list[int]]:
     narrow = low.encode("latin-1", "replace")
     for word, needle in _ASCII_ANCHORS:
         _occurrences(narrow, needle, word, found)
-    if not low.isascii() and _CJK.search(low):
+    if not low.isascii():
+        cjk = _CJK.search(low) is not None
+        cyrillic = _CYRILLIC.search(low) is not None
         for word in _WIDE_ANCHORS:
-            _occurrences(low, word, word, found)
+            if (cjk and _CJK.match(word)) or (cyrillic and _CYRILLIC.match(word)):
+                _occurrences(low, word, word, found)
     return found
 
 
@@ -647,6 +780,8 @@ def _rule_matches(text: str, rule: _Rule, found: dict[str, list[int]]) -> Iterat
     pattern; every match contains one of the rule's anchors, so trying a match at the few
     positions just before each anchor finds the same matches (non-overlapping, left to
     right) at a small fraction of the cost. Attempts and matches are capped."""
+    if rule.requires and not any(word in found for word in rule.requires):
+        return
     starts: set[int] = set()
     for word, back in rule.anchors.items():
         for pos in found.get(word, ()):
@@ -671,6 +806,7 @@ _NEGATION = re.compile(
     r"[^.\n]{0,30}$",
     re.I,
 )
+_CONDITION = re.compile(r"[^.;\n]{0,20}?\bonly (?:after|when|if|once|with|via|through)\b", re.I)
 _META = re.compile(
     r"prompt[- ]injection|injection (?:attack|filter|phrase)s?|jailbreak|red[- ]team|classifier|"
     r"is_injection|提示词注入|注入攻击|越狱",
@@ -753,7 +889,9 @@ def _hits(text: str) -> list[_Hit]:
     for rule in RULES:
         for m in _rule_matches(text, rule, found):
             pos = m.start()
-            if rule.negatable and _NEGATION.search(text, max(0, pos - 40), pos):
+            if rule.negatable and (
+                _NEGATION.search(text, max(0, pos - 40), pos) or _CONDITION.match(text, m.end())
+            ):
                 continue
             weight = rule.weight
             if _inside(code, code_starts, pos):
@@ -819,11 +957,56 @@ def _instruction_reasons(probe: str, prefix: str = "") -> tuple[float, list[str]
     return score, reasons
 
 
+# Greek and Cyrillic letters drawn like Latin ones (after Unicode's confusables list, only
+# the common lookalikes of Latin letters). NFKC leaves them alone: "Іgnоrе" (Cyrillic І, о,
+# е) reads as "Ignore" to a model and a person but not to a pattern.
+_LOOKALIKES = str.maketrans(
+    "АВЕЅІЈКМНОРСТХУ"  # Cyrillic capitals
+    "аеіјоѕрсхуԁһӏԛԝ"  # Cyrillic small
+    "ΑΒΕΖΗΙΚΜΝΟΡΤΥΧ"  # Greek capitals
+    "οαιν",  # Greek small
+    "ABESIJKMHOPCTXYaeijospcxydhlqwABEZHIKMNOPTYXoaiv",
+)
+_LOOKALIKE = re.compile("[" + "".join(chr(k) for k in _LOOKALIKES) + "]+")
+_LATINISH = re.compile("[A-Za-z" + "".join(chr(k) for k in _LOOKALIKES) + "]{1,40}")
+_MAX_LOOKALIKES = 4096  # runs of lookalike letters folded (bounds the work on Greek or Russian text)
+_SPACED = re.compile(r"(?<![A-Za-z])(?:[A-Za-z] ){3,}[A-Za-z](?![A-Za-z])")
+
+
+def _fold_lookalikes(text: str) -> str:
+    """Greek and Cyrillic lookalikes made Latin inside words that mix them with Latin
+    letters (a spoof); words wholly in Greek or Cyrillic stay as they are. Same length."""
+    if text.isascii() or _LOOKALIKE.search(text) is None:
+        return text
+    chars: list[str] | None = None
+    end = 0
+    for n, m in enumerate(_LOOKALIKE.finditer(text)):
+        if n >= _MAX_LOOKALIKES:
+            break
+        if m.start() < end:
+            continue
+        lo = m.start()
+        while lo > 0 and m.start() - lo < 40 and _LATINISH.match(text[lo - 1]):
+            lo -= 1
+        word = _LATINISH.match(text, lo)
+        if word is None:
+            continue
+        end = word.end()
+        if re.search("[A-Za-z]", word.group()):
+            chars = chars if chars is not None else list(text)
+            chars[lo:end] = word.group().translate(_LOOKALIKES)
+    return text if chars is None else "".join(chars)
+
+
 def _probe(text: str) -> str:
-    """What detection reads: compatibility forms folded (fullwidth, math letters), and the
-    joiners, marks and soft hyphens that could still split a word removed."""
+    """What detection reads: compatibility forms folded (fullwidth, math letters), the
+    joiners, marks and soft hyphens that could still split a word removed, Greek and
+    Cyrillic lookalikes inside Latin words made Latin, and letters spaced out one by one
+    ("i g n o r e") joined. Only detection reads it: the stored text keeps its letters."""
     folded = unicodedata.normalize("NFKC", text)
-    return re.sub("[\u200c\u200d\u200e\u200f\u061c\u00ad\ufe0f]", "", folded)
+    folded = re.sub("[\u200c\u200d\u200e\u200f\u061c\u00ad\ufe0f]", "", folded)
+    folded = _fold_lookalikes(folded)
+    return _SPACED.sub(lambda m: m.group().replace(" ", ""), folded)
 
 
 def inspect(text: str) -> Verdict:
@@ -837,3 +1020,31 @@ def inspect(text: str) -> Verdict:
     for plain in _decoded_base64(probe):
         reasons += _instruction_reasons(_probe(plain), "in base64, ")[1]
     return Verdict(cleaned, tuple(dict.fromkeys(reasons)))
+
+
+def read_together(pieces: Sequence[str]) -> tuple[str, ...]:
+    """Reasons found only when neighbouring pieces (a memory's title and body...) are read
+    together: the snapshot shows a memory as "title: body", so an attack split between the
+    title and the body, each half harmless alone, reaches the agent whole. Neighbours are
+    joined both as shown (": ") and as lines ("\n"), over the stretch where signals can
+    still add up (2 * _WINDOW characters each side: a few KB more to read whatever the
+    size). Give it the pieces as inspect left them (stripped)."""
+    reasons: list[str] = []
+    edge = 2 * _WINDOW
+    for a, b in itertools.pairwise(pieces):
+        if not a.strip() or not b.strip():
+            continue
+        for sep in (": ", "\n"):
+            reasons += [f"{TOGETHER}{r}" for r in inspect(a[-edge:] + sep + b[:edge]).reasons]
+    return tuple(dict.fromkeys(reasons))
+
+
+def inspect_all(pieces: Sequence[str]) -> Verdict:
+    """Each piece, then neighbours read together (read_together) when no piece is suspect
+    alone. `text` is the stripped pieces joined with newlines; a caller that stores the
+    pieces apart takes each piece's text from inspect."""
+    verdicts = [inspect(p) for p in pieces]
+    reasons = [r for v in verdicts for r in v.reasons]
+    if not reasons:
+        reasons += read_together([v.text for v in verdicts])
+    return Verdict("\n".join(v.text for v in verdicts), tuple(dict.fromkeys(reasons)))

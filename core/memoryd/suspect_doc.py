@@ -30,10 +30,11 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from memoryd.poison import inspect
+from memoryd.poison import TOGETHER, Verdict, inspect, read_together
 
 KEY = "suspect"
 CLEARED = "suspect_cleared"
+_JOINED = "title+body"  # fingerprint key of the title and body read together
 MAX_REASONS = 12  # a session with fifty poisoned tool results needs no fifty lines
 
 
@@ -114,7 +115,21 @@ def detect(doc: Any, turns: Sequence[Any] | None) -> list[str]:
         verdict = inspect(text)
         if verdict.suspect and _fp(key, verdict.text) not in done:
             out += [f"{label}: {_kind(r)}" for r in verdict.reasons]
+    if not out:
+        out += _together(inspect(doc.meta.title), inspect(doc.body), done)
     return out
+
+
+def _together(title: Verdict, body: Verdict, done: set[str]) -> list[str]:
+    """The title and body read together as the snapshot shows them ("title: body"): an
+    attack split between the two is whole there. Only when neither piece is suspect alone
+    (flagged or cleared): then the pair adds nothing the pieces' own flags do not say."""
+    if title.suspect or body.suspect:
+        return []
+    found = read_together([title.text, body.text])
+    if not found or _fp(_JOINED, f"{title.text}\0{body.text}") in done:
+        return []
+    return [f"title and body: {_kind(r.removeprefix(TOGETHER))}" for r in found]
 
 
 def reasons(doc: Any, turns: Sequence[Any] | None) -> list[str]:
@@ -143,8 +158,8 @@ def check(
     done = cleared(doc)
     new: list[str] = []
 
-    def look(label: str, key: str, text: str) -> str:
-        verdict = inspect(text)
+    def look(label: str, key: str, text: str, verdict: Verdict | None = None) -> str:
+        verdict = verdict or inspect(text)
         # flag=False: only what stripping removes is flagged here, since nobody can see it after
         if (flag or verdict.text != text) and verdict.suspect and _fp(key, verdict.text) not in done:
             new.extend(f"{label}: {_kind(r)}" for r in verdict.reasons)
@@ -157,8 +172,11 @@ def check(
         return list(dict.fromkeys(inspect(t).text for t in items))
 
     m = doc.meta
-    m.title = look("title", "title", m.title)
-    doc.body = look("body", "body", doc.body)
+    title, body = inspect(m.title), inspect(doc.body)
+    m.title = look("title", "title", m.title, title)
+    doc.body = look("body", "body", doc.body, body)
+    if flag and not new:
+        new += _together(title, body, done)
     if m.triggers:
         m.triggers = look_list("triggers", m.triggers)
     if m.tags:
@@ -188,6 +206,9 @@ def clear(doc: Any, turns: Sequence[Any] | None) -> list[str]:
         verdict = inspect(text)
         if verdict.suspect:
             done.add(_fp(key, verdict.text))
+    title, body = inspect(doc.meta.title), inspect(doc.body)
+    if _together(title, body, set()):
+        done.add(_fp(_JOINED, f"{title.text}\0{body.text}"))
     extras = doc.meta.model_extra if doc.meta.model_extra is not None else {}
     extras.pop(KEY, None)
     if done:
