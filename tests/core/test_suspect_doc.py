@@ -235,3 +235,32 @@ def test_an_attack_split_between_title_and_body_marks_the_memory_until_cleared(
     # the cleared pair does not flag again when the memory is written anew
     _ok(cli("update", bad, "--tag", "release"))
     assert _suspects(cli) == {}
+
+
+def test_a_memory_that_arrives_cannot_bring_its_own_clearance(
+    cli: Cli, project: Path, tmp_path: Path, monkeypatch: Any
+) -> None:
+    """From an outside test: a memories.json whose attack memory carried `suspect_cleared`
+    set to the plain hash of its body was imported unflagged and reached inject and
+    MEMORY.md. A clearance is keyed with a secret of the data dir where a person gave it:
+    one forged by hand, or given on another device, clears nothing here."""
+    import hashlib
+
+    slug = _record(cli, project, "Team rule", ATTACK)
+    _ok(cli("suspect", "clear", slug))  # this device's person vouches for it
+    assert slug not in _suspects(cli)
+    out = tmp_path / "memories.json"
+    _ok(cli("export", "--out", str(out)))
+    raw = json.loads(out.read_text(encoding="utf-8"))
+    head = raw["memories"][slug]["heads"][0]
+    forged = [hashlib.sha256(f"body\0{ATTACK}{end}".encode()).hexdigest()[:20] for end in ("", "\n")]
+    head["content"] = head["content"].replace("suspect_cleared:", f"suspect_cleared: {forged}\nx_was:", 1)
+    out.write_text(json.dumps(raw), encoding="utf-8")
+
+    monkeypatch.setenv("MEMORYD_HOME", str(tmp_path / "other-device"))
+    _ok(cli("import", str(out)))
+    assert _about(_suspects(cli)[slug], "body: ", "instructions"), _suspects(cli)
+    assert "Team rule" not in _ok(cli("inject", cwd=project)).stdout
+    _ok(cli("suspect", "clear", slug))  # this device's person decides for this device
+    assert "Team rule" in _ok(cli("inject", cwd=project)).stdout
+    _ok(cli("audit", "verify"))
