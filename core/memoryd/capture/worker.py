@@ -42,6 +42,9 @@ class DrainReport:
     # only, see the hook) until a grant or the keyring makes the key available.
     deferred: list[str] = field(default_factory=list)
     busy: bool = False
+    # Memories from before the poison detector read in this drain, and those it flagged.
+    checked: int = 0
+    flagged: list[str] = field(default_factory=list)
 
 
 def process(store: Store, config: Config, record: dict[str, Any]) -> str:
@@ -172,9 +175,19 @@ def attach_log(layout: Layout) -> None:
     log.propagate = False
 
 
-def drain(store: Store, config: Config, *, wait: bool = False) -> DrainReport:
+# Memories from before the poison detector read per drain (Store.check_unchecked): a few
+# hundred take well under a second; consolidation reads all that are left.
+CHECK_BATCH = 300
+
+
+def drain(
+    store: Store, config: Config, *, wait: bool = False, check_limit: int | None = CHECK_BATCH
+) -> DrainReport:
     """Process every spooled payload. Only one drainer runs; after releasing the lock it
-    looks again, so a payload spooled while it held the lock is not left behind."""
+    looks again, so a payload spooled while it held the lock is not left behind. Under the
+    same lock, memories indexed before the poison detector are read once (`check_limit`
+    of them per drain, None: all), before the analysis that follows a drain could queue
+    one for promotion."""
     report = DrainReport()
     attach_log(store.layout)
     lock = FileLock(str(store.layout.worker_lock), mode=FILE_MODE)
@@ -192,6 +205,10 @@ def drain(store: Store, config: Config, *, wait: bool = False) -> DrainReport:
             for path in spool.pending(store.layout.spool):
                 if path.name not in report.deferred:
                     _one(store, config, path, report)
+            if not report.checked:
+                report.checked, report.flagged = store.check_unchecked(actor="upgrade", limit=check_limit)
+                for slug in report.flagged:
+                    log.warning("flagged %s as suspect: written before the poison detector", slug)
         finally:
             lock.release()
         if not [p for p in spool.pending(store.layout.spool) if p.name not in report.deferred]:
