@@ -5,3 +5,4 @@
 -- strip their hidden characters.
 ALTER TABLE memories ADD COLUMN suspect_checked INTEGER NOT NULL DEFAULT 1;
 UPDATE memories SET suspect_checked = 0;
+CREATE INDEX idx_memories_unchecked ON memories (slug) WHERE suspect_checked = 0;

@@ -48,7 +48,8 @@ def _as_before_the_feature(home: Path) -> None:
         path.write_text("\n".join(kept) + sep + body, encoding="utf-8")
     con = sqlite3.connect(home / "index.db")
     cols = {r[1] for r in con.execute("PRAGMA table_info(memories)")}
-    con.execute("DROP INDEX IF EXISTS idx_memories_suspect")
+    for idx in ("idx_memories_suspect", "idx_memories_unchecked"):
+        con.execute(f"DROP INDEX IF EXISTS {idx}")
     for col in ("suspect", "suspect_checked"):
         if col in cols:
             con.execute(f"ALTER TABLE memories DROP COLUMN {col}")
