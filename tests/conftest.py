@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 try:
     import fcntl
@@ -18,6 +19,13 @@ except ImportError:  # Windows: no test is run alone there
 pytest_plugins = ["tests.delivery", "tests.keyrings"]
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# Hypothesis: CI replays the same examples on every run (a red build is reproducible and a
+# green one stays green without a code change); a local run explores new ones each time and
+# keeps what it found in .hypothesis/. Each test sets its own example count and deadline.
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+settings.register_profile("dev")
+settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 # The suite runs on pytest-xdist workers (pyproject's addopts): one test per work unit, except
 # these modules, each kept whole on one worker. Their module-scoped fixtures are costly and

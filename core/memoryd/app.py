@@ -42,6 +42,27 @@ if TYPE_CHECKING:  # governance pulls in the LLM layer: imported when first used
 
 
 SENSITIVE_TITLE = "(sensitive: grant to read)"
+# What one record or update may carry (docs/data-format.md). A memory is a note: far below
+# these by hand, while an agent's 9 MB body once took two minutes to record (at the body
+# limit a record takes about a second: indexing, redaction and the graph's extraction).
+MAX_TITLE_CHARS = 200
+MAX_BODY_BYTES = 64 * 1024
+
+
+def check_sizes(title: str | None, body: str | None) -> None:
+    """One UsageError naming the argument and its limit, in words that read the same as a
+    CLI error and as an MCP tool error (`title`, `body` are both adapters' names)."""
+    from memoryd.safeopen import size_text
+
+    if title is not None and len(title) > MAX_TITLE_CHARS:
+        raise UsageError(f"title is {len(title)} characters; the limit is {MAX_TITLE_CHARS}")
+    size = len(body.encode("utf-8", "surrogatepass")) if body is not None else 0
+    if size > MAX_BODY_BYTES:
+        raise UsageError(
+            f"body is {size_text(size)}; the limit is {size_text(MAX_BODY_BYTES)} "
+            "(keep the note short and point to a file for the rest)"
+        )
+
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -112,6 +133,9 @@ class Memoryd(Upkeep):
         self.learned: Learned | None = None
         # Sensitive scopes the last search could not look into: (scope_hash, root, count).
         self.withheld: list[tuple[str, str, int]] = []
+        # Granted sensitive scopes whose memories the last search could not decrypt:
+        # (scope_hash, root, count, why), why being the key's error or "damaged files".
+        self.unopened: list[tuple[str, str, int, str]] = []
 
     def settle(self) -> None:
         if self._store is not None and self._store.changed_scopes:
@@ -193,6 +217,7 @@ class Memoryd(Upkeep):
         provenance must never read as the user's (memoryd.quoting.BY_KEY)."""
         mtype = _long_term_type(memory_type)
         title = title.strip()
+        check_sizes(title, body)
         if not title:
             raise UsageError("--title must not be empty")
         if not body.strip():
@@ -235,6 +260,7 @@ class Memoryd(Upkeep):
         actor: str = "cli",
     ) -> tuple[Document, Changes]:
         slugs.validate(slug)
+        check_sizes(title.strip() if title is not None else None, body)
         self.gate(self.store.row(slug)["scope_hash"], what="update", target=slug, actor=actor)
         doc, _ = self.store.read(slug)
         changed = []
@@ -381,24 +407,40 @@ class Memoryd(Upkeep):
         results = search.search(
             self.store, query, scopes=scopes, types=types, limit=limit, include_forgotten=include_forgotten
         )
-        self.withheld = []
+        self.withheld, self.unopened = [], []
         for h in self._sensitive_in(scopes):
-            from memoryd.errors import AuthorizationRequired
+            from memoryd.errors import AuthorizationRequired, KeyUnavailable
             from memoryd.sensitive import broker, gate
 
-            allowed, audited = gate.allowed(self.store, h), False
-            if not allowed and broker.current is not None and scopes is not None and len(scopes) == 1:
-                # a search of this one scope: ask the tray for a grant (an all-scope search
-                # does not prompt for every sensitive scope it passes)
-                with contextlib.suppress(AuthorizationRequired):
-                    self.gate(h, what="search", actor=actor)
-                    allowed = audited = True
+            unopened: list[str] = []
+            try:  # one scope's lost key must not fail every search: it is reported instead
+                allowed, audited = gate.allowed(self.store, h), False
+                if not allowed and broker.current is not None and scopes is not None and len(scopes) == 1:
+                    # a search of this one scope: ask the tray for a grant (an all-scope search
+                    # does not prompt for every sensitive scope it passes)
+                    with contextlib.suppress(AuthorizationRequired):
+                        self.gate(h, what="search", actor=actor)
+                        allowed = audited = True
+                if allowed:
+                    if not audited:
+                        self.gate(h, what="search", actor=actor)
+                    results += search.search_sensitive(
+                        self.store,
+                        query,
+                        h,
+                        types=types,
+                        limit=limit,
+                        include_forgotten=include_forgotten,
+                        unopened=unopened,
+                    )
+            except KeyUnavailable as exc:
+                n = len(self.store.list(scopes=[h], types=types, states=search.states_for(include_forgotten)))
+                self.unopened.append((h, self._root(h), n, str(exc)))
+                continue
             if allowed:
-                if not audited:
-                    self.gate(h, what="search", actor=actor)
-                results += search.search_sensitive(
-                    self.store, query, h, types=types, limit=limit, include_forgotten=include_forgotten
-                )
+                if unopened:
+                    why = "their files do not decrypt (damaged or replaced; `memoryd doctor`)"
+                    self.unopened.append((h, self._root(h), len(unopened), why))
             else:
                 n = len(self.store.list(scopes=[h], types=types, states=search.states_for(include_forgotten)))
                 if n:
@@ -412,6 +454,10 @@ class Memoryd(Upkeep):
                 [r.slug for r in results], search.matched_triggers(self.store, results, query)
             )
         return results
+
+    def _root(self, scope_hash: str) -> str:
+        settings = self.store.keys.settings(scope_hash)
+        return settings.root if settings is not None else scope_hash
 
     def _sensitive_in(self, scopes: Sequence[str] | None) -> list[str]:
         from memoryd.sensitive import state

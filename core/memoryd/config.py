@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +19,9 @@ class CaptureConfig:
     max_turn_chars: int = 8000
     max_turns: int = 5000
     max_line_bytes: int = 4 * 1024 * 1024
+    # A bigger transcript is read in part: its first line and its latest lines (a long
+    # session's transcript is tens of MB; this bounds the worker's time on a hostile one).
+    max_transcript_bytes: int = 256 * 1024 * 1024
     extra_secret_patterns: tuple[str, ...] = ()
 
 
@@ -182,14 +186,16 @@ def _build(cls: type, data: Any, where: str, path: Path, skip: tuple[str, ...] =
         if isinstance(default, bool) and not isinstance(value, bool):
             raise UsageError(f"{path}: [{where}] {key} must be true or false")
         if isinstance(default, (int, float)) and not isinstance(default, bool):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < math.inf:
                 raise UsageError(f"{path}: [{where}] {key} must be a non-negative number")
             value = type(default)(value)
         if isinstance(default, tuple) or str(cls.__dataclass_fields__[key].type).startswith("tuple"):
             if isinstance(value, str):
                 value = [value]  # `to = "a@b.c"`: one item, not one per character
-            elif not isinstance(value, list):
+            elif not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise UsageError(f"{path}: [{where}] {key} must be a list of strings")
+        elif str(cls.__dataclass_fields__[key].type) in ("str", "str | None") and not isinstance(value, str):
+            raise UsageError(f"{path}: [{where}] {key} must be a string")
         values[key] = tuple(value) if isinstance(value, list) else value
     return cls(**values)
 
@@ -218,7 +224,10 @@ def _llm(raw: dict[str, Any], path: Path) -> LLMConfig:
             f"(the default {cfg.model!r} is an Anthropic model)"
         )
     prices: dict[str, tuple[float, float]] = {}
-    for model, pair in (data.get("prices") or {}).items():
+    table = data.get("prices") or {}
+    if not isinstance(table, dict):
+        raise UsageError(f"{path}: [llm.prices] must be a table of model = [input, output]")
+    for model, pair in table.items():
         if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(p, (int, float)) for p in pair)):
             raise UsageError(f"{path}: [llm.prices] {model} must be [input, output] USD per million tokens")
         prices[model] = (float(pair[0]), float(pair[1]))
@@ -247,6 +256,7 @@ def from_text(text: str, path: Path) -> Config:
     email: EmailConfig = sections["email"]
     if email.security not in ("starttls", "ssl", "none"):
         raise UsageError(f"{path}: [email] security must be starttls, ssl or none")
+    _check_patterns(sections["capture"], path)
     kn: KnowledgeConfig = sections["knowledge"]
     if not 0 < kn.supersede_review <= kn.supersede_auto <= 1:
         raise UsageError(
@@ -261,6 +271,22 @@ def from_text(text: str, path: Path) -> Config:
         except UsageError as exc:
             raise UsageError(f"{path}: {exc}") from None
     return Config(path=path, llm=_llm(raw, path), exports=_exports(raw, path), raw=raw, **sections)
+
+
+def _check_patterns(capture: CaptureConfig, path: Path) -> None:
+    """Each extra secret pattern compiles, checked at load: a bad one found later, by the
+    first redaction that uses it, was an internal error with no word of where it came from."""
+    import re
+
+    for i, pattern in enumerate(capture.extra_secret_patterns):
+        if not isinstance(pattern, str):
+            raise UsageError(f"{path}: [capture] extra_secret_patterns[{i}] must be a string (a regex)")
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise UsageError(
+                f"{path}: [capture] extra_secret_patterns[{i}] is not a valid regex: {exc} ({pattern!r})"
+            ) from None
 
 
 def _exports(raw: dict[str, Any], path: Path) -> tuple[ExportTarget, ...]:

@@ -1,4 +1,5 @@
-"""Crash points for the tests that kill a job part-way (the consolidation's resume test).
+"""Crash points for the tests that kill a job part-way (the consolidation's resume test),
+and failure points for the tests that show one failing item does not stop the rest.
 
 `MEMORYD_KILL_AT=name` (or `name@N`, the Nth time the point is reached) makes the process
 SIGKILL itself there: no cleanup, no flush, exactly what a power cut or the OOM killer
@@ -13,13 +14,28 @@ import signal
 _hits: dict[str, int] = {}
 
 
-def point(name: str) -> None:
-    want = os.environ.get("MEMORYD_KILL_AT")
+class InjectedFault(RuntimeError):
+    """What `MEMORYD_FAIL_AT` raises: an error no code path expects, as a bug would be."""
+
+
+def _due(variable: str, name: str) -> bool:
+    want = os.environ.get(variable)
     if not want:
-        return
+        return False
     target, _, nth = want.partition("@")
     if target != name:
-        return
-    _hits[name] = _hits.get(name, 0) + 1
-    if _hits[name] >= (int(nth) if nth.isdigit() else 1):
+        return False
+    key = f"{variable}:{name}"
+    _hits[key] = _hits.get(key, 0) + 1
+    return _hits[key] == (int(nth) if nth.isdigit() else 1)
+
+
+def point(name: str) -> None:
+    if _due("MEMORYD_KILL_AT", name):
         os.kill(os.getpid(), getattr(signal, "SIGKILL", signal.SIGTERM))
+
+
+def fail(name: str) -> None:
+    """`MEMORYD_FAIL_AT=name@N`: raise InjectedFault the Nth time (only) `name` is reached."""
+    if _due("MEMORYD_FAIL_AT", name):
+        raise InjectedFault(f"fault injected at {name}")

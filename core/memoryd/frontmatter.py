@@ -64,6 +64,11 @@ def parse(text: str, *, where: str = "memory file") -> Document:
     except yaml.YAMLError as exc:
         problem = str(exc).splitlines()[0]
         raise CorruptFile(f"{where}: frontmatter is not valid YAML ({problem})") from None
+    except (ValueError, OverflowError, RecursionError) as exc:
+        # YAML that parses but cannot be built: a date out of range (`2026-13-45`, an
+        # offset of +99:00), or nesting deeper than the constructor recurses.
+        problem = (str(exc).splitlines() or [exc.__class__.__name__])[0][:120]
+        raise CorruptFile(f"{where}: frontmatter holds a value that cannot be read ({problem})") from None
     if not isinstance(data, dict):
         raise CorruptFile(f"{where}: frontmatter is not a mapping")
     try:

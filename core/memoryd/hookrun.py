@@ -9,16 +9,26 @@ need a third-party package calls memoryd.envpaths.full_site() first, which runs 
 then, so a slow path still works, it just pays what it uses.
 """
 
+import contextlib
 import os
 import sys
 
 
 def _main() -> int:
+    """Only the hooks run this file, so it is hook mode throughout (memoryd.hookmode):
+    even a memoryd that cannot be imported (a half-upgraded install) exits 0 with one line."""
     package = os.path.dirname(os.path.abspath(__file__))
     sys.path[0] = os.path.dirname(package)  # not memoryd/ itself: its modules are not top level
-    from memoryd.cli.main import main
+    try:
+        from memoryd.cli.main import main
 
-    return main()
+        return main()
+    except SystemExit:  # argparse's --help and usage errors: not a hook's command line
+        raise
+    except BaseException as exc:  # main() catches its own; this is the import, or worse
+        with contextlib.suppress(BaseException):  # stderr gone: nobody to tell
+            sys.stderr.write(f"memoryd: hook did nothing: {exc.__class__.__name__}: {str(exc)[:200]!r}\n")
+        return 0
 
 
 if __name__ == "__main__":

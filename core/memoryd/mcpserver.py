@@ -91,9 +91,14 @@ class Tools:
         self._refuse_unless_granted(h, "search")
         self.app.catch_up()
         results = self.app.search(query, scopes=[h], memory_type=type_, limit=limit, actor=ACTOR)
+        out: dict[str, Any] = {"scope": h, "note": quoting.TOOL_NOTE}
+        # Memories of this scope that would not open (its key gone from this device, a file
+        # that does not decrypt) were not searched: say so rather than answer as if complete.
+        withheld = [{"count": n, "why": why} for _, _, n, why in self.app.unopened]
+        if withheld:
+            out["withheld"] = withheld
         return {
-            "scope": h,
-            "note": quoting.TOOL_NOTE,
+            **out,
             "results": [
                 {
                     "slug": r.slug,

@@ -69,9 +69,13 @@ def _walk_root(path: Path) -> Path | None:
 def resolve(path: str | Path, *, must_exist: bool = True) -> Scope:
     """The scope of a directory (a file path means its folder)."""
     p = Path(path).expanduser()
-    if not p.exists():
+    try:
+        exists = p.exists()
+    except OSError:  # a name too long to stat, say: not a folder that is there
+        exists = False
+    if not exists:
         if must_exist:
-            raise UsageError(f"no such directory: {path}")
+            raise UsageError(f"no such directory: {str(path)[:200]!r}")
         root = Path(p).absolute()
         return Scope(hash_root(root), root, "dir")
     p = p.resolve()

@@ -194,10 +194,12 @@ def search_sensitive(
     types: Sequence[str] | None = None,
     limit: int = 10,
     include_forgotten: bool = False,
+    unopened: list[str] | None = None,
 ) -> list[Result]:
     """A sensitive scope has no words in the index: under a grant its memories are
     decrypted and searched in a private in-memory SQLite (same tokens, same bm25), which
-    never touches the disk and is gone when the search ends."""
+    never touches the disk and is gone when the search ends. The slugs of memories that do
+    not decrypt (a damaged or swapped file) go to `unopened`, for the caller to report."""
     import sqlite3
 
     from memoryd.errors import CorruptFile
@@ -220,6 +222,8 @@ def search_sensitive(
             try:
                 doc, path = store.read(row["slug"])
             except CorruptFile:
+                if unopened is not None:
+                    unopened.append(row["slug"])
                 continue
             traces_text = "\n".join(t.text for t in store.files.read_turns(path))
             fields = (

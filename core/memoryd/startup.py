@@ -70,28 +70,49 @@ def snapshot_for(cwd: str, home: str | None = None) -> tuple[str, bool]:
     return snapshot.render_now(scope_hash), True
 
 
+_UNSAFE: dict[int, int | None] = {c: None for c in [*range(0x20), *range(0x7F, 0xA0)] if chr(c) not in "\n\t"}
+_UNSAFE.update(dict.fromkeys(range(0xD800, 0xE000), 0xFFFD))
+
+
+def clean(text: str) -> str:
+    """The context as an agent may take it: control characters (terminal escapes, NUL)
+    dropped, lone surrogates as U+FFFD, so the output is valid UTF-8 whatever a title holds.
+    Only done when such a character is there: the common case costs one scan."""
+    if text.replace("\n", "").replace("\t", "").isprintable():
+        return text
+    return text.translate(_UNSAFE)
+
+
 def hook_json(text: str, event: str = "SessionStart") -> str:
-    """Claude Code's (and Codex's) SessionStart output: the context as additionalContext."""
+    """Claude Code's (and Codex's) SessionStart output: the context as additionalContext,
+    strict JSON (no NaN, control characters escaped), valid UTF-8, and never over the
+    hosts' 10,000-character cap on hook output (inject.MAX_CHARS leaves room)."""
+    text = clean(text)
+    if len(text) > inject.MAX_CHARS:  # `run` fits it already; this is the last guard
+        text = text[: inject.MAX_CHARS].rsplit("\n", 1)[0] + "\n"
     payload = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
-    return json.dumps(payload, ensure_ascii=False)
+    return json.dumps(payload, ensure_ascii=False, allow_nan=False)
 
 
-def _stdin_cwd() -> str | None:
-    """The hook's JSON on stdin carries the session's cwd; a terminal carries nothing."""
+def _stdin_cwd() -> tuple[str | None, str | None]:
+    """The hook's JSON on stdin carries the session's cwd; a terminal carries nothing.
+    Returns (cwd, warning): an empty stdin that is not a terminal is worth one line."""
     try:
         if sys.stdin is None or sys.stdin.isatty():
-            return None
+            return None, None
         raw = sys.stdin.buffer.read(1024 * 1024)
     except (OSError, ValueError):
-        return None
+        return None, None
     if not raw.strip():
-        return None
+        return None, "no SessionStart payload on stdin"
     try:
         data = json.loads(raw)
     except (ValueError, UnicodeDecodeError):
         raise UsageError("stdin is not the hook's JSON payload") from None
+    except RecursionError:  # [[[[... : the C decoder gives up; never a traceback
+        raise UsageError("stdin is not the hook's JSON payload: nested too deeply") from None
     cwd = data.get("cwd") if isinstance(data, dict) else None
-    return cwd if isinstance(cwd, str) and cwd else None
+    return (cwd if isinstance(cwd, str) and cwd else None), None
 
 
 def parse_args(args: Sequence[str]) -> tuple[str | None, int, str] | None:
@@ -126,10 +147,17 @@ MIN_BUDGET = 50
 
 def run(cwd: str | None, budget: int, fmt: str) -> str:
     """What `memoryd inject` prints."""
+    return run_hook(cwd, budget, fmt)[0]
+
+
+def run_hook(cwd: str | None, budget: int, fmt: str) -> tuple[str, str | None]:
+    """What `memoryd inject` prints, and a warning for stderr (or None)."""
     if budget < MIN_BUDGET:
         raise UsageError(f"--budget must be at least {MIN_BUDGET} tokens")
-    if fmt == "claude-hook":
-        cwd = cwd or _stdin_cwd() or os.environ.get("CLAUDE_PROJECT_DIR")
+    warning = None
+    if fmt == "claude-hook" and not cwd:
+        cwd, warning = _stdin_cwd()
+        cwd = cwd or os.environ.get("CLAUDE_PROJECT_DIR")
     try:
         cwd = cwd or os.getcwd()
     except FileNotFoundError:
@@ -139,7 +167,9 @@ def run(cwd: str | None, budget: int, fmt: str) -> str:
     text, fitted = snapshot_for(cwd)
     # Every token covers at least one byte, so a text of no more bytes than the budget
     # fits without loading the tokenizer (the empty snapshot, the sensitive note).
-    small = len(text.encode("utf-8")) <= budget and len(text) <= inject.MAX_CHARS
+    small = len(text.encode("utf-8", "surrogatepass")) <= budget and len(text) <= inject.MAX_CHARS
     if not (small or (fitted and budget >= inject.DEFAULT_BUDGET and len(text) <= inject.MAX_CHARS)):
         text = inject.fit(text, budget)
-    return hook_json(text) if fmt == "claude-hook" else text
+    if warning:
+        warning = f"{warning}; gave the context of {cwd}"
+    return (hook_json(text) if fmt == "claude-hook" else clean(text)), warning

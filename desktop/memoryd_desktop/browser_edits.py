@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, Slot
+from PySide6.QtCore import QCoreApplication, Qt, Slot
 from PySide6.QtWidgets import QDialog, QMessageBox
 
 from memoryd.app import Changes, Memoryd, MemoryView
@@ -148,6 +148,7 @@ class MemoryEdits:
         box = QMessageBox(self)
         box.setIcon(QMessageBox.Icon.Question)
         box.setWindowTitle(translate("BrowserWindow", "Forget memory"))
+        box.setTextFormat(Qt.TextFormat.PlainText)  # the title is the memory's: never markup
         box.setText(
             translate("BrowserWindow", "Forget “{title}”? Agents will no longer recall it.").format(
                 title=row.get("title", "")

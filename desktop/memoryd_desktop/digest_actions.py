@@ -114,3 +114,19 @@ def resolve(facade: Memoryd, c: Any, copy: Any = None) -> Action:
             title=dm.version_title(copy), time=local_time(copy.updated_at)
         ),
     )
+
+
+def clear_suspect(facade: Memoryd, m: Any) -> Action:
+    """The person read a suspect memory and vouches for it: agents may see it again."""
+    return (
+        lambda: facade.clear_suspect(m.slug, actor=ACTOR),
+        lambda _: translate("DigestWindow", "“{title}” is no longer marked suspect.").format(title=m.title),
+    )
+
+
+def forget(facade: Memoryd, m: Any) -> Action:
+    """Remove a memory (a suspect one the person does not want kept)."""
+    return (
+        lambda: facade.forget(m.slug, actor=ACTOR),
+        lambda _: translate("DigestWindow", "Forgot “{title}”.").format(title=m.title),
+    )

@@ -260,3 +260,29 @@ def conflicts_model() -> RowsModel:
         ],
         key=lambda c: c.slug,
     )
+
+
+def suspect_model() -> RowsModel:
+    """Memories whose text reads as aimed at an AI. The title's tooltip is the slug, never
+    the title: a tooltip renders rich text, and attack text may carry markup."""
+    return RowsModel(
+        [
+            Column(lambda: translate("DigestWindow", "Title"), lambda m: m.title, tooltip=lambda m: m.slug),
+            Column(
+                lambda: translate("DigestWindow", "Project"),
+                lambda m: m.scope_hash,
+                tooltip=lambda m: m.scope_hash,
+            ),
+            Column(
+                lambda: translate("DigestWindow", "Type"),
+                lambda m: type_label(m.type),
+                tooltip=lambda m: m.type,
+            ),
+            Column(
+                lambda: translate("DigestWindow", "Date"),
+                lambda m: day(m.created_at),
+                tooltip=lambda m: m.created_at,
+            ),
+        ],
+        key=lambda m: m.slug,
+    )

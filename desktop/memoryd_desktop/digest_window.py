@@ -1,5 +1,6 @@
 """The weekly review: approve or reject promotions, merge duplicates, keep what is fading,
-confirm supersedes, settle sync conflicts, glance at the trends. Meant as a two-minute
+confirm supersedes, settle sync conflicts, clear or forget suspect memories, glance at the
+trends. Meant as a two-minute
 habit, so it is keyboard first (j/k move, a approves, r rejects) and opens fast on a long
 queue.
 
@@ -9,7 +10,8 @@ lists are table views over `digest_model` models; the editor pane is filled for 
 selected row only. The lists live in `digest_list`, the panes in `digest_panes`, and what
 each action asks core in `digest_actions`; this module ties them together.
 
-A duplicate pair's bodies are read only while the Duplicates tab is shown. A read that
+A duplicate pair's bodies, and a suspect memory's text, are read only while their tab is
+shown. A read that
 needs a grant (a sensitive scope) shows the reason in the status line with a Grant…
 button; only that click emits `grant_needed`, so loading never pops up another window.
 """
@@ -54,6 +56,7 @@ from memoryd_desktop.digest_panes import (
     muted,
     wrapping,
 )
+from memoryd_desktop.digest_suspect import SuspectPane, forget_question
 from memoryd_desktop.ops import Ops
 from memoryd_desktop.texts import describe
 
@@ -68,7 +71,8 @@ class Tab(IntEnum):
     EXPIRING = 2
     SUPERSEDES = 3
     CONFLICTS = 4
-    TRENDS = 5
+    SUSPECT = 5
+    TRENDS = 6
 
 
 class DigestWindow(QWidget):
@@ -93,6 +97,8 @@ class DigestWindow(QWidget):
         self._read_error = False  # the status line shows a failed fetch or read (not an action's)
         self._grant_text = ""
         self.confirm_box: QMessageBox | None = None  # the open "Approve all" question, if any
+        self.forget_box: QMessageBox | None = None  # the open "Forget" question, if any
+        self._suspect_key: str | None = None  # the suspect memory whose text is shown or read
         self.versions_dialog: VersionsDialog | None = None  # the last "Show versions" window
         self.setWindowTitle(translate("DigestWindow", "memoryd: weekly review"))
         self.setWindowIcon(assets.icon())
@@ -115,6 +121,7 @@ class DigestWindow(QWidget):
         self.tabs.addTab(self._expiring_tab(), "")
         self.tabs.addTab(self._supersedes_tab(), "")
         self.tabs.addTab(self._conflicts_tab(), "")
+        self.tabs.addTab(self._suspect_tab(), "")
         self.tabs.addTab(self._trends_tab(), "")
         self.tabs.currentChanged.connect(self._tab_changed)
         for tab, view in self.views.items():
@@ -229,6 +236,15 @@ class DigestWindow(QWidget):
         hint = translate("DigestWindow", "j/k move")
         return self._split(Tab.CONFLICTS, self._list_side(Tab.CONFLICTS, view, hint), pane)
 
+    def _suspect_tab(self) -> QWidget:
+        view = ReviewList(dm.suspect_model(), stretch=(0,), widths={1: 110, 2: 90, 3: 90})
+        self.suspect_pane = body = SuspectPane()
+        body.clear.clicked.connect(self.clear_suspect_current)
+        body.forget.clicked.connect(self.ask_forget)
+        pane = Paned(body, translate("DigestWindow", "No suspect memories."))
+        hint = translate("DigestWindow", "j/k move · a not suspicious · r forget")
+        return self._split(Tab.SUSPECT, self._list_side(Tab.SUSPECT, view, hint), pane)
+
     def _trends_tab(self) -> QWidget:
         self.trends = TrendsPane()
         self.trend_lists, self.spend = self.trends.trend_lists, self.trends.spend
@@ -279,6 +295,7 @@ class DigestWindow(QWidget):
             Tab.EXPIRING: len(d.ttl_reminders) if d else 0,
             Tab.SUPERSEDES: len(d.pending_supersedes) if d else 0,
             Tab.CONFLICTS: len(d.sync_conflicts) if d else 0,
+            Tab.SUSPECT: len(d.suspect) if d else 0,
         }
         names = {
             Tab.PROMOTIONS: translate("DigestWindow", "Promotions ({count})"),
@@ -286,6 +303,7 @@ class DigestWindow(QWidget):
             Tab.EXPIRING: translate("DigestWindow", "Expiring ({count})"),
             Tab.SUPERSEDES: translate("DigestWindow", "Supersedes to confirm ({count})"),
             Tab.CONFLICTS: translate("DigestWindow", "Sync conflicts ({count})"),
+            Tab.SUSPECT: translate("DigestWindow", "Suspect ({count})"),
         }
         for tab, name in names.items():
             self.tabs.setTabText(tab, name.format(count=counts[tab]))
@@ -305,6 +323,7 @@ class DigestWindow(QWidget):
         for button in (self.editor.approve, self.editor.reject, self.keep, self.confirm, self.dismiss):
             button.setEnabled(idle)
         self.conflict_pane.set_enabled(idle)
+        self.suspect_pane.set_enabled(idle)
         pair = self.current(Tab.DUPLICATES)
         same_scope = pair is None or pair.left.scope_hash == pair.right.scope_hash
         self.pair_note.setVisible(not same_scope)
@@ -351,6 +370,7 @@ class DigestWindow(QWidget):
             Tab.EXPIRING: digest.ttl_reminders,
             Tab.SUPERSEDES: digest.pending_supersedes,
             Tab.CONFLICTS: digest.sync_conflicts,
+            Tab.SUSPECT: digest.suspect,
         }
         for tab, rows in lists.items():
             view = self.views[tab]
@@ -378,8 +398,8 @@ class DigestWindow(QWidget):
     def _tab_changed(self, index: int) -> None:
         if index in self.views:
             self.views[Tab(index)].setFocus()
-        if index == Tab.DUPLICATES:
-            self._show_current(Tab.DUPLICATES)  # its pair is read only once it is looked at
+        if index in (Tab.DUPLICATES, Tab.SUSPECT):
+            self._show_current(Tab(index))  # their text is read only once it is looked at
 
     def show_tab(self, tab: Tab) -> None:
         """Open on one section (a notification about promotions opens that one)."""
@@ -399,6 +419,8 @@ class DigestWindow(QWidget):
         if item is None:
             if tab is Tab.DUPLICATES:
                 self._pair_key = None
+            elif tab is Tab.SUSPECT:
+                self._suspect_key = None
             return
         if tab is Tab.PROMOTIONS:
             self.editor.show_proposal(item)
@@ -412,6 +434,10 @@ class DigestWindow(QWidget):
             self.supersede_pane.show_supersede(item)
         elif tab is Tab.CONFLICTS:
             self.conflict_pane.show_conflict(item)
+        elif tab is Tab.SUSPECT:
+            self.suspect_pane.show_suspect(item)
+            if self.tabs.currentIndex() == Tab.SUSPECT:
+                self._read_suspect(item)
 
     def _show_pair(self, pair: dm.Pair) -> None:
         """Read both memories (without counting a recall) for the side-by-side view."""
@@ -445,6 +471,27 @@ class DigestWindow(QWidget):
 
         self.ops.run(read, shown, failed)
 
+    def _read_suspect(self, item: Any) -> None:
+        """Read a suspect memory (without counting a recall) to show its text, as plain text."""
+        if item.slug == self._suspect_key:
+            return
+        self._suspect_key = slug = item.slug
+        facade = self.facade
+
+        def shown(view: Any) -> None:
+            if self._suspect_key == slug:
+                self.suspect_pane.show_text(slug, view.doc.body)
+                if self._read_error:
+                    self._say("")  # an earlier read's error is over
+
+        def failed(exc: BaseException) -> None:
+            if self._suspect_key == slug:
+                self.suspect_pane.show_text(slug, describe(exc))
+                self._suspect_key = None  # read it again when it is shown again (after a grant)
+                self._fail(exc, read=True)
+
+        self.ops.run(lambda: facade.get(slug, count_recall=False, actor=ACTOR), shown, failed)
+
     # -- actions ----------------------------------------------------------------------
     def _key_act(self, tab: Tab, what: str) -> None:
         actions = {
@@ -453,6 +500,8 @@ class DigestWindow(QWidget):
             (Tab.EXPIRING, "approve"): self.keep_current,
             (Tab.SUPERSEDES, "approve"): self.confirm_current,
             (Tab.SUPERSEDES, "reject"): self.dismiss_current,
+            (Tab.SUSPECT, "approve"): self.clear_suspect_current,
+            (Tab.SUSPECT, "reject"): self.ask_forget,
         }
         action = actions.get((tab, what))
         if action is not None:
@@ -471,7 +520,7 @@ class DigestWindow(QWidget):
             self.load()
             self._end()
             self._refocus()
-            pair = result if isinstance(result, tuple) and len(result) == 2 else (None, None)
+            pair = result if isinstance(result, tuple) and len(result) == 2 else (None, result)
             self.changed.emit(pair[1] if isinstance(pair[1], Changes) else None)
 
         def failed(exc: BaseException) -> None:
@@ -577,6 +626,31 @@ class DigestWindow(QWidget):
             if copy is None:
                 return False
         return self._act(*review.resolve(self.facade, c, copy))
+
+    def clear_suspect_current(self) -> bool:
+        """Not suspicious: the person vouches for the selected memory as it stands."""
+        m = self.current(Tab.SUSPECT)
+        if m is None:
+            return False
+        return self._act(*review.clear_suspect(self.facade, m))
+
+    def ask_forget(self) -> QMessageBox | None:
+        """Forget (button or r): ask first (Cancel is the default), then forget on Forget."""
+        m = self.current(Tab.SUSPECT)
+        if m is None or self.busy or self.forget_box is not None:
+            return self.forget_box
+        box, confirm = forget_question(self, m.title)
+        box.finished.connect(lambda _code: self._forget_answered(box, confirm, m))
+        self.forget_box = box
+        box.open()
+        return box
+
+    def _forget_answered(self, box: QMessageBox, confirm: QPushButton, m: Any) -> None:
+        yes = box.clickedButton() is confirm
+        self.forget_box = None
+        box.deleteLater()
+        if yes:
+            self._act(*review.forget(self.facade, m))
 
     def show_versions(self) -> bool:
         """Read every version of the selected conflict (off the GUI thread), then show them

@@ -790,6 +790,234 @@
             <source>No sync conflicts.</source>
             <translation>No sync conflicts.</translation>
         </message>
+        <message>
+            <source>Project</source>
+            <translation>Project</translation>
+        </message>
+        <message>
+            <source>Date</source>
+            <translation>Date</translation>
+        </message>
+        <message>
+            <source>Suspect ({count})</source>
+            <translation>Suspect ({count})</translation>
+        </message>
+        <message>
+            <source>“{title}” is no longer marked suspect.</source>
+            <translation>“{title}” is no longer marked suspect.</translation>
+        </message>
+        <message>
+            <source>Forgot “{title}”.</source>
+            <translation>Forgot “{title}”.</translation>
+        </message>
+        <message>
+            <source>No suspect memories.</source>
+            <translation>No suspect memories.</translation>
+        </message>
+        <message>
+            <source>j/k move · a not suspicious · r forget</source>
+            <translation>j/k move · a not suspicious · r forget</translation>
+        </message>
+        <message>
+            <source>title</source>
+            <translation>title</translation>
+        </message>
+        <message>
+            <source>body</source>
+            <translation>body</translation>
+        </message>
+        <message>
+            <source>triggers</source>
+            <translation>triggers</translation>
+        </message>
+        <message>
+            <source>tags</source>
+            <translation>tags</translation>
+        </message>
+        <message>
+            <source>category</source>
+            <translation>category</translation>
+        </message>
+        <message>
+            <source>user</source>
+            <translation>user</translation>
+        </message>
+        <message>
+            <source>assistant</source>
+            <translation>assistant</translation>
+        </message>
+        <message>
+            <source>tool</source>
+            <translation>tool</translation>
+        </message>
+        <message>
+            <source>turn {number} ({role})</source>
+            <translation>turn {number} ({role})</translation>
+        </message>
+        <message>
+            <source>bidi override</source>
+            <translation>bidi override</translation>
+        </message>
+        <message>
+            <source>unbalanced bidi isolate</source>
+            <translation>unbalanced bidi isolate</translation>
+        </message>
+        <message>
+            <source>bidi isolate across lines</source>
+            <translation>bidi isolate across lines</translation>
+        </message>
+        <message>
+            <source>zero-width joiner inside a word</source>
+            <translation>zero-width joiner inside a word</translation>
+        </message>
+        <message>
+            <source>zero-width characters</source>
+            <translation>zero-width characters</translation>
+        </message>
+        <message>
+            <source>zero-width characters inside words</source>
+            <translation>zero-width characters inside words</translation>
+        </message>
+        <message>
+            <source>deprecated format character</source>
+            <translation>deprecated format character</translation>
+        </message>
+        <message>
+            <source>tag characters</source>
+            <translation>tag characters</translation>
+        </message>
+        <message>
+            <source>variation selectors</source>
+            <translation>variation selectors</translation>
+        </message>
+        <message>
+            <source>hidden characters: {kind}</source>
+            <translation>hidden characters: {kind}</translation>
+        </message>
+        <message>
+            <source>hidden characters: {kind} ({count} removed)</source>
+            <translation>hidden characters: {kind} ({count} removed)</translation>
+        </message>
+        <message>
+            <source>in the hidden text: {kind}</source>
+            <translation>in the hidden text: {kind}</translation>
+        </message>
+        <message>
+            <source>in base64: {kind}</source>
+            <translation>in base64: {kind}</translation>
+        </message>
+        <message>
+            <source>instructions addressed to an AI</source>
+            <translation>instructions addressed to an AI</translation>
+        </message>
+        <message>
+            <source>claims system or developer authority</source>
+            <translation>claims system or developer authority</translation>
+        </message>
+        <message>
+            <source>chat role markup</source>
+            <translation>chat role markup</translation>
+        </message>
+        <message>
+            <source>fake tool-call markup</source>
+            <translation>fake tool-call markup</translation>
+        </message>
+        <message>
+            <source>addressed to an AI reader</source>
+            <translation>addressed to an AI reader</translation>
+        </message>
+        <message>
+            <source>instructions to a future session</source>
+            <translation>instructions to a future session</translation>
+        </message>
+        <message>
+            <source>speaks for the user</source>
+            <translation>speaks for the user</translation>
+        </message>
+        <message>
+            <source>asks to act without telling the user</source>
+            <translation>asks to act without telling the user</translation>
+        </message>
+        <message>
+            <source>asks to act secretly</source>
+            <translation>asks to act secretly</translation>
+        </message>
+        <message>
+            <source>asks to send secrets out</source>
+            <translation>asks to send secrets out</translation>
+        </message>
+        <message>
+            <source>asks to reveal secrets</source>
+            <translation>asks to reveal secrets</translation>
+        </message>
+        <message>
+            <source>risky action</source>
+            <translation>risky action</translation>
+        </message>
+        <message>
+            <source>gives an AI a new role</source>
+            <translation>gives an AI a new role</translation>
+        </message>
+        <message>
+            <source>orders an AI</source>
+            <translation>orders an AI</translation>
+        </message>
+        <message>
+            <source>asks to decode and follow hidden text</source>
+            <translation>asks to decode and follow hidden text</translation>
+        </message>
+        <message>
+            <source>hidden in a comment</source>
+            <translation>hidden in a comment</translation>
+        </message>
+        <message>
+            <source>hidden text spells out words</source>
+            <translation>hidden text spells out words</translation>
+        </message>
+        <message>
+            <source>and {count} more</source>
+            <translation>and {count} more</translation>
+        </message>
+        <message>
+            <source>{where}: {kind}</source>
+            <translation>{where}: {kind}</translation>
+        </message>
+        <message>
+            <source>Its text reads as if written for an AI. Until you decide, agents are not shown it at start-up, and it is not exported or promoted.</source>
+            <translation>Its text reads as if written for an AI. Until you decide, agents are not shown it at start-up, and it is not exported or promoted.</translation>
+        </message>
+        <message>
+            <source>Why it was flagged</source>
+            <translation>Why it was flagged</translation>
+        </message>
+        <message>
+            <source>Not suspicious</source>
+            <translation>Not suspicious</translation>
+        </message>
+        <message>
+            <source>You vouch for it: agents may see it again (a in the list)</source>
+            <translation>You vouch for it: agents may see it again (a in the list)</translation>
+        </message>
+        <message>
+            <source>Forget</source>
+            <translation>Forget</translation>
+        </message>
+        <message>
+            <source>Remove it from memory (r in the list)</source>
+            <translation>Remove it from memory (r in the list)</translation>
+        </message>
+        <message>
+            <source>{slug} · project {project} · {type} · {source} · created {day}</source>
+            <translation>{slug} · project {project} · {type} · {source} · created {day}</translation>
+        </message>
+        <message>
+            <source>Forget memory</source>
+            <translation>Forget memory</translation>
+        </message>
+        <message>
+            <source>Forget “{title}”? Agents will no longer recall it.</source>
+            <translation>Forget “{title}”? Agents will no longer recall it.</translation>
+        </message>
     </context>
     <context>
         <name>GrantDialog</name>

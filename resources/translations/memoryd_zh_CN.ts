@@ -792,6 +792,234 @@
         <source>No sync conflicts.</source>
         <translation>没有同步冲突。</translation>
     </message>
+    <message>
+        <source>Project</source>
+        <translation>项目</translation>
+    </message>
+    <message>
+        <source>Date</source>
+        <translation>日期</translation>
+    </message>
+    <message>
+        <source>Suspect ({count})</source>
+        <translation>可疑记忆 ({count})</translation>
+    </message>
+    <message>
+        <source>“{title}” is no longer marked suspect.</source>
+        <translation>“{title}”已不再标记为可疑。</translation>
+    </message>
+    <message>
+        <source>Forgot “{title}”.</source>
+        <translation>已遗忘“{title}”。</translation>
+    </message>
+    <message>
+        <source>No suspect memories.</source>
+        <translation>没有可疑记忆。</translation>
+    </message>
+    <message>
+        <source>j/k move · a not suspicious · r forget</source>
+        <translation>j/k 移动 · a 不可疑 · r 遗忘</translation>
+    </message>
+    <message>
+        <source>title</source>
+        <translation>标题</translation>
+    </message>
+    <message>
+        <source>body</source>
+        <translation>正文</translation>
+    </message>
+    <message>
+        <source>triggers</source>
+        <translation>触发词</translation>
+    </message>
+    <message>
+        <source>tags</source>
+        <translation>标签</translation>
+    </message>
+    <message>
+        <source>category</source>
+        <translation>类别</translation>
+    </message>
+    <message>
+        <source>user</source>
+        <translation>用户</translation>
+    </message>
+    <message>
+        <source>assistant</source>
+        <translation>助手</translation>
+    </message>
+    <message>
+        <source>tool</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <source>turn {number} ({role})</source>
+        <translation>第 {number} 轮（{role}）</translation>
+    </message>
+    <message>
+        <source>bidi override</source>
+        <translation>双向文本覆盖</translation>
+    </message>
+    <message>
+        <source>unbalanced bidi isolate</source>
+        <translation>未配对的双向隔离符</translation>
+    </message>
+    <message>
+        <source>bidi isolate across lines</source>
+        <translation>跨行的双向隔离符</translation>
+    </message>
+    <message>
+        <source>zero-width joiner inside a word</source>
+        <translation>词内的零宽连接符</translation>
+    </message>
+    <message>
+        <source>zero-width characters</source>
+        <translation>零宽字符</translation>
+    </message>
+    <message>
+        <source>zero-width characters inside words</source>
+        <translation>词内的零宽字符</translation>
+    </message>
+    <message>
+        <source>deprecated format character</source>
+        <translation>已弃用的格式字符</translation>
+    </message>
+    <message>
+        <source>tag characters</source>
+        <translation>标签字符</translation>
+    </message>
+    <message>
+        <source>variation selectors</source>
+        <translation>变体选择符</translation>
+    </message>
+    <message>
+        <source>hidden characters: {kind}</source>
+        <translation>隐藏字符：{kind}</translation>
+    </message>
+    <message>
+        <source>hidden characters: {kind} ({count} removed)</source>
+        <translation>隐藏字符：{kind}（已移除 {count} 个）</translation>
+    </message>
+    <message>
+        <source>in the hidden text: {kind}</source>
+        <translation>隐藏文本中：{kind}</translation>
+    </message>
+    <message>
+        <source>in base64: {kind}</source>
+        <translation>base64 中：{kind}</translation>
+    </message>
+    <message>
+        <source>instructions addressed to an AI</source>
+        <translation>针对 AI 的指令</translation>
+    </message>
+    <message>
+        <source>claims system or developer authority</source>
+        <translation>冒称系统或开发者权限</translation>
+    </message>
+    <message>
+        <source>chat role markup</source>
+        <translation>聊天角色标记</translation>
+    </message>
+    <message>
+        <source>fake tool-call markup</source>
+        <translation>伪造的工具调用标记</translation>
+    </message>
+    <message>
+        <source>addressed to an AI reader</source>
+        <translation>写给 AI 读者</translation>
+    </message>
+    <message>
+        <source>instructions to a future session</source>
+        <translation>给以后会话的指令</translation>
+    </message>
+    <message>
+        <source>speaks for the user</source>
+        <translation>冒充用户发言</translation>
+    </message>
+    <message>
+        <source>asks to act without telling the user</source>
+        <translation>要求瞒着用户行事</translation>
+    </message>
+    <message>
+        <source>asks to act secretly</source>
+        <translation>要求秘密行事</translation>
+    </message>
+    <message>
+        <source>asks to send secrets out</source>
+        <translation>要求把机密发送出去</translation>
+    </message>
+    <message>
+        <source>asks to reveal secrets</source>
+        <translation>要求泄露机密</translation>
+    </message>
+    <message>
+        <source>risky action</source>
+        <translation>高风险操作</translation>
+    </message>
+    <message>
+        <source>gives an AI a new role</source>
+        <translation>给 AI 指定新角色</translation>
+    </message>
+    <message>
+        <source>orders an AI</source>
+        <translation>命令 AI</translation>
+    </message>
+    <message>
+        <source>asks to decode and follow hidden text</source>
+        <translation>要求解码并执行隐藏文本</translation>
+    </message>
+    <message>
+        <source>hidden in a comment</source>
+        <translation>藏在注释里</translation>
+    </message>
+    <message>
+        <source>hidden text spells out words</source>
+        <translation>隐藏字符拼出了文字</translation>
+    </message>
+    <message>
+        <source>and {count} more</source>
+        <translation>另有 {count} 条</translation>
+    </message>
+    <message>
+        <source>{where}: {kind}</source>
+        <translation>{where}：{kind}</translation>
+    </message>
+    <message>
+        <source>Its text reads as if written for an AI. Until you decide, agents are not shown it at start-up, and it is not exported or promoted.</source>
+        <translation>它的内容读起来像是写给 AI 的。在你决定之前，智能体启动时不会看到它，它也不会被导出或晋升。</translation>
+    </message>
+    <message>
+        <source>Why it was flagged</source>
+        <translation>标记原因</translation>
+    </message>
+    <message>
+        <source>Not suspicious</source>
+        <translation>不可疑</translation>
+    </message>
+    <message>
+        <source>You vouch for it: agents may see it again (a in the list)</source>
+        <translation>你为它担保：智能体可以再次看到它（列表中按 a）</translation>
+    </message>
+    <message>
+        <source>Forget</source>
+        <translation>遗忘</translation>
+    </message>
+    <message>
+        <source>Remove it from memory (r in the list)</source>
+        <translation>从记忆中移除（列表中按 r）</translation>
+    </message>
+    <message>
+        <source>{slug} · project {project} · {type} · {source} · created {day}</source>
+        <translation>{slug} · 项目 {project} · {type} · {source} · 创建于 {day}</translation>
+    </message>
+    <message>
+        <source>Forget memory</source>
+        <translation>遗忘记忆</translation>
+    </message>
+    <message>
+        <source>Forget “{title}”? Agents will no longer recall it.</source>
+        <translation>遗忘“{title}”吗？智能体将不再召回它。</translation>
+    </message>
 </context>
 <context>
     <name>GrantDialog</name>

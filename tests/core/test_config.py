@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -88,3 +89,20 @@ def test_mistakes_are_one_clear_line(tmp_path: Path, text: str, words: str):
     with pytest.raises(UsageError) as exc:
         _load(tmp_path, text)
     assert words in str(exc.value) and "\n" not in str(exc.value)
+
+
+def test_an_invalid_extra_secret_pattern_is_a_config_error_naming_it(cli, tmp_path: Path, project: Path):
+    """Through the real CLI with a hand-edited config: the worker (the first to redact with
+    the pattern) and any other command say which pattern is wrong, in one line, exit 2."""
+    (tmp_path / "config.toml").write_text(
+        '[capture]\nextra_secret_patterns = ["tok_[0-9]+", "bad(unclosed"]\n'
+    )
+    payload = json.dumps({"session_id": "p1", "cwd": str(project), "last_assistant_message": "hi"})
+    assert (
+        cli("capture", "--source=claude-code", stdin=payload, env={"MEMORYD_NO_WORKER": "1"}).returncode == 0
+    )
+    for args in (("worker",), ("list",)):
+        out = cli(*args)
+        assert out.returncode == 2, (args, out.returncode, out.stderr)
+        assert "extra_secret_patterns[1]" in out.stderr and "bad(unclosed" in out.stderr, out.stderr
+        assert "internal error" not in out.stderr and out.stderr.count("\n") == 1, out.stderr

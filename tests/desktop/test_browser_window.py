@@ -206,6 +206,7 @@ def test_forget_asks_first(
 
     box = window.ask_forget()
     assert isinstance(box, QMessageBox) and "Use Postgres" in box.text()
+    assert box.textFormat() is Qt.TextFormat.PlainText  # a title is never rendered as markup
     cancel = box.button(QMessageBox.StandardButton.Cancel)
     with qtbot.assertNotEmitted(window.changed, wait=100):
         qtbot.mouseClick(cancel, Qt.MouseButton.LeftButton)

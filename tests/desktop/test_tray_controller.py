@@ -54,7 +54,12 @@ def test_without_a_tray_the_status_window_shows_the_facts(qtbot: QtBot, facade: 
 
 
 def test_process_captures_button_drains_the_spool(qtbot: QtBot, facade: Memoryd) -> None:
-    spool.put(facade.layout.spool, "claude-code", {"session_id": "abc", "cwd": "."}, NOW)
+    spool.put(
+        facade.layout.spool,
+        "claude-code",
+        {"session_id": "abc", "cwd": ".", "last_assistant_message": "Done."},
+        NOW,
+    )
     spool.put(facade.layout.spool, "claude-code", {"no": "session id"}, NOW)
     controller = _started(qtbot, facade)
     window = controller.window
@@ -130,7 +135,12 @@ def test_consolidate_now_runs_off_the_gui_thread_with_its_lines_then_the_summary
     qtbot: QtBot, facade: Memoryd
 ) -> None:
     facade.record("fact", "Postgres port", "The dev database listens on 5433.")
-    spool.put(facade.layout.spool, "claude-code", {"session_id": "abc", "cwd": "."}, NOW)
+    spool.put(
+        facade.layout.spool,
+        "claude-code",
+        {"session_id": "abc", "cwd": ".", "last_assistant_message": "Done."},
+        NOW,
+    )
     assert facade.consolidation_state()["last_success"] is None
     controller = _started(qtbot, facade)
     window = controller.window

@@ -152,7 +152,7 @@ def test_stop_then_session_start_hands_the_session_back(project: Path) -> None:
     # The next session starts: the hook's context holds the captured one.
     context = _session_start(commands["SessionStart"], project, home, "startup")
     recent = _recent_sessions(context)
-    assert any(FIRST_PROMPT in line and "(claude-code)" in line for line in recent), context
+    assert any(FIRST_PROMPT in line and ", claude-code, " in line for line in recent), context
 
 
 def test_precompact_and_session_end_return_at_once_and_capture(project: Path) -> None:

@@ -56,6 +56,25 @@ def _sentence(text: str, limit: int = 200) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
+def has_content(parsed: Parsed, payload: dict[str, Any]) -> bool:
+    """Whether there is anything to remember: a transcript that yielded something, or a
+    payload that carries its own text (Claude Code's `last_assistant_message`, Codex
+    notify's `input_messages`), or carried it before a sensitive scope's hook withheld it.
+    Without either, a memory would be only placeholders."""
+    if parsed.turns or parsed.prompts or parsed.answers or parsed.tools or parsed.files or parsed.commands:
+        return True
+    if payload.get("_content_withheld"):  # a sensitive scope's hook kept only ids and paths
+        return True
+    for key in ("last_assistant_message", "prompt"):
+        value = payload.get(key)
+        if isinstance(value, str) and value.strip():
+            return True
+    msgs = payload.get("input_messages")
+    if isinstance(msgs, str):
+        return bool(msgs.strip())
+    return isinstance(msgs, list) and any(str(m).strip() for m in msgs)
+
+
 def build(parsed: Parsed, payload: dict[str, Any], source: str, redactor: Redactor) -> Episode:
     goal = parsed.prompts[0] if parsed.prompts else ""
     if not goal:

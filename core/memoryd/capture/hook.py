@@ -22,6 +22,8 @@ SOURCES = ("claude-code", "codex", "openclaw", "manual")
 MAX_PAYLOAD = 16 * 1024 * 1024
 # Paths and ids stay as sent; every other string is redacted before it touches disk.
 _KEEP = frozenset({"session_id", "transcript_path", "cwd", "hook_event_name", "source"})
+# What a payload may carry of the session itself (Claude Code's Stop, Codex notify).
+_CONTENT = ("last_assistant_message", "input_messages", "prompt")
 
 
 def parse_payload(raw: bytes, fallback_cwd: str) -> dict[str, Any]:
@@ -35,6 +37,8 @@ def parse_payload(raw: bytes, fallback_cwd: str) -> dict[str, Any]:
         data = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:
         raise InvalidPayload(f"stdin is not JSON ({exc.__class__.__name__}: {str(exc)[:80]})") from None
+    except RecursionError:  # [[[[... : the C decoder gives up; a hook never shows a traceback
+        raise InvalidPayload("payload JSON is nested too deeply") from None
     if not isinstance(data, dict):
         raise InvalidPayload("payload must be a JSON object")
     # Codex `notify` sends kebab-case keys.
@@ -137,19 +141,47 @@ def capture(source: str, raw: bytes, *, spawn: bool = True) -> tuple[str, list[s
             "capture is paused (resume from the tray or with `memoryd resume-capture`): nothing was kept"
         ]
     warnings = []
-    tp = data.get("transcript_path")
-    if tp and not os.path.isfile(tp):
-        warnings.append(f"transcript not found: {tp}; capturing what the payload carries")
+    problem = transcript_problem(data.get("transcript_path"))
+    if problem:
+        warnings.append(f"{problem}; capturing what the payload carries")
     if _marked(home, data["cwd"]):
         # A sensitive scope: the spool holds plaintext until the worker runs, so only
         # ids and paths go there; the worker reads the transcript and writes encrypted.
+        withheld = any(data.get(k) for k in _CONTENT)
         data = {k: v for k, v in data.items() if k in _KEEP}
         data["_sensitive"] = True
+        if withheld:  # the payload had words of its own: the worker keeps the session
+            data["_content_withheld"] = True
     redactor = Redactor()
     data = redact_payload(data, redactor)
     if redactor.total:
         data["_redacted_in_hook"] = dict(redactor.counts)
     name = spool.put(envpaths.spool_dir(home), source, data, now_iso())
-    if spawn and os.environ.get("MEMORYD_NO_WORKER") != "1" and worker_idle(home):
-        spawn_worker()
+    if spawn and os.environ.get("MEMORYD_NO_WORKER") != "1":
+        try:
+            if worker_idle(home):
+                spawn_worker()
+        except OSError as exc:  # the payload is safe in the spool; the next hook or `worker` drains it
+            warnings.append(
+                f"spooled, but the worker did not start ({exc.strerror or exc}); `memoryd worker` runs it"
+            )
     return name, warnings
+
+
+def transcript_problem(path: str | None) -> str | None:
+    """Why the payload's transcript will not be read, or None. Only a regular file is read
+    (the worker skips a FIFO, a device or a directory): an existing FIFO is not "not
+    found"."""
+    if not path:
+        return None
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return f"transcript not found: {path}"
+    except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
+        return f"transcript cannot be read: {path}: {getattr(exc, 'strerror', None) or exc}"
+    if not stat.S_ISREG(mode):
+        return f"transcript is not a regular file and will be skipped: {path}"
+    return None

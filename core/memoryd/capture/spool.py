@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from memoryd import atomic
+from memoryd import atomic, jsontext
 from memoryd.envpaths import ensure_dir
 
 SUFFIX = ".json"
@@ -18,6 +18,8 @@ SUFFIX = ".json"
 def put(spool_dir: str, source: str, payload: dict[str, Any], received_at: str) -> str:
     """Write one payload; returns the spool file's name."""
     payload_id = os.urandom(16).hex()
+    # A payload's JSON may escape a lone surrogate ("\ud800"): no UTF-8 file can hold it.
+    payload = jsontext.without_surrogates(payload)
     record = {"payload_id": payload_id, "source": source, "received_at": received_at, "payload": payload}
     # time first so a plain sort replays one session's payloads in arrival order
     name = f"{time.time_ns():020d}-{os.getpid()}-{payload_id[:8]}{SUFFIX}"

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 from collections import Counter, deque
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
+from memoryd import jsontext, safeopen
 from memoryd.config import CaptureConfig
 from memoryd.redact import Redactor
 from memoryd.store.files import Turn
@@ -119,7 +122,7 @@ class _Builder:
         self.out.tools[name] += 1
         if isinstance(args, str):
             try:
-                args = json.loads(args)
+                args = jsontext.loads(args)
             except ValueError:
                 args = {"input": args}
         if isinstance(args, dict):
@@ -216,7 +219,7 @@ def _codex(b: _Builder, rec: dict[str, Any]) -> None:
         out = payload.get("output")
         if isinstance(out, str) and out.startswith("{"):  # Codex writes the call's result as JSON text
             with contextlib.suppress(ValueError):
-                out = json.loads(out)
+                out = jsontext.loads(out)
         if isinstance(out, dict):
             out = out.get("output") or out.get("content") or json.dumps(out)
         text = str(out or "")
@@ -260,23 +263,48 @@ def _detect(rec: dict[str, Any]) -> Any:
     return _claude
 
 
-def _lines(path: Path, max_bytes: int, warnings: list[str]) -> Any:
-    skipped = 0
-    with open(path, "rb") as fh:
-        while True:
-            line = fh.readline(max_bytes + 1)
-            if not line:
-                break
-            if len(line) > max_bytes and not line.endswith(b"\n"):
-                skipped += 1
-                while True:  # drop the rest of an oversized line without holding it
-                    rest = fh.readline(max_bytes)
-                    if not rest or rest.endswith(b"\n"):
-                        break
-                continue
+def _bounded(fh: BinaryIO, max_bytes: int, budget: int, skipped: list[int]) -> Iterator[bytes]:
+    """Whole lines of at most `max_bytes` each, reading at most `budget` bytes in all; an
+    oversized line is counted in `skipped` and dropped without being held."""
+    while budget > 0:
+        line = fh.readline(min(max_bytes + 1, budget))
+        if not line:
+            return
+        budget -= len(line)
+        if len(line) > max_bytes and not line.endswith(b"\n"):
+            skipped[0] += 1
+            while budget > 0:
+                rest = fh.readline(min(max_bytes, budget))
+                budget -= len(rest)
+                if not rest or rest.endswith(b"\n"):
+                    break
+        elif line.endswith(b"\n") or budget > 0:  # not a line cut by the budget
             yield line
-    if skipped:
-        warnings.append(f"{skipped} oversized transcript line(s) skipped")
+
+
+def _lines(path: Path, cfg: CaptureConfig, warnings: list[str]) -> Iterator[bytes]:
+    """The file's lines, each at most `max_line_bytes`, `max_transcript_bytes` in all: of a
+    bigger file its first line (Codex and OpenClaw state the session's id and folder there)
+    and its latest lines, the ones the parser keeps. Only a regular file is read: a FIFO,
+    a device or a directory raises safeopen.NotRegularFile (an OSError) before any read."""
+    skipped = [0]
+    with safeopen.open_regular(path) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        budget = cfg.max_transcript_bytes
+        if size > budget:
+            warnings.append(
+                f"transcript is {safeopen.size_text(size)}, over the {safeopen.size_text(budget)} "
+                "limit (capture.max_transcript_bytes): only its first line and latest lines were read"
+            )
+            first = fh.readline(cfg.max_line_bytes + 1)
+            if first.endswith(b"\n"):
+                yield first
+            fh.seek(max(size - budget, fh.tell()) - 1)
+            fh.readline(cfg.max_line_bytes)  # up to the next line start (the seek may cut one)
+            budget = max(size - fh.tell(), 0)
+        yield from _bounded(fh, cfg.max_line_bytes, budget, skipped)
+    if skipped[0]:
+        warnings.append(f"{skipped[0]} oversized transcript line(s) skipped")
 
 
 def parse(path: str | None, cfg: CaptureConfig, redactor: Redactor) -> Parsed:
@@ -289,9 +317,9 @@ def parse(path: str | None, cfg: CaptureConfig, redactor: Redactor) -> Parsed:
     handler = None
     bad = 0
     try:
-        for raw in _lines(p, cfg.max_line_bytes, b.out.warnings):
+        for raw in _lines(p, cfg, b.out.warnings):
             try:
-                rec = json.loads(raw)
+                rec = jsontext.loads(raw)
             except ValueError:
                 bad += 1
                 continue

@@ -41,6 +41,7 @@ class DrainReport:
     # Sensitive scopes whose key cannot be had now: they stay spooled (ids and paths
     # only, see the hook) until a grant or the keyring makes the key available.
     deferred: list[str] = field(default_factory=list)
+    why_deferred: dict[str, str] = field(default_factory=dict)  # spool name -> the key's error
     busy: bool = False
     # Memories from before the poison detector read in this drain, and those it flagged.
     checked: int = 0
@@ -56,8 +57,12 @@ def process(store: Store, config: Config, record: dict[str, Any]) -> str:
     sid = payload.get("session_id")
     if not isinstance(sid, str) or not sid:
         raise MemorydError("payload has no session_id")
+    faults.fail("capture:process")
     redactor = Redactor(config.capture.extra_secret_patterns)
     parsed = transcripts.parse(_transcript_path(source, payload, sid), config.capture, redactor)
+    if not episode.has_content(parsed, payload):  # rejected with this reason, never retried
+        why = "; ".join(parsed.warnings[:2]) or "the transcript is empty"
+        raise MemorydError(f"nothing to capture: {why}, and the payload carries no message")
     cwd = payload.get("cwd") or parsed.cwd or "."
     scope = links.seen(store.layout, resolve(cwd, must_exist=False), lambda: store)
     if scope.marked or store.keys.sensitive(scope.hash):
@@ -247,10 +252,21 @@ def _one(store: Store, config: Config, path: Path, report: DrainReport) -> None:
     except KeyUnavailable as exc:
         log.info("deferred %s: %s", path.name, exc)
         report.deferred.append(path.name)
+        report.why_deferred[path.name] = str(exc)
         return
     except MemorydError as exc:
         spool.reject(path, store.layout.spool_rejected, str(exc))
         log.warning("rejected %s: %s", path.name, exc)
+        report.rejected.append(path.name)
+        return
+    except OSError as exc:  # the disk, not the payload (full, read-only): it waits for the next drain
+        log.warning("kept %s for later: %s", path.name, exc)
+        report.deferred.append(path.name)
+        report.why_deferred[path.name] = f"cannot be written now: {exc.strerror or exc}"
+        return
+    except Exception as exc:  # a bug met on this payload: set it aside, never stall the queue
+        log.exception("rejected %s: internal error", path.name)
+        spool.reject(path, store.layout.spool_rejected, f"internal error: {exc.__class__.__name__}: {exc}")
         report.rejected.append(path.name)
         return
     faults.point("capture:saved")  # the session is written, the spool file not yet gone

@@ -16,7 +16,10 @@ from memoryd.errors import MemorydError
 
 def _fast_capture(argv: Sequence[str]) -> int | None:
     """`memoryd capture --source=X` with JSON on stdin (or as the last argument, as
-    Codex's notify sends it), without building the full CLI."""
+    Codex's notify sends it), without building the full CLI. This form, the one `memoryd
+    setup` writes, is hook mode (memoryd.hookmode): exit 0 whatever happens, one line on
+    stderr, logged. `capture --json` and malformed command lines go to argparse and keep
+    the CLI's exit codes: a person typed those."""
     args = list(argv[1:])
     if not argv or argv[0] != "capture" or any(a in ("-h", "--help") for a in args):
         return None
@@ -31,41 +34,87 @@ def _fast_capture(argv: Sequence[str]) -> int | None:
             rest.append(a)
     if source is None or any(r.startswith("-") for r in rest) or len(rest) > 1:
         return None
-    from memoryd.capture.hook import capture
+    from memoryd import hookmode
 
-    raw = rest[0].encode("utf-8") if rest else sys.stdin.buffer.read()
     try:
+        from memoryd.capture.hook import MAX_PAYLOAD, capture
+
+        # os.fsencode: the argument's own bytes, even when they are not UTF-8. One byte
+        # more than the limit is enough to know it is over.
+        if rest:
+            raw = os.fsencode(rest[0])
+        else:  # no stdin at all (a closed descriptor) reads as an empty one
+            raw = sys.stdin.buffer.read(MAX_PAYLOAD + 1) if sys.stdin is not None else b""
         _, warnings = capture(source, raw)
-    except MemorydError as exc:
-        sys.stderr.write(f"memoryd: {exc}\n")
-        return exc.exit_code
-    for w in warnings:
-        sys.stderr.write(f"memoryd: warning: {w}\n")
+    except BaseException as exc:  # hook mode: the agent must not be steered
+        return hookmode.fail("capture", "capture skipped, nothing kept", exc)
+    if warnings:
+        hookmode.say("capture", "warning: " + "; ".join(warnings))
     return 0
+
+
+def _hook_format(args: Sequence[str]) -> bool:
+    """`inject --format claude-hook` (either spelling): the SessionStart hook."""
+    from itertools import pairwise
+
+    return "--format=claude-hook" in args or ("--format", "claude-hook") in pairwise(args)
 
 
 def _fast_inject(argv: Sequence[str]) -> int | None:
     """`memoryd inject`, the SessionStart hook: read a prebuilt snapshot and print it,
-    without argparse or the database (memoryd.startup)."""
+    without argparse or the database (memoryd.startup). With --format claude-hook it is
+    hook mode (memoryd.hookmode): exit 0 whatever happens, and on a failure nothing on
+    stdout (the session starts without memory rather than with half of it), one line on
+    stderr. Plain `inject`, and `inject --format claude-hook --json` (argparse), keep the
+    CLI's exit codes."""
     if not argv or argv[0] != "inject":
         return None
-    from memoryd import startup
+    hook = _hook_format(argv[1:])
+    from memoryd import hookmode, startup
 
-    parsed = startup.parse_args(argv[1:])
-    if parsed is None:
-        return None
     try:
-        out = startup.run(*parsed)
-    except MemorydError as exc:
-        sys.stderr.write(f"memoryd: {exc}\n")
-        return exc.exit_code
-    except Exception as exc:  # the agent shows stderr's first line: one line, never a trace
+        parsed = startup.parse_args(argv[1:])
+        if parsed is None:
+            if hook and not any(a in ("-h", "--help", "--json") for a in argv[1:]):
+                hookmode.say("inject", f"inject skipped: arguments not understood: {' '.join(argv[1:])}")
+                return 0
+            return None
+        out, warning = startup.run_hook(*parsed)
+        data = (out if out.endswith("\n") else out + "\n").encode("utf-8")
+    except BaseException as exc:  # one line, never a trace
+        if hook:
+            return hookmode.fail("inject", "inject skipped, no memory context given", exc)
+        if isinstance(exc, MemorydError):
+            sys.stderr.write(f"memoryd: {exc}\n")
+            return exc.exit_code
+        if not isinstance(exc, Exception):
+            raise
         sys.stderr.write(f"memoryd: inject failed: {exc.__class__.__name__}: {exc}\n")
         return 1
-    # Bytes, UTF-8: a Windows console's code page cannot encode every title.
-    sys.stdout.buffer.write((out if out.endswith("\n") else out + "\n").encode("utf-8"))
-    sys.stdout.flush()
+    try:
+        # Bytes, UTF-8: a Windows console's code page cannot encode every title.
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    except BaseException as exc:  # the reader went away
+        _stdout_to_devnull()  # or the interpreter's exit flush says so again, with a trace
+        if hook:
+            return hookmode.fail("inject", "inject output not delivered", exc)
+        return 1
+    if warning:
+        if hook:
+            hookmode.say("inject", f"warning: {warning}")
+        else:
+            sys.stderr.write(f"memoryd: warning: {warning}\n")
     return 0
+
+
+def _stdout_to_devnull() -> None:
+    try:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, sys.stdout.fileno())
+        os.close(fd)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def main(argv: Sequence[str] | None = None) -> int:

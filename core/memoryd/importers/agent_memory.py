@@ -16,12 +16,11 @@ optional columns still imports.
 from __future__ import annotations
 
 import contextlib
-import json
 import sqlite3
 from pathlib import Path
 from typing import Any
 
-from memoryd import clock
+from memoryd import clock, jsontext
 from memoryd.errors import UsageError
 from memoryd.importers.common import ImportReport, Item, Progress, Writer, first_line, parse_when
 from memoryd.models import MemoryType
@@ -100,7 +99,7 @@ def _memory(row: dict[str, Any], scope: Scope, report: ImportReport) -> Item | N
 def _list(value: Any) -> list[str]:
     if isinstance(value, str):
         with contextlib.suppress(ValueError):
-            value = json.loads(value)
+            value = jsontext.loads(value)
     return [str(v) for v in value] if isinstance(value, list) else []
 
 
@@ -145,7 +144,8 @@ def run(
             memories = _rows(conn, "memories", {"id", "type", "content"})
             episodes = _rows(conn, "episodes", {"id", "summary"})
         except sqlite3.DatabaseError as exc:
-            raise UsageError(f"{db}: {exc}") from None
+            # !a: sqlite quotes the undecodable cell itself, newlines and all
+            raise UsageError(f"{db}: cannot read it ({str(exc)[:160]!a})") from None
     if not memories and not episodes:
         raise UsageError(f"{db} has neither a memories nor an episodes table")
     total = len(memories) + len(episodes)

@@ -32,6 +32,15 @@ BATCH = 500
 # tell an origin that changed (update) from a memory the user edited (keep).
 IMPORT_FP = "import_fingerprint"
 TITLE_CHARS = 80
+# Bounds on one file read from another tool's store (through memoryd.safeopen, regular files
+# only): a note (MEMORY.md, a daily log, an entity) and a store file of many records.
+MAX_NOTE_BYTES = 16 * 1024 * 1024
+MAX_STORE_BYTES = 256 * 1024 * 1024
+
+
+def unreadable(exc: Exception) -> str:
+    """Why a file was skipped, in a few words (`a FIFO, not a regular file`)."""
+    return (exc.strerror if isinstance(exc, OSError) else None) or exc.__class__.__name__
 
 
 @dataclass

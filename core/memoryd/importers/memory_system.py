@@ -17,14 +17,24 @@ The record's id is the import key; its importance and score travel in the body.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from memoryd import clock
+from memoryd import clock, jsontext, safeopen
 from memoryd.errors import UsageError
 from memoryd.importers import kinds
-from memoryd.importers.common import ImportReport, Item, Progress, Writer, first_line, parse_when, text_key
+from memoryd.importers.common import (
+    MAX_NOTE_BYTES,
+    MAX_STORE_BYTES,
+    ImportReport,
+    Item,
+    Progress,
+    Writer,
+    first_line,
+    parse_when,
+    text_key,
+    unreadable,
+)
 from memoryd.models import DecayState, MemoryType
 from memoryd.scope import Scope
 from memoryd.store import Store
@@ -44,15 +54,15 @@ def locate(path: Path) -> Path:
 def _records(path: Path, report: ImportReport) -> list[dict[str, Any]]:
     out = []
     try:
-        lines = path.read_bytes().splitlines()
+        lines = safeopen.read_bytes(path, MAX_STORE_BYTES).splitlines()
     except OSError as exc:
-        report.skipped.append(f"{path}: unreadable ({exc.strerror or exc})")
+        report.skipped.append(f"{path}: unreadable ({unreadable(exc)})")
         return []
     for raw in lines:
         if not raw.strip():
             continue
         try:
-            rec = json.loads(raw)
+            rec = jsontext.loads(raw)
         except (ValueError, UnicodeDecodeError):
             report.malformed += 1
             continue
@@ -112,7 +122,7 @@ def _entities(folder: Path, report: ImportReport, scope: Scope) -> list[Item]:
         if path.name.startswith("_"):
             continue
         try:
-            ent = json.loads(path.read_text(encoding="utf-8"))
+            ent = jsontext.loads(safeopen.read_text(path, MAX_NOTE_BYTES))
             name = ent["name"]
             if not isinstance(name, str) or not name.strip():
                 raise ValueError("no name")

@@ -17,12 +17,13 @@ import re
 from datetime import UTC, datetime
 from pathlib import Path
 
-from memoryd import clock
+from memoryd import clock, safeopen
 from memoryd.capture import episode, transcripts
 from memoryd.config import Config
 from memoryd.errors import UsageError
 from memoryd.importers import kinds
 from memoryd.importers.common import (
+    MAX_NOTE_BYTES,
     ImportReport,
     Item,
     Progress,
@@ -31,6 +32,7 @@ from memoryd.importers.common import (
     parse_when,
     scope_of,
     text_key,
+    unreadable,
 )
 from memoryd.models import MemoryType
 from memoryd.redact import Redactor
@@ -94,9 +96,9 @@ def _transcripts(
 def _memory_md(path: Path, writer: Writer, scope: Scope) -> None:
     """Bullets of MEMORY.md, each a long-term memory; its heading becomes a tag."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = safeopen.read_text(path, MAX_NOTE_BYTES)
     except (OSError, UnicodeDecodeError) as exc:
-        writer.report.skipped.append(f"{path}: unreadable ({exc.__class__.__name__})")
+        writer.report.skipped.append(f"{path}: unreadable ({unreadable(exc)})")
         return
     when = datetime.fromtimestamp(path.stat().st_mtime, UTC)
     section = ""
@@ -131,10 +133,10 @@ def _daily(folder: Path, writer: Writer, scope: Scope) -> None:
         if not m:
             continue
         try:
-            text = path.read_text(encoding="utf-8")
+            text = safeopen.read_text(path, MAX_NOTE_BYTES)
             when = datetime(int(m[1]), int(m[2]), int(m[3]), tzinfo=UTC)
         except (OSError, UnicodeDecodeError, ValueError) as exc:
-            writer.report.skipped.append(f"{path.name}: unreadable ({exc.__class__.__name__})")
+            writer.report.skipped.append(f"{path.name}: unreadable ({unreadable(exc)})")
             continue
         if not text.strip():
             writer.report.skipped.append(f"{path.name}: empty")

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memoryd import atomic, crypto, frontmatter, slugs
+from memoryd import atomic, crypto, frontmatter, jsontext, slugs
 from memoryd.errors import CorruptFile
 from memoryd.frontmatter import Document
 from memoryd.models import DecayState, MemoryType
@@ -45,9 +45,19 @@ def turns_from_text(text: str) -> list[Turn]:
     out = []
     for line in text.splitlines():
         try:
-            d = json.loads(line)
-            out.append(Turn(int(d["seq"]), str(d["role"]), str(d["text"]), d.get("ts"), d.get("ext_id")))
-        except (ValueError, KeyError, TypeError):
+            d = jsontext.loads(line)  # a lone surrogate escape comes back as U+FFFD
+            ts, ext_id = d.get("ts"), d.get("ext_id")
+            out.append(
+                Turn(
+                    int(d["seq"]),
+                    str(d["role"]),
+                    str(d["text"]),
+                    # what reaches the index's text columns is text or nothing
+                    ts if isinstance(ts, str) else None,
+                    ext_id if isinstance(ext_id, str) else None,
+                )
+            )
+        except (ValueError, KeyError, TypeError, AttributeError, OverflowError):
             continue
     return out
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memoryd import jsontext, safeopen
 from memoryd.errors import UsageError
 
 FORMAT = "memoryd-memories"
@@ -21,6 +22,9 @@ _HASH = re.compile(r"^[0-9a-f]{12}$")
 _REV = re.compile(r"^[0-9a-fx]{32}$")
 _B64 = re.compile(r"^[A-Za-z0-9_-]*={0,2}$")  # memoryd.crypto.b64: urlsafe
 VERSION = 1
+# A memories.json bigger than this is refused (docs/sync.md): a whole store's export is far
+# smaller, and json.loads would need several times as much memory.
+MAX_BYTES = 1024 * 1024 * 1024
 DECAY_ORDER = {"alive": 0, "dim": 1, "soft-forgotten": 2, "forgotten": 3}
 
 
@@ -123,9 +127,11 @@ def load(path: Path) -> tuple[State, dict[str, Any]]:
     """Read and check a memories.json; any defect is one UsageError naming the file and the
     place, never a half-read state."""
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw = jsontext.loads(safeopen.read_text(path, MAX_BYTES))  # too deep: ValueError; "\ud800": U+FFFD
     except FileNotFoundError:
         raise UsageError(f"{path}: no such file") from None
+    except (safeopen.NotRegularFile, safeopen.TooLarge) as exc:
+        raise UsageError(f"{path}: {exc.strerror}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"{path}: cannot read ({exc.__class__.__name__})") from None
     except ValueError as exc:
@@ -242,7 +248,8 @@ def _entry(e: Any, where: str) -> Entry:
     _need(_opt_str(e.get("last_recalled_at")), where, "last_recalled_at: expected a timestamp or null")
     decay = e.get("decay")
     if decay is not None:
-        ok = isinstance(decay, dict) and decay.get("state") in DECAY_ORDER and _str(decay.get("at"))
+        ok = isinstance(decay, dict) and _str(decay.get("state")) and decay["state"] in DECAY_ORDER
+        ok = ok and _str(decay.get("at"))
         _need(ok, where, "decay: expected {state, at}")
     return Entry(
         heads=tuple(sorted(heads, key=lambda h: h.rev)),

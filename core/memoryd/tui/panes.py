@@ -61,6 +61,13 @@ SECTIONS = (
         "No supersedes wait for confirmation.",
         "c (or a) confirm · d (or r) dismiss",
     ),
+    Section(
+        "suspect",
+        "Suspect",
+        (("Title", 40), ("Project", 12), ("Type", 10), ("Date", None)),
+        "No suspect memories.",
+        "c (or a) not suspicious · f (or r) forget, press twice",
+    ),
     Section("trends", "Trends", (), "", ""),
 )
 BY_ID = {s.id: s for s in SECTIONS}
@@ -174,6 +181,36 @@ def supersede_detail(s: Any) -> Text:
     )
 
 
+def suspect_cells(m: Any) -> tuple[Text, ...]:
+    return (_t(m.title), _t(m.scope_hash), _t(m.type), _t(day(m.created_at)))
+
+
+def suspect_detail(m: Any, text: str | None, read_error: str = "") -> Text:
+    """Why the memory was flagged, then its text (plain Text: attack text stays literal)."""
+    lines: list[Text | str] = [
+        Text(m.title, style=BOLD),
+        Text(
+            f"{m.slug} · project {m.scope_hash} · {m.type} · {m.source} · created {day(m.created_at)}",
+            style=MUTED,
+        ),
+        Text(
+            "Its text reads as if written for an AI. Until you decide, agents are not shown it at "
+            "start-up, and it is not exported or promoted.",
+            style=MUTED,
+        ),
+        Text("Why it was flagged", style=BOLD),
+        *[Text(f"  • {r}") for r in m.reasons],
+        "",
+    ]
+    if text is not None:
+        lines.append(Text(text))
+    elif read_error:
+        lines.append(Text(read_error, style="red"))
+    else:
+        lines.append(Text("Loading…", style=MUTED))
+    return _join(lines)
+
+
 def _block(title: str, items: list[str]) -> list[Text | str]:
     return [Text(title, style=BOLD), *[f"  {x}" for x in items or ["none"]], ""]
 
@@ -204,4 +241,5 @@ def period(d: Any) -> str:
 
 
 def counts(d: Any) -> dict[str, int]:
-    return digest_counts(d)  # what the weekly notification counts, section by section
+    # what the weekly notification counts, section by section, and the suspect memories
+    return {**digest_counts(d), "suspect": len(d.suspect)}

@@ -96,6 +96,24 @@ def dismiss(facade: Memoryd, s: Any) -> Action:
     )
 
 
+def clear_suspect(facade: Memoryd, m: Any) -> Action:
+    """The person read a suspect memory and vouches for it (`memoryd suspect clear SLUG`)."""
+    return (
+        lambda: facade.clear_suspect(m.slug, actor=ACTOR),
+        lambda _: f"“{m.title}” is no longer marked suspect.",
+    )
+
+
+def forget(facade: Memoryd, m: Any) -> Action:
+    """Remove a suspect memory the person does not want kept (`memoryd forget SLUG`)."""
+    return (lambda: facade.forget(m.slug, actor=ACTOR), lambda _: f"Forgot “{m.title}”.")
+
+
+def read_text(facade: Memoryd, m: Any) -> str:
+    """A suspect memory's text for the detail pane; reading is no recall."""
+    return str(facade.get(m.slug, count_recall=False, actor=ACTOR).doc.body)
+
+
 def read_bodies(facade: Memoryd, group: Group) -> list[Any]:
     """The group's memories for the side-by-side view; reading is no recall."""
     return [facade.get(m.slug, count_recall=False, actor=ACTOR) for m in group.memories]

@@ -11,7 +11,7 @@ from typing import ClassVar
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.coordinate import Coordinate
-from textual.widgets import TabbedContent
+from textual.widgets import DataTable, TabbedContent
 
 from memoryd.tui import panes, review
 from memoryd.tui.review_view import LISTED, ReviewView
@@ -28,6 +28,8 @@ SECTION_OF = {
     "keep": "expiring",
     "confirm": "supersedes",
     "dismiss": "supersedes",
+    "clear_suspect": "suspect",
+    "forget": "suspect",
 }
 
 
@@ -47,6 +49,10 @@ class ReviewScreen(ReviewView):
         Binding("a", "confirm", "Confirm", show=False),
         Binding("d", "dismiss", "Dismiss"),
         Binding("r", "dismiss", "Dismiss", show=False),
+        Binding("c", "clear_suspect", "Not suspicious"),
+        Binding("a", "clear_suspect", "Not suspicious", show=False),
+        Binding("f", "forget", "Forget"),
+        Binding("r", "forget", "Forget", show=False),
         Binding("R,f5", "refresh", "Refresh"),
         Binding("question_mark", "help", "Help"),
         Binding("q", "quit", "Quit"),
@@ -57,6 +63,8 @@ class ReviewScreen(ReviewView):
             for i, s in enumerate(panes.SECTIONS, start=1)
         ],
     ]
+
+    _forget_armed: str | None = None  # the suspect memory the first f asked about
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         section = SECTION_OF.get(action)
@@ -103,6 +111,7 @@ class ReviewScreen(ReviewView):
         self.busy = True
         self.say("Working…")
         call, message = action
+        self._forget_armed = None
 
         def job() -> None:
             try:
@@ -168,3 +177,22 @@ class ReviewScreen(ReviewView):
     def action_dismiss(self) -> None:
         if (s := self.current("supersedes")) is not None:
             self._act(review.dismiss(self.facade, s))
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._forget_armed = None  # the question was about the row that was selected
+        super().on_data_table_row_highlighted(event)
+
+    def action_clear_suspect(self) -> None:
+        if (m := self.current("suspect")) is not None:
+            self._act(review.clear_suspect(self.facade, m))
+
+    def action_forget(self) -> None:
+        """Forgetting asks first: the first press names the memory, the second forgets it."""
+        m = self.current("suspect")
+        if m is None:
+            return
+        if self._forget_armed != m.slug:
+            self._forget_armed = m.slug
+            self.say(f"Forget “{m.title}”? Agents will no longer recall it. Press f (or r) again to forget.")
+            return
+        self._act(review.forget(self.facade, m))

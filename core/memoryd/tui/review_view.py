@@ -49,6 +49,8 @@ class ReviewView(Screen[None]):
         self.keep_choice: dict[str, int] = {}  # duplicate group fingerprint -> index kept
         self._bodies: dict[str, tuple[list[Any] | None, str]] = {}  # fingerprint -> (views, error)
         self._reading: str | None = None
+        self._texts: dict[str, tuple[str | None, str]] = {}  # suspect slug -> (text, error)
+        self._reading_text: str | None = None
 
     # -- building -----------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -129,11 +131,13 @@ class ReviewView(Screen[None]):
         place when the item is gone (approving moves on to the next)."""
         self.digest = digest
         self._bodies.clear()
+        self._texts.clear()
         lists = {
             "promotions": digest.pending_promotions,
             "duplicates": review.groups(digest.duplicates),
             "expiring": digest.ttl_reminders,
             "supersedes": digest.pending_supersedes,
+            "suspect": digest.suspect,
         }
         for sid, items in lists.items():
             table, old = self.table(sid), self.rows[sid]
@@ -156,7 +160,7 @@ class ReviewView(Screen[None]):
     def _key(self, sid: str, item: Any) -> str:
         if sid == "duplicates":
             return str(item.fingerprint)
-        return str(item.slug if sid == "expiring" else item.id)
+        return str(item.slug if sid in ("expiring", "suspect") else item.id)
 
     def _cells(self, sid: str, item: Any) -> tuple[Text, ...]:
         if sid == "promotions":
@@ -165,6 +169,8 @@ class ReviewView(Screen[None]):
             return panes.group_cells(item, self._kept(item))
         if sid == "expiring":
             return panes.reminder_cells(item)
+        if sid == "suspect":
+            return panes.suspect_cells(item)
         return panes.supersede_cells(item)
 
     # -- selection ----------------------------------------------------------------------
@@ -190,6 +196,11 @@ class ReviewView(Screen[None]):
                 self._read_group(item)
         elif sid == "expiring":
             detail.update(panes.reminder_detail(item))
+        elif sid == "suspect":
+            text, failed = self._texts.get(item.slug, (None, ""))
+            detail.update(panes.suspect_detail(item, text, failed))
+            if text is None and not failed and self.active == "suspect":
+                self._read_text(item)
         else:
             detail.update(panes.supersede_detail(item))
 
@@ -217,6 +228,30 @@ class ReviewView(Screen[None]):
         current = self.current("duplicates")
         if current is not None and current.fingerprint == fingerprint:
             self.show_current("duplicates")
+
+    def _read_text(self, m: Any) -> None:
+        """Read a suspect memory's text (no recall) once its tab shows it."""
+        if self._reading_text == m.slug:
+            return
+        self._reading_text = m.slug
+
+        def read() -> None:
+            try:
+                text, failed = review.read_text(self.facade, m), ""
+            except Exception as exc:
+                text, failed = None, review.describe(exc)
+            self._post(self._text_read, m.slug, text, failed)
+
+        self.run_worker(read, thread=True, group="read", exit_on_error=False)
+
+    def _text_read(self, slug: str, text: str | None, failed: str) -> None:
+        self._reading_text = None
+        self._texts[slug] = (text, failed)
+        if failed:
+            self.say(failed, error=True)
+        current = self.current("suspect")
+        if current is not None and current.slug == slug:
+            self.show_current("suspect")
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         sid = (event.data_table.id or "").removesuffix("-list")

@@ -21,7 +21,7 @@ memoryd weekly review: keys
 
 Everywhere
   j / ↓, k / ↑      move in the list
-  1 … 5, Tab        Promotions, Duplicates, Expiring, Supersedes, Trends
+  1 … 6, Tab        Promotions, Duplicates, Expiring, Supersedes, Suspect, Trends
   R or F5           refresh: fetch the digest again
   ?                 this help
   q                 quit
@@ -41,6 +41,10 @@ Expiring
 Supersedes to confirm
   c or a            confirm: the new memory replaces the old one
   d or r            dismiss: both stay current
+
+Suspect (text that reads as aimed at an AI: kept from agents until you decide)
+  c or a            not suspicious: agents may see it again (memoryd suspect clear SLUG)
+  f or r, twice     forget it (memoryd forget SLUG)
 
 After each action the digest is fetched again; what the screen shows is what core says
 now. Errors are shown in the status line at the bottom.

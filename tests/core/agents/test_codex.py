@@ -283,7 +283,8 @@ def test_notify_as_codex_runs_it_captures_a_session(cli: Cli, codex_dir: Path, p
     assert proc.returncode == 0, proc.stderr.decode()
     out = json.loads(proc.stdout)["hookSpecificOutput"]
     assert out["hookEventName"] == "SessionStart"
-    assert prompt in out["additionalContext"] and "(codex)" in out["additionalContext"]
+    (line,) = [x for x in out["additionalContext"].splitlines() if prompt in x]
+    assert line.startswith("- session, captured from a session") and ", codex, " in line, line
 
 
 def test_notify_capture_reads_the_threads_rollout(cli: Cli, codex_dir: Path, project: Path) -> None:

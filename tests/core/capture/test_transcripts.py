@@ -169,3 +169,27 @@ def test_fifty_megabyte_transcript_stays_bounded(tmp_path: Path):
     assert "1 oversized transcript line(s) skipped" in warnings
     assert int(rss_kb) < 400 * 1024, f"peak memory {int(rss_kb) // 1024} MB"
     assert resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss < 400 * 1024
+
+
+def test_transcript_over_the_size_limit_keeps_its_first_line_and_latest_turns(tmp_path: Path):
+    """capture.max_transcript_bytes bounds what is read of one file: the session_meta line
+    (Codex states the session id and folder there) and the latest turns survive."""
+    meta = {"timestamp": "t0", "type": "session_meta", "payload": {"id": "th-big", "cwd": "/repo"}}
+
+    def said(i: int) -> dict:
+        content = [{"type": "input_text", "text": f"prompt {i} " + "x" * 200}]
+        return {
+            "timestamp": f"t{i}",
+            "type": "response_item",
+            "payload": {"type": "message", "role": "user", "content": content},
+        }
+
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in [meta, *(said(i) for i in range(2000))]))
+    cfg = CaptureConfig(max_transcript_bytes=50_000)
+    p = transcripts.parse(str(path), cfg, Redactor())
+    assert p.session_id == "th-big" and p.cwd == "/repo"
+    assert p.prompts[-1].startswith("prompt 1999 ")
+    assert 120 < len(p.prompts) < 160, len(p.prompts)  # about 50 KB of 350-byte lines
+    assert p.bad_lines == 0  # the line the seek cut into was dropped, not counted as damaged
+    assert any("over the 48.8 KB limit" in w for w in p.warnings), p.warnings

@@ -52,9 +52,20 @@ def run_worker(args: argparse.Namespace) -> int:
 
     report = Memoryd().drain_spool(wait=args.wait)
     if args.json:
-        output.emit_json({"captured": report.captured, "rejected": report.rejected, "busy": report.busy})
+        output.emit_json(
+            {
+                "captured": report.captured,
+                "rejected": report.rejected,
+                "deferred": [{"spooled": n, "why": report.why_deferred.get(n, "")} for n in report.deferred],
+                "busy": report.busy,
+            }
+        )
     elif report.busy:
         output.line("another worker is processing the spool")
     else:
-        output.line(f"captured {len(report.captured)}, rejected {len(report.rejected)}")
+        counts = f"captured {len(report.captured)}, rejected {len(report.rejected)}"
+        output.line(counts + (f", deferred {len(report.deferred)}" if report.deferred else ""))
+        # A deferred payload is not lost: it waits in the spool for its sensitive scope's key.
+        for why in dict.fromkeys(report.why_deferred.get(n, "") for n in report.deferred):
+            output.line(f"  deferred (kept in the spool until the key can be had): {why}")
     return 0

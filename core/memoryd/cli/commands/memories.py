@@ -159,7 +159,7 @@ def run_get(args: argparse.Namespace) -> int:
     if m.tags:
         output.line("tags: " + ", ".join(m.tags))
     output.line()
-    sys.stdout.write(view.doc.body)
+    output.block(view.doc.body)
     return 0
 
 

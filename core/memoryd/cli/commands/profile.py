@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from memoryd.cli import output
@@ -101,7 +100,7 @@ def run_show(args: argparse.Namespace) -> int:
     if args.json:
         output.emit_json(row)
     else:
-        sys.stdout.write(row["content_md"])
+        output.block(row["content_md"])
     return 0
 
 
@@ -110,7 +109,7 @@ def run_diff(args: argparse.Namespace) -> int:
     if args.json:
         output.emit_json({"a": args.a, "b": args.b, "diff": text})
     else:
-        sys.stdout.write(text or f"versions {args.a} and {args.b} are the same\n")
+        output.block(text or f"versions {args.a} and {args.b} are the same\n")
     return 0
 
 

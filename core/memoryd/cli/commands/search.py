@@ -89,6 +89,10 @@ def run_traces(args: argparse.Namespace) -> int:
 
 
 def _withheld(app: Any, *, traces: bool = False) -> None:
+    for _h, root, n, why in getattr(app, "unopened", []):
+        output.note(
+            f"{n} memories of sensitive scope {root} could not be decrypted and were not searched: {why}"
+        )
     for _h, root, n in app.withheld:
         if traces:
             output.note(
