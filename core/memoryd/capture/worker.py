@@ -211,13 +211,23 @@ def drain(
                 if path.name not in report.deferred:
                     _one(store, config, path, report)
             if not report.checked:
-                report.checked, report.flagged = store.check_unchecked(actor="upgrade", limit=check_limit)
-                for slug in report.flagged:
-                    log.warning("flagged %s as suspect: written before the poison detector", slug)
+                _check_older(store, report, check_limit)
         finally:
             lock.release()
         if not [p for p in spool.pending(store.layout.spool) if p.name not in report.deferred]:
             return report
+
+
+def _check_older(store: Store, report: DrainReport, limit: int | None) -> None:
+    """The one-time read of memories from before the poison detector: whatever goes wrong
+    there is logged and left for the next drain, and never stops a capture."""
+    try:
+        report.checked, report.flagged = store.check_unchecked(actor="upgrade", limit=limit)
+    except Exception:
+        log.exception("reading older memories for attacks failed; the next drain tries again")
+        return
+    for slug in report.flagged:
+        log.warning("flagged %s as suspect: written before the poison detector", slug)
 
 
 STALE_TEMP_SECONDS = 600

@@ -16,7 +16,7 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from memoryd import clock, crypto, envpaths
+from memoryd import clock, crypto, envpaths, faults
 from memoryd.audit import AuditLog, Verdict
 from memoryd.db.engine import open_index, read_session, write_session
 from memoryd.errors import CorruptFile, KeyUnavailable, NotFound
@@ -470,6 +470,7 @@ class Store:
                     index.mark_checked(s, row["slug"])
                 continue
             read += 1
+            faults.fail("suspect_check:item")
             probe = copy.deepcopy(doc)
             _, new = check(probe, turns, carried=flagged(doc))
             if new:

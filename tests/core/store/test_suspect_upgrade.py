@@ -140,3 +140,29 @@ def test_memories_from_before_the_detector_are_checked_once_after_the_upgrade(
     assert good not in _suspects(cli)
     _ok(cli("audit", "verify"))
     _ok(cli("doctor"))
+
+
+def test_a_failure_while_reading_older_memories_never_stops_a_capture(
+    cli: Cli, project: Path, tmp_path: Path, isolated_home: Path
+) -> None:
+    """An unexpected error in the one-time read is logged and tried again at the next drain;
+    the drain itself (and the session it captures) goes on."""
+    bad, _session, _good = _old_store(cli, project, tmp_path, isolated_home)
+    sid = "after-upgrade-1"
+    transcript = write_jsonl(
+        tmp_path / f"{sid}.jsonl", claude_exchange("Tune the cache", "Done.", session_id=sid)
+    )
+    _ok(
+        cli(
+            "capture",
+            "--source=claude-code",
+            stdin=stop_payload(sid, transcript, project),
+            cwd=project,
+            env={"MEMORYD_NO_WORKER": "1"},
+        )
+    )
+    _ok(cli("worker", "--wait", env={"MEMORYD_FAIL_AT": "suspect_check:item"}))
+    assert not list((isolated_home / "spool").glob("*.json"))
+    assert "reading older memories for attacks failed" in (isolated_home / "logs" / "worker.log").read_text()
+    _ok(cli("worker", "--wait"))
+    assert bad in _suspects(cli)
