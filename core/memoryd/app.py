@@ -245,7 +245,10 @@ class Memoryd(Upkeep):
         scope_path: str | Path | None = None,
         actor: str = "cli",
         source: str = "manual",
+        by_agent: bool = False,
     ) -> tuple[Document, Changes]:
+        """`by_agent`: an agent wrote it (MCP mem_record), whatever its source says; its
+        provenance must never read as the user's (memoryd.quoting.BY_KEY)."""
         mtype = _long_term_type(memory_type)
         title = title.strip()
         check_sizes(title, body, triggers, tags)
@@ -270,6 +273,10 @@ class Memoryd(Upkeep):
             ttl_days=default_ttl(mtype),
             last_recalled_at=now,
         )
+        if by_agent:
+            from memoryd.quoting import BY_AGENT, BY_KEY
+
+            setattr(meta, BY_KEY, BY_AGENT)
         doc = Document(meta=meta, body=body if body.endswith("\n") else body + "\n")
         self.store.save(doc, event="record", actor=actor, details={"type": mtype.value})
         doc, touched = self._learn(meta.slug, actor=actor, project=scope.root.name)

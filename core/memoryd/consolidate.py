@@ -365,7 +365,12 @@ def _single(app: Host, name: str, trigger: str, say: Progress) -> Report:
 
 def _describe(name: str, r: dict[str, Any]) -> str:
     if name == "capture":
-        return f"{r['captured']} captured, {r['rejected']} rejected, {r['waiting']} waiting for a key"
+        line = f"{r['captured']} captured, {r['rejected']} rejected, {r['waiting']} waiting for a key"
+        if r.get("checked"):
+            line += (
+                f"; {r['checked']} older memories read for attacks, {r['flagged_suspect']} flagged suspect"
+            )
+        return line
     if name == "analyze":
         return (
             f"{r['analysed']} analysed, {r['queued']} queued for promotion, {r['deferred']} deferred, "
@@ -401,12 +406,15 @@ class Context:
 def _capture(ctx: Context) -> dict[str, Any]:
     from memoryd.capture.worker import drain
 
-    rep = drain(ctx.app.store, ctx.app.config, wait=True)
-    return {
+    rep = drain(ctx.app.store, ctx.app.config, wait=True, check_limit=None)
+    out = {
         "captured": len(set(rep.captured)),
         "rejected": len(rep.rejected),
         "waiting": len(rep.deferred),
     }
+    if rep.checked:  # once, after an upgrade: memories from before the poison detector
+        out.update(checked=rep.checked, flagged_suspect=len(rep.flagged))
+    return out
 
 
 def _analyze(ctx: Context) -> dict[str, Any]:

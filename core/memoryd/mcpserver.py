@@ -195,6 +195,7 @@ class Tools:
             scope_path=where,
             actor=ACTOR,
             source=source_for(client),
+            by_agent=True,  # never "recorded by the user", whatever the client is called
         )
         return {"slug": doc.meta.slug, "type": doc.meta.type.value, "scope": doc.meta.scope_hash}
 
@@ -229,7 +230,8 @@ class Tools:
 
 
 def source_for(client: str | None) -> str:
-    """The memory's source (seed 002's list) from the MCP client's name."""
+    """The memory's source (seed 002's list) from the MCP client's name; `manual` when it
+    names none we know (the record still reads "recorded by an agent": App.record by_agent)."""
     name = (client or "").lower()
     for key, source in (("claude", "claude-code"), ("codex", "codex"), ("openclaw", "openclaw")):
         if key in name:

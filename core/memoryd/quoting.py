@@ -35,6 +35,11 @@ PROMOTED = "approved by the user"
 RECORDED = "recorded by the user"
 IMPORTED = "imported"
 AGENT = "recorded by an agent"
+# Frontmatter key and value marking a memory an agent recorded (MCP mem_record): its source
+# names the client when memoryd can tell which, and is `manual` (the CLI's) when it cannot,
+# so the source alone must not decide that the user wrote it.
+BY_KEY = "recorded_by"
+BY_AGENT = "agent"
 
 
 @dataclass(frozen=True)
@@ -75,15 +80,19 @@ def provenance(
     created_at: Any,
     promoted_from: str | None = None,
     imported: bool = False,
+    by_agent: bool = False,
     suspect: Sequence[str] = (),
 ) -> Provenance:
     """The one rule for how a memory was made. `manual` is the CLI's and the tray's source;
-    an agent's mem_record carries the agent's name (memoryd.mcpserver.source_for)."""
+    an agent's mem_record carries the agent's name (memoryd.mcpserver.source_for) when the
+    client gives one, and `by_agent` in any case."""
     date = created_at.isoformat()[:10] if hasattr(created_at, "isoformat") else str(created_at or "?")[:10]
     if memory_type == "session":
         origin, approved = CAPTURED, False
     elif promoted_from:
         origin, approved = PROMOTED, True
+    elif by_agent:
+        origin, approved = AGENT, False
     elif imported:
         origin, approved = IMPORTED, False
     elif source == "manual":
@@ -101,6 +110,7 @@ def of_meta(meta: Any, suspect: Sequence[str] = ()) -> Provenance:
         created_at=meta.created_at,
         promoted_from=meta.promoted_from,
         imported="import_fingerprint" in meta.extras,
+        by_agent=meta.extras.get(BY_KEY) == BY_AGENT,
         suspect=suspect,
     )
 

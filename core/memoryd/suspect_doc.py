@@ -35,6 +35,7 @@ from memoryd.poison import TOGETHER, Verdict, inspect, read_together
 KEY = "suspect"
 CLEARED = "suspect_cleared"
 _JOINED = "title+body"  # fingerprint key of the title and body read together
+HELD_ANALYSIS = "held_suspect"  # in `analysis`: made while suspect (memoryd.governance.analyze)
 MAX_REASONS = 12  # a session with fifty poisoned tool results needs no fifty lines
 
 
@@ -213,4 +214,10 @@ def clear(doc: Any, turns: Sequence[Any] | None) -> list[str]:
     extras.pop(KEY, None)
     if done:
         extras[CLEARED] = sorted(done)
+    analysis = extras.get("analysis")
+    if isinstance(analysis, dict) and analysis.get(HELD_ANALYSIS):
+        # Scored by rules and kept from the promotion queue while it was suspect: without
+        # its analysis the session is due again (the index compares fingerprints), and the
+        # next worker run or consolidation analyses and proposes it like any other.
+        extras.pop("analysis")
     return was

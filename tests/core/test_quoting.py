@@ -92,3 +92,33 @@ def test_mcp_results_carry_provenance_and_the_note(
     assert traces["turns"], traces
     assert all(t["provenance"]["origin"] == "captured from a session, not reviewed" for t in traces["turns"])
     assert json.dumps(found)  # plain JSON all the way down
+
+
+@pytest.mark.parametrize("client", ["some-unnamed-client", "claude-code"])
+def test_an_agents_mem_record_never_reads_as_the_users(
+    cli: Cli, project: Path, monkeypatch: pytest.MonkeyPatch, client: str
+) -> None:
+    """mem_record from any client, one memoryd cannot name included (its source is then
+    `manual`, the CLI's), is "recorded by an agent", not approved, in the snapshot and in
+    mem_get; `memoryd record` from the CLI is the user's."""
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(project))
+    out = cli("record", "--type", "fact", "--title", "Users own note", "--body", "Mine.", cwd=project)
+    assert out.returncode == 0, out.stderr
+
+    async def go(c: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+        rec = await ok(
+            c, "mem_record", {"type": "fact", "title": "Agents note", "body": "Seen by the agent."}
+        )
+        return rec, await ok(c, "mem_get", {"slug": rec["slug"]})
+
+    rec, got = session(go, client=client)
+    assert got["slug"] == rec["slug"]
+    assert got["source"] == ("claude-code" if client == "claude-code" else "manual")  # seed 002's list
+    assert got["provenance"]["origin"] == quoting.AGENT
+    assert got["provenance"]["approved_by_user"] is False
+    text = cli("inject", cwd=project).stdout
+    day = _today()
+    agent_lines = [ln for ln in text.splitlines() if "Agents note" in ln]
+    assert len(agent_lines) == 1 and agent_lines[0].startswith(f"- fact, {quoting.AGENT}, "), text
+    assert quoting.RECORDED not in agent_lines[0]
+    assert f"- fact, {quoting.RECORDED}, manual, {day}: " + json.dumps("Users own note: Mine.") in text

@@ -43,6 +43,9 @@ class DrainReport:
     deferred: list[str] = field(default_factory=list)
     why_deferred: dict[str, str] = field(default_factory=dict)  # spool name -> the key's error
     busy: bool = False
+    # Memories from before the poison detector read in this drain, and those it flagged.
+    checked: int = 0
+    flagged: list[str] = field(default_factory=list)
 
 
 def process(store: Store, config: Config, record: dict[str, Any]) -> str:
@@ -177,9 +180,19 @@ def attach_log(layout: Layout) -> None:
     log.propagate = False
 
 
-def drain(store: Store, config: Config, *, wait: bool = False) -> DrainReport:
+# Memories from before the poison detector read per drain (Store.check_unchecked): a few
+# hundred take well under a second; consolidation reads all that are left.
+CHECK_BATCH = 300
+
+
+def drain(
+    store: Store, config: Config, *, wait: bool = False, check_limit: int | None = CHECK_BATCH
+) -> DrainReport:
     """Process every spooled payload. Only one drainer runs; after releasing the lock it
-    looks again, so a payload spooled while it held the lock is not left behind."""
+    looks again, so a payload spooled while it held the lock is not left behind. Under the
+    same lock, memories indexed before the poison detector are read once (`check_limit`
+    of them per drain, None: all), before the analysis that follows a drain could queue
+    one for promotion."""
     report = DrainReport()
     attach_log(store.layout)
     lock = FileLock(str(store.layout.worker_lock), mode=FILE_MODE)
@@ -197,10 +210,24 @@ def drain(store: Store, config: Config, *, wait: bool = False) -> DrainReport:
             for path in spool.pending(store.layout.spool):
                 if path.name not in report.deferred:
                     _one(store, config, path, report)
+            if not report.checked:
+                _check_older(store, report, check_limit)
         finally:
             lock.release()
         if not [p for p in spool.pending(store.layout.spool) if p.name not in report.deferred]:
             return report
+
+
+def _check_older(store: Store, report: DrainReport, limit: int | None) -> None:
+    """The one-time read of memories from before the poison detector: whatever goes wrong
+    there is logged and left for the next drain, and never stops a capture."""
+    try:
+        report.checked, report.flagged = store.check_unchecked(actor="upgrade", limit=limit)
+    except Exception:
+        log.exception("reading older memories for attacks failed; the next drain tries again")
+        return
+    for slug in report.flagged:
+        log.warning("flagged %s as suspect: written before the poison detector", slug)
 
 
 STALE_TEMP_SECONDS = 600

@@ -28,6 +28,7 @@ class MemoryRow(SQLModel, table=True):
     analyzed_fingerprint: str | None = None
     superseded_by: str | None = None
     suspect: str | None = None  # JSON list of reasons (migration 014)
+    suspect_checked: int = 1  # 0: indexed before the detector, not read by it yet (015)
 
 
 class TriggerRow(SQLModel, table=True):

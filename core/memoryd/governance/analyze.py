@@ -31,6 +31,7 @@ from memoryd.llm.schemas import DuraOutput
 from memoryd.models import MemoryType
 from memoryd.store import Store, analysis_fingerprint, dura_mean, fingerprint
 from memoryd.store import governance as sql
+from memoryd.suspect_doc import HELD_ANALYSIS
 
 from . import spend
 
@@ -245,6 +246,8 @@ class Analyzer:
             "prompt": scored.prompt,
             "fingerprint": fp,
         }
+        if suspect:  # rules only, not queued: clearing the flag makes it due again
+            extras["analysis"][HELD] = True
         self.store.save(
             doc,
             event="analyze",
@@ -276,6 +279,9 @@ def _digest(proposal: dict[str, Any]) -> str:
     return hashlib.sha1(json.dumps(words, sort_keys=True, default=str).encode()).hexdigest()[:12]
 
 
+# In the frontmatter's `analysis`: made while the session was suspect (memoryd.suspect_doc.clear
+# drops such an analysis, so the session is analysed and proposed afresh once cleared).
+HELD = HELD_ANALYSIS
 AFTER_CAPTURE_LIMIT = 20
 RETRY_WAIT = timedelta(minutes=10)
 

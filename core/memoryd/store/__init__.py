@@ -16,7 +16,7 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from memoryd import clock, crypto, envpaths
+from memoryd import clock, crypto, envpaths, faults
 from memoryd.audit import AuditLog, Verdict
 from memoryd.db.engine import open_index, read_session, write_session
 from memoryd.errors import CorruptFile, KeyUnavailable, NotFound
@@ -440,6 +440,46 @@ class Store:
         self.changed(doc.meta.scope_hash)
         self._audit_doc(doc, "suspect_clear", actor, {"reasons": was}, None)
         return was
+
+    def check_unchecked(self, *, actor: str, limit: int | None = None) -> tuple[int, list[str]]:
+        """Read once each memory indexed before the poison detector (migration 015): an
+        attack is flagged and stripped through the write path (audited `suspect_check`),
+        the rest is only marked read. A sealed scope whose key is not at hand waits, and
+        does not count against `limit`. Returns (memories read, slugs flagged)."""
+        import copy
+
+        from memoryd.suspect_doc import check, flagged
+
+        with read_session(self.engine) as s:
+            rows = index.unchecked(s)
+        read, found = 0, []
+        locked: set[str] = set()
+        for row in rows:
+            if limit is not None and read >= limit:
+                break
+            if row["scope_hash"] in locked:
+                continue
+            try:
+                doc, path = self.read(row["slug"])
+                turns = self.files.read_turns(path) or None
+            except KeyUnavailable:
+                locked.add(row["scope_hash"])
+                continue
+            except (CorruptFile, NotFound):  # doctor's business; not read again here
+                with write_session(self.engine) as s:
+                    index.mark_checked(s, row["slug"])
+                continue
+            read += 1
+            faults.fail("suspect_check:item")
+            probe = copy.deepcopy(doc)
+            _, new = check(probe, turns, carried=flagged(doc))
+            if new:
+                self.save(doc, event="suspect_check", actor=actor, turns=turns, details={"upgrade": True})
+                found.append(row["slug"])
+            else:
+                with write_session(self.engine) as s:
+                    index.mark_checked(s, row["slug"])
+        return read, found
 
     def forget(self, slug: str, *, actor: str) -> Document:
         doc, path = self.read(slug)

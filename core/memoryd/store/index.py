@@ -76,6 +76,16 @@ def _reasons(value: str) -> list[str]:
     return [str(r) for r in got] if isinstance(got, list) else [str(got)]
 
 
+def unchecked(s: Session) -> list[dict[str, Any]]:
+    """Memories the poison detector has not read (indexed before it, migration 015)."""
+    sql = "SELECT slug, scope_hash, scope_sensitive FROM memories WHERE suspect_checked = 0 ORDER BY slug"
+    return [dict(r._mapping) for r in s.exec(text(sql))]
+
+
+def mark_checked(s: Session, slug: str) -> None:
+    s.exec(text("UPDATE memories SET suspect_checked = 1 WHERE slug = :slug"), params={"slug": slug})
+
+
 def upsert_memory(
     s: Session,
     row: dict[str, Any],
@@ -87,7 +97,10 @@ def upsert_memory(
     `turns=None` leaves stored turns as they are. A sensitive memory (scope_sensitive)
     gets its main row only: no words of it enter the index."""
     s.exec(
-        text(f"INSERT INTO memories ({_COLS}) VALUES ({_PARAMS}) ON CONFLICT(slug) DO UPDATE SET {_UPDATES}"),
+        text(
+            f"INSERT INTO memories ({_COLS}, suspect_checked) VALUES ({_PARAMS}, 1) "
+            f"ON CONFLICT(slug) DO UPDATE SET {_UPDATES}, suspect_checked = 1"
+        ),
         params=row,
     )
     slug = row["slug"]
