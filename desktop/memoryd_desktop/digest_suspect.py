@@ -47,6 +47,7 @@ def _where(where: str) -> str:
         "triggers": translate("DigestWindow", "triggers"),
         "tags": translate("DigestWindow", "tags"),
         "category": translate("DigestWindow", "category"),
+        "title and body": translate("DigestWindow", "title and body"),
     }
     if where in parts:
         return parts[where]

@@ -835,6 +835,10 @@
             <translation>tags</translation>
         </message>
         <message>
+            <source>title and body</source>
+            <translation>title and body</translation>
+        </message>
+        <message>
             <source>category</source>
             <translation>category</translation>
         </message>

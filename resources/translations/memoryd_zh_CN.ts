@@ -837,6 +837,10 @@
         <translation>标签</translation>
     </message>
     <message>
+        <source>title and body</source>
+        <translation>标题与正文</translation>
+    </message>
+    <message>
         <source>category</source>
         <translation>类别</translation>
     </message>
