@@ -22,8 +22,19 @@ RAW = ("\x00", "\x1b", "\x07", "\x9b", "\u202e", "\U000e0041", "\r")
 
 @pytest.fixture
 def hostile(project: Path) -> str:
-    """One memory recorded as the MCP server records it: through the facade."""
-    doc, _ = Memoryd().record("fact", TITLE, BODY, scope_path=project, actor="mcp")
+    """One memory holding every kind of control character. The store strips bidi and tag
+    characters from what it writes (memoryd.suspect_doc), so those arrive as a hand edit
+    or an older file would bring them: the file rewritten behind the store's back, then
+    reindexed."""
+    from memoryd import frontmatter
+
+    app = Memoryd()
+    doc, _ = app.record("fact", "placeholder zebrafinch", "placeholder", scope_path=project, actor="mcp")
+    (path,) = app.layout.scopes.rglob(f"{doc.meta.slug}.md")
+    edited = frontmatter.parse(path.read_text(encoding="utf-8"), where=str(path))
+    edited.meta.title, edited.body = TITLE, BODY
+    path.write_bytes(frontmatter.render(edited).encode("utf-8"))
+    app.reindex()
     return doc.meta.slug
 
 
