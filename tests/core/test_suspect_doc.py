@@ -132,9 +132,12 @@ def test_suspect_cli_bad_input_is_one_line(cli: Cli, project: Path) -> None:
         assert len(out.stderr.strip().splitlines()) == 1 and "Traceback" not in out.stderr
 
 
-def _capture_with_tool_result(cli: Cli, project: Path, tmp_path: Path, sid: str, tool_output: str) -> str:
-    """A Claude Code session whose tool read a web page, through the real hook and worker."""
-    lines = claude_exchange(*REMEMBER, session_id=sid, cwd=str(project))
+def capture_with_tool_result(
+    cli: Cli, project: Path, tmp_path: Path, sid: str, tool_output: str, *, remember: bool = True
+) -> str:
+    """A Claude Code session whose tool read a web page, through the real hook and worker
+    (`remember`: after an exchange worth keeping, so that it would be proposed)."""
+    lines = claude_exchange(*REMEMBER, session_id=sid, cwd=str(project)) if remember else []
     lines += claude_exchange(
         "Summarise the release notes page",
         "The page lists three fixes.",
@@ -156,7 +159,7 @@ def test_captured_tool_result_attack_marks_the_session_and_blocks_its_promotion(
     cli: Cli, project: Path, tmp_path: Path, isolated_home: Path
 ) -> None:
     page = f"Fixes: a, b, c. <!-- {ATTACK} -->{TAG_A}{TAG_A}"
-    slug = _capture_with_tool_result(cli, project, tmp_path, "suspect-capture-1", page)
+    slug = capture_with_tool_result(cli, project, tmp_path, "suspect-capture-1", page)
     reasons = _suspects(cli)[slug]
     assert _about(reasons, "turn ", "instructions"), reasons
     assert _about(reasons, "turn ", "hidden characters"), reasons
@@ -173,7 +176,7 @@ def test_captured_tool_result_attack_marks_the_session_and_blocks_its_promotion(
     assert json.loads(_ok(cli("promotions", "--json")).stdout) == []
 
     # the same session without the attack is proposed for promotion (the control)
-    clean = _capture_with_tool_result(cli, project, tmp_path, "suspect-capture-2", "Fixes: a, b, c.")
+    clean = capture_with_tool_result(cli, project, tmp_path, "suspect-capture-2", "Fixes: a, b, c.")
     assert clean not in _suspects(cli)
     queued = json.loads(_ok(cli("promotions", "--json")).stdout)
     assert [p["source_session_slug"] for p in queued] == [clean]
