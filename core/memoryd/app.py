@@ -48,7 +48,7 @@ SENSITIVE_TITLE = "(sensitive: grant to read)"
 MAX_TITLE_CHARS = 200
 MAX_BODY_BYTES = 64 * 1024
 MAX_WORDS = 32  # triggers, and tags: each a word or a short phrase a search would use
-MAX_WORD_CHARS = 100
+MAX_WORD_CHARS = 1000  # 32 of them stay under the body limit; an agent may pass a whole line
 
 
 def check_sizes(

@@ -40,7 +40,7 @@ def test_update_has_the_same_limits(cli, project: Path):
     made = cli("record", "--type", "fact", "--title", "small", "--scope", str(project), "--json", stdin="b")
     slug = json.loads(made.stdout)["slug"]
     _one_line(cli("update", slug, "--body", "-", stdin=BIG), "body on stdin is over the limit of 64 KB")
-    _one_line(cli("update", slug, "--trigger", "t" * 101), "triggers holds an entry of 101 characters")
+    _one_line(cli("update", slug, "--trigger", "t" * 1001), "triggers holds an entry of 1001 characters")
     _one_line(cli("update", slug, "--title", "x" * 201), "title is 201 characters")
     assert json.loads(cli("get", slug, "--json").stdout)["body"] == "b\n"
 
@@ -86,10 +86,10 @@ def test_triggers_and_tags_are_limited_too(project: Path):
     app = Memoryd()
     with pytest.raises(UsageError, match=r"^triggers has 33 entries; the limit is 32$"):
         app.record("fact", "t", "b", triggers=[f"w{i}" for i in range(33)], scope_path=project)
-    with pytest.raises(UsageError, match=r"^tags holds an entry of 8000000 characters; the limit is 100$"):
+    with pytest.raises(UsageError, match=r"^tags holds an entry of 8000000 characters; the limit is 1000$"):
         app.record("fact", "t", "b", tags=["t" * 8_000_000], scope_path=project)
-    doc, _ = app.record("fact", "t", "b", triggers=["w"] * 32, tags=["x" * 100], scope_path=project)
-    assert doc.meta.tags == ["x" * 100]
+    doc, _ = app.record("fact", "t", "b", triggers=["w"] * 32, tags=["x" * 1000], scope_path=project)
+    assert doc.meta.tags == ["x" * 1000]
 
 
 def test_one_byte_over_says_so_exactly(project: Path):
