@@ -299,6 +299,13 @@ def _one_line(s: Secret) -> str:
     return " ".join(s.line.split())
 
 
+def _titled(chunk: list[Secret], i: int) -> str:
+    """The chunk's secret line for a title: the i-th, or the next that fits a title
+    (200 characters, memoryd.app.MAX_TITLE_CHARS; a PEM key or a long JWT line does not)."""
+    fits = [s for s in chunk[i:] + chunk[:i] if len(_one_line(s)) <= 150]
+    return _one_line(fits[0])
+
+
 def test_record_update_mcp_and_edited_promotion(
     cli: Callable[..., Any], project: Path, isolated_home: Path, tmp_path: Path, monkeypatch: Any
 ) -> None:
@@ -307,7 +314,7 @@ def test_record_update_mcp_and_edited_promotion(
         args = [
             "record",
             "--type=fact",
-            f"--title=Staging credential {_one_line(chunk[0])}",
+            f"--title=Staging credential {_titled(chunk, 0)}",
             "--body=Ops handed these over:\n" + "\n".join(s.line for s in chunk) + "\n",
         ]
         args += [f"--trigger={_one_line(s)}" for s in chunk[:5]]
@@ -330,7 +337,7 @@ def test_record_update_mcp_and_edited_promotion(
             "update",
             slug,
             "--body=Actually they are:\n" + "\n".join(s.line for s in chunk) + "\n",
-            f"--title=Creds {_one_line(chunk[1])}",
+            f"--title=Creds {_titled(chunk, 1)}",
         ]
         args += [f"--trigger={_one_line(s)}" for s in chunk[:5]]
         args += [f"--tag={_one_line(s)}" for s in chunk[5:8]]
@@ -347,7 +354,7 @@ def test_record_update_mcp_and_edited_promotion(
                     "mem_record",
                     {
                         "type": "warning",
-                        "title": "Do not paste " + _one_line(chunk[2]),
+                        "title": "Do not paste " + _titled(chunk, 2),
                         "body": "These were pasted in chat:\n" + "\n".join(s.line for s in chunk),
                         "triggers": [_one_line(s) for s in chunk[:5]],
                         "tags": [_one_line(s) for s in chunk[5:8]],
