@@ -96,6 +96,10 @@ class Layout:
         return self.home / "analysis.lock"
 
     @property
+    def write_lock(self) -> Path:
+        return self.home / "write.lock"
+
+    @property
     def logs(self) -> Path:
         return self.home / "logs"
 

@@ -70,60 +70,63 @@ def process(store: Store, config: Config, record: dict[str, Any]) -> str:
     ep = episode.build(parsed, payload, source, redactor)
     now = clock.now()
 
-    existing = store.slug_for_session(source, sid)
-    if existing is None and source == "codex":  # imported earlier, now resumed: one memory
-        existing = store.slug_for_session("codex-rollout", sid)
-    turns: list[Any] | None = list(parsed.turns)
-    if existing:
-        doc, _ = store.read(existing)
-        meta = doc.meta
-        if not turns:  # transcript gone or lagging: keep what the earlier capture copied
-            turns = None
-            if not parsed.prompts:
-                ep = episode.Episode(
-                    meta.title, _keep_goal(doc.body, ep.body), ep.triggers or meta.triggers, ep.tags
-                )
-        meta.title, meta.triggers, meta.tags = ep.title, ep.triggers, ep.tags
-        meta.updated_at = now
-        if meta.decay_state is not DecayState.forgotten:
-            meta.decay_state = DecayState.alive
-        action = "updated"
-    else:
-        meta = Frontmatter(
-            title=ep.title,
-            slug=_session_slug(store, scope.hash, source, sid, now),
-            type=MemoryType.session,
-            scope_hash=scope.hash,
-            source=source,
-            created_at=now,
-            updated_at=now,
-            tags=ep.tags,
-            triggers=ep.triggers,
-            ttl_days=default_ttl(MemoryType.session),
-            last_recalled_at=now,
-            session_id=sid,
+    # From reading the session's memory to saving it: an analysis or a search writing the
+    # same file meanwhile would otherwise be overwritten, or overwrite this.
+    with store.writing():
+        existing = store.slug_for_session(source, sid)
+        if existing is None and source == "codex":  # imported earlier, now resumed: one memory
+            existing = store.slug_for_session("codex-rollout", sid)
+        turns: list[Any] | None = list(parsed.turns)
+        if existing:
+            doc, _ = store.read(existing)
+            meta = doc.meta
+            if not turns:  # transcript gone or lagging: keep what the earlier capture copied
+                turns = None
+                if not parsed.prompts:
+                    ep = episode.Episode(
+                        meta.title, _keep_goal(doc.body, ep.body), ep.triggers or meta.triggers, ep.tags
+                    )
+            meta.title, meta.triggers, meta.tags = ep.title, ep.triggers, ep.tags
+            meta.updated_at = now
+            if meta.decay_state is not DecayState.forgotten:
+                meta.decay_state = DecayState.alive
+            action = "updated"
+        else:
+            meta = Frontmatter(
+                title=ep.title,
+                slug=_session_slug(store, scope.hash, source, sid, now),
+                type=MemoryType.session,
+                scope_hash=scope.hash,
+                source=source,
+                created_at=now,
+                updated_at=now,
+                tags=ep.tags,
+                triggers=ep.triggers,
+                ttl_days=default_ttl(MemoryType.session),
+                last_recalled_at=now,
+                session_id=sid,
+            )
+            action = "created"
+        doc = Document(meta=meta, body=ep.body)
+        for w in parsed.warnings:
+            log.warning("session %s: %s", sid[:12], w)
+        redactions = dict(redactor.counts)
+        for k, v in (payload.get("_redacted_in_hook") or {}).items():
+            redactions[k] = redactions.get(k, 0) + int(v)
+        store.save(
+            doc,
+            event="capture",
+            actor=f"capture:{source}",
+            turns=turns,
+            dedupe=record.get("payload_id"),
+            details={
+                "action": action,
+                "turns": len(turns) if turns is not None else None,
+                "redactions": redactions,
+                "warnings": len(parsed.warnings),
+                "hook_event": payload.get("hook_event_name"),
+            },
         )
-        action = "created"
-    doc = Document(meta=meta, body=ep.body)
-    for w in parsed.warnings:
-        log.warning("session %s: %s", sid[:12], w)
-    redactions = dict(redactor.counts)
-    for k, v in (payload.get("_redacted_in_hook") or {}).items():
-        redactions[k] = redactions.get(k, 0) + int(v)
-    store.save(
-        doc,
-        event="capture",
-        actor=f"capture:{source}",
-        turns=turns,
-        dedupe=record.get("payload_id"),
-        details={
-            "action": action,
-            "turns": len(turns) if turns is not None else None,
-            "redactions": redactions,
-            "warnings": len(parsed.warnings),
-            "hook_event": payload.get("hook_event_name"),
-        },
-    )
     return meta.slug
 
 

@@ -38,6 +38,7 @@ from . import spend
 MAX_ATTEMPTS = 3
 PROMPT = "dura"
 EXISTING_LIMIT = 15
+CHANGED = "the session changed while it was being analysed; the next run analyses it as it is now"
 
 
 @dataclass
@@ -97,7 +98,13 @@ class Analyzer:
         if scored.out is None:
             return Analysis(slug, "deferred", by=scored.by, note=scored.note, tokens=scored.tokens)
         entities, note = self._entities(doc)
-        result = self._write(doc, fp, scored, suspect=bool(row.get("suspect")))
+        faults.pause("analyze:scored")
+        with self.store.writing():  # the scores are written onto the session as it is now
+            current, _ = self.store.read(slug)
+            if current.body != doc.body:  # a capture updated it while it was scored
+                return Analysis(slug, "deferred", by=scored.by, note=CHANGED, tokens=scored.tokens)
+            _take_entities(doc, current)
+            result = self._write(current, fp, scored, suspect=bool(row.get("suspect")))
         result.entities = entities
         if note:
             result.note = "; ".join(filter(None, [result.note, note]))
@@ -284,6 +291,16 @@ def _digest(proposal: dict[str, Any]) -> str:
 HELD = HELD_ANALYSIS
 AFTER_CAPTURE_LIMIT = 20
 RETRY_WAIT = timedelta(minutes=10)
+
+
+def _take_entities(scored: Document, current: Document) -> None:
+    """What the entity extraction set on the copy that was scored goes onto the session
+    as it stands: a search or a decay sweep may have written other fields meanwhile."""
+    current.meta.observations = scored.meta.observations
+    current.meta.relations = scored.meta.relations
+    mentions = (scored.meta.model_extra or {}).get("entity_mentions")
+    if mentions is not None and current.meta.model_extra is not None:
+        current.meta.model_extra["entity_mentions"] = mentions
 
 
 def after_capture(store: Store, config: Config, *, actor: str = "worker") -> list[Analysis]:

@@ -149,15 +149,16 @@ def _fade(
     """alive -> dim, dim -> soft-forgotten: frontmatter and index say the new state."""
     done: list[Transition] = []
     for t in batch:
-        try:
-            doc = store.files.read(store.files.absolute(t.body_path))
-        except (CorruptFile, KeyUnavailable) as exc:
-            report.skipped.append(f"{t.slug}: {exc}")
-            continue
-        doc.meta.decay_state = DecayState(t.to_state)
-        # Without fsync: the index and the audit event carry the same state, and a lost
-        # write is redone by the next sweep (the index still shows the old state).
-        store.files.write(doc, sync=False)
+        with store.writing():  # read and written back whole: nothing saved meanwhile is lost
+            try:
+                doc = store.files.read(store.files.absolute(t.body_path))
+            except (CorruptFile, KeyUnavailable) as exc:
+                report.skipped.append(f"{t.slug}: {exc}")
+                continue
+            doc.meta.decay_state = DecayState(t.to_state)
+            # Without fsync: the index and the audit event carry the same state, and a lost
+            # write is redone by the next sweep (the index still shows the old state).
+            store.files.write(doc, sync=False)
         done.append(t)
     if not done:
         return
@@ -202,10 +203,11 @@ def _archive(
     for t in batch:
         src = files.absolute(t.body_path)
         try:
-            if src.exists():
-                files.archive(files.read(src), src, sync=False)
-            elif not (src.parent.parent / "forgotten" / src.name).exists():
-                raise CorruptFile(f"{src}: file is missing")
+            with store.writing():
+                if src.exists():
+                    files.archive(files.read(src), src, sync=False)
+                elif not (src.parent.parent / "forgotten" / src.name).exists():
+                    raise CorruptFile(f"{src}: file is missing")
         except (CorruptFile, KeyUnavailable) as exc:
             report.skipped.append(f"{t.slug}: {exc}")
             continue

@@ -7,12 +7,13 @@ steps leaves nothing `reindex` cannot heal and never a half-written memory file.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from sqlalchemy import Engine
 
@@ -27,8 +28,24 @@ from memoryd.sensitive.keys import Keys
 from memoryd.store import governance, index, kg
 from memoryd.store.files import ENC, MemoryFiles, Turn
 from memoryd.store.index import Hit, TurnHit
+from memoryd.store.writelock import WriteLock
 
 __all__ = ["Hit", "Store", "Turn", "TurnHit"]
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _serialised(method: Callable[Concatenate[Store, _P], _R]) -> Callable[Concatenate[Store, _P], _R]:
+    """Run a Store method under its write lock (Store.writing)."""
+
+    @functools.wraps(method)
+    def run(self: Store, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with self.writing():
+            return method(self, *args, **kwargs)
+
+    return run
 
 
 def fingerprint(body: str) -> str:
@@ -172,8 +189,14 @@ class Store:
         self.keys = Keys(layout)
         self.files = MemoryFiles(layout, self.keys)
         self.audit = AuditLog(layout, self)
+        self._writes = WriteLock(layout.write_lock)
         # Scopes written through this Store since the last snapshot refresh.
         self.changed_scopes: set[str] = set()
+
+    def writing(self) -> contextlib.AbstractContextManager[None]:
+        """Held around every read-change-write of a memory file (memoryd.store.writelock):
+        hold it from the read when what is written back depends on what was read."""
+        return self._writes.held()
 
     @classmethod
     def open(cls, layout: Layout) -> Store:
@@ -290,6 +313,7 @@ class Store:
             with contextlib.suppress(OSError):
                 (folder / envpaths.SNAPSHOT_STALE).touch(mode=0o600)
 
+    @_serialised
     def save(
         self,
         doc: Document,
@@ -362,6 +386,7 @@ class Store:
             dedupe=dedupe,
         )
 
+    @_serialised
     def save_many(
         self,
         docs: Iterable[tuple[Document, Sequence[Turn] | None]],
@@ -422,6 +447,7 @@ class Store:
         with read_session(self.engine) as s:
             return index.suspect_rows(s, scopes)
 
+    @_serialised
     def clear_suspect(self, slug: str, *, actor: str) -> list[str]:
         """A person vouches for a suspect memory as it stands (memoryd.suspect_doc.clear):
         the flag goes from the file and the index, audited with the reasons it had.
@@ -575,17 +601,19 @@ class Store:
                 index.mark_recalled(s, slug, when)
             index.trigger_hits(s, trigger_hits, now.strftime("%Y-%m-%d"))
         for slug in slugs:
-            try:
-                doc, _path = self.read(slug)
-            except (NotFound, CorruptFile, KeyUnavailable):
-                continue
-            doc.meta.recall_count += 1
-            doc.meta.last_recalled_at = now
-            if doc.meta.decay_state is not DecayState.forgotten:
-                doc.meta.decay_state = DecayState.alive
-            # No fsync: counters are bookkeeping that the index holds too, and a search
-            # should not wait on ten disk flushes. The rename keeps the file whole.
-            self.files.write(doc, sync=False)
+            with self.writing():  # a capture saved meanwhile is not written over
+                try:
+                    doc, _path = self.read(slug)
+                except (NotFound, CorruptFile, KeyUnavailable):
+                    continue
+                faults.pause("recall:read")
+                doc.meta.recall_count += 1
+                doc.meta.last_recalled_at = now
+                if doc.meta.decay_state is not DecayState.forgotten:
+                    doc.meta.decay_state = DecayState.alive
+                # No fsync: counters are bookkeeping that the index holds too, and a search
+                # should not wait on ten disk flushes. The rename keeps the file whole.
+                self.files.write(doc, sync=False)
 
     # -- maintenance ------------------------------------------------------------------
     def reindex(self, *, actor: str, progress: Callable[[int, int], None] | None = None) -> ReindexReport:
