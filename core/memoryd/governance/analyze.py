@@ -29,7 +29,7 @@ from memoryd.llm.base import LLMError, Prompt, Provider
 from memoryd.llm.factory import Choice, choose
 from memoryd.llm.schemas import DuraOutput
 from memoryd.models import MemoryType
-from memoryd.store import Store, analysis_fingerprint, dura_mean, fingerprint
+from memoryd.store import Store, analysed_current, analysis_digest, analysis_fingerprint, dura_mean
 from memoryd.store import governance as sql
 from memoryd.suspect_doc import HELD_ANALYSIS
 
@@ -89,8 +89,8 @@ class Analyzer:
         if row["type"] != MemoryType.session.value:
             raise UsageError(f"{slug} is a {row['type']}: only sessions are analysed")
         doc, path = self.store.read(slug)
-        fp = fingerprint(doc.body)
-        if not force and analysis_fingerprint(doc.meta.extras) == fp:
+        fp = analysis_digest(doc.body)
+        if not force and analysed_current(analysis_fingerprint(doc.meta.extras), doc.body):
             return Analysis(slug, "skipped", note="already analysed; --force analyses again")
         user_turns = [t.text for t in self.store.files.read_turns(path) if t.role == "user"]
 

@@ -67,12 +67,33 @@ def analysis_fingerprint(extras: dict[str, Any]) -> str | None:
     return str(fp) if fp else None
 
 
-def _analyzed(analysed: str | None, plain_fp: str, index_fp: str) -> str | None:
-    """The index compares analyzed_fingerprint with fingerprint; in sensitive scopes the
-    latter is keyed, so an up-to-date analysis is recorded in the same form."""
+_WHOLE = "sha256:"
+
+
+def analysis_digest(body: str) -> str:
+    """What an analysis records of the body it scored: all of it. The duplicate fingerprint
+    reads only the first 500 characters, and a recaptured session grows at its end."""
+    return _WHOLE + hashlib.sha256(body.encode("utf-8")).hexdigest()
+
+
+def analysed_current(recorded: str | None, body: str) -> bool:
+    """Whether the analysis recorded as `recorded` was made of this body. Analyses from
+    before the whole-body digest recorded the 500-character fingerprint: they still count
+    (re-scoring every session on upgrade would spend an LLM budget on nothing new)."""
+    if recorded is None:
+        return False
+    if recorded.startswith(_WHOLE):
+        return recorded == analysis_digest(body)
+    return recorded == fingerprint(body)
+
+
+def _analyzed(analysed: str | None, body: str, index_fp: str) -> str | None:
+    """The index compares analyzed_fingerprint with fingerprint (which is keyed in
+    sensitive scopes): an up-to-date analysis is recorded as the index's own fingerprint,
+    a stale one as what it was (never equal to it)."""
     if analysed is None:
         return None
-    return index_fp if analysed == plain_fp else analysed
+    return index_fp if analysed_current(analysed, body) else analysed
 
 
 MAX_MENTIONS = 1_000_000  # a hand-edited count beyond SQLite's integers must not stop a reindex
@@ -262,7 +283,7 @@ class Store:
             "session_key": session_key(m.source, m.session_id) if m.session_id else None,
             "dura_score": json.dumps(m.dura_score, sort_keys=True) if m.dura_score else None,
             "dura_mean": dura_mean(m.dura_score),
-            "analyzed_fingerprint": _analyzed(analysis_fingerprint(m.extras), fingerprint(doc.body), fp),
+            "analyzed_fingerprint": _analyzed(analysis_fingerprint(m.extras), doc.body, fp),
             "superseded_by": m.superseded_by,
             "suspect": json.dumps(suspect, ensure_ascii=False) if suspect else None,
         }

@@ -27,7 +27,7 @@ from memoryd.governance.analyze import MAX_ATTEMPTS, Analysis, Analyzer
 from memoryd.llm import render, tokens
 from memoryd.llm.base import Usage
 from memoryd.llm.http_providers import OllamaProvider, OpenAIProvider
-from memoryd.store import analysis_fingerprint, fingerprint
+from memoryd.store import analysis_digest, analysis_fingerprint, fingerprint
 from memoryd.testing import claude_exchange, stop_payload, write_jsonl
 from tests.core.llm.replay import RECORDED, Recorded, Replay, recorded
 
@@ -262,7 +262,7 @@ def assert_scored_by(app: Memoryd, slug: str, result: Analysis, by: str) -> None
     assert result.by == by
     doc, _ = app.store.read(slug)
     assert doc.meta.extras["analysis"]["by"] == by
-    assert analysis_fingerprint(doc.meta.extras) == fingerprint(doc.body)
+    assert analysis_fingerprint(doc.meta.extras) == analysis_digest(doc.body)
     assert doc.meta.dura_score == result.scores
     row = app.store.row(slug)
     assert row["dura_mean"] == pytest.approx(result.mean)
@@ -300,7 +300,7 @@ def test_good_answer_scores_the_session_and_queues_a_promotion(
     doc, path = llm_app.store.read(slug)
     assert doc.meta.extras["analysis"]["prompt"] == "dura.v1"
     raw = path.read_text(encoding="utf-8")
-    assert "dura_score:" in raw and fingerprint(doc.body) in raw  # in the file itself, not only the index
+    assert "dura_score:" in raw and analysis_digest(doc.body) in raw  # in the file itself, not only the index
     assert llm_app.store.row(slug)["dura_mean"] == pytest.approx(GOOD_MEAN)
 
     # the promotion, as proposed; the unknown slug the model said it supersedes is dropped
