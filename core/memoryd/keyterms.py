@@ -49,6 +49,9 @@ _ZH_DROP_POS = frozenset(
 # A two-character verb ending in a result or place complement (放在, 设成, 传到, 关掉, 看到)
 # says what was done to something, not what: the something is the keyword.
 _ZH_COMPLEMENT = frozenset("在成到作给掉完好过出")
+# The HMM's guesses for words the dictionary lacks often take a function character from
+# the next or previous word (会锁表, 前先, 先打, 太高, 开周会): such a guess is not a word.
+_ZH_FUNCTION_EDGE = frozenset("的了着过是在有和与跟把被给让也都就才又还再先太很会要能可不没别")
 _ZH_TOTAL = 60_101_967  # sum of the frequencies in jieba's dictionary
 _ZH_UNKNOWN_FREQ = 10  # a word the dictionary lacks: as rare as a rare dictionary word
 
@@ -203,6 +206,8 @@ def _han_words(run: str, start: int, cut_after: bool, add: Callable[..., None]) 
         if pos_tag.startswith("v") and len(word) == 2 and word[1] in _ZH_COMPLEMENT:
             continue
         known = bool(seg.has_word(word))
+        if not known and (word[0] in _ZH_FUNCTION_EDGE or word[-1] in _ZH_FUNCTION_EDGE):
+            continue
         freq = max(int(seg.suggest_freq(word)), 1) if known else _ZH_UNKNOWN_FREQ
         prior = min(max(math.log(_ZH_TOTAL / freq) / 12.0, 0.3), 1.5)
         add(word, word, at, prior, han_known=known)

@@ -68,8 +68,8 @@ def test_chinese_keywords_are_words_not_bigram_fragments(text: str) -> None:
 
 def test_chinese_keywords_say_what_the_session_is_about() -> None:
     got = keywords(ZH_SESSIONS[0], 8)
-    assert {"迁移", "脚本", "北京", "锁表"} & set(got), got
-    assert "凌晨" in got
+    assert {"迁移", "脚本", "北京", "凌晨", "仓库"} <= set(got), got
+    assert "会锁表" not in got  # the HMM's guess across 会 | 锁表, twice in the text
 
 
 def test_english_filler_is_never_a_keyword() -> None:
