@@ -156,33 +156,43 @@ def _cut_at(text: str, end: int) -> bool:
 
 
 def _latin_word(text: str, word: str, pos: int, add: Callable[..., None], proper: set[str]) -> None:
+    kind = _kind(word)
+    if kind is None:
+        return
+    key, prior = kind
+    if prior == _CAPITALISED:
+        if _sentence_start(text, pos):
+            prior = _PRIOR_COMMON if key in stopwords.EN_COMMON else _PRIOR_WORD
+        else:
+            proper.add(key)
+            prior = _PRIOR_PROPER
+    add(key, word, pos, prior)
+
+
+_CAPITALISED = -1.0  # a name unless it starts a sentence: decided where it stands
+
+
+@functools.lru_cache(maxsize=65536)
+def _kind(word: str) -> tuple[str, float] | None:
+    """The key and prior of a non-Han word, or None when it is no keyword."""
     key = word.lower()
     if key in stopwords.EN or key.strip("._-/~") in stopwords.EN:
-        return
+        return None
     letters = sum(c.isalpha() for c in word)
-    if not letters:
-        if _VERSION.fullmatch(word):
-            add(key, word, pos, _PRIOR_IDENT)
-        return  # numbers, dates and decimals are not what people search with
+    if not letters:  # numbers, dates and decimals are not what people search with
+        return (key, _PRIOR_IDENT) if _VERSION.fullmatch(word) else None
     has_digit = any(c.isdigit() for c in word)
-    if any(c in "._/" for c in word) or has_digit:
-        if letters + has_digit >= 2:
-            add(key, word, pos, _PRIOR_IDENT)
-        return
+    if has_digit or any(c in "._/" for c in word):
+        return (key, _PRIOR_IDENT) if letters + has_digit >= 2 else None
     if word.isupper():  # an acronym: API, CI, AWS
-        if len(word) >= 2:
-            add(key, word, pos, _PRIOR_PROPER)
-        return
+        return (key, _PRIOR_PROPER) if len(word) >= 2 else None
     if any(c.isupper() for c in word[1:]):  # CamelCase, SQLite, iPhone, useEffect
-        add(key, word, pos, _PRIOR_IDENT)
-        return
+        return key, _PRIOR_IDENT
     if len(word) < 3 and word.isascii():
-        return
-    if word[0].isupper() and not _sentence_start(text, pos):
-        proper.add(key)
-        add(key, word, pos, _PRIOR_PROPER)
-        return
-    add(key, word, pos, _PRIOR_COMMON if key in stopwords.EN_COMMON else _PRIOR_WORD)
+        return None
+    if word[0].isupper():
+        return key, _CAPITALISED
+    return key, _PRIOR_COMMON if key in stopwords.EN_COMMON else _PRIOR_WORD
 
 
 def _sentence_start(text: str, pos: int) -> bool:
@@ -205,9 +215,17 @@ def _han_words(run: str, start: int, cut_after: bool, add: Callable[..., None]) 
             continue
         if pos_tag.startswith("v") and len(word) == 2 and word[1] in _ZH_COMPLEMENT:
             continue
-        known = bool(seg.has_word(word))
+        known, prior = _han_prior(word)
         if not known and (word[0] in _ZH_FUNCTION_EDGE or word[-1] in _ZH_FUNCTION_EDGE):
             continue
-        freq = max(int(seg.suggest_freq(word)), 1) if known else _ZH_UNKNOWN_FREQ
-        prior = min(max(math.log(_ZH_TOTAL / freq) / 12.0, 0.3), 1.5)
         add(word, word, at, prior, han_known=known)
+
+
+@functools.lru_cache(maxsize=65536)
+def _han_prior(word: str) -> tuple[bool, float]:
+    """Whether the dictionary has `word`, and its prior: the rarer in general Chinese, the more
+    it says (log inverse of jieba's dictionary frequency, scaled to the other priors)."""
+    seg = _segmenter()
+    known = bool(seg.has_word(word))
+    freq = max(int(seg.suggest_freq(word)), 1) if known else _ZH_UNKNOWN_FREQ
+    return known, min(max(math.log(_ZH_TOTAL / freq) / 12.0, 0.3), 1.5)
