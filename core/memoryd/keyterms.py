@@ -39,6 +39,11 @@ _TOKEN = re.compile(
 _ELLIPSES = ("…", "...", "⋯")
 _SENTENCE_START = frozenset("\n.!?:;。！？：；\"'“‘(（[-*•>#|")
 _VERSION = re.compile(r"v?\d+(?:\.\d+){2,}", re.I)
+# What redaction left (memoryd.redact.PLACEHOLDER) says nothing about the memory.
+_PLACEHOLDER = re.compile(r"\[REDACTED:[a-z0-9_]+\]")
+# Hashes, UUIDs and random tokens: ids of machines, not words a person types.
+_MACHINE_ID = re.compile(r"[0-9a-f]{7,}|[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}|[a-z0-9+/=]{20,}", re.I)
+_LONGEST = 64  # characters: longer is a blob, and a trigger is at most 1,000
 
 # Parts of speech (jieba's tag set) that never carry a topic: pronouns, adverbs,
 # conjunctions, prepositions, particles, numerals, measure words, modal and interjections.
@@ -83,7 +88,7 @@ def keywords(text: str, limit: int = 8, *, rarity: Rarity | None = None) -> list
     """At most `limit` keywords of `text`, most specific first."""
     if limit <= 0 or not text:
         return []
-    terms = _collect(text)
+    terms = _collect(_PLACEHOLDER.sub(" ", text) if "[REDACTED:" in text else text)
     candidates = [
         (key, t)
         for key, t in terms.items()
@@ -176,7 +181,9 @@ _CAPITALISED = -1.0  # a name unless it starts a sentence: decided where it stan
 def _kind(word: str) -> tuple[str, float] | None:
     """The key and prior of a non-Han word, or None when it is no keyword."""
     key = word.lower()
-    if key in stopwords.EN or key.strip("._-/~") in stopwords.EN:
+    if len(word) > _LONGEST or key in stopwords.EN or key.strip("._-/~") in stopwords.EN:
+        return None
+    if _MACHINE_ID.fullmatch(word) and any(c.isdigit() for c in word):
         return None
     letters = sum(c.isalpha() for c in word)
     if not letters:  # numbers, dates and decimals are not what people search with
