@@ -1,20 +1,238 @@
 """Keywords a person would search for: the triggers of a session and of a proposal.
 
-Callers pass `rarity` when they can see the store: a term found in few memories says more
-about this one than a term found in most (inverse document frequency).
+Chinese is cut into dictionary words by jieba's segmenter (rjieba, the jieba-rs bindings:
+the same dictionary and cuts as jieba, loaded in ~0.2 s instead of ~1 s). It is imported on
+the first Chinese text only, so the capture hook and English-only callers never load it.
+Identifiers (ERR_PNPM_PEER_DEP, billing.py, Fly.io, v1.2.3, #1234, auth/session.py) are
+kept whole, and a word cut off by an ellipsis ("business hou…") is not a keyword.
+
+Ranking: sublinear term frequency x how specific the term is. Callers pass `rarity` when
+they can see the store (memoryd.store.terms.rarity_for: inverse document frequency); a
+general-language prior applies always, from the segmenter's dictionary frequencies for
+Chinese and word kinds for the rest (an identifier says more than a common English word).
 """
 
 from __future__ import annotations
 
+import functools
+import math
+import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
 
-from memoryd import textproc
+from memoryd import stopwords
 
 # terms -> a weight that grows as the term gets rarer in the store (e.g. idf)
 Rarity = Callable[[Sequence[str]], Mapping[str, float]]
 
+_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_W = rf"[^\W{_HAN}]"  # a letter, digit or underscore outside Han
+_TOKEN = re.compile(
+    r"(?P<url>https?://(?P<host>[^\s/?#:\"'<>]+)[^\s\"'<>]*)"
+    rf"|(?P<han>[{_HAN}]+)"
+    r"|(?P<issue>#\d+)\b"
+    r"|(?P<lang>\b[A-Za-z](?:\+\+|#))"
+    rf"|(?P<word>(?:~/|\.{{1,2}}/|/|\.)?{_W}+(?:[./\-]{_W}+)*)"
+)
+_ELLIPSES = ("…", "...", "⋯")
+_SENTENCE_START = frozenset("\n.!?:;。！？：；\"'“‘(（[-*•>#|")
+_VERSION = re.compile(r"v?\d+(?:\.\d+){2,}", re.I)
+# What redaction left (memoryd.redact.PLACEHOLDER) says nothing about the memory.
+_PLACEHOLDER = re.compile(r"\[REDACTED:[a-z0-9_]+\]")
+# Hashes, UUIDs and random tokens: ids of machines, not words a person types.
+_MACHINE_ID = re.compile(r"[0-9a-f]{7,}|[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}|[a-z0-9+/=]{20,}", re.I)
+_LONGEST = 64  # characters: longer is a blob, and a trigger is at most 1,000
+
+# Parts of speech (jieba's tag set) that never carry a topic: pronouns, adverbs,
+# conjunctions, prepositions, particles, numerals, measure words, modal and interjections.
+_ZH_DROP_POS = frozenset(
+    {"r", "rr", "rz", "rg", "d", "df", "dg", "c", "p", "u", "uj", "ul", "uz", "uv", "ud", "ug"}
+    | {"m", "mq", "q", "y", "e", "o", "zg", "h", "k", "x", "a", "ad"}
+)
+# A two-character verb ending in a result or place complement (放在, 设成, 传到, 关掉, 看到)
+# says what was done to something, not what: the something is the keyword.
+_ZH_COMPLEMENT = frozenset("在成到作给掉完好过出")
+# The HMM's guesses for words the dictionary lacks often take a function character from
+# the next or previous word (会锁表, 前先, 先打, 太高, 开周会): such a guess is not a word.
+_ZH_FUNCTION_EDGE = frozenset("的了着过是在有和与跟把被给让也都就才又还再先太很会要能可不没别")
+_ZH_TOTAL = 60_101_967  # sum of the frequencies in jieba's dictionary
+_ZH_UNKNOWN_FREQ = 10  # a word the dictionary lacks: as rare as a rare dictionary word
+
+# General-language prior by kind of term (Chinese: from dictionary frequency).
+_PRIOR_IDENT = 1.6
+_PRIOR_PROPER = 1.3
+_PRIOR_WORD = 1.0
+_PRIOR_COMMON = 0.5
+_RARITY_POOL = 64  # candidates ranked by the store at most (the best by prior first)
+
+
+@dataclass
+class _Term:
+    first: int
+    count: int = 0
+    prior: float = _PRIOR_WORD
+    han_known: bool = True
+    forms: dict[str, int] = field(default_factory=dict)  # display form -> occurrences
+
+
+@functools.cache
+def _segmenter() -> ModuleType:
+    import rjieba
+
+    return rjieba
+
 
 def keywords(text: str, limit: int = 8, *, rarity: Rarity | None = None) -> list[str]:
     """At most `limit` keywords of `text`, most specific first."""
-    del rarity  # issue 21 ranks by it; until then the frequency ranking below
-    return textproc.keywords(text, limit)
+    if limit <= 0 or not text:
+        return []
+    terms = _collect(_PLACEHOLDER.sub(" ", text) if "[REDACTED:" in text else text)
+    candidates = [
+        (key, t)
+        for key, t in terms.items()
+        if t.han_known or t.count >= 2  # a cut the dictionary lacks: only if it recurs
+    ]
+    base = {key: (1.0 + math.log(t.count)) * t.prior for key, t in candidates}
+    candidates.sort(key=lambda kt: (-base[kt[0]], kt[1].first))
+    if rarity is not None:
+        pool = candidates[: max(_RARITY_POOL, 4 * limit)]
+        shown = {key: _display(t) for key, t in pool}
+        weights = rarity(list(shown.values()))
+        unseen = max(weights.values(), default=1.0)  # a term the store has not seen is rarest
+        score = {key: base[key] * _finite(weights.get(shown[key], unseen)) for key in shown}
+        pool.sort(key=lambda kt: (-score[kt[0]], kt[1].first))
+        candidates = pool
+    return [_display(t) for _, t in candidates[:limit]]
+
+
+def _finite(value: Any) -> float:
+    try:
+        got = float(value)
+    except (TypeError, ValueError):
+        return 1.0
+    return got if math.isfinite(got) and got > 0 else 1.0
+
+
+def _display(t: _Term) -> str:
+    return max(t.forms.items(), key=lambda fc: fc[1])[0]
+
+
+def _collect(text: str) -> dict[str, _Term]:
+    terms: dict[str, _Term] = {}
+    proper: set[str] = set()  # keys seen capitalised other than at a sentence start
+
+    def add(key: str, form: str, pos: int, prior: float, *, han_known: bool = True) -> None:
+        t = terms.get(key)
+        if t is None:
+            t = terms[key] = _Term(first=pos, prior=prior, han_known=han_known)
+        t.count += 1
+        t.prior = max(t.prior, prior)
+        t.forms[form] = t.forms.get(form, 0) + 1
+
+    for m in _TOKEN.finditer(text):
+        kind = m.lastgroup
+        if kind == "han":
+            _han_words(m.group(), m.start(), _cut_at(text, m.end()), add)
+            continue
+        if _cut_at(text, m.end()):
+            continue  # "hou…": the end of a word the text was cut in
+        if kind == "url":
+            host = m.group("host").lower().removeprefix("www.")
+            if "." in host:
+                add(host, host, m.start(), _PRIOR_IDENT)
+        elif kind in ("issue", "lang"):
+            add(m.group().lower(), m.group(), m.start(), _PRIOR_IDENT)
+        else:
+            _latin_word(text, m.group(), m.start(), add, proper)
+    for key in list(terms):
+        t = terms[key]
+        if key in proper:  # "Postgres" mid-sentence: its sentence-start form is the name too
+            t.forms = {f: n for f, n in t.forms.items() if f != key} or t.forms
+            t.prior = max(t.prior, _PRIOR_PROPER)
+        elif t.prior < _PRIOR_PROPER:  # plain words are lower-cased
+            t.forms = {key: t.count}
+    return terms
+
+
+def _cut_at(text: str, end: int) -> bool:
+    return text.startswith(_ELLIPSES, end)
+
+
+def _latin_word(text: str, word: str, pos: int, add: Callable[..., None], proper: set[str]) -> None:
+    kind = _kind(word)
+    if kind is None:
+        return
+    key, prior = kind
+    if prior == _CAPITALISED:
+        if _sentence_start(text, pos):
+            prior = _PRIOR_COMMON if key in stopwords.EN_COMMON else _PRIOR_WORD
+        else:
+            proper.add(key)
+            prior = _PRIOR_PROPER
+    add(key, word, pos, prior)
+
+
+_CAPITALISED = -1.0  # a name unless it starts a sentence: decided where it stands
+
+
+@functools.lru_cache(maxsize=65536)
+def _kind(word: str) -> tuple[str, float] | None:
+    """The key and prior of a non-Han word, or None when it is no keyword."""
+    key = word.lower()
+    if len(word) > _LONGEST or key in stopwords.EN or key.strip("._-/~") in stopwords.EN:
+        return None
+    if _MACHINE_ID.fullmatch(word) and any(c.isdigit() for c in word):
+        return None
+    letters = sum(c.isalpha() for c in word)
+    if not letters:  # numbers, dates and decimals are not what people search with
+        return (key, _PRIOR_IDENT) if _VERSION.fullmatch(word) else None
+    has_digit = any(c.isdigit() for c in word)
+    if has_digit or any(c in "._/" for c in word):
+        return (key, _PRIOR_IDENT) if letters + has_digit >= 2 else None
+    if word.isupper():  # an acronym: API, CI, AWS
+        return (key, _PRIOR_PROPER) if len(word) >= 2 else None
+    if any(c.isupper() for c in word[1:]):  # CamelCase, SQLite, iPhone, useEffect
+        return key, _PRIOR_IDENT
+    if len(word) < 3 and word.isascii():
+        return None
+    if word[0].isupper():
+        return key, _CAPITALISED
+    return key, _PRIOR_COMMON if key in stopwords.EN_COMMON else _PRIOR_WORD
+
+
+def _sentence_start(text: str, pos: int) -> bool:
+    i = pos - 1
+    while i >= 0 and text[i] in " \t":
+        i -= 1
+    return i < 0 or text[i] in _SENTENCE_START or text[i].isdigit()
+
+
+def _han_words(run: str, start: int, cut_after: bool, add: Callable[..., None]) -> None:
+    seg = _segmenter()
+    words = seg.tag(run)
+    offset = start
+    for i, (word, pos_tag) in enumerate(words):
+        at = offset
+        offset += len(word)
+        if len(word) < 2 or word in stopwords.ZH or pos_tag in _ZH_DROP_POS:
+            continue
+        if cut_after and i == len(words) - 1:
+            continue
+        if pos_tag.startswith("v") and len(word) == 2 and word[1] in _ZH_COMPLEMENT:
+            continue
+        known, prior = _han_prior(word)
+        if not known and (word[0] in _ZH_FUNCTION_EDGE or word[-1] in _ZH_FUNCTION_EDGE):
+            continue
+        add(word, word, at, prior, han_known=known)
+
+
+@functools.lru_cache(maxsize=65536)
+def _han_prior(word: str) -> tuple[bool, float]:
+    """Whether the dictionary has `word`, and its prior: the rarer in general Chinese, the more
+    it says (log inverse of jieba's dictionary frequency, scaled to the other priors)."""
+    seg = _segmenter()
+    known = bool(seg.has_word(word))
+    freq = max(int(seg.suggest_freq(word)), 1) if known else _ZH_UNKNOWN_FREQ
+    return known, min(max(math.log(_ZH_TOTAL / freq) / 12.0, 0.3), 1.5)

@@ -1,0 +1,70 @@
+"""Words that are never a trigger, and English words too common to say much about a memory.
+
+Triggers are what a person types to find a memory again, so the lists go beyond grammar
+words: the filler of how people talk to an agent (always, never, now, instead, done, key,
+app...) and the words that say what kind of memory it is (决定, 以后一律, warning) rather
+than what it is about. Data only: kept in a module so that it ships wherever the code does.
+"""
+
+from __future__ import annotations
+
+from memoryd.textproc import STOPWORDS as _SEARCH_STOPWORDS
+
+_EN_TEXT = """
+always never ever now instead future run runs ran running done do does doing did key keys app
+apps sure yes yeah yep nope okay ok please thanks thank want wants wanted need needs needed use
+used uses using really actually maybe perhaps still even every much many lot lots way ways well
+back today tomorrow yesterday time times day days week weeks new old good bad better best great
+fine right wrong left first last next previous later soon already yet again though although
+however therefore thus etc e.g i.e eg ie vs via per else whether without within across along
+around toward towards upon onto unless since because able try tries tried trying see seen saw
+look looks looked looking let lets know knows knew think thinks thought say says said tell told
+ask asked remember remembers note noted notes warning warnings careful important reminder
+decided decide decision chose choose chosen prefer prefers preferred preference instead rather
+from now anyway also probably definitely basically simply just only quite pretty very really
+thing things stuff something anything everything nothing someone anyone everyone somebody
+here there where everywhere somewhere lot bit little big small large whole part kind sort type
+yours mine ours theirs one two three four five six seven eight nine ten hundred thousand
+got gets getting give gives gave given take takes took taken put puts come comes came coming
+goes went gone keep keeps kept start starts started stop stops stopped end ends ended
+make makes making made find finds found call calls called show shows showed shown mean means
+meant seem seems seemed feel feels felt become becomes became happen happens happened
+like likes liked love loves hate wish hope guess bunch couple few several lots plenty enough
+other others another same different each either neither both all any some most more less least
+can could would should will shall must might may cannot couldn wouldn shouldn won ain
+hey hi hello bye sorry oops wow oh ah um uh hmm lol btw fyi imo tbh asap
+and/or yes/no true false none null nil undefined
+"""
+
+# Words of every topic: kept as triggers, but below a word that is about this memory.
+_EN_COMMON_TEXT = """
+fix fixed fixes fixing bug bugs error errors issue issues problem problems change changes
+changed update updates updated file files code test tests tested testing data user users
+project projects repo work works worked working set sets setting settings add added adds
+remove removed open opened close closed move moved write wrote written read reads check
+checked checks step steps case cases point points place result results reason reasons
+question answer idea ideas plan plans list lists name names number numbers value values
+people person team hour hours minute minutes month months year years morning evening
+night weekend home help helps helped line lines page pages version build built job jobs
+system systems default option options feature features support supports order
+"""
+
+EN = frozenset(_SEARCH_STOPWORDS | frozenset(_EN_TEXT.split()))
+EN_COMMON = frozenset(_EN_COMMON_TEXT.split())
+
+_ZH_TEXT = """
+的 了 也 已 已经 一个 一些 一下 一直 一定 一律 一样 一般 一次 一起 这个 那个 这些 那些 这样 那样
+这里 那里 这种 那种 这次 那次 然后 就是 还是 但是 可是 不过 因为 所以 如果 要是 虽然 而且 或者
+以及 还有 没有 不是 就是 只是 可以 可能 需要 应该 必须 能够 我们 你们 他们 她们 它们 咱们 自己 大家
+什么 怎么 怎样 为什么 为何 哪里 哪个 多少 几个 几次 好几次 现在 今天 明天 昨天 以后 以前 之前 之后
+今后 将来 未来 从此 此后 从来 永远 总是 始终 每次 每天 时候 的时候 知道 觉得 认为 发现 感觉 看到
+看看 记住 记得 注意 小心 千万 不要 不能 不会 不用 别再 再也 决定 采用 改用 选择 选用 偏好 喜欢 习惯
+倾向 打算 希望 想要 比较 非常 特别 其实 确实 真的 终于 最后 最终 开始 结束 继续 使用 用来 进行 通过
+关于 对于 所有 任何 其他 其它 别的 另外 同时 通常 也许 好像 估计 大概 直接 问题 东西 事情 情况
+方面 地方 部分 结果 原因 办法 方法 一点 有点 有些 很多 许多 太多 半天 一天 两天 几天 这么 那么
+多么 怎么样 还要 还会 就要 就会 都是 也是 只要 只有 不行 可是 于是 而是 而不是 不再 以后一律
+已经是 一遍 再次 重新 问一下 说明 表示 提到 告诉 谢谢 好的 是的 对的 没事 然而 并且 比如 例如
+等等 之类 左右 以上 以下 之间 之中 其中 当中 里面 外面 上面 下面 前面 后面 中间 旁边
+"""
+
+ZH = frozenset(_ZH_TEXT.split())
