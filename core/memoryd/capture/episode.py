@@ -7,9 +7,10 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
 
+from memoryd import sentences, titles
 from memoryd.capture.transcripts import Parsed
+from memoryd.keyterms import keywords
 from memoryd.redact import Redactor
-from memoryd.textproc import keywords
 
 _LANG = {
     ".py": "python",
@@ -43,17 +44,14 @@ class Episode:
 
 
 def _first_line(text: str, limit: int) -> str:
+    """A session's title: the first prompt's first line as typed, cut at a word boundary."""
     line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
-    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+    return titles.clip(line, limit)
 
 
 def _sentence(text: str, limit: int = 200) -> str:
-    flat = " ".join(text.split())
-    for stop in (". ", "。", "! ", "? ", "！", "？"):
-        cut = flat.find(stop)
-        if 0 < cut < limit:
-            return flat[: cut + len(stop.strip())]
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    """The first sentence of an answer or a request (Fly.io and v1.2.3 are not ends)."""
+    return titles.clip(sentences.first(text) or " ".join(text.split()), limit)
 
 
 def has_content(parsed: Parsed, payload: dict[str, Any]) -> bool:

@@ -1,6 +1,12 @@
 """The rules provider: DURA without a network, from seed 003's rule-first importance
 scoring (intrinsic importance of what was said + explicit signals in how it was said).
-It answers the same DuraOutput the LLM does, with reasoning that says it was rule-scored."""
+It answers the same DuraOutput the LLM does, with reasoning that says it was rule-scored.
+
+The type comes from what the user's sentences state (memoryd.llm.cues); the title is the
+sentence that states it, and the body the session's points in the order they were made.
+A session that states nothing of a kind worth keeping is typed "none" and scored so that
+its DURA mean stays below 0.6 (D 0.2, U at most 0.6, A 0.5: a mean of at most 0.575),
+whatever hooks it has: a routine bug fix stays a session."""
 
 from __future__ import annotations
 
@@ -8,8 +14,10 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
+from memoryd import sentences, titles
+from memoryd.keyterms import keywords
+from memoryd.llm import cues
 from memoryd.llm.schemas import DuraOutput
-from memoryd.textproc import keywords
 
 NAME = "rules"
 
@@ -18,11 +26,6 @@ NAME = "rules"
 _IDENTITY = re.compile(
     r"过敏|我叫|我的名字|身份证|健康|生病|药|安全|密码|allerg|my name is|\bi am called\b|health|"
     r"medical|medication|diagnos|security|safety|credential",
-    re.I,
-)
-_PREFERENCE = re.compile(
-    r"喜欢|讨厌|偏好|习惯|换了|改用|换成|不再用|我更|prefer|i like|i love|i hate|i dislike|"
-    r"switched|moved to|no longer|instead of|from now on|my style|我换",
     re.I,
 )
 _TEMPORARY = re.compile(
@@ -50,17 +53,6 @@ _SIGNALS: tuple[tuple[re.Pattern[str], float, str], ...] = (
         "said in passing",
     ),
 )
-_DECISION = re.compile(
-    r"决定|选择|采用|定了|就用|改用|我们用|decided|decision|we'?ll use|let'?s (?:use|go with)|"
-    r"chose|choose|going with|settled on|switch(?:ed)? to|adopt",
-    re.I,
-)
-_WARNING = re.compile(
-    r"坑|踩过|小心|别再|报错|崩溃|出错|gotcha|pitfall|careful|beware|broke|breaks|crash|caveat|"
-    r"warning|footgun|bites",
-    re.I,
-)
-_PLAYBOOK = re.compile(r"步骤|流程|怎么做|how to|steps?\b|procedure|runbook|first,|then,|1\.|①", re.I)
 _HOOK = re.compile(
     r"`[^`\n]+`|\b\d{4}-\d{2}-\d{2}\b|\b[A-Z][a-z]+[A-Z]\w*\b|\b[A-Z]{2,}\b|\w+\.(?:py|ts|js|go|rs|md|sql|toml)\b|"
     r"https?://\S+|#\d+"
@@ -89,25 +81,73 @@ def _count(text: str, word: str) -> int:
     return text.count(word)
 
 
-def _sentences(text: str) -> list[str]:
-    return [s.strip() for s in re.split(r"(?<=[.!?。！？])\s*|\n+", text) if len(s.strip()) > 3]
+# Sentences that explain the point before them ("This is important for the lockfile.",
+# "否则会锁表。"): kept with it in the body.
+_FOLLOW_UP = re.compile(
+    r"^(?:it|this|that|these|those|they|otherwise|because|since|so|the reason|that's why|which|"
+    r"else|or)\b|^(?:因为|否则|不然|这样|所以|这个|那样|由于)",
+    re.I,
+)
+NONE_MEAN_CAP = {"D": 0.2, "U": 0.6, "A": 0.5}  # a "none" session's mean stays <= 0.575
+_TYPE_D = {"decision": 0.85, "preference": 0.8, "warning": 0.8, "playbook": 0.75, "fact": 0.75}
+_TYPE_INTRINSIC = {"decision": 0.8, "preference": 0.8, "warning": 0.8, "playbook": 0.7, "fact": 0.5}
+
+
+def _points(reading: cues.Reading) -> list[str]:
+    """The sentences worth keeping, in the order they were said, each once: those with a
+    cue, and a sentence right after one that explains it (a playbook: all its steps)."""
+    out: list[str] = []
+    kept = False
+    for sentence, cue in zip(reading.sentences, reading.cues, strict=True):
+        if (
+            reading.type == "playbook"
+            or cue.type
+            or (kept and _FOLLOW_UP.search(titles.strip_filler(sentence)))
+        ):
+            kept = True
+            step = reading.type == "playbook" and cues.STEP_LINE.match(sentence)
+            point = sentence if step else titles.capitalise(titles.strip_filler(sentence))
+            if point and point not in out:
+                out.append(point)
+        else:
+            kept = False
+    return out
+
+
+def _title(reading: cues.Reading, points: list[str], fallback: str) -> str:
+    key = reading.key()
+    if key is not None:
+        sentence = reading.sentences[key]
+        label, colon, rest = sentence.partition(":")
+        if reading.type == "playbook" and colon and not cues.of_sentence(rest).type:
+            sentence = label  # "How to release: 1. bump the version" -> "How to release"
+        return titles.make(sentence)
+    source = points[0] if points else fallback
+    return titles.make(sentences.first(source) or source) or titles.clip(fallback)
 
 
 def score(title: str, body: str, *, user_turns: Sequence[str] = (), reason: str = "") -> DuraOutput:
-    """Seed 003's importance = min(1, intrinsic + signals), mapped onto D/U/R/A."""
+    """Seed 003's importance = min(1, intrinsic + signals), mapped onto D/U/R/A; the type
+    and the proposal from memoryd.llm.cues."""
     said = _user_text(body, user_turns)
-    everything = f"{title}\n{said}"
+    said_sentences = sentences.split(said, code=False)
+    reading = cues.classify(said, said_sentences)
+    mtype = reading.type or "none"
+    keep = [s for s, c in zip(reading.sentences, reading.cues, strict=True) if c.type]
     notes: list[str] = []
 
-    if _IDENTITY.search(everything):
+    if _IDENTITY.search(f"{title}\n{said}"):
         intrinsic, kind = 1.0, "identity/health/safety"
-    elif _PREFERENCE.search(everything):
-        intrinsic, kind = 0.8, "preference or change"
-    elif _TEMPORARY.search(everything):
+    elif keep and _TEMPORARY.search(" ".join(keep)):
         intrinsic, kind = 0.2, "temporary"
+    elif mtype in _TYPE_INTRINSIC:
+        intrinsic, kind = _TYPE_INTRINSIC[mtype], mtype
     else:
-        intrinsic, kind = 0.5, "general fact"
+        intrinsic, kind = 0.5, "nothing stated to keep"
     notes.append(f"{kind} {intrinsic:.1f}")
+    if mtype != "none":
+        why = next(c.why for c in reading.cues if c.type == mtype) if keep else "steps"
+        notes.append(f"{mtype} ({why})")
 
     signal = 0.0
     for pattern, weight, label in _SIGNALS:
@@ -121,39 +161,25 @@ def score(title: str, body: str, *, user_turns: Sequence[str] = (), reason: str 
         notes.append(f"repeated ({', '.join(repeated[:3])}) +0.2")
     importance = max(0.0, min(1.0, intrinsic + signal))
 
-    decision = bool(_DECISION.search(said))
-    warning = bool(_WARNING.search(said))
-    standing = bool(_SIGNALS[0][0].search(said))  # "remember / always / 以后都": a standing rule
-    preference = kind == "preference or change" or standing
-    playbook = bool(_PLAYBOOK.search(said)) and body.count("\n- `") >= 3
-    if decision:
-        mtype = "decision"
-    elif warning:
-        mtype = "warning"
-    elif preference:
-        mtype = "preference"
-    elif playbook:
-        mtype = "playbook"
-    else:
-        mtype = "fact"
-
-    d = 0.85 if decision else 0.75 if (preference or warning) else 0.7 * importance
     hooks = len(set(_HOOK.findall(body)))
     r = min(1.0, 0.3 + 0.07 * hooks)
-    a = 0.85 if signal > 0 else 0.6
-    keep = [s for s in _sentences(said) if any(p.search(s) for p, w, _ in _SIGNALS if w > 0)]
-    keep += [s for s in _sentences(said) if _DECISION.search(s) or _PREFERENCE.search(s)]
-    memory = "\n".join(f"- {s}" for s in dict.fromkeys(keep)) or said.strip()[:800]
+    if mtype == "none":
+        d, u, a = NONE_MEAN_CAP["D"], min(importance, NONE_MEAN_CAP["U"]), NONE_MEAN_CAP["A"]
+    else:
+        d, u, a = _TYPE_D[mtype], importance, 0.85
+    points = _points(reading)
+    memory = "\n".join(p if cues.STEP_LINE.match(p) else f"- {p}" for p in points) or said.strip()[:800]
+    proposal_title = _title(reading, points, title)
     why = f"rule-scored{f' ({reason})' if reason else ''}: importance {importance:.2f} = " + ", ".join(notes)
     return DuraOutput(
         D=round(min(1.0, d), 2),
-        U=round(max(0.1, importance), 2),
+        U=round(max(0.1, u), 2),
         R=round(r, 2),
         A=a,
         type=mtype,  # type: ignore[arg-type]
-        title=title[:200],
+        title=proposal_title[:200],
         body=memory[:4000],
-        triggers=keywords(f"{title}\n{said}", 8),
+        triggers=keywords(f"{proposal_title}\n{said}", 8),
         reasoning=why[:1000],
         supersedes=[],
     )

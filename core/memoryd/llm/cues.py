@@ -1,0 +1,305 @@
+"""What kind of memory a sentence states, from the words people use for it (English and
+Chinese): the rules provider's type, and the sentences worth keeping in a proposal.
+
+Precedence within one sentence, and why:
+
+1. A label the writer put on it ("Warning:", "Decision:", "警告：", "步骤：") wins: they said
+   what it is.
+2. A question states nothing ("should we use pnpm?", "为什么会报错？"): no type.
+3. Decision: the act of choosing, with its verb (we decided / chose / are going with /
+   settled on / 决定 / 采用 / 选定). A reason given for it ("SQLite breaks under load") does
+   not make it a warning.
+4. Warning: caution addressed to the future (careful, beware, must not, gotcha, 小心, 千万别,
+   不要在, 有个坑), or a prohibition with its consequence or its dangerous moment ("never X
+   or it breaks", "never X during business hours", "if you X, it breaks"). Words that only
+   report a problem (crash, error, broke, 报错) are not a warning: that is a bug-fix session.
+5. Preference: a standing rule ("always X", "never X", "prefer", "from now on", "don't X",
+   以后一律, 偏好, 习惯, 别用). A sentence led by a standing rule stays a preference even with
+   a prohibition and its consequence after it ("always use pnpm, never npm or the lockfile
+   breaks", "以后一律用 pnpm，不要用 npm，否则 lockfile 会乱"): the rule is the point, the rest
+   its reason. A caution word is a warning wherever it stands. "always"/"never" reporting
+   what happened ("it always fails", "I never got it working") is no rule.
+6. Fact: a stable statement of where or what something is ("the staging DB is on port
+   5433", "我的生日是 3 月 5 日"), not a request and not a problem report.
+
+Across a session, step structure (numbered steps, "first ... then ...", 第一步, 先…再…)
+makes a playbook; otherwise the type whose sentences weigh most wins, ties going to the
+higher of the order above.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from memoryd import titles
+
+ORDER = ("decision", "warning", "preference", "playbook", "fact")
+
+
+@dataclass(frozen=True)
+class Cue:
+    """A sentence's type ("" for none), how strongly it says so, and the words that did."""
+
+    type: str
+    weight: float = 0.0
+    why: str = ""
+
+
+NONE = Cue("")
+
+_I = re.I
+
+_LABELS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "warning",
+        re.compile(r"^(?:warning|warn|caution|gotcha|pitfall|danger|careful)\b[^:：]{0,40}[:：]", _I),
+    ),
+    ("warning", re.compile(r"^(?:警告|小心|当心|有个坑|一个坑|坑|踩坑|教训)[^：:]{0,8}[：:]")),
+    ("decision", re.compile(r"^(?:decision|decided|we decided|final decision)\b[^:：]{0,30}[:：]", _I)),
+    ("decision", re.compile(r"^(?:决定|决策|结论|定论)[^：:]{0,6}[：:]")),
+    ("preference", re.compile(r"^(?:preference|rule|convention|policy|house rule)s?\b[^:：]{0,30}[:：]", _I)),
+    ("preference", re.compile(r"^(?:偏好|规则|约定|规定|习惯)[^：:]{0,6}[：:]")),
+    (
+        "playbook",
+        re.compile(r"^(?:steps?|how to|howto|recipe|runbook|procedure|playbook)\b[^:：]{0,50}[:：]", _I),
+    ),
+    ("playbook", re.compile(r"^(?:步骤|流程|做法|操作步骤)[^：:]{0,6}[：:]")),
+    ("fact", re.compile(r"^(?:fact|info)\b[^:：]{0,30}[:：]", _I)),
+    ("fact", re.compile(r"^(?:事实|信息)[^：:]{0,6}[：:]")),
+)
+
+_QUESTION = re.compile(
+    r"[?？]\s*$|^(?:what|why|how|where|which|who|when|is|are|does|do|did|can|could|should|would|"
+    r"will)\b(?!.*[.!。！]$)|[吗呢]\s*[?？。]?$|^(?:为什么|怎么|如何|是否|能不能|可不可以|哪)",
+    _I,
+)
+
+_DECISION = re.compile(
+    r"\b(?:we|i|the team|they)\s+(?:have\s+|'ve\s+|had\s+|finally\s+)?(?:decided|chose|chosen|picked|"
+    r"selected|opted|settled|agreed|went with)\b|\bdecided (?:to|on|that|against)\b|"
+    r"\b(?:we|i)(?:'re| are|'m| am) (?:going with|switching to|moving to|migrating to|adopting)\b|"
+    r"\b(?:let'?s|we'?ll|we will|we(?:'re| are) going to)\s+(?:go with|use|switch to|move to|adopt|"
+    r"stick with|migrate to)\b|\bsettled on\b|\bopted (?:for|to)\b|\b(?:the|our) decision (?:is|was)\b|"
+    r"\b(?:we|i)\s+(?:switched|moved|migrated)\b[^.]{0,40}?\bto\b|\bgoing with\b",
+    _I,
+)
+_ZH_DECISION = re.compile(r"决定|定了|选定|敲定|拍板|采用|最终用|确定用|最终选")
+# Also how an edit is asked for ("帮我把 foo 换成 bar"): a decision only when not a request.
+_ZH_DECISION_WEAK = re.compile(r"选了|选择了|改用|换成|换到|就用|迁移到|迁到|搬到")
+
+_CAUTION = re.compile(
+    r"\b(?:careful|beware|watch out|heads[- ]up|gotcha|pitfall|footgun|caveat|trap|dangerous|"
+    r"at your own risk|must(?:n'?t| not| never)|under no circumstances)\b",
+    _I,
+)
+_ZH_CAUTION = re.compile(
+    r"小心|当心|千万别|千万不要|千万不能|切勿|切记不要|切记别|不要在|别在|绝对不能|绝对不要|不能在|禁止|"
+    r"注意别|注意不要|有个坑|踩坑|踩过|大坑|这个坑|一个坑"
+)
+_PROHIBIT = re.compile(r"\b(?:never|don'?t|do not|avoid|no one should|nobody should)\b", _I)
+_ZH_PROHIBIT = re.compile(r"不要|(?<![特区分类告级性识辨离差])别(?![人的处])|不能|不许|不准|禁止|千万")
+_CONSEQUENCE = re.compile(
+    r"\b(?:break|breaks|broke|broken|crash|crashes|corrupt|corrupts|lose|loses|lost|wipe|wipes|"
+    r"lock|locks|locked|hang|hangs|stall|stalls|fail|fails|outage|overwrite|overwrites|leak|leaks|"
+    r"deadlock|deadlocks|goes down|go down|blow up|blows up|get banned|rate[- ]limit\w*|downtime|"
+    r"data loss|otherwise|or else)\b",
+    _I,
+)
+_ZH_CONSEQUENCE = re.compile(
+    r"否则|不然|会导致|导致|会崩|会挂|会丢|会锁|会乱|会坏|会出错|会报错|会出事|会被|锁表|宕机|丢数据|挂掉|崩溃"
+)
+_MOMENT = re.compile(
+    r"\b(?:during|while|before|until)\b|\bon (?:prod|production|staging|main|master|fridays?|weekends?)\b",
+    _I,
+)
+_CONDITIONAL = re.compile(r"\b(?:if|when|whenever|once)\s+(?:you|we|one|anyone|someone|somebody)\b", _I)
+_ZH_CONDITIONAL = re.compile(r"如果|要是|一旦|只要")
+
+# "always"/"never" reporting what happened, not a rule: "it always fails", "I never got it".
+_REPORTED = re.compile(
+    r"\b(?:always|never)\s+(?:\w+(?:ed|es)|was|were|had|did|got|saw|went|came|made|took|knew|"
+    r"thought|found|ran|broke|said|been|seen|happens|works|worked|fails|failed)\b",
+    _I,
+)
+_STANDING = re.compile(r"\b(?:always|never)\b", _I)
+_PREFERENCE = re.compile(
+    r"\bprefer(?:s|red|ably)?\b|\bi(?:'d| would) rather\b|\bfrom now on\b|\bgoing forward\b|"
+    r"\bfrom here on\b|\bby default\b|\bdefault to\b|\bi (?:like|love|hate|dislike|can'?t stand)\b|"
+    r"\bmy (?:style|preference|convention|habit)\b|"
+    r"\bin this (?:repo|project|codebase|team)\b[^.]{0,20}\b(?:we|use|uses)\b|"
+    r"^(?:please\s+)?(?:don'?t|do not)\s+\w+",
+    _I,
+)
+# Also how a one-off request is worded ("use a dict instead of a list here"): a rule only
+# when the sentence is not a request.
+_PREFERENCE_WEAK = re.compile(
+    r"\bstick (?:to|with)\b|\bonly use\b|\binstead of\b|\brather than\b|\bevery time\b|"
+    r"\bwhenever you\b|\bmake sure (?:to|you)\b",
+    _I,
+)
+_ZH_PREFERENCE = re.compile(
+    r"以后一律|一律|以后都|以后(?:请|就)?用|今后|总是|始终|永远|每次都|偏好|习惯|喜欢|讨厌|宁可|宁愿|统一用|"
+    r"只用|默认用|别用|不要用|都用|从现在起|从今以后"
+)
+
+_PROBLEM = re.compile(
+    r"\b(?:error|errors|exception|traceback|bug|broken|failing|fails|crash\w*|wrong|doesn'?t work|"
+    r"isn'?t working|not working|fix|debug|stuck)\b|报错|失败|崩溃|有问题|不行|出错|错误|异常|修复|修一下",
+    _I,
+)
+_REQUEST = re.compile(
+    r"^(?:please\s+|pls\s+)?(?:can|could|would|will) you\b|^(?:please|pls|help|fix|debug|add|write|use|"
+    r"make|create|implement|refactor|update|change|show|tell|explain|look|check|find|run|try)\b|"
+    r"^(?:请|帮我|帮忙|麻烦|能不能|可以帮)",
+    _I,
+)
+_FACT = re.compile(
+    r"\b(?:is|are|was)\s+(?:on|at|in|under|behind|hosted|located|stored|kept|served|running|deployed|"
+    r"pinned|set to|called|named)\b|\bruns? on\b|\blives? (?:in|at|on)\b|\bport\s+\d+|"
+    r"\b(?:my|our)\s+[\w' -]{1,30}?\s+(?:is|are)\s+\S|\b(?:is|are)\s+(?:\d|v\d)|"
+    r"\b(?:born|works? (?:at|for)|based in)\b",
+    _I,
+)
+_ZH_FACT = re.compile(
+    r"我的\S{1,10}?是|我们的\S{1,10}?是|的(?:地址|端口|密码|生日|邮箱|电话|版本|路径|位置|名字|账号|域名)(?:是|为|在)|"
+    r"端口(?:是|为|号是|号为)?\s*\d+|(?:位于|部署在|放在|存在|住在|跑在|运行在)|生日是|\S{1,12}(?:是|在|为)\s*[A-Za-z0-9]"
+)
+_REMEMBER = re.compile(
+    r"\bremember\b|\bkeep in mind\b|\bdon'?t forget\b|\bnote that\b|\bfor the record\b|"
+    r"记住|记得|别忘了|不要忘记",
+    _I,
+)
+_REMEMBER_TO = re.compile(r"\bremember to\b|\bdon'?t forget to\b|记得|别忘了", _I)
+
+STEP_LINE = re.compile(
+    r"^\s*(?:\d{1,2}[.)、]\s+|\(\d{1,2}\)\s*|step \d+\b|[①-⑳]|第[一二三四五六七八九十\d]+步)", _I
+)
+_SEQUENCE = re.compile(
+    r"\bfirst(?:ly)?\b,?\s+(?!(?:i|we|it|he|she|they|the|of|time)\b)[\s\S]{0,300}?\b(?:then|next|after that|"
+    r"afterwards|finally)\b",
+    _I,
+)
+_ZH_SEQUENCE = re.compile(r"先[^。！？]{1,60}?(?:再|然后|接着|之后|最后)|第一步|步骤")
+
+
+def _zh(text: str) -> bool:
+    return any("\u4e00" <= ch <= "\u9fff" for ch in text)
+
+
+def is_question(sentence: str) -> bool:
+    return bool(_QUESTION.search(sentence.strip()))
+
+
+def _warning(s: str) -> tuple[str, int]:
+    """Why the sentence is a warning ("" if it is not), and where the derived cue starts
+    (-1 for a caution word, which is a warning wherever it stands)."""
+    if m := (_CAUTION.search(s) or _ZH_CAUTION.search(s)):
+        return m.group(), -1
+    prohibit = _PROHIBIT.search(s) if not _REPORTED.search(s) else None
+    prohibit = prohibit or _ZH_PROHIBIT.search(s)
+    if prohibit:
+        if m := (_CONSEQUENCE.search(s) or _ZH_CONSEQUENCE.search(s)):
+            return f"{prohibit.group()} ... {m.group()}", prohibit.start()
+        if (m := _MOMENT.search(s)) and m.start() > prohibit.start():
+            return f"{prohibit.group()} ... {m.group()}", prohibit.start()
+    cond = _CONDITIONAL.search(s) or _ZH_CONDITIONAL.search(s)
+    if cond and (m := (_CONSEQUENCE.search(s) or _ZH_CONSEQUENCE.search(s))):
+        return f"{cond.group()} ... {m.group()}", cond.start()
+    return "", -1
+
+
+def _rule(s: str) -> re.Match[str] | None:
+    """The first standing-rule cue of the sentence ("always", "以后一律", "prefer")."""
+    found = [m for m in _STANDING.finditer(s) if not _REPORTED.match(s, m.start())]
+    found += [m for p in (_PREFERENCE, _ZH_PREFERENCE) if (m := p.search(s))]
+    return min(found, key=lambda m: m.start(), default=None)
+
+
+def of_sentence(sentence: str) -> Cue:
+    """The type one sentence states, following the precedence in the module docstring."""
+    raw = " ".join(sentence.split())
+    for mtype, pattern in _LABELS:
+        if m := pattern.match(raw):
+            return Cue(mtype, 1.0, m.group().rstrip(":："))
+    s = titles.strip_filler(raw)
+    if not s or is_question(s):
+        return NONE
+    if m := (_DECISION.search(s) or _ZH_DECISION.search(s)):
+        return Cue("decision", 0.9, m.group())
+    why, at = _warning(s)
+    rule = _rule(s)
+    if why and (at < 0 or rule is None or rule.start() >= at):
+        return Cue("warning", 0.85, why)
+    if rule is not None:  # "always use pnpm, never npm or the lockfile breaks": the rule leads
+        return Cue("preference", 0.8, rule.group())
+    if _REQUEST.search(s):
+        return NONE
+    if m := _ZH_DECISION_WEAK.search(s):
+        return Cue("decision", 0.9, m.group())
+    if m := _PREFERENCE_WEAK.search(s):
+        return Cue("preference", 0.8, m.group())
+    if _PROBLEM.search(s):
+        return NONE
+    if m := (_FACT.search(s) or _ZH_FACT.search(s)):
+        return Cue("fact", 0.6, m.group())
+    if _REMEMBER_TO.search(raw):
+        return Cue("preference", 0.6, "remember to")
+    if _REMEMBER.search(raw):
+        return Cue("fact", 0.4, "asked to remember")
+    return NONE
+
+
+def steps(text: str) -> int:
+    """How many steps of a how-to `text` lays out: numbered step lines that state no rule of
+    their own (a numbered list of rules is not a playbook), or a first/then sequence."""
+    plain = 0
+    for line in text.splitlines():
+        if STEP_LINE.match(line):
+            body = STEP_LINE.sub("", line, count=1)
+            if of_sentence(body).type in ("", "playbook"):
+                plain += 1
+    if plain >= 2:
+        return plain
+    if _SEQUENCE.search(text) or _ZH_SEQUENCE.search(text):
+        return 2
+    return 0
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A session's type and the sentences that carry it, in order (cues[i] for sentences[i])."""
+
+    type: str
+    weight: float
+    sentences: list[str]
+    cues: list[Cue]
+
+    def key(self) -> int | None:
+        """Index of the sentence that best states the session's type (its title)."""
+        best: int | None = None
+        for i, cue in enumerate(self.cues):
+            if cue.type == self.type and (best is None or cue.weight > self.cues[best].weight):
+                best = i
+        return best
+
+
+def classify(text: str, sentences: Sequence[str]) -> Reading:
+    """The session's type from its sentences (what the user said) and its text as typed."""
+    cues = [of_sentence(s) for s in sentences]
+    totals: dict[str, float] = {}
+    for cue in cues:
+        if cue.type:
+            totals[cue.type] = totals.get(cue.type, 0.0) + cue.weight
+    n = steps(text)
+    if n >= 2 and not any(c.weight >= 1.0 and c.type != "playbook" for c in cues):
+        totals["playbook"] = totals.get("playbook", 0.0) + 0.5 * n
+    labelled = [c.type for c in cues if c.weight >= 1.0]
+    if labelled:  # the writer's own label outweighs any count
+        for t in labelled:
+            totals[t] = totals.get(t, 0.0) + 10.0
+    if not totals:
+        return Reading("", 0.0, list(sentences), cues)
+    mtype = max(ORDER, key=lambda t: (totals.get(t, 0.0), -ORDER.index(t)))
+    return Reading(mtype, totals[mtype], list(sentences), cues)

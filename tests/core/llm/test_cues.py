@@ -1,0 +1,90 @@
+"""Types from what the text says, in English and Chinese (precedence: memoryd.llm.cues)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memoryd import sentences
+from memoryd.llm import cues
+
+
+def _type(text: str) -> str:
+    return cues.classify(text, sentences.split(text)).type
+
+
+@pytest.mark.parametrize(
+    ("text", "mtype"),
+    [
+        # preference: standing rules
+        ("always use pnpm in this repo", "preference"),
+        ("always use pnpm in this repo; npm broke the lockfile last time", "preference"),
+        ("Never use npm here, only pnpm.", "preference"),
+        ("I prefer tabs over spaces.", "preference"),
+        ("From now on write the commit messages in English.", "preference"),
+        ("Don't add comments to generated files.", "preference"),
+        ("以后一律用 pnpm，不要用 npm。", "preference"),
+        ("我偏好用 tabs 缩进。", "preference"),
+        ("我习惯用 vim 写代码。", "preference"),
+        # warning: caution to the future, a prohibition with its consequence or moment
+        ("never run the migrations on staging during business hours", "warning"),
+        ("Never run the import twice or it corrupts the index.", "warning"),
+        ("Be careful: the CI cache breaks on Fridays.", "warning"),
+        ("You must not commit the .env file.", "warning"),
+        ("If you restart the worker mid-sync, it loses the queue.", "warning"),
+        ("小心 redis 的内存上限。", "warning"),
+        ("不要在周五下午部署生产环境。", "warning"),
+        ("千万别在 main 分支上直接 push。", "warning"),
+        ("有个坑：staging 的数据库端口是 5433，不是 5432。", "warning"),
+        # decision
+        ("We decided to use Postgres for the job queue because SQLite locks under load.", "decision"),
+        ("We're going with Fly.io for hosting.", "decision"),
+        ("We chose Vue over React for the admin app.", "decision"),
+        ("我们决定采用 PostgreSQL 作为任务队列。", "decision"),
+        ("最后选定了 Fly.io 来部署。", "decision"),
+        # playbook
+        ("How to release:\n1. bump the version\n2. run the tests\n3. tag and push", "playbook"),
+        ("First stop the worker, then run the migration, then start it again.", "playbook"),
+        ("部署步骤：第一步停掉 worker，第二步跑迁移，第三步重启。", "playbook"),
+        ("先备份数据库，然后再执行迁移脚本。", "playbook"),
+        # fact
+        ("the staging DB is on port 5433", "fact"),
+        ("Our AWS region is eu-west-1.", "fact"),
+        ("我的生日是 3 月 5 日。", "fact"),
+        ("测试服务器的地址是 10.0.0.5。", "fact"),
+        # nothing worth keeping: questions, requests, bug reports
+        ("what does this function return", ""),
+        ("Deploy the staging box with ansible", ""),
+        ("fix the crash in billing.py when the invoice list is empty, it throws a KeyError", ""),
+        ("The tests are failing with a timeout since this morning. It always fails on CI.", ""),
+        ("Should we use pnpm?", ""),
+        ("Use a dict instead of a list here", ""),
+        ("帮我修一下 billing.py 里的报错，空发票会崩溃。", ""),
+        ("帮我把 foo 换成 bar", ""),
+        ("为什么会报错？", ""),
+    ],
+)
+def test_type_from_the_text(text: str, mtype: str):
+    assert _type(text) == mtype
+
+
+def test_a_list_of_rules_is_not_a_playbook():
+    assert _type("1. always use pnpm\n2. never push to main\n3. prefer ruff over black") == "preference"
+
+
+def test_the_writers_label_wins():
+    assert _type("Warning: always use pnpm here.") == "warning"
+    assert _type("Decision: never use npm.") == "decision"
+    assert cues.of_sentence("警告：不要用 npm。").type == "warning"
+
+
+def test_a_reported_always_is_no_rule():
+    assert cues.of_sentence("it always fails on CI").type == ""
+    assert cues.of_sentence("I never got it working").type == ""
+    assert cues.of_sentence("always run the tests first").type == "preference"
+
+
+def test_a_rule_that_leads_keeps_its_reason_a_preference():
+    assert _type("always use pnpm, never npm or the lockfile breaks") == "preference"
+    assert _type("以后一律用 pnpm，不要用 npm，否则 lockfile 会乱。") == "preference"
+    assert _type("never use npm here or the lockfile breaks") == "warning"
+    assert _type("不要用 npm，否则 lockfile 会乱。") == "warning"
