@@ -5,6 +5,11 @@ analysed by the Anthropic provider answering from replies written by hand per se
 a key can add, not what a model does), and the graph's supersedes and `uses` links on
 contrast sentences (tests/data/proposals/contrast.json, rules only).
 
+Each session is written as a Claude Code transcript and spooled by the capture hook's own
+function in this process (the hook's latency as the agent runs it is bench/hook_latency.py's,
+run beside this one), then drained by the worker: capture throughput is sessions per second
+of that drain.
+
 Why: most users run with no key, so the rules write most of what a person is asked to
 approve; junk (cut titles, fragment keywords, wrong types, false supersedes) is what makes
 a memory tool a chore. Every figure is reported for the `dev` half and the `held_out` half
@@ -782,7 +787,8 @@ def section(result: dict[str, Any]) -> list[str]:
         "",
         f"`python bench/proposal_quality.py`: {result['sessions']} labelled sessions "
         "(tests/data/proposals/sessions.jsonl, English and Chinese, coding and everyday life; "
-        "half `dev`, half `held_out`) through the real capture hook, worker and DURA analysis. "
+        "half `dev`, half `held_out`) through the capture hook's code, one worker drain and the DURA "
+        "analysis, in a throwaway home. "
         "The rules column is memoryd with no API key. The LLM column is the Anthropic provider "
         "answered through the real SDK by replies written by hand for each session, NOT captured "
         "from a live model: it shows what a key can add, not what a given model does. Definitions "
