@@ -28,7 +28,10 @@ import _common as c
 BENCH = Path(__file__).resolve().parent
 TIMING = ("hook_latency", "search_scale", "governance", "sensitive", "kg")
 # Timing benchmarks that repeat themselves (medians over their own rounds and passes): run once.
-ONCE = ("inject", "tray", "consolidate", "sync")
+ONCE = ("inject", "tray", "consolidate", "sync", "proposal_quality")
+# Arguments a benchmark takes in run_all beyond --json (proposal_quality: the hook's
+# latency is hook_latency's own, measured above).
+EXTRA_ARGS = {"proposal_quality": ["--no-speed"]}
 RETRIEVAL = ("locomo", "longmemeval")
 # Run only when asked (--with NAME): too slow for every run. Name -> script in bench/.
 OPTIONAL = {"package": "package_size"}
@@ -36,7 +39,13 @@ OPTIONAL = {"package": "package_size"}
 
 def run(name: str, quick: bool) -> dict[str, Any]:
     script = OPTIONAL.get(name, name)
-    cmd = [sys.executable, str(BENCH / f"{script}.py"), "--json", *(["--quick"] if quick else [])]
+    cmd = [
+        sys.executable,
+        str(BENCH / f"{script}.py"),
+        "--json",
+        *(["--quick"] if quick else []),
+        *EXTRA_ARGS.get(name, []),
+    ]
     t0 = time.perf_counter()
     out = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if out.returncode not in (0, 1) or not out.stdout.strip():
@@ -112,6 +121,10 @@ def render(res: dict[str, Any], meta: dict[str, Any]) -> str:
     md += tray_section(res["tray"]) if "tray" in res else []
     md += package_section(res["package"]) if "package" in res else []
     md += sync_section(res["sync"]) if "sync" in res else []
+    if "proposal_quality" in res:
+        import proposal_quality
+
+        md += proposal_quality.section({**res["proposal_quality"], "hook_latency": res["hook_latency"]})
     md += locomo_section(res["locomo"]) + lme_section(res["longmemeval"]) + notes_section()
     return "\n".join(md) + "\n"
 

@@ -32,11 +32,12 @@ settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHES
 # every worker that ran one of their tests would build them again: test_consolidate's store
 # and reference run, and its `crashes` fixture, which starts the kill-and-resume pipelines of
 # all the module's selected points at once (on each such worker).
-ONE_WORKER = ("tests/core/test_consolidate.py",)
+ONE_WORKER = ("tests/core/test_consolidate.py", "tests/bench/test_proposal_quality.py")
 # The longest work units, started first so that no worker is left with one at the end while
 # the others idle (the scheduler hands out units in collection order).
 FIRST = (
     "tests/core/test_consolidate.py",
+    "tests/bench/test_proposal_quality.py",
     "tests/e2e/test_tray_screenshots.py",
     "tests/e2e/test_tray_desktop.py",
 )
