@@ -9,7 +9,7 @@ from typing import Any
 
 from memoryd import sentences, titles
 from memoryd.capture.transcripts import Parsed
-from memoryd.keyterms import keywords
+from memoryd.keyterms import Rarity, keywords
 from memoryd.redact import Redactor
 
 _LANG = {
@@ -73,7 +73,14 @@ def has_content(parsed: Parsed, payload: dict[str, Any]) -> bool:
     return isinstance(msgs, list) and any(str(m).strip() for m in msgs)
 
 
-def build(parsed: Parsed, payload: dict[str, Any], source: str, redactor: Redactor) -> Episode:
+def build(
+    parsed: Parsed,
+    payload: dict[str, Any],
+    source: str,
+    redactor: Redactor,
+    *,
+    rarity: Rarity | None = None,
+) -> Episode:
     goal = parsed.prompts[0] if parsed.prompts else ""
     if not goal:
         msgs = payload.get("input_messages") or payload.get("prompt")
@@ -113,4 +120,4 @@ def build(parsed: Parsed, payload: dict[str, Any], source: str, redactor: Redact
     corpus = " ".join([goal, *parsed.prompts[1:], *parsed.answers[:20], outcome])
     langs = [_LANG[s] for f in parsed.files if (s := PurePath(f).suffix.lower()) in _LANG]
     tags = list(dict.fromkeys([source, *[t.lower() for t, _ in parsed.tools.most_common(5)], *langs]))[:10]
-    return Episode(title=title, body=body, triggers=keywords(corpus, 8), tags=tags)
+    return Episode(title=title, body=body, triggers=keywords(corpus, 8, rarity=rarity), tags=tags)

@@ -30,6 +30,7 @@ from memoryd.paths import FILE_MODE, Layout
 from memoryd.redact import Redactor
 from memoryd.scope import resolve
 from memoryd.store import Store
+from memoryd.store.terms import rarity_for
 
 log = logging.getLogger("memoryd.worker")
 
@@ -67,7 +68,7 @@ def process(store: Store, config: Config, record: dict[str, Any]) -> str:
     scope = links.seen(store.layout, resolve(cwd, must_exist=False), lambda: store)
     if scope.marked or store.keys.sensitive(scope.hash):
         store.keys.get(scope.hash)  # KeyUnavailable: the payload waits in the spool
-    ep = episode.build(parsed, payload, source, redactor)
+    ep = episode.build(parsed, payload, source, redactor, rarity=rarity_for(store, scope.hash))
     now = clock.now()
 
     # From reading the session's memory to saving it: an analysis or a search writing the

@@ -31,6 +31,7 @@ from memoryd.llm.schemas import DuraOutput
 from memoryd.models import MemoryType
 from memoryd.store import Store, analysed_current, analysis_digest, analysis_fingerprint, dura_mean
 from memoryd.store import governance as sql
+from memoryd.store.terms import rarity_for
 from memoryd.suspect_doc import HELD_ANALYSIS
 
 from . import spend
@@ -130,7 +131,8 @@ class Analyzer:
         llm = self.config.llm
 
         def by_rules(reason: str, used: int = 0) -> Scored:
-            out = rules.score(doc.meta.title, doc.body, user_turns=user_turns, reason=reason)
+            rarity = rarity_for(self.store, doc.meta.scope_hash)
+            out = rules.score(doc.meta.title, doc.body, user_turns=user_turns, reason=reason, rarity=rarity)
             return Scored(out, rules.NAME, reason, used, "rules")
 
         if row.get("scope_sensitive") and not llm.allow_sensitive:

@@ -20,12 +20,13 @@ from typing import Any
 
 from memoryd import clock, slugs
 from memoryd.frontmatter import Document
+from memoryd.keyterms import keywords
 from memoryd.models import DecayState, Frontmatter, MemoryType, default_ttl
 from memoryd.redact import Redactor
 from memoryd.scope import Scope, resolve
 from memoryd.store import Store
 from memoryd.store.files import Turn
-from memoryd.textproc import keywords
+from memoryd.store.terms import rarity_for
 
 BATCH = 500
 # Frontmatter key: a hash of the title, body and tags as last imported, so a rerun can
@@ -170,7 +171,9 @@ class Writer:
         self._seen.add(item.key)
         body = self._redact(item.body if item.body.endswith("\n") else item.body + "\n")
         title = self._redact(" ".join(item.title.split())) or first_line(body) or item.key
-        triggers = item.triggers if item.triggers is not None else keywords(f"{title} {body}", 8)
+        triggers = item.triggers
+        if triggers is None:
+            triggers = keywords(f"{title} {body}", 8, rarity=rarity_for(self.store, item.scope.hash))
         tags = list(dict.fromkeys([self.source, *item.tags]))[:12]
         existing = self.store.slug_for_session(self.source, item.key)
         imported = text_key(title, body, *tags)  # what this import would write

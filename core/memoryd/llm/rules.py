@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from memoryd import sentences, titles
-from memoryd.keyterms import keywords
+from memoryd.keyterms import Rarity, keywords
 from memoryd.llm import cues
 from memoryd.llm.schemas import DuraOutput
 
@@ -126,9 +126,16 @@ def _title(reading: cues.Reading, points: list[str], fallback: str) -> str:
     return titles.make(sentences.first(source) or source) or titles.clip(fallback)
 
 
-def score(title: str, body: str, *, user_turns: Sequence[str] = (), reason: str = "") -> DuraOutput:
+def score(
+    title: str,
+    body: str,
+    *,
+    user_turns: Sequence[str] = (),
+    reason: str = "",
+    rarity: Rarity | None = None,
+) -> DuraOutput:
     """Seed 003's importance = min(1, intrinsic + signals), mapped onto D/U/R/A; the type
-    and the proposal from memoryd.llm.cues."""
+    and the proposal from memoryd.llm.cues. `rarity`: the store's, to rank the triggers."""
     said = _user_text(body, user_turns)
     said_sentences = sentences.split(said, code=False)
     reading = cues.classify(said, said_sentences)
@@ -146,7 +153,7 @@ def score(title: str, body: str, *, user_turns: Sequence[str] = (), reason: str 
         intrinsic, kind = 0.5, "nothing stated to keep"
     notes.append(f"{kind} {intrinsic:.1f}")
     if mtype != "none":
-        why = next(c.why for c in reading.cues if c.type == mtype) if keep else "steps"
+        why = next((c.why for c in reading.cues if c.type == mtype), "steps")
         notes.append(f"{mtype} ({why})")
 
     signal = 0.0
@@ -179,7 +186,7 @@ def score(title: str, body: str, *, user_turns: Sequence[str] = (), reason: str 
         type=mtype,  # type: ignore[arg-type]
         title=proposal_title[:200],
         body=memory[:4000],
-        triggers=keywords(f"{proposal_title}\n{said}", 8),
+        triggers=keywords(f"{proposal_title}\n{said}", 8, rarity=rarity),
         reasoning=why[:1000],
         supersedes=[],
     )
