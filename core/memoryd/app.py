@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from memoryd import clock, paths, search, slugs
+from memoryd import clock, faults, paths, search, slugs
 from memoryd import config as config_mod
 from memoryd.app_upkeep import Upkeep
 from memoryd.audit import Event, Verdict
@@ -129,6 +129,8 @@ class Changes:
     updated: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
     scopes: tuple[str, ...] = ()
+    # A record whose text a memory already held: that memory, given back unchanged.
+    existing: tuple[str, ...] = ()
 
 
 @dataclass
@@ -277,10 +279,39 @@ class Memoryd(Upkeep):
             from memoryd.quoting import BY_AGENT, BY_KEY
 
             setattr(meta, BY_KEY, BY_AGENT)
-        doc = Document(meta=meta, body=body if body.endswith("\n") else body + "\n")
-        self.store.save(doc, event="record", actor=actor, details={"type": mtype.value})
+        doc = Document(meta=meta, body=body.rstrip() + "\n")
+        faults.pause("record:start")
+        with self.store.writing():  # check and save as one: two records at once make one memory
+            existing = self._recorded_as(doc, sensitive, actor)
+            faults.pause("record:checked")
+            if existing is None:
+                self.store.save(doc, event="record", actor=actor, details={"type": mtype.value})
+        if existing is not None:
+            self.learned = None
+            return self.store.read(existing)[0], Changes(existing=(existing,))
         doc, touched = self._learn(meta.slug, actor=actor, project=scope.root.name)
         return doc, Changes(created=(meta.slug,), updated=touched, scopes=(scope.hash,))
+
+    def _recorded_as(self, doc: Document, sensitive: bool, actor: str) -> str | None:
+        """The memory already holding this text, if the caller may know of it. Nothing is
+        written for a repeat, so no `record` event either. In a sensitive scope writing
+        needs no grant but reading does: without a live grant the answer "already recorded"
+        would confirm a guess of a memory's text, so the record is written as before; with
+        one, the read is audited as `sensitive_read`."""
+        from memoryd.sensitive import gate
+
+        if sensitive and not gate.allowed(self.store, doc.meta.scope_hash):
+            return None
+        slug = self.store.recorded_as(doc)
+        if slug is not None and sensitive:
+            self.store.audit.append(
+                "sensitive_read",
+                actor=actor,
+                scope_hash=doc.meta.scope_hash,
+                target_id=slug,
+                details={"what": "record", "found": "already recorded"},
+            )
+        return slug
 
     @_settles
     def update(

@@ -186,7 +186,7 @@ class Tools:
         where = scope or os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
         if _HASH.match(where):
             raise ToolError("mem_record needs the project's path as scope, not a scope hash")
-        doc, _ = self.app.record(
+        doc, changes = self.app.record(
             type_,
             title,
             body,
@@ -197,7 +197,18 @@ class Tools:
             source=source_for(client),
             by_agent=True,  # never "recorded by the user", whatever the client is called
         )
-        return {"slug": doc.meta.slug, "type": doc.meta.type.value, "scope": doc.meta.scope_hash}
+        out: dict[str, Any] = {
+            "slug": doc.meta.slug,
+            "type": doc.meta.type.value,
+            "scope": doc.meta.scope_hash,
+            "existing": bool(changes.existing),
+        }
+        if changes.existing:
+            out["note"] = (
+                f"Already recorded: memory {doc.meta.slug} in this scope has the same type, title and "
+                "body, so nothing was written and it stands as it was."
+            )
+        return out
 
     def recent(self, scope: str | None, type_: str | None, limit: int) -> dict[str, Any]:
         h = self.scope_hash(scope)
@@ -404,7 +415,8 @@ def build(app: Memoryd | None = None) -> MCPServer:
             "the project or the user), playbook (steps that worked), warning (a pitfall to avoid). "
             "title is one line; body says the what and the why in a few sentences. Record when the "
             "user states a preference, a decision is made, or a pitfall is found; do not record "
-            "routine progress (sessions are captured automatically)."
+            "routine progress (sessions are captured automatically). Recording the same type, title "
+            "and body again returns the memory already there (existing: true), not a copy."
         ),
     )
     def mem_record(

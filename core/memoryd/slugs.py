@@ -13,6 +13,8 @@ from memoryd.errors import InvalidSlug
 MAX_SLUG = 120
 _SAFE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _WORD = re.compile(r"[a-z0-9]+")
+# Han characters (CJK unified ideographs, extension A, compatibility, extensions B+).
+_HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f]")
 
 
 def validate(slug: str) -> str:
@@ -47,9 +49,22 @@ def _ascii_words(text: str, limit: int) -> str:
     return "-".join(out)
 
 
+def _title_words(title: str, limit: int) -> str:
+    """A title's words for a name. Chinese is written in pinyin without tones, a word per
+    syllable (`以后一律用pnpm` -> `yi-hou-yi-lv-yong-pnpm`): the name stays ASCII, so every
+    reader of slugs keeps working unchanged (an older device's sync check, shells, URLs,
+    case-insensitive and normalising file systems). pypinyin reads a polyphone by its
+    phrase (银行 -> yin-hang) and loads only for a title that holds Han characters."""
+    if _HAN.search(title):
+        from pypinyin import Style, lazy_pinyin
+
+        title = " ".join(lazy_pinyin(unicodedata.normalize("NFC", title), style=Style.NORMAL))
+    return _ascii_words(title, limit)
+
+
 def for_title(title: str, when: datetime) -> str:
     """`2026-05-18-use-postgres-for-jobs-7f3a`: readable, dated, unique enough."""
-    words = _ascii_words(title, 60)
+    words = _title_words(title, 60)
     parts = [when.strftime("%Y-%m-%d")]
     if words:
         parts.append(words)
@@ -68,7 +83,7 @@ def for_promotion(promotion_id: int, title: str, session: str) -> str:
     session it came from): the same promotion always gives the same name, so a promote
     interrupted and run again rewrites one file, not two; and promotion 12 of two devices
     (each numbers its own) gives two names, which sync keeps as two memories."""
-    words = _ascii_words(title, 60)
+    words = _title_words(title, 60)
     tag = hashlib.sha256(session.encode("utf-8")).hexdigest()[:6]
     return validate(f"promoted-{int(promotion_id)}" + (f"-{words}" if words else "") + f"-{tag}")
 

@@ -90,9 +90,12 @@ class MemoryEdits:
         def done(result: tuple[Any, Changes]) -> None:
             doc, changes = result
             self._select_after = doc.meta.slug
-            self._changed(
-                changes, translate("BrowserWindow", "Recorded: {title}").format(title=doc.meta.title)
+            text = (
+                translate("BrowserWindow", "Already recorded: {title}")
+                if changes.existing  # the same type, title and body: that memory, not a copy
+                else translate("BrowserWindow", "Recorded: {title}")
             )
+            self._changed(changes, text.format(title=doc.meta.title))
 
         self.ops.run(work, done, self._failed)
 

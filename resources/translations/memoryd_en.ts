@@ -157,6 +157,10 @@
             <translation>{scope} ({count})</translation>
         </message>
         <message>
+            <source>Already recorded: {title}</source>
+            <translation>Already recorded: {title}</translation>
+        </message>
+        <message>
             <source>Recorded: {title}</source>
             <translation>Recorded: {title}</translation>
         </message>

@@ -159,6 +159,10 @@
         <translation>{scope}（{count}）</translation>
     </message>
     <message>
+        <source>Already recorded: {title}</source>
+        <translation>已经记录过：{title}</translation>
+    </message>
+    <message>
         <source>Recorded: {title}</source>
         <translation>已记录：{title}</translation>
     </message>

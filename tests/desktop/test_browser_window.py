@@ -175,6 +175,20 @@ def test_record_through_the_dialog(
     (event,) = facade.audit_events(event_type="record")[-1:]
     assert event.actor == "tray" and event.target_id == slug
 
+    # The same text again (issue 21): the memory already there is shown, no copy is made.
+    recorded = len(facade.audit_events(event_type="record"))
+    again = window.open_record()
+    again.type_combo.setCurrentIndex(again.type_combo.findData("warning"))
+    again.title_edit.setText("Never force-push main")
+    again.body_edit.setPlainText("CI deploys from main; a force-push breaks the release tags.")
+    again.folder.setText(str(project))
+    with qtbot.waitSignal(window.detail_shown, timeout=WAIT_MS) as shown:
+        qtbot.mouseClick(again.ok_button, Qt.MouseButton.LeftButton)
+    assert shown.args[0] == slug
+    assert window.status.text() == "Already recorded: Never force-push main"
+    assert len(facade.audit_events(event_type="record")) == recorded
+    assert titles(window).count("Never force-push main") == 1
+
 
 def test_edit_through_the_dialog(
     qtbot: QtBot, window: BrowserWindow, slugs: dict[str, str], facade: Memoryd

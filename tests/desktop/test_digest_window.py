@@ -170,6 +170,9 @@ def test_edit_then_approve_saves_the_edits(qtbot: QtBot, facade: Memoryd, opened
     assert meta.meta.triggers == ["pnpm", "lockfile", "包管理"]
     assert meta.body == "Always pnpm: npm rewrites the lockfile.\n"
     assert event.target_id.startswith(f"promoted-{pid}-use-pnpm-always-never-npm-")
+    # What core lists afterwards is the type chosen here (issue 21), the proposal's kept.
+    (row,) = facade.promotions(status="approved")
+    assert row["type"] == row["decided_type"] == "decision" != row["proposed_type"]
 
 
 def test_approve_all_takes_only_those_at_or_above_the_threshold(

@@ -52,6 +52,7 @@ class PromotionRow(SQLModel, table=True):
     status: str = "pending"
     created_at: str
     decided_at: str | None = None
+    decided_type: str | None = None
 
 
 class SensitiveScopeRow(SQLModel, table=True):

@@ -127,7 +127,7 @@ def promote(
         dedupe=f"promote:{pid}",
     )
     with write_session(store.engine) as s:
-        sql.decide(s, pid, "approved", clock.iso(now))
+        sql.decide(s, pid, "approved", clock.iso(now), decided_type=mtype.value)
     return doc
 
 

@@ -7,9 +7,11 @@ steps leaves nothing `reindex` cannot heal and never a half-written memory file.
 from __future__ import annotations
 
 import contextlib
+import copy
 import functools
 import hashlib
 import json
+import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +52,16 @@ def _serialised(method: Callable[Concatenate[Store, _P], _R]) -> Callable[Concat
 
 def fingerprint(body: str) -> str:
     return hashlib.sha1(body[:500].encode("utf-8")).hexdigest()
+
+
+def same_text(a: Document, b: Document) -> bool:
+    """The same memory text: type, title and the whole body, compared in NFC with runs of
+    whitespace as one space (the fingerprint reads only the body's first 500 characters)."""
+
+    def norm(text: str) -> str:
+        return " ".join(unicodedata.normalize("NFC", text).split())
+
+    return (a.meta.type, norm(a.meta.title), norm(a.body)) == (b.meta.type, norm(b.meta.title), norm(b.body))
 
 
 def dura_mean(score: dict[str, float] | None) -> float | None:
@@ -261,10 +273,7 @@ class Store:
         m = doc.meta
         suspect = flagged(doc) if checked else reasons(doc, turns)
         sensitive = self.files.sensitive(m.scope_hash)
-        if sensitive:  # no words in the index: a keyed fingerprint still finds duplicates
-            fp = "k:" + crypto.keyed_digest(self.keys.get(m.scope_hash), doc.body[:500].encode())[:40]
-        else:
-            fp = fingerprint(doc.body)
+        fp = self._fingerprint(doc, sensitive)
         return {
             "slug": m.slug,
             "type": m.type.value,
@@ -287,6 +296,32 @@ class Store:
             "superseded_by": m.superseded_by,
             "suspect": json.dumps(suspect, ensure_ascii=False) if suspect else None,
         }
+
+    def _fingerprint(self, doc: Document, sensitive: bool) -> str:
+        if sensitive:  # no words in the index: a keyed fingerprint still finds duplicates
+            key = self.keys.get(doc.meta.scope_hash)
+            return "k:" + crypto.keyed_digest(key, doc.body[:500].encode())[:40]
+        return fingerprint(doc.body)
+
+    def recorded_as(self, doc: Document) -> str | None:
+        """The slug of a live memory of `doc`'s scope with its type, title and body as
+        `save` would write them (hidden characters stripped, secrets redacted), if there is
+        one. Candidates come from the index's fingerprint (keyed in a sensitive scope, so
+        nothing new lies on disk) and are read to compare the whole text. Hold `writing()`
+        from this check to the save, or two writers may both find none."""
+        probe = copy.deepcopy(doc)
+        self._redact(probe, None, None)
+        fp = self._fingerprint(probe, self.files.sensitive(probe.meta.scope_hash))
+        with read_session(self.engine) as s:
+            candidates = index.same_fingerprint(s, probe.meta.scope_hash, probe.meta.type.value, fp)
+        for slug in candidates:
+            try:
+                other, _ = self.read(slug)
+            except (NotFound, CorruptFile, KeyUnavailable):
+                continue
+            if same_text(other, probe):
+                return slug
+        return None
 
     def _index(
         self, s: Any, doc: Document, path: Path, turns: Sequence[Turn] | None, *, checked: bool = False

@@ -26,13 +26,16 @@ PROMOTION_COLUMNS = (
     "status",
     "created_at",
     "decided_at",
+    "decided_type",
 )
 _PCOLS = ", ".join(PROMOTION_COLUMNS)
 
 
 def _promotion(row: dict[str, Any]) -> dict[str, Any]:
-    """JSON columns decoded, so callers never parse."""
+    """JSON columns decoded, so callers never parse; `type` is what the promotion is now:
+    the type it was approved with, else the proposed one."""
     out = dict(row)
+    out["type"] = out.get("decided_type") or out["proposed_type"]
     for key in ("proposed_triggers", "dura_score", "proposed_supersedes"):
         try:
             out[key] = json.loads(out[key]) if out[key] else ([] if key != "dura_score" else {})
@@ -112,13 +115,15 @@ def count_promotions(s: Session, status: str) -> int:
     return int(row.one()[0])
 
 
-def decide(s: Session, pid: int, status: str, when: str) -> bool:
-    """Decide a pending promotion; False when another process decided it first."""
+def decide(s: Session, pid: int, status: str, when: str, *, decided_type: str | None = None) -> bool:
+    """Decide a pending promotion; False when another process decided it first. An
+    approval records the type the memory was written with (the listings show it)."""
     res = s.exec(
         text(
-            "UPDATE promotions SET status = :status, decided_at = :ts WHERE id = :id AND status = 'pending'"
+            "UPDATE promotions SET status = :status, decided_at = :ts, decided_type = :type "
+            "WHERE id = :id AND status = 'pending'"
         ),
-        params={"status": status, "ts": when, "id": pid},
+        params={"status": status, "ts": when, "id": pid, "type": decided_type},
     )
     return bool(res.rowcount)
 

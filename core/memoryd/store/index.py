@@ -199,6 +199,20 @@ def get(s: Session, slug: str) -> dict[str, Any] | None:
     return rows[0] if rows else None
 
 
+def same_fingerprint(s: Session, scope_hash: str, memory_type: str, fingerprint: str) -> list[str]:
+    """Live memories of a scope and type whose body has this fingerprint (keyed in a
+    sensitive scope), oldest first: the candidates for "already recorded"."""
+    rows = s.exec(
+        text(
+            "SELECT slug FROM memories WHERE fingerprint = :fp AND scope_hash = :scope "
+            "AND type = :type AND decay_state != 'forgotten' AND superseded_by IS NULL "
+            "ORDER BY created_at, slug"
+        ),
+        params={"fp": fingerprint, "scope": scope_hash, "type": memory_type},
+    )
+    return [r[0] for r in rows]
+
+
 def slug_for_session(s: Session, session_key: str) -> str | None:
     return s.exec(
         text("SELECT slug FROM memories WHERE session_key = :k"), params={"k": session_key}

@@ -54,7 +54,7 @@ def _as_before_the_feature(home: Path) -> None:
     for col in ("suspect", "suspect_checked"):
         if col in cols:
             con.execute(f"ALTER TABLE memories DROP COLUMN {col}")
-    con.execute("DELETE FROM schema_migrations WHERE version >= 14")
+    con.execute("DELETE FROM schema_migrations WHERE version IN (14, 15)")  # later ones stay applied
     con.commit()
     con.close()
 

@@ -176,7 +176,7 @@ def run_promotions(args: argparse.Namespace) -> int:
             [
                 str(r["id"]),
                 r["status"],
-                r["proposed_type"],
+                r["type"],
                 f"{sum(r['dura_score'].values()) / max(1, len(r['dura_score'])):.2f}",
                 r["proposed_title"][:60],
                 r["source_session_slug"],

@@ -109,7 +109,7 @@ def run_record(args: argparse.Namespace) -> int:
 
     body = _read_body(args.body, required=True) or ""
     app = Memoryd()
-    doc, _ = app.record(
+    doc, changes = app.record(
         args.type,
         args.title,
         body,
@@ -118,6 +118,7 @@ def run_record(args: argparse.Namespace) -> int:
         category=args.category,
         scope_path=args.scope,
     )
+    existing = bool(changes.existing)
     learned = report_learned(app) if not args.json else (app.learned.as_dict() if app.learned else None)
     if args.json:
         output.emit_json(
@@ -125,9 +126,12 @@ def run_record(args: argparse.Namespace) -> int:
                 "slug": doc.meta.slug,
                 "type": doc.meta.type.value,
                 "scope_hash": doc.meta.scope_hash,
+                "existing": existing,
                 "knowledge": learned,
             }
         )
+    elif existing:  # nothing written: the memory with this type, title and body is that one
+        output.line(f"already recorded as {doc.meta.slug}")
     else:
         output.line(doc.meta.slug)
     return 0
