@@ -17,7 +17,7 @@ Span = tuple[int, int]  # a name's start and end in the text
 _W = r"[A-Za-z][\w'-]*"
 # What may stand between a cue and the name it is about ("instead of the old SQLite").
 _TIGHT = re.compile(
-    r"(?:\s+|\b(?:the|a|an|our|my|their|its|this|that|old|legacy|existing|current|using|use|with|"
+    r"(?:\s|\b(?:the|a|an|our|my|their|its|this|that|old|legacy|existing|current|using|use|with|"
     r"on|in|of|any|all|for|from)\b|[\"'`(]|用|使用|采用|了|掉|再|的|是|在|去|选)*",
     re.I,
 )
@@ -153,7 +153,7 @@ def kept(text: str, hits: Sequence[Span]) -> set[int]:
 # Where one clause ends and the next begins: a stance ("use") reaches its own clause only.
 # A Chinese comma parts clauses (lists take 、); an English one often parts a list.
 _CLAUSE = re.compile(
-    r"[;:；：，]|,?\s+(?:so|because|since|but|while|whereas|although|though|after|once)\s+|"
+    r"[;:；：，]|,?(?<!\s)\s+(?:so|because|since|but|while|whereas|although|though|after|once)\s+|"
     r"，?(?:所以|因为|但是|但|不过|而且|然后|因此)"
 )
 
