@@ -3,7 +3,15 @@ lexicon, capitalised and CJK proper-noun heuristics, the project's own name) or 
 LLM prompt extract_entities. Both give the same shape, so everything after is one path.
 
 The rules also read the explicit replacements a memory states ("switched from React to
-Solid", "不再用 React,改用 Solid"): the supersedes check uses them when no LLM judges."""
+Solid", "不再用 React,改用 Solid"): the supersedes check uses them when no LLM judges.
+
+What a memory leaves behind ("instead of SQLite", "moved away from SQLite", "not npm",
+"Poetry is deprecated", "不再用 Vue", "弃用 Webpack"; kg.contrast) is never `uses` or
+`prefers`: the graph has no predicate for leaving, so it is written `mentions` and listed
+in Extraction.replaced. A stance ("use", "用") reaches the names of its own clause, and a
+name the memory only mentions beside its choice of the same kind ("SQLite locked up, so
+the queue moved to Postgres") is not a second choice. Extraction.subjects holds what the
+memory is about (kg.subject), for the supersedes check."""
 
 from __future__ import annotations
 
@@ -11,7 +19,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from memoryd.kg import PREDICATES, lexicon
+from memoryd.kg import PREDICATES, contrast, lexicon, subject
 from memoryd.kg.lexicon import Known
 
 __all__ = ["PREDICATES", "Extraction", "Found", "by_rules", "from_llm"]
@@ -46,6 +54,10 @@ class Extraction:
     replaced: set[str] = field(default_factory=set)
     by: str = "rules"
     note: str = ""
+    # Entities the memory says stay as they are ("jobs stay in Postgres").
+    kept: set[str] = field(default_factory=set)
+    # What the memory is about ("job queue"), whatever it chooses for it.
+    subjects: list[subject.Subject] = field(default_factory=list)
 
     def ids(self) -> list[str]:
         return [f.id for f in self.found]
@@ -142,7 +154,8 @@ _PREFER = re.compile(
 )
 _USE = re.compile(
     r"\b(?:use[sd]?|using|adopt\w*|rel(?:y|ies|ied)\s+on|built\s+(?:with|on)|written\s+in|"
-    r"depend\w*\s+on|switch\w*\s+to|mov\w*\s+to|migrat\w*\s+to)\b|使用|采用|基于|改用|换用|选用",
+    r"depend\w*\s+on|switch\w*\s+to|mov\w*\s+to|migrat\w*\s+to|go\s+with)\b|"
+    r"使用|采用|基于|改用|换用|选用|换成|改成|切换到|迁移到|迁到|用",
     re.I,
 )
 _RUNS_ON = re.compile(r"\b(?:runs?\s+on|deploy\w*\s+(?:to|on)|hosted\s+on)\b|部署在|跑在|运行在", re.I)
@@ -359,12 +372,28 @@ def _named(hits: list[_Hit], group: Group | None, text: str) -> _Hit | None:
     return next((h for h in inside if _FILLER.fullmatch(text[a : h.start])), None)
 
 
+# Slots close enough that one choice replaces the other ("move the job queue from Postgres
+# to Redis"); a message broker and an analytics store stay apart ("from Kafka to ClickHouse"
+# moves data, it replaces neither).
+_FAMILIES = {
+    "key-value store": "database",
+    "analytics database": "database",
+    "web meta-framework": "frontend framework",
+    "python formatter": "python linter",
+    "javascript formatter": "javascript linter",
+    "container orchestrator": "container runtime",
+}
+
+
+def family(category: str | None) -> str | None:
+    return _FAMILIES.get(category, category) if category else None
+
+
 def _compatible(old: _Hit, new: _Hit) -> bool:
-    """One choice replacing another: the same kind of thing ("from Kafka to ClickHouse"
-    moves data between two different things, it does not replace one by the other)."""
+    """One choice replacing another: the same kind of thing."""
     if old.id == new.id or old.type != new.type:
         return False
-    return old.category is None or new.category is None or old.category == new.category
+    return old.category is None or new.category is None or family(old.category) == family(new.category)
 
 
 def by_rules(
@@ -376,6 +405,7 @@ def by_rules(
     found: dict[str, Found] = {}
     replaced: set[str] = set()
     adopted: set[str] = set()
+    kept: set[str] = set()
     stance: dict[str, set[str]] = {}
     unknown: dict[str, Found] = {}
     for offset, sentence, initial in _sentences(text):
@@ -397,7 +427,11 @@ def by_rules(
                             None,
                         )
                     )
-        named = hits + extra
+        named = sorted(hits + extra, key=lambda h: (h.start, -h.end))
+        spans = [(h.start - offset, h.end - offset) for h in named]
+        left = {named[i].id for i in contrast.left_behind(sentence, spans)}
+        kept |= {named[i].id for i in contrast.kept(sentence, spans)} - left
+        replaced |= left
         for old_span, new_span, paired in _groups(sentence, offset):
             old, new = _named(named, old_span, text), _named(named, new_span, text)
             if old is not None and new is not None:
@@ -408,7 +442,12 @@ def by_rules(
                 replaced.add(old.id)
             elif new is not None and old_span is None:  # "改用 Solid"
                 adopted.add(new.id)
-        prefer, use, runs = _PREFER.search(sentence), _USE.search(sentence), _RUNS_ON.search(sentence)
+        runs = _RUNS_ON.search(sentence)
+        clause_marks = []
+        for a, b in contrast.clauses(sentence):
+            part = sentence[a:b]
+            marks = {m for m, rx in (("prefers", _PREFER), ("uses", _USE)) if rx.search(part)}
+            clause_marks.append((offset + a, offset + b, marks))
         for h, pool in [(h, found) for h in hits] + [(h, unknown) for h in extra]:
             f = pool.get(h.id)
             if f is None:
@@ -420,23 +459,45 @@ def by_rules(
                 marks.add("works_on")
             if runs and h.type in ("tool", "organization", "place"):
                 marks.add("runs_on")
-            if prefer:
-                marks.add("prefers")
-            if use:
+            if h.id in left:
+                continue
+            for a, b, clause in clause_marks:
+                if a <= h.start < b:
+                    marks |= clause
+            if h.id in kept:
                 marks.add("uses")
     for f in unknown.values():
         if f.mentions >= min_unknown and f.id not in found:
             found[f.id] = f
-    for f in found.values():
-        f.predicate = _predicate(
-            f, memory_type, stance.get(f.id, set()), f.id in replaced and f.id not in adopted, f.id in adopted
-        )
     replaced -= adopted
+    chosen_families = {
+        (f.type, family(f.category))
+        for f in found.values()
+        if f.category and (f.id in adopted or stance.get(f.id, set()) & {"uses", "prefers"})
+    }
+    for f in found.values():
+        marks = stance.get(f.id, set())
+        beside = (
+            not marks & {"uses", "prefers"}
+            and f.id not in adopted
+            and (f.type, family(f.category)) in chosen_families
+        )
+        f.predicate = _predicate(f, memory_type, marks, f.id in replaced, f.id in adopted, beside)
     chosen = sorted(found.values(), key=lambda f: (-f.mentions, f.first))[:MAX_ENTITIES]
-    return Extraction(chosen, replaced={f.id for f in chosen if f.id in replaced})
+    ids = {f.id for f in chosen}
+    return Extraction(
+        chosen,
+        replaced=replaced & ids,
+        kept=kept & ids,
+        subjects=subject.subjects(title, body, [s for f in found.values() for s in (f.name, *f.surfaces)]),
+    )
 
 
-def _predicate(f: Found, memory_type: str, marks: set[str], was_replaced: bool, was_adopted: bool) -> str:
+def _predicate(
+    f: Found, memory_type: str, marks: set[str], was_replaced: bool, was_adopted: bool, beside: bool = False
+) -> str:
+    """`beside`: a name of the same kind as the memory's choice that it does not say it
+    uses ("SQLite locked up" in a decision for Postgres): mentioned, not chosen."""
     if was_replaced:
         return "mentions"
     if f.type == "project":
@@ -444,9 +505,9 @@ def _predicate(f: Found, memory_type: str, marks: set[str], was_replaced: bool, 
     choosable = f.type in ("library", "tool")
     if was_adopted or (choosable and ("prefers" in marks or "uses" in marks)):
         return "prefers" if memory_type == "preference" or "prefers" in marks else "uses"
-    if choosable and memory_type == "preference":
+    if choosable and memory_type == "preference" and not beside:
         return "prefers"
-    if choosable and memory_type == "decision":
+    if choosable and memory_type == "decision" and not beside:
         return "uses"
     if "runs_on" in marks:
         return "runs_on"

@@ -146,6 +146,8 @@ class Learner:
             return rules
         items = [(e.name, e.type, e.mentions, e.relation, e.replaced) for e in reply.data.entities]
         ex = extract.from_llm(items, by=f"{provider.name}:{provider.model}")
+        # What it is about and what it keeps are the rules' reading either way.
+        ex.subjects, ex.kept = rules.subjects, rules.kept & set(ex.ids())
         if project:  # the scope's own name is known without asking
             for f in rules.found:
                 if f.type == "project" and f.id not in ex.ids():

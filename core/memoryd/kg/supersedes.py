@@ -19,8 +19,8 @@ from memoryd.config import Config
 from memoryd.db.engine import read_session, write_session
 from memoryd.errors import CorruptFile, KeyUnavailable, NotFound, UsageError
 from memoryd.frontmatter import Document
-from memoryd.kg import lexicon
-from memoryd.kg.extract import POSITIVE, Extraction
+from memoryd.kg import lexicon, subject
+from memoryd.kg.extract import POSITIVE, Extraction, family
 from memoryd.models import VISIBLE_STATES, MemoryType
 from memoryd.store import Store
 from memoryd.store import kg as sql
@@ -61,6 +61,8 @@ class Candidate:
     relations: list[tuple[str, str]]
     shared: int
     title: str = ""
+    # What the old memory is about (kg.subject): from its title, else its body.
+    subjects: tuple[subject.Subject, ...] = ()
 
 
 # -- candidates ---------------------------------------------------------------------------
@@ -79,7 +81,7 @@ def candidates(store: Store, doc: Document, ex: Extraction, hints: Sequence[str]
     before = clock.iso(m.created_at)
     skip = {m.slug, *m.supersedes}
     if store.keys.sensitive(m.scope_hash):
-        return _sealed_candidates(store, doc, ids, skip, hints)
+        return _on_subject(ex, _sealed_candidates(store, doc, ids, skip, hints), hints)
     with read_session(store.engine) as s:
         rows = sql.candidates(
             s,
@@ -96,12 +98,52 @@ def candidates(store: Store, doc: Document, ex: Extraction, hints: Sequence[str]
             if r is not None:
                 rows.insert(0, r)
         rels = sql.relations_from(s, [r["slug"] for r in rows])
-    return [
-        Candidate(
-            r["slug"], r["type"], r["created_at"], rels.get(r["slug"], []), int(r["shared"]), r["title"]
+    out = []
+    for r in rows:
+        if r["slug"] in skip:
+            continue
+        relations = rels.get(r["slug"], [])
+        about = _about(store, r["slug"], r["title"], relations)
+        out.append(
+            Candidate(r["slug"], r["type"], r["created_at"], relations, int(r["shared"]), r["title"], about)
         )
-        for r in rows
-        if r["slug"] not in skip
+    return _on_subject(ex, out, hints)
+
+
+def _names(relations: Sequence[tuple[str, str]]) -> list[str]:
+    out = []
+    for _, eid in relations:
+        known = lexicon.by_id().get(eid)
+        out.extend((known.name, *known.aliases) if known else [lexicon.split_id(eid)[1]])
+    return out
+
+
+def _about(
+    store: Store, slug: str, title: str, relations: Sequence[tuple[str, str]], body: str | None = None
+) -> tuple[subject.Subject, ...]:
+    """An older memory's subjects: its title's, else its body's (read only then)."""
+    names = _names(relations)
+    found = subject.subjects(title, "", names)
+    if found:
+        return tuple(found)
+    if body is None:
+        try:
+            body = store.read(slug)[0].body
+        except (CorruptFile, KeyUnavailable, NotFound):
+            return ()
+    return tuple(subject.subjects(title, body, names))
+
+
+def _on_subject(ex: Extraction, pool: list[Candidate], hints: Sequence[str]) -> list[Candidate]:
+    """Neither the rules nor the LLM are asked about an older memory on another subject
+    ("Redis for caching" against "Postgres for the job queue") unless the new memory
+    names what it replaced or the caller hinted it."""
+    return [
+        c
+        for c in pool
+        if c.slug in hints
+        or ex.replaced & {e for _, e in c.relations}
+        or subject.same(ex.subjects, c.subjects) is not False
     ]
 
 
@@ -147,7 +189,10 @@ def _sealed_candidates(
         shared = len(wanted & mentions.keys())
         if shared or row["slug"] in hints:
             rels = [(p, o) for p, o, kind in relations if kind == "entity"]
-            out.append(Candidate(row["slug"], row["type"], row["created_at"], rels, shared, other.meta.title))
+            about = _about(store, row["slug"], other.meta.title, rels, other.body)
+            out.append(
+                Candidate(row["slug"], row["type"], row["created_at"], rels, shared, other.meta.title, about)
+            )
     out.sort(key=lambda c: (c.created_at, c.slug), reverse=True)  # newest first, then:
     out.sort(key=lambda c: (c.slug not in hints, -c.shared))
     return out[:RULES_POOL]
@@ -175,14 +220,24 @@ def by_rules(
 ) -> Judgement:
     """Explicit replacement ("switched from React to Solid", "不再用 React,改用 Solid") of
     something the old memory chose: RULE_EXPLICIT. Something it only named: RULE_LIKELY.
-    The same slot filled by another choice, in the same kind of memory and for the same
-    purpose (the old title shares a word with the new memory, names aside: "frontend"):
-    RULE_LIKELY, for the user to confirm."""
+    The same slot filled by another choice, in the same kind of memory and about the same
+    subject: RULE_LIKELY, for the user to confirm.
+
+    Never when the two are about different subjects (kg.subject: "Redis for caching" does
+    not replace "Postgres for the job queue", though both choose a store), nor when the new
+    memory says the old choice stays ("jobs stay in Postgres"). With no subject on one side,
+    the slot rule falls back to a shared word of the old title (`new_purpose`)."""
     old_pos = {e for p, e in cand.relations if p in POSITIVE}
     old_all = {e for _, e in cand.relations}
     new_pos = {f.id for f in ex.found if f.predicate in POSITIVE}
+    for eid in sorted(ex.kept & old_pos):
+        return Judgement(cand.slug, 0.0, f"the new memory keeps {lexicon.split_id(eid)[1]}")
     if old_pos and old_pos <= new_pos:  # the old one chose what the new one chooses: they agree
         return Judgement(cand.slug, 0.0, "both choose the same")
+    about = subject.same(ex.subjects, list(cand.subjects))
+    if about is False:
+        new_about, old_about = subject.describe(ex.subjects), subject.describe(cand.subjects)
+        return Judgement(cand.slug, 0.0, f"different subjects: {new_about}, not {old_about}")
     for eid in sorted(ex.replaced & old_pos):
         name = lexicon.split_id(eid)[1]
         return Judgement(cand.slug, RULE_EXPLICIT, f"the new memory says {name} was replaced", eid)
@@ -192,14 +247,15 @@ def by_rules(
             cand.slug, RULE_LIKELY, f"the new memory says {name} was replaced; the old one names it", eid
         )
     names = [lexicon.split_id(e)[1] for _, e in cand.relations] + [f.name for f in ex.found]
-    if new_type == cand.type and new_purpose & purpose(cand.title, names):
+    if new_type == cand.type and (about or new_purpose & purpose(cand.title, names)):
         for new_id in sorted(new_pos):
-            category = lexicon.category_of(new_id)
-            if not category:
+            slot = family(lexicon.category_of(new_id))
+            if not slot:
                 continue
             for old_id in sorted(old_pos - new_pos):
-                if lexicon.category_of(old_id) == category:
+                if family(lexicon.category_of(old_id)) == slot:
                     old_name, new_name = lexicon.split_id(old_id)[1], lexicon.split_id(new_id)[1]
+                    category = lexicon.category_of(new_id)
                     return Judgement(
                         cand.slug,
                         RULE_LIKELY,
@@ -592,3 +648,41 @@ def _title(store: Store, row: dict[str, Any]) -> str:
         return store.read(row["slug"])[0].meta.title  # the caller checked the grant
     except (CorruptFile, KeyUnavailable, NotFound):
         return ""
+
+
+# -- two texts ----------------------------------------------------------------------------
+def judge_texts(
+    new_title: str,
+    new_body: str,
+    old_title: str,
+    old_body: str,
+    *,
+    new_type: str = "decision",
+    old_type: str = "decision",
+) -> Judgement:
+    """The rules' judgement of whether a new memory supersedes an old one, from their texts
+    alone (no store): what the benchmark and tests call."""
+    from memoryd.kg import extract
+
+    new_ex = extract.by_rules(new_title, new_body, memory_type=new_type)
+    old_ex = extract.by_rules(old_title, old_body, memory_type=old_type)
+    shared = len(set(new_ex.ids()) & set(old_ex.ids()))
+    relations = [(f.predicate, f.id) for f in old_ex.found]
+    about = tuple(old_ex.subjects)
+    cand = Candidate("old", old_type, "", relations, shared, old_title, about)
+    aim = purpose(f"{new_title}\n{new_body}", [f.name for f in new_ex.found])
+    return by_rules(new_type, new_ex, cand, aim)
+
+
+def supersedes_by_rules(
+    new_title: str,
+    new_body: str,
+    old_title: str,
+    old_body: str,
+    *,
+    new_type: str = "decision",
+    old_type: str = "decision",
+) -> bool:
+    """Whether the rules would at least propose the supersede (RULE_LIKELY or more)."""
+    j = judge_texts(new_title, new_body, old_title, old_body, new_type=new_type, old_type=old_type)
+    return j.confidence >= RULE_LIKELY
