@@ -327,26 +327,27 @@ class Memoryd(Upkeep):
         slugs.validate(slug)
         check_sizes(title.strip() if title is not None else None, body, triggers, tags)
         self.gate(self.store.row(slug)["scope_hash"], what="update", target=slug, actor=actor)
-        doc, _ = self.store.read(slug)
-        changed = []
-        if title is not None and title.strip() and title.strip() != doc.meta.title:
-            doc.meta.title = title.strip()
-            changed.append("title")
-        if body is not None and body.strip():
-            new_body = body if body.endswith("\n") else body + "\n"
-            if new_body != doc.body:
-                doc.body = new_body
-                changed.append("body")
-        if triggers is not None and list(triggers) != doc.meta.triggers:
-            doc.meta.triggers = list(dict.fromkeys(triggers))
-            changed.append("triggers")
-        if tags is not None and list(tags) != doc.meta.tags:
-            doc.meta.tags = list(dict.fromkeys(tags))
-            changed.append("tags")
-        if not changed:
-            return doc, Changes()
-        doc.meta.updated_at = clock.now()
-        self.store.save(doc, event="update", actor=actor, details={"fields": changed})
+        with self.store.writing():  # read, changed and written back whole
+            doc, _ = self.store.read(slug)
+            changed = []
+            if title is not None and title.strip() and title.strip() != doc.meta.title:
+                doc.meta.title = title.strip()
+                changed.append("title")
+            if body is not None and body.strip():
+                new_body = body if body.endswith("\n") else body + "\n"
+                if new_body != doc.body:
+                    doc.body = new_body
+                    changed.append("body")
+            if triggers is not None and list(triggers) != doc.meta.triggers:
+                doc.meta.triggers = list(dict.fromkeys(triggers))
+                changed.append("triggers")
+            if tags is not None and list(tags) != doc.meta.tags:
+                doc.meta.tags = list(dict.fromkeys(tags))
+                changed.append("tags")
+            if not changed:
+                return doc, Changes()
+            doc.meta.updated_at = clock.now()
+            self.store.save(doc, event="update", actor=actor, details={"fields": changed})
         if doc.meta.type.long_term and ({"title", "body"} & set(changed)):
             doc, touched = self._learn(slug, actor=actor)
             return doc, Changes(updated=(slug, *touched), scopes=(doc.meta.scope_hash,))

@@ -24,6 +24,8 @@ from memoryd.db.engine import read_session, write_session
 from memoryd.envpaths import FILE_MODE
 from memoryd.errors import CorruptFile, KeyUnavailable, NotFound, UsageError
 from memoryd.frontmatter import Document
+from memoryd.kg.extract import Extraction
+from memoryd.kg.learn import set_entities
 from memoryd.llm import prompts, rules, tokens
 from memoryd.llm.base import LLMError, Prompt, Provider
 from memoryd.llm.factory import Choice, choose
@@ -98,20 +100,22 @@ class Analyzer:
         scored = self._score(doc, row, user_turns)
         if scored.out is None:
             return Analysis(slug, "deferred", by=scored.by, note=scored.note, tokens=scored.tokens)
-        entities, note = self._entities(doc)
+        extraction, note = self._entities(doc)
+        entities = len(extraction.found) if extraction is not None else 0
         faults.pause("analyze:scored")
         with self.store.writing():  # the scores are written onto the session as it is now
             current, _ = self.store.read(slug)
             if current.body != doc.body:  # a capture updated it while it was scored
                 return Analysis(slug, "deferred", by=scored.by, note=CHANGED, tokens=scored.tokens)
-            _take_entities(doc, current)
+            if extraction is not None:
+                set_entities(current, extraction)
             result = self._write(current, fp, scored, suspect=bool(row.get("suspect")))
         result.entities = entities
         if note:
             result.note = "; ".join(filter(None, [result.note, note]))
         return result
 
-    def _entities(self, doc: Document) -> tuple[int, str]:
+    def _entities(self, doc: Document) -> tuple[Extraction | None, str]:
         """The session's entities for the graph and the trends, set in the frontmatter the
         analysis saves (no supersedes: a session is working memory). A failure here costs
         the entities, not the analysis."""
@@ -124,8 +128,8 @@ class Analyzer:
             learner._choice = self._choice
             ex, _ = learner.annotate(doc)
         except Exception as exc:  # any failure: the scores still count
-            return 0, f"entities not extracted: {exc}"
-        return len(ex.found), ex.note
+            return None, f"entities not extracted: {exc}"
+        return ex, ex.note
 
     def _score(self, doc: Document, row: dict[str, Any], user_turns: list[str]) -> Scored:
         llm = self.config.llm
@@ -293,16 +297,6 @@ def _digest(proposal: dict[str, Any]) -> str:
 HELD = HELD_ANALYSIS
 AFTER_CAPTURE_LIMIT = 20
 RETRY_WAIT = timedelta(minutes=10)
-
-
-def _take_entities(scored: Document, current: Document) -> None:
-    """What the entity extraction set on the copy that was scored goes onto the session
-    as it stands: a search or a decay sweep may have written other fields meanwhile."""
-    current.meta.observations = scored.meta.observations
-    current.meta.relations = scored.meta.relations
-    mentions = (scored.meta.model_extra or {}).get("entity_mentions")
-    if mentions is not None and current.meta.model_extra is not None:
-        current.meta.model_extra["entity_mentions"] = mentions
 
 
 def after_capture(store: Store, config: Config, *, actor: str = "worker") -> list[Analysis]:

@@ -13,6 +13,7 @@ from memoryd.errors import CorruptFile, UsageError
 from memoryd.frontmatter import Document
 from memoryd.store import Store
 from memoryd.store import governance as sql
+from memoryd.store.writelock import serialised
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,7 @@ class MergeResult:
     recalls_added: int
 
 
+@serialised
 def merge(
     store: Store, keep: str, drop: Sequence[str], *, force: bool = False, actor: str = "cli"
 ) -> MergeResult:

@@ -78,11 +78,19 @@ class Learner:
         self, slug: str, *, project: str | None = None, judge: bool = True, hints: Sequence[str] = ()
     ) -> Learned:
         doc, _ = self.store.read(slug)
-        ex, changed = self.annotate(doc, project=project)
+        ex, changed = self.annotate(doc, project=project)  # perhaps an LLM call: no lock held
+        stale = False
         if changed:
-            self.store.save(
-                doc, event="entities", actor=self.actor, details={"by": ex.by, "entities": len(ex.found)}
-            )
+            with self.store.writing():  # onto the memory as it is now, if its text is the same
+                current, _ = self.store.read(slug)
+                stale = (current.meta.title, current.body) != (doc.meta.title, doc.body)
+                if not stale and set_entities(current, ex):
+                    self.store.save(
+                        current,
+                        event="entities",
+                        actor=self.actor,
+                        details={"by": ex.by, "entities": len(ex.found)},
+                    )
         out = Learned(
             slug,
             ex.by,
@@ -92,6 +100,10 @@ class Learner:
             ],
             notes=[ex.note] if ex.note else [],
         )
+        if stale:
+            out.notes.append(
+                "the memory changed while its entities were read; its next change reads them again"
+            )
         if judge and doc.meta.type.value in supersedes.JUDGED_TYPES and not doc.meta.superseded_by:
             check = self.judge(doc, ex, hints=hints)
             out.judged_by, out.judgements = check.judged_by, [j.as_dict() for j in check.judgements]
@@ -107,7 +119,7 @@ class Learner:
         saves, so the capture analysis writes a session once). True when something changed."""
         ex = self.extract(doc, project=project or self._project_of(doc))
         self._name(doc, ex)
-        return ex, self._set(doc, ex)
+        return ex, set_entities(doc, ex)
 
     def _project_of(self, doc: Document) -> str | None:
         """The project name found when the memory was recorded (only `record` knows the
@@ -193,25 +205,6 @@ class Learner:
                     seen=seen,
                 )
 
-    def _set(self, doc: Document, ex: Extraction) -> bool:
-        m = doc.meta
-        observations = [f.id for f in ex.found]
-        # Relations the extraction never writes (conflicts_with, cites, ... added by hand)
-        # stay; the ones it writes are its own to replace.
-        kept = [r for r in m.relations if r.partition(":")[0] not in extract.RULE_PREDICATES]
-        relations = list(dict.fromkeys([*(f"{f.predicate}:{f.id}" for f in ex.found), *kept]))
-        counts = {f.id: f.mentions for f in ex.found}
-        extras = m.model_extra if m.model_extra is not None else {}
-        if (
-            m.observations == observations
-            and m.relations == relations
-            and extras.get("entity_mentions") == counts
-        ):
-            return False
-        m.observations, m.relations = observations, relations
-        extras["entity_mentions"] = counts
-        return True
-
     # -- supersedes ---------------------------------------------------------------------
     def judge(self, doc: Document, ex: Extraction, *, hints: Sequence[str] = ()) -> supersedes.Check:
         pool = supersedes.candidates(self.store, doc, ex, hints)
@@ -254,3 +247,24 @@ class Learner:
                 out.append(supersedes.Judgement(j.old_slug, confidence, j.reasoning))
                 asked.discard(j.old_slug)
         return out, ""
+
+
+def set_entities(doc: Document, ex: Extraction) -> bool:
+    """Set the extraction's entities in the frontmatter; True when something changed."""
+    m = doc.meta
+    observations = [f.id for f in ex.found]
+    # Relations the extraction never writes (conflicts_with, cites, ... added by hand)
+    # stay; the ones it writes are its own to replace.
+    kept = [r for r in m.relations if r.partition(":")[0] not in extract.RULE_PREDICATES]
+    relations = list(dict.fromkeys([*(f"{f.predicate}:{f.id}" for f in ex.found), *kept]))
+    counts = {f.id: f.mentions for f in ex.found}
+    extras = m.model_extra if m.model_extra is not None else {}
+    if (
+        m.observations == observations
+        and m.relations == relations
+        and extras.get("entity_mentions") == counts
+    ):
+        return False
+    m.observations, m.relations = observations, relations
+    extras["entity_mentions"] = counts
+    return True

@@ -24,6 +24,7 @@ from memoryd.kg.extract import POSITIVE, Extraction, family
 from memoryd.models import VISIBLE_STATES, MemoryType
 from memoryd.store import Store
 from memoryd.store import kg as sql
+from memoryd.store.writelock import serialised
 
 JUDGED_TYPES = (MemoryType.preference.value, MemoryType.decision.value, MemoryType.fact.value)
 # Older memories fetched for the rules (the LLM sees config.knowledge.max_candidates).
@@ -368,6 +369,7 @@ def supersede(
         raise UsageError(j.outcome)
 
 
+@serialised
 def supersede_many(store: Store, newer: str, items: list[Judgement], *, decided_by: str, actor: str) -> None:
     """Mark each older memory as replaced by `newer`: in the newer file (one write), the
     chain (one transaction), then each older file. A run cut short after the newer file
@@ -438,6 +440,7 @@ def supersede_many(store: Store, newer: str, items: list[Judgement], *, decided_
             )
 
 
+@serialised
 def undo(store: Store, newer: str, older: str, *, actor: str = "cli") -> None:
     """Take a supersede back: both files and the chain forget it, and the pair is kept as
     dismissed so no later check applies it again."""
@@ -461,6 +464,7 @@ def undo(store: Store, newer: str, older: str, *, actor: str = "cli") -> None:
         sql.dismiss_pair(s, newer, older, new_doc.meta.scope_hash, now)
 
 
+@serialised
 def release_orphans(store: Store, merged: dict[str, str] | None = None, *, actor: str = "cli") -> int:
     """Memories whose successor left the index: merged into another memory, that one
     supersedes them now; forgotten or faded away, they are current again (no pointer to

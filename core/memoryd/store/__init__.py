@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import functools
 import hashlib
 import json
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import Any
 
 from sqlalchemy import Engine
 
@@ -30,24 +29,9 @@ from memoryd.sensitive.keys import Keys
 from memoryd.store import governance, index, kg
 from memoryd.store.files import ENC, MemoryFiles, Turn
 from memoryd.store.index import Hit, TurnHit
-from memoryd.store.writelock import WriteLock
+from memoryd.store.writelock import WriteLock, serialised
 
 __all__ = ["Hit", "Store", "Turn", "TurnHit"]
-
-
-_P = ParamSpec("_P")
-_R = TypeVar("_R")
-
-
-def _serialised(method: Callable[Concatenate[Store, _P], _R]) -> Callable[Concatenate[Store, _P], _R]:
-    """Run a Store method under its write lock (Store.writing)."""
-
-    @functools.wraps(method)
-    def run(self: Store, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-        with self.writing():
-            return method(self, *args, **kwargs)
-
-    return run
 
 
 def fingerprint(body: str) -> str:
@@ -369,7 +353,7 @@ class Store:
             with contextlib.suppress(OSError):
                 (folder / envpaths.SNAPSHOT_STALE).touch(mode=0o600)
 
-    @_serialised
+    @serialised
     def save(
         self,
         doc: Document,
@@ -442,7 +426,7 @@ class Store:
             dedupe=dedupe,
         )
 
-    @_serialised
+    @serialised
     def save_many(
         self,
         docs: Iterable[tuple[Document, Sequence[Turn] | None]],
@@ -503,7 +487,7 @@ class Store:
         with read_session(self.engine) as s:
             return index.suspect_rows(s, scopes)
 
-    @_serialised
+    @serialised
     def clear_suspect(self, slug: str, *, actor: str) -> list[str]:
         """A person vouches for a suspect memory as it stands (memoryd.suspect_doc.clear):
         the flag goes from the file and the index, audited with the reasons it had.

@@ -9,10 +9,12 @@ across an LLM call: the analysis checks under it that the body is still the one 
 
 from __future__ import annotations
 
+import functools
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
+from typing import Concatenate, ParamSpec, Protocol, TypeVar
 
 from filelock import FileLock
 
@@ -40,3 +42,23 @@ class WriteLock:
                 self._depth -= 1
                 if self._depth == 0:
                     self._file.release()
+
+
+class Writable(Protocol):
+    def writing(self) -> AbstractContextManager[None]: ...
+
+
+_S = TypeVar("_S", bound=Writable)
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def serialised(fn: Callable[Concatenate[_S, _P], _R]) -> Callable[Concatenate[_S, _P], _R]:
+    """Run `fn(store, ...)` (or a Store method) under the store's write lock."""
+
+    @functools.wraps(fn)
+    def run(store: _S, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with store.writing():
+            return fn(store, *args, **kwargs)
+
+    return run
