@@ -114,6 +114,23 @@ def _points(reading: cues.Reading) -> list[str]:
     return out
 
 
+def _answer_steps(body: str) -> list[str]:
+    """The steps of a how-to the assistant laid out (the body's sections other than the
+    user's), numbered: what a person adopts when they say "that's our procedure"."""
+    parts, keep = [], False
+    for line in body.splitlines():
+        if line.startswith("## "):
+            keep = line.strip() not in _USER_SECTIONS
+            continue
+        if keep:
+            parts.append(line)
+    text = "\n".join(parts)
+    lines = [ln.strip() for ln in text.splitlines() if cues.STEP_LINE.match(ln)]
+    if len(lines) >= 2:
+        return lines
+    return [f"{i}. {step}" for i, step in enumerate(cues.inline_steps(text), 1)]
+
+
 def _title(reading: cues.Reading, points: list[str], fallback: str) -> str:
     key = reading.key()
     if key is not None:
@@ -175,6 +192,8 @@ def score(
     else:
         d, u, a = _TYPE_D[mtype], importance, 0.85
     points = _points(reading)
+    if mtype == "playbook" and cues.steps(said) < 2 and (adopted := _answer_steps(body)):
+        points = [p for p, c in zip(reading.sentences, reading.cues, strict=True) if c.type] + adopted
     memory = "\n".join(p if cues.STEP_LINE.match(p) else f"- {p}" for p in points) or said.strip()[:800]
     proposal_title = _title(reading, points, title)
     why = f"rule-scored{f' ({reason})' if reason else ''}: importance {importance:.2f} = " + ", ".join(notes)
