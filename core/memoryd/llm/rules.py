@@ -192,7 +192,8 @@ def score(
     else:
         d, u, a = _TYPE_D[mtype], importance, 0.85
     points = _points(reading)
-    if mtype == "playbook" and cues.steps(said) < 2 and (adopted := _answer_steps(body)):
+    adopted = _answer_steps(body) if mtype == "playbook" and cues.steps(said) < 2 else []
+    if adopted:
         points = [p for p, c in zip(reading.sentences, reading.cues, strict=True) if c.type] + adopted
     memory = "\n".join(p if cues.STEP_LINE.match(p) else f"- {p}" for p in points) or said.strip()[:800]
     proposal_title = _title(reading, points, title)
@@ -205,7 +206,7 @@ def score(
         type=mtype,  # type: ignore[arg-type]
         title=proposal_title[:200],
         body=memory[:4000],
-        triggers=keywords(f"{proposal_title}\n{said}", 8, rarity=rarity),
+        triggers=keywords("\n".join([said, *adopted]), 8, rarity=rarity, focus=f"{proposal_title}\n{memory}"),
         reasoning=why[:1000],
         supersedes=[],
     )

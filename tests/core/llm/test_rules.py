@@ -96,6 +96,7 @@ def test_steps_the_assistant_laid_out_are_the_playbook_the_user_adopts():
     ]
     out = rules.score(turns[0], body, user_turns=turns)
     assert out.type == "playbook"
+    assert "BILLING_TOKEN" in out.triggers  # said only in the steps
     assert out.body.splitlines()[1:] == [
         "1. create a new token in the vault",
         "2. update BILLING_TOKEN in the deploy settings",
