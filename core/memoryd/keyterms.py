@@ -99,10 +99,16 @@ def _segmenter() -> ModuleType:
 
 
 def keywords(
-    text: str, limit: int = 8, *, rarity: Rarity | None = None, focus: str | None = None
+    text: str,
+    limit: int = 8,
+    *,
+    rarity: Rarity | None = None,
+    focus: str | None = None,
+    weak: bool = False,
 ) -> list[str]:
     """At most `limit` keywords of `text`, most specific first; `focus`: the part of `text`
-    that states the point (its terms come first), None when all of it does."""
+    that states the point (its terms come first), None when all of it does; `weak`: fill
+    the limit with weak terms too (a vocabulary, not triggers)."""
     if limit <= 0 or not text:
         return []
     terms = _collect(_PLACEHOLDER.sub(" ", text) if "[REDACTED:" in text else text)
@@ -129,7 +135,9 @@ def keywords(
         score = base
     top = score[candidates[0][0]] if candidates else 0.0
     kept = [
-        kt for i, kt in enumerate(candidates[:limit]) if i < _KEEP_AT_LEAST or score[kt[0]] >= _WEAK * top
+        kt
+        for i, kt in enumerate(candidates[:limit])
+        if weak or i < _KEEP_AT_LEAST or score[kt[0]] >= _WEAK * top
     ]
     return [_display(t) for _, t in kept]
 

@@ -293,3 +293,8 @@ def test_how_a_memory_is_called_is_no_keyword() -> None:
     got = keywords("That's our procedure for the boiler; follow this checklist. 以后按这个流程检查锅炉。", 8)
     assert not {"procedure", "checklist", "follow", "流程"} & set(got)
     assert "boiler" in got and "锅炉" in got
+
+
+def test_a_vocabulary_asks_for_the_weak_terms_too() -> None:
+    text = "Hetzner Hetzner Hetzner Hetzner Hetzner storage. We went there with apples, pears, grapes."
+    assert len(keywords(text, 8, weak=True)) == 5

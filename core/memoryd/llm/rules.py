@@ -178,7 +178,7 @@ def score(
         if pattern.search(said):
             signal += weight
             notes.append(f"{label} {weight:+.1f}")
-    words = Counter({w: _count(said, w) for w in keywords(said, 40)})
+    words = Counter({w: _count(said, w) for w in keywords(said, 40, weak=True)})
     repeated = [w for w, n in words.items() if n >= 3 and len(w) > 2]
     if repeated:
         signal += 0.2
