@@ -82,6 +82,10 @@ _WEAK = 0.5  # a term scoring below this share of the best is left out...
 _KEEP_AT_LEAST = 3  # ...once this many are kept
 
 
+# (first, second) -> where each occurrence of the pair starts, and its form
+_Pairs = dict[tuple[str, str], list[tuple[int, str]]]
+
+
 @dataclass
 class _Term:
     first: int
@@ -171,8 +175,8 @@ def _collect(text: str) -> dict[str, _Term]:
         t.prior = max(t.prior, prior)
         t.forms[form] = t.forms.get(form, 0) + 1
 
-    pairs: dict[tuple[str, str], list[tuple[int, str]]] = {}  # adjacent plain words
-    last: tuple[int, str] | None = None  # end and key of the plain word just before
+    pairs: _Pairs = {}  # adjacent plain words
+    last: tuple[int, str, int] | None = None  # end, key and start of the plain word before
     for m in _TOKEN.finditer(text):
         kind = m.lastgroup
         before, last = last, None
@@ -185,8 +189,9 @@ def _collect(text: str) -> dict[str, _Term]:
             key = m.group().lower()
             if key in terms or _kind(m.group()) is not None:
                 if before and text[before[0] : m.start()] == " ":
-                    pairs.setdefault((before[1], key), []).append((m.start(), m.group()))
-                last = (m.end(), key)
+                    start = before[2]
+                    pairs.setdefault((before[1], key), []).append((start, text[start : m.end()]))
+                last = (m.end(), key, m.start())
         if kind == "url":
             host = m.group("host").lower().removeprefix("www.")
             if "." in host:
@@ -209,21 +214,22 @@ def _collect(text: str) -> dict[str, _Term]:
 def _compounds(
     text: str,
     terms: dict[str, _Term],
-    pairs: dict[tuple[str, str], list[tuple[int, str]]],
+    pairs: _Pairs,
     proper: set[str],
     add: Callable[..., None],
 ) -> None:
     """Two words side by side more than once are one term ("credit card"); a word seen only
-    inside such a pair is not a term of its own."""
+    inside such a pair is not a term of its own. (Not for Chinese: the segmenter already
+    joins the compounds its dictionary knows, and the parts it leaves apart, 电饭煲 and 内胆,
+    are each searched for.)"""
     for (a, b), spots in pairs.items():
         if len(spots) < 2 or a == b or a not in terms or b not in terms:
             continue
         first, second = terms[a], terms[b]
         prior = max(first.prior, second.prior, _PRIOR_WORD)
         key = f"{a} {b}"
-        for at, word in spots:
-            start = text.rfind(" ", 0, at - 1) + 1
-            add(key, f"{text[start : at - 1]} {word}", start, prior)
+        for start, form in spots:
+            add(key, form, start, prior)
         if a in proper or b in proper:
             proper.add(key)
         for part in (a, b):

@@ -36,7 +36,8 @@ hey hi hello bye sorry oops wow oh ah um uh hmm lol btw fyi imo tbh asap
 and/or yes/no true false none null nil undefined
 procedure procedures process processes checklist checklists workflow workflows routine routines
 runbook runbooks reference agreed agree agrees settle settled remind reminds reminded suggest
-suggests suggested whenever follow follows followed
+suggests suggested whenever follow follows followed avoid avoids avoided including included
+past
 """
 
 # Words of every topic: kept as triggers, but below a word that is about this memory.

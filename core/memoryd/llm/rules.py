@@ -197,6 +197,9 @@ def score(
         points = [p for p, c in zip(reading.sentences, reading.cues, strict=True) if c.type] + adopted
     memory = "\n".join(p if cues.STEP_LINE.match(p) else f"- {p}" for p in points) or said.strip()[:800]
     proposal_title = _title(reading, points, title)
+    # What the triggers are about: the title and the kept points; for adopted steps, the
+    # user's own words for what the how-to is for (the steps are its detail).
+    focus = "\n".join([proposal_title, *(p for p in points if p not in adopted)])
     why = f"rule-scored{f' ({reason})' if reason else ''}: importance {importance:.2f} = " + ", ".join(notes)
     return DuraOutput(
         D=round(min(1.0, d), 2),
@@ -206,7 +209,7 @@ def score(
         type=mtype,  # type: ignore[arg-type]
         title=proposal_title[:200],
         body=memory[:4000],
-        triggers=keywords("\n".join([said, *adopted]), 8, rarity=rarity, focus=f"{proposal_title}\n{memory}"),
+        triggers=keywords("\n".join([said, *adopted]), 8, rarity=rarity, focus=focus),
         reasoning=why[:1000],
         supersedes=[],
     )
