@@ -10,6 +10,12 @@ Ranking: sublinear term frequency x how specific the term is. Callers pass `rari
 they can see the store (memoryd.store.terms.rarity_for: inverse document frequency); a
 general-language prior applies always, from the segmenter's dictionary frequencies for
 Chinese and word kinds for the rest (an identifier says more than a common English word).
+
+Two words that stand side by side more than once ("credit card", "index funds") name one
+thing: they are one keyword, and a word seen only inside it is no keyword of its own.
+Callers that know which sentences carry the memory's point pass them as `focus`: a term of
+those outranks one of the incidental chatter around them. The list stops before `limit`
+when what is left scores far below the best (a weak term is a worse trigger than none).
 """
 
 from __future__ import annotations
@@ -57,6 +63,11 @@ _ZH_COMPLEMENT = frozenset("在成到作给掉完好过出")
 # The HMM's guesses for words the dictionary lacks often take a function character from
 # the next or previous word (会锁表, 前先, 先打, 太高, 开周会): such a guess is not a word.
 _ZH_FUNCTION_EDGE = frozenset("的了着过是在有和与跟把被给让也都就才又还再先太很会要能可不没别")
+# A plain verb (jieba tag "v": 推荐, 缩短, 导入) says what was done and a time word ("t": 晚上,
+# 周末, 明年) when, a noun what: the noun is what a person searches with, so verbs and time
+# words rank below a noun as rare.
+_ZH_DEMOTED_POS = frozenset({"v", "t"})
+_ZH_DEMOTE = 0.6
 _ZH_TOTAL = 60_101_967  # sum of the frequencies in jieba's dictionary
 _ZH_UNKNOWN_FREQ = 10  # a word the dictionary lacks: as rare as a rare dictionary word
 
@@ -66,6 +77,13 @@ _PRIOR_PROPER = 1.3
 _PRIOR_WORD = 1.0
 _PRIOR_COMMON = 0.5
 _RARITY_POOL = 64  # candidates ranked by the store at most (the best by prior first)
+_FOCUS_BOOST = 2.0  # a term of the sentences that carry the point, over one of the chatter
+_WEAK = 0.5  # a term scoring below this share of the best is left out...
+_KEEP_AT_LEAST = 3  # ...once this many are kept
+
+
+# (first, second) -> where each occurrence of the pair starts, and its form
+_Pairs = dict[tuple[str, str], list[tuple[int, str]]]
 
 
 @dataclass
@@ -84,8 +102,17 @@ def _segmenter() -> ModuleType:
     return rjieba
 
 
-def keywords(text: str, limit: int = 8, *, rarity: Rarity | None = None) -> list[str]:
-    """At most `limit` keywords of `text`, most specific first."""
+def keywords(
+    text: str,
+    limit: int = 8,
+    *,
+    rarity: Rarity | None = None,
+    focus: str | None = None,
+    weak: bool = False,
+) -> list[str]:
+    """At most `limit` keywords of `text`, most specific first; `focus`: the part of `text`
+    that states the point (its terms come first), None when all of it does; `weak`: fill
+    the limit with weak terms too (a vocabulary, not triggers)."""
     if limit <= 0 or not text:
         return []
     terms = _collect(_PLACEHOLDER.sub(" ", text) if "[REDACTED:" in text else text)
@@ -94,7 +121,11 @@ def keywords(text: str, limit: int = 8, *, rarity: Rarity | None = None) -> list
         for key, t in terms.items()
         if t.han_known or t.count >= 2  # a cut the dictionary lacks: only if it recurs
     ]
-    base = {key: (1.0 + math.log(t.count)) * t.prior for key, t in candidates}
+    pointed = set(_collect(focus)) if focus else set(terms)
+    base = {
+        key: (1.0 + math.log(t.count)) * t.prior * (_FOCUS_BOOST if _within(key, pointed) else 1.0)
+        for key, t in candidates
+    }
     candidates.sort(key=lambda kt: (-base[kt[0]], kt[1].first))
     if rarity is not None:
         pool = candidates[: max(_RARITY_POOL, 4 * limit)]
@@ -104,7 +135,20 @@ def keywords(text: str, limit: int = 8, *, rarity: Rarity | None = None) -> list
         score = {key: base[key] * _finite(weights.get(shown[key], unseen)) for key in shown}
         pool.sort(key=lambda kt: (-score[kt[0]], kt[1].first))
         candidates = pool
-    return [_display(t) for _, t in candidates[:limit]]
+    else:
+        score = base
+    top = score[candidates[0][0]] if candidates else 0.0
+    kept = [
+        kt
+        for i, kt in enumerate(candidates[:limit])
+        if weak or i < _KEEP_AT_LEAST or score[kt[0]] >= _WEAK * top
+    ]
+    return [_display(t) for _, t in kept]
+
+
+def _within(key: str, pointed: set[str]) -> bool:
+    """The term is one of `pointed`, or a compound whose words all are."""
+    return key in pointed or (" " in key and all(part in pointed for part in key.split(" ")))
 
 
 def _finite(value: Any) -> float:
@@ -131,13 +175,23 @@ def _collect(text: str) -> dict[str, _Term]:
         t.prior = max(t.prior, prior)
         t.forms[form] = t.forms.get(form, 0) + 1
 
+    pairs: _Pairs = {}  # adjacent plain words
+    last: tuple[int, str, int] | None = None  # end, key and start of the plain word before
     for m in _TOKEN.finditer(text):
         kind = m.lastgroup
+        before, last = last, None
         if kind == "han":
             _han_words(m.group(), m.start(), _cut_at(text, m.end()), add)
             continue
         if _cut_at(text, m.end()):
             continue  # "hou…": the end of a word the text was cut in
+        if kind == "word" and m.group().isalpha():
+            key = m.group().lower()
+            if key in terms or _kind(m.group()) is not None:
+                if before and text[before[0] : m.start()] == " ":
+                    start = before[2]
+                    pairs.setdefault((before[1], key), []).append((start, text[start : m.end()]))
+                last = (m.end(), key, m.start())
         if kind == "url":
             host = m.group("host").lower().removeprefix("www.")
             if "." in host:
@@ -146,6 +200,7 @@ def _collect(text: str) -> dict[str, _Term]:
             add(m.group().lower(), m.group(), m.start(), _PRIOR_IDENT)
         else:
             _latin_word(text, m.group(), m.start(), add, proper)
+    _compounds(text, terms, pairs, proper, add)
     for key in list(terms):
         t = terms[key]
         if key in proper:  # "Postgres" mid-sentence: its sentence-start form is the name too
@@ -154,6 +209,34 @@ def _collect(text: str) -> dict[str, _Term]:
         elif t.prior < _PRIOR_PROPER:  # plain words are lower-cased
             t.forms = {key: t.count}
     return terms
+
+
+def _compounds(
+    text: str,
+    terms: dict[str, _Term],
+    pairs: _Pairs,
+    proper: set[str],
+    add: Callable[..., None],
+) -> None:
+    """Two words side by side more than once are one term ("credit card"); a word seen only
+    inside such a pair is not a term of its own. (Not for Chinese: the segmenter already
+    joins the compounds its dictionary knows, and the parts it leaves apart, 电饭煲 and 内胆,
+    are each searched for.)"""
+    for (a, b), spots in pairs.items():
+        if len(spots) < 2 or a == b or a not in terms or b not in terms:
+            continue
+        first, second = terms[a], terms[b]
+        prior = max(first.prior, second.prior, _PRIOR_WORD)
+        key = f"{a} {b}"
+        for start, form in spots:
+            add(key, form, start, prior)
+        if a in proper or b in proper:
+            proper.add(key)
+        for part in (a, b):
+            t = terms[part]
+            t.count -= len(spots)
+            if t.count <= 0:
+                del terms[part]
 
 
 def _cut_at(text: str, end: int) -> bool:
@@ -225,7 +308,7 @@ def _han_words(run: str, start: int, cut_after: bool, add: Callable[..., None]) 
         known, prior = _han_prior(word)
         if not known and (word[0] in _ZH_FUNCTION_EDGE or word[-1] in _ZH_FUNCTION_EDGE):
             continue
-        add(word, word, at, prior, han_known=known)
+        add(word, word, at, prior * _ZH_DEMOTE if pos_tag in _ZH_DEMOTED_POS else prior, han_known=known)
 
 
 @functools.lru_cache(maxsize=65536)

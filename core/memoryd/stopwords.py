@@ -34,6 +34,10 @@ other others another same different each either neither both all any some most m
 can could would should will shall must might may cannot couldn wouldn shouldn won ain
 hey hi hello bye sorry oops wow oh ah um uh hmm lol btw fyi imo tbh asap
 and/or yes/no true false none null nil undefined
+procedure procedures process processes checklist checklists workflow workflows routine routines
+runbook runbooks reference agreed agree agrees settle settled remind reminds reminded suggest
+suggests suggested whenever follow follows followed avoid avoids avoided including included
+past
 """
 
 # Words of every topic: kept as triggers, but below a word that is about this memory.
@@ -65,6 +69,7 @@ _ZH_TEXT = """
 多么 怎么样 还要 还会 就要 就会 都是 也是 只要 只有 不行 可是 于是 而是 而不是 不再 以后一律
 已经是 一遍 再次 重新 问一下 说明 表示 提到 告诉 谢谢 好的 是的 对的 没事 然而 并且 比如 例如
 等等 之类 左右 以上 以下 之间 之中 其中 当中 里面 外面 上面 下面 前面 后面 中间 旁边
+流程 步骤 做法 整理 帮忙 下来 起来 怎么弄 记一下 记着 提醒 知道 弄好 搞定
 """
 
 ZH = frozenset(_ZH_TEXT.split())

@@ -250,3 +250,55 @@ def test_the_capture_hook_never_imports_the_segmenter(project: Path, tmp_path: P
     assert not {m for m in imported if m.split(".")[0] in ("rjieba", "jieba")}
     assert "memoryd.keyterms" not in imported
     assert "memoryd.stopwords" not in imported
+
+
+def test_two_words_that_recur_side_by_side_are_one_keyword() -> None:
+    text = (
+        "The heat pump makes a rattling noise at night. The installer said the heat pump "
+        "needs its filter cleaned every spring."
+    )
+    got = keywords(text, 8)
+    assert "heat pump" in got
+    assert "heat" not in got and "pump" not in got  # seen only inside the pair
+
+
+def test_a_pair_seen_once_stays_two_words() -> None:
+    got = keywords("The garden hose leaks near the tap.", 8)
+    assert "garden hose" not in got and "hose" in got
+
+
+def test_terms_of_the_point_outrank_the_chatter() -> None:
+    chatter = "We talked about holidays, weather, football, sandwiches and traffic. "
+    point = "Backups of the wiki go to the Hetzner storage box."
+    got = keywords(chatter + point, 8, focus=point)
+    assert set(got[:3]) == {"Hetzner", "backups", "wiki"}
+    assert not {"holidays", "football", "sandwiches"} & set(got)
+
+
+def test_weak_terms_do_not_pad_the_list() -> None:
+    text = (
+        "Hetzner Hetzner Hetzner Hetzner Hetzner storage. "
+        "We went there with apples, pears, grapes, melons, lemons, plums, figs."
+    )
+    got = keywords(text, 8)
+    assert got[0] == "Hetzner" and len(got) < 8
+
+
+def test_chinese_nouns_rank_above_verbs_and_time_words() -> None:
+    assert keywords("傍晚修理电脑。", 8)[0] == "电脑"  # 傍晚 (time) and 修理 (verb) are rarer
+    assert keywords("明年换电脑。", 8)[0] == "电脑"
+
+
+def test_how_a_memory_is_called_is_no_keyword() -> None:
+    got = keywords(
+        "That's our procedure for the boiler, including the past readings; follow this checklist "
+        "and avoid the valve. 以后按这个流程检查锅炉。",
+        8,
+    )
+    assert not {"procedure", "checklist", "follow", "including", "past", "avoid", "流程"} & set(got)
+    assert "boiler" in got and "锅炉" in got
+
+
+def test_a_vocabulary_asks_for_the_weak_terms_too() -> None:
+    text = "Hetzner Hetzner Hetzner Hetzner Hetzner storage. We went there with apples, pears, grapes."
+    assert len(keywords(text, 8, weak=True)) == 5

@@ -82,7 +82,8 @@ _DECISION = re.compile(
     r"\b(?:we|i)(?:'re| are|'m| am) (?:going with|switching to|moving to|migrating to|adopting)\b|"
     r"\b(?:let'?s|we'?ll|we will|we(?:'re| are) going to)\s+(?:go with|use|switch to|move to|adopt|"
     r"stick with|migrate to)\b|\bsettled on\b|\bopted (?:for|to)\b|\b(?:the|our) decision (?:is|was)\b|"
-    r"\b(?:we|i)\s+(?:switched|moved|migrated)\b[^.]{0,40}?\bto\b|\bgoing with\b",
+    r"\b(?:we|i)\s+(?:switched|moved|migrated)\b[^.]{0,40}?\bto\b|\bgoing with\b|"
+    r"\blet'?s (?:settle|decide)\b|\bsettle (?:it|this)\b",
     _I,
 )
 _ZH_DECISION = re.compile(r"决定|定了|选定|敲定|拍板|采用|最终用|确定用|最终选")
@@ -159,20 +160,33 @@ _FACT = re.compile(
     r"\b(?:is|are|was)\s+(?:on|at|in|under|behind|hosted|located|stored|kept|served|running|deployed|"
     r"pinned|set to|called|named)\b|\bruns? on\b|\blives? (?:in|at|on)\b|\bport\s+\d+|"
     r"\b(?:my|our)\s+[\w' -]{1,30}?\s+(?:is|are)\s+\S|\b(?:is|are)\s+(?:\d|v\d)|"
-    r"\b(?:born|works? (?:at|for)|based in)\b",
+    r"\b(?:born|works? (?:at|for)|based in)\b|\b(?:i am|i'm|we are|we're) allergic to\b",
     _I,
 )
 _ZH_FACT = re.compile(
     r"我的\S{1,10}?是|我们的\S{1,10}?是|的(?:地址|端口|密码|生日|邮箱|电话|版本|路径|位置|名字|账号|域名)(?:是|为|在)|"
-    r"端口(?:是|为|号是|号为)?\s*\d+|(?:位于|部署在|放在|存在|住在|跑在|运行在)|生日是|\S{1,12}(?:是|在|为)\s*[A-Za-z0-9]"
+    r"端口(?:是|为|号是|号为)?\s*\d+|对\S{1,10}过敏|(?:位于|部署在|放在|存在|住在|跑在|运行在)|生日是|\S{1,12}(?:是|在|为)\s*[A-Za-z0-9]"
 )
 _REMEMBER = re.compile(
     r"\bremember\b|\bkeep in mind\b|\bdon'?t forget\b|\bnote that\b|\bfor the record\b|"
-    r"记住|记得|别忘了|不要忘记",
+    r"记住|记得|记着|记一下|记下|别忘了|不要忘记",
     _I,
 )
 _REMEMBER_TO = re.compile(r"\bremember to\b|\bdon'?t forget to\b|记得|别忘了", _I)
+# A person adopting a how-to as theirs ("that's our release procedure", "按这个流程来"): the
+# steps it points at may be the assistant's, the adoption is the user's.
+_ADOPT = re.compile(
+    r"\b(?:this|that|these|those)(?:'s|'re| is| are)?\s+(?:is\s+|are\s+)?(?:our|the|my|a)?\s*"
+    r"(?:\w+\s+)?(?:procedure|process|steps|checklist|workflow|routine|runbook)\b",
+    _I,
+)
+_ZH_ADOPT = re.compile(r"(?:这个|这套|这些|这份|按|照)(?:流程|步骤|做法|顺序|清单)")
 
+# Steps written inline, one after the other: "1. ... 2. ... 3." / "一、…二、…" / "第一步…第二步".
+_INLINE_STEP = re.compile(
+    r"(?:(?<=\s)|(?<=^)|(?<=[:：]))(\d{1,2})[.)]\s+(?=\S)|([一二三四五六七八九十])、|第([一二三四五六七八九十])步"
+)
+_ZH_DIGITS = "一二三四五六七八九十"
 STEP_LINE = re.compile(
     r"^\s*(?:\d{1,2}[.)、]\s+|\(\d{1,2}\)\s*|step \d+\b|[①-⑳]|第[一二三四五六七八九十\d]+步)", _I
 )
@@ -234,6 +248,10 @@ def of_sentence(sentence: str) -> Cue:
         return Cue("warning", 0.85, why)
     if rule is not None:  # "always use pnpm, never npm or the lockfile breaks": the rule leads
         return Cue("preference", 0.8, rule.group())
+    if m := (_ADOPT.search(s) or _ZH_ADOPT.search(s)):
+        return Cue("playbook", 0.7, m.group())
+    if _REMEMBER.search(raw) and not _REMEMBER_TO.search(raw) and not _PROBLEM.search(s):
+        return Cue("fact", 0.4, "asked to remember")  # "帮我记一下：…", "please note that …"
     if _REQUEST.search(s):
         return NONE
     if m := _ZH_DECISION_WEAK.search(s):
@@ -246,8 +264,6 @@ def of_sentence(sentence: str) -> Cue:
         return Cue("fact", 0.6, m.group())
     if _REMEMBER_TO.search(raw):
         return Cue("preference", 0.6, "remember to")
-    if _REMEMBER.search(raw):
-        return Cue("fact", 0.4, "asked to remember")
     return NONE
 
 
@@ -262,9 +278,35 @@ def steps(text: str) -> int:
                 plain += 1
     if plain >= 2:
         return plain
+    if len(inline := inline_steps(text)) >= 2:
+        return len(inline)
     if _SEQUENCE.search(text) or _ZH_SEQUENCE.search(text):
         return 2
     return 0
+
+
+def inline_steps(text: str) -> list[str]:
+    """The steps of a how-to written on one line ("1. bump 2. tag 3. push", "一、…二、…"),
+    numbered from one in order; [] when the text has no such run of two or more."""
+    found: list[tuple[int, int, int]] = []  # (number, start of marker, start of step)
+    for m in _INLINE_STEP.finditer(text):
+        num = m.group(1) or m.group(2) or m.group(3)
+        n = int(num) if num.isdigit() else _ZH_DIGITS.index(num) + 1
+        if n == len(found) + 1:
+            found.append((n, m.start(), m.end()))
+        elif n == 1 and len(found) < 2:  # a list that never got past one item: start again
+            found = [(n, m.start(), m.end())]
+    if len(found) < 2:
+        return []
+    out = []
+    for i, (_, _, begin) in enumerate(found):
+        end = found[i + 1][1] if i + 1 < len(found) else len(text)
+        step = text[begin:end].strip(" \t，,：:").rstrip("；;，,")
+        if i + 1 == len(found):
+            step = step.split("\n", 1)[0].strip()
+        if step:
+            out.append(step)
+    return out if len(out) >= 2 else []
 
 
 @dataclass(frozen=True)

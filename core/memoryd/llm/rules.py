@@ -114,6 +114,23 @@ def _points(reading: cues.Reading) -> list[str]:
     return out
 
 
+def _answer_steps(body: str) -> list[str]:
+    """The steps of a how-to the assistant laid out (the body's sections other than the
+    user's), numbered: what a person adopts when they say "that's our procedure"."""
+    parts, keep = [], False
+    for line in body.splitlines():
+        if line.startswith("## "):
+            keep = line.strip() not in _USER_SECTIONS
+            continue
+        if keep:
+            parts.append(line)
+    text = "\n".join(parts)
+    lines = [ln.strip() for ln in text.splitlines() if cues.STEP_LINE.match(ln)]
+    if len(lines) >= 2:
+        return lines
+    return [f"{i}. {step}" for i, step in enumerate(cues.inline_steps(text), 1)]
+
+
 def _title(reading: cues.Reading, points: list[str], fallback: str) -> str:
     key = reading.key()
     if key is not None:
@@ -161,7 +178,7 @@ def score(
         if pattern.search(said):
             signal += weight
             notes.append(f"{label} {weight:+.1f}")
-    words = Counter({w: _count(said, w) for w in keywords(said, 40)})
+    words = Counter({w: _count(said, w) for w in keywords(said, 40, weak=True)})
     repeated = [w for w, n in words.items() if n >= 3 and len(w) > 2]
     if repeated:
         signal += 0.2
@@ -175,8 +192,14 @@ def score(
     else:
         d, u, a = _TYPE_D[mtype], importance, 0.85
     points = _points(reading)
+    adopted = _answer_steps(body) if mtype == "playbook" and cues.steps(said) < 2 else []
+    if adopted:
+        points = [p for p, c in zip(reading.sentences, reading.cues, strict=True) if c.type] + adopted
     memory = "\n".join(p if cues.STEP_LINE.match(p) else f"- {p}" for p in points) or said.strip()[:800]
     proposal_title = _title(reading, points, title)
+    # What the triggers are about: the title and the kept points; for adopted steps, the
+    # user's own words for what the how-to is for (the steps are its detail).
+    focus = "\n".join([proposal_title, *(p for p in points if p not in adopted)])
     why = f"rule-scored{f' ({reason})' if reason else ''}: importance {importance:.2f} = " + ", ".join(notes)
     return DuraOutput(
         D=round(min(1.0, d), 2),
@@ -186,7 +209,7 @@ def score(
         type=mtype,  # type: ignore[arg-type]
         title=proposal_title[:200],
         body=memory[:4000],
-        triggers=keywords(f"{proposal_title}\n{said}", 8, rarity=rarity),
+        triggers=keywords("\n".join([said, *adopted]), 8, rarity=rarity, focus=focus),
         reasoning=why[:1000],
         supersedes=[],
     )

@@ -88,3 +88,34 @@ def test_a_rule_that_leads_keeps_its_reason_a_preference():
     assert _type("以后一律用 pnpm，不要用 npm，否则 lockfile 会乱。") == "preference"
     assert _type("never use npm here or the lockfile breaks") == "warning"
     assert _type("不要用 npm，否则 lockfile 会乱。") == "warning"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "mtype"),
+    [
+        # a decision settled in so many words
+        ("Let's settle this: the mobile app ships weekly on Tuesdays.", "decision"),
+        # a request to note something down states a fact, not a task
+        ("帮我记一下，车库的门禁卡放在玄关抽屉里。", "fact"),
+        ("我的车牌号要一直记着：沪A 12345。", "fact"),
+        ("I'm allergic to shellfish.", "fact"),
+        ("我对花生过敏。", "fact"),
+        # a person adopting a how-to as theirs
+        ("Perfect, that's our onboarding checklist.", "playbook"),
+        ("These are the steps I'll use for every renewal.", "playbook"),
+        ("以后换轮胎就按这个步骤来。", "playbook"),
+        # still a task, not a habit: remember-to with a problem stays a request
+        ("记得帮我修一下登录页的报错。", ""),
+    ],
+)
+def test_more_ways_people_state_a_type(sentence: str, mtype: str):
+    assert cues.of_sentence(sentence).type == mtype
+
+
+def test_inline_steps_are_a_playbook():
+    text = "Here you go: 1. drain the tank 2. close the valve 3. refill to the line."
+    assert cues.inline_steps(text) == ["drain the tank", "close the valve", "refill to the line."]
+    assert cues.inline_steps("换机油：一、热车；二、放旧油；三、加新油。") == ["热车", "放旧油", "加新油。"]
+    assert cues.inline_steps("做法：第一步，泡豆子；第二步，煮一小时。") == ["泡豆子", "煮一小时。"]
+    assert cues.inline_steps("we sold 2. apples and 3. pears") == []
+    assert cues.steps(text) == 3

@@ -82,3 +82,24 @@ def test_a_stated_fact_and_a_playbook_are_proposed():
 def test_the_reasons_follow_the_point():
     out, _ = _score("Remember: in this repo always use pnpm, never npm. This is important for the lockfile.")
     assert out.body == "- In this repo always use pnpm, never npm.\n- This is important for the lockfile."
+
+
+def test_steps_the_assistant_laid_out_are_the_playbook_the_user_adopts():
+    body = (
+        "## Goal\nHow do I rotate the API token for the billing service?\n\n"
+        "## Outcome\nDo it like this: 1. create a new token in the vault 2. update BILLING_TOKEN "
+        "in the deploy settings 3. redeploy billing 4. revoke the old token.\n"
+    )
+    turns = [
+        "How do I rotate the API token for the billing service?",
+        "Great, that's our rotation procedure.",
+    ]
+    out = rules.score(turns[0], body, user_turns=turns)
+    assert out.type == "playbook"
+    assert "BILLING_TOKEN" in out.triggers  # said only in the steps
+    assert out.body.splitlines()[1:] == [
+        "1. create a new token in the vault",
+        "2. update BILLING_TOKEN in the deploy settings",
+        "3. redeploy billing",
+        "4. revoke the old token.",
+    ]
