@@ -315,3 +315,10 @@ def test_when_and_how_it_was_said_is_no_keyword() -> None:
     assert "ladder" in got and not got & {"ugh", "autumn", "nearly"}
     got = set(keywords("去年我们决定下个月换热水器，千万别买二手的，价格不变。", 8))
     assert "热水器" in got and not got & {"去年", "下个月", "千万别", "不变"}
+
+
+def test_two_capitalised_words_mid_sentence_are_one_name() -> None:
+    got = keywords("For my thesis I want Chicago Manual citations in every chapter.", 8)
+    assert "Chicago Manual" in got and "Chicago" not in got
+    got = keywords("Remember that the Berlin flight leaves at 7.", 8)
+    assert "Berlin" in got  # one name alone stays itself
