@@ -223,7 +223,9 @@ def _compounds(
     joins the compounds its dictionary knows, and the parts it leaves apart, 电饭煲 and 内胆,
     are each searched for.)"""
     for (a, b), spots in pairs.items():
-        if len(spots) < 2 or a == b or a not in terms or b not in terms:
+        if a == b or a not in terms or b not in terms:
+            continue
+        if len(spots) < 2 and not _name(a, b, spots, proper):
             continue
         first, second = terms[a], terms[b]
         prior = max(first.prior, second.prior, _PRIOR_WORD)
@@ -237,6 +239,12 @@ def _compounds(
             t.count -= len(spots)
             if t.count <= 0:
                 del terms[part]
+
+
+def _name(a: str, b: str, spots: list[tuple[int, str]], proper: set[str]) -> bool:
+    """Two capitalised words side by side, both names where they stand, are one name even
+    once ("Conventional Commits", "Direct Pay"): a person searches for it whole."""
+    return a in proper and b in proper and all(w[:1].isupper() for _, form in spots for w in form.split())
 
 
 def _cut_at(text: str, end: int) -> bool:

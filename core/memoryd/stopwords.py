@@ -3,7 +3,8 @@
 Triggers are what a person types to find a memory again, so the lists go beyond grammar
 words: the filler of how people talk to an agent (always, never, now, instead, done, key,
 app...) and the words that say what kind of memory it is (决定, 以后一律, warning) rather
-than what it is about. Data only: kept in a module so that it ships wherever the code does.
+than what it is about, and when or how it was said (March, last autumn, 去年, ugh, nearly).
+Data only: kept in a module so that it ships wherever the code does.
 """
 
 from __future__ import annotations
@@ -38,6 +39,9 @@ procedure procedures process processes checklist checklists workflow workflows r
 runbook runbooks reference agreed agree agrees settle settled remind reminds reminded suggest
 suggests suggested whenever follow follows followed avoid avoids avoided including included
 past
+january february march april june july august september october november december
+spring summer autumn fall winter
+ugh alright settles learned nearly almost
 """
 
 # Words of every topic: kept as triggers, but below a word that is about this memory.
@@ -70,6 +74,7 @@ _ZH_TEXT = """
 已经是 一遍 再次 重新 问一下 说明 表示 提到 告诉 谢谢 好的 是的 对的 没事 然而 并且 比如 例如
 等等 之类 左右 以上 以下 之间 之中 其中 当中 里面 外面 上面 下面 前面 后面 中间 旁边
 流程 步骤 做法 整理 帮忙 下来 起来 怎么弄 记一下 记着 提醒 知道 弄好 搞定
+去年 今年 明年 前年 上个月 下个月 这个月 上周 下周 这周 上次 下次 千万别 千万不要 不变 免得
 """
 
 ZH = frozenset(_ZH_TEXT.split())

@@ -302,3 +302,23 @@ def test_how_a_memory_is_called_is_no_keyword() -> None:
 def test_a_vocabulary_asks_for_the_weak_terms_too() -> None:
     text = "Hetzner Hetzner Hetzner Hetzner Hetzner storage. We went there with apples, pears, grapes."
     assert len(keywords(text, 8, weak=True)) == 5
+
+
+def test_when_and_how_it_was_said_is_no_keyword() -> None:
+    """Months and seasons say when, interjections and the words of a told incident or an
+    agreement say how: a person searches for what it is about."""
+    got = {
+        k.casefold() for k in keywords("Alright, that settles it: the roof gets new shingles in March.", 8)
+    }
+    assert "shingles" in got and not got & {"alright", "settles", "march"}
+    got = {k.casefold() for k in keywords("Ugh, last autumn the ladder slipped and I nearly fell.", 8)}
+    assert "ladder" in got and not got & {"ugh", "autumn", "nearly"}
+    got = set(keywords("去年我们决定下个月换热水器，千万别买二手的，价格不变。", 8))
+    assert "热水器" in got and not got & {"去年", "下个月", "千万别", "不变"}
+
+
+def test_two_capitalised_words_mid_sentence_are_one_name() -> None:
+    got = keywords("For my thesis I want Chicago Manual citations in every chapter.", 8)
+    assert "Chicago Manual" in got and "Chicago" not in got
+    got = keywords("Remember that the Berlin flight leaves at 7.", 8)
+    assert "Berlin" in got  # one name alone stays itself

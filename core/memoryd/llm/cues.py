@@ -83,21 +83,42 @@ _DECISION = re.compile(
     r"\b(?:let'?s|we'?ll|we will|we(?:'re| are) going to)\s+(?:go with|use|switch to|move to|adopt|"
     r"stick with|migrate to)\b|\bsettled on\b|\bopted (?:for|to)\b|\b(?:the|our) decision (?:is|was)\b|"
     r"\b(?:we|i)\s+(?:switched|moved|migrated)\b[^.]{0,40}?\bto\b|\bgoing with\b|"
-    r"\blet'?s (?:settle|decide)\b|\bsettle (?:it|this)\b",
+    r"\blet'?s (?:settle|decide)\b|\bsettle (?:it|this)\b|\b(?:that|this) settles it\b",
     _I,
 )
-_ZH_DECISION = re.compile(r"决定|定了|选定|敲定|拍板|采用|最终用|确定用|最终选")
+# Agreement on one option, named at the start: "Yeah, Portugal it is." (the name is capitalised).
+_IT_IS = re.compile(
+    r"^(?:(?:[Oo]k(?:ay)?|[Yy]eah|[Yy]es|[Aa]lright|[Ff]ine|[Rr]ight|[Gg]ood|[Gg]reat|[Ss]o)[,!.]?\s+)*"
+    r"[A-Z][\w.+-]*(?:\s+[A-Z0-9][\w.+-]*){0,2} it is\b"
+)
+_ZH_DECISION = re.compile(r"决定|定了|选定|敲定|拍板|采用|最终用|确定用|最终选|商量好了|说好了|谈好了")
 # Also how an edit is asked for ("帮我把 foo 换成 bar"): a decision only when not a request.
 _ZH_DECISION_WEAK = re.compile(r"选了|选择了|改用|换成|换到|就用|迁移到|迁到|搬到")
 
 _CAUTION = re.compile(
     r"\b(?:careful|beware|watch out|heads[- ]up|gotcha|pitfall|footgun|caveat|trap|dangerous|"
-    r"at your own risk|must(?:n'?t| not| never)|under no circumstances)\b",
+    r"at your own risk|must(?:n'?t| not| never)|under no circumstances|the hard way|"
+    r"learned (?:that|this|my lesson))\b",
     _I,
 )
 _ZH_CAUTION = re.compile(
-    r"小心|当心|千万别|千万不要|千万不能|切勿|切记不要|切记别|不要在|别在|绝对不能|绝对不要|不能在|禁止|"
+    r"小心|当心|切勿|切记不要|切记别|不要在|别在|绝对不能|绝对不要|不能在|禁止|"
     r"注意别|注意不要|有个坑|踩坑|踩过|大坑|这个坑|一个坑"
+)
+# Emphatic prohibitions: a warning of their own, but part of a rule that leads the sentence
+# ("以后做饭都少放盐，千万别放味精" is a preference).
+_ZH_EMPHATIC = re.compile(r"千万别|千万不要|千万不能")
+# A warning told as a story: a past occasion and the harm it did ("last time I ran X it wiped
+# Y", "上次…整张表都没了").
+_STORY = re.compile(
+    r"\b(?:last time|the other day|once|last (?:year|month|week|summer|autumn|fall|winter|spring)|"
+    r"years? ago|a while back)\b[^.;!?]{0,80}?\b(?:wiped|lost|deleted|destroyed|ruined|rust(?:y|ed)|"
+    r"cracked|burn(?:ed|t)|flooded|nearly|almost|broke|corrupted|fined|towed|hospital|emergency room)\b",
+    _I,
+)
+_ZH_STORY = re.compile(
+    r"(?:上次|上回|去年|前年|那次|有一次|之前|以前|当时|就是)[^。！？]{0,40}?"
+    r"(?:急诊|住院|晕倒|差点|被拒|被扣|没了|丢了|删了|坏了|烧了|毁了|裂了|报废|出事|吃了大亏|罚款)"
 )
 _PROHIBIT = re.compile(r"\b(?:never|don'?t|do not|avoid|no one should|nobody should)\b", _I)
 _ZH_PROHIBIT = re.compile(r"不要|(?<![特区分类告级性识辨离差])别(?![人的处])|不能|不许|不准|禁止|千万")
@@ -121,9 +142,12 @@ _ZH_CONDITIONAL = re.compile(r"如果|要是|一旦|只要")
 # "always"/"never" reporting what happened, not a rule: "it always fails", "I never got it".
 _REPORTED = re.compile(
     r"\b(?:always|never)\s+(?:\w+(?:ed|es)|was|were|had|did|got|saw|went|came|made|took|knew|"
-    r"thought|found|ran|broke|said|been|seen|happens|works|worked|fails|failed)\b",
+    r"thought|found|ran|broke|said|been|seen|happens|works|worked|fails|failed|forget|miss|lose|"
+    r"mess up|mix up|end up)\b",
     _I,
 )
+# 总是/老是/每次都 about what goes wrong for the speaker: a complaint, not a rule.
+_ZH_REPORTED = re.compile(r"(?:总是|老是|每次都)(?:会)?(?:忘|漏|手忙脚乱|搞错|搞混|记不住|出错|迟到|临时)")
 _STANDING = re.compile(r"\b(?:always|never)\b", _I)
 _PREFERENCE = re.compile(
     r"\bprefer(?:s|red|ably)?\b|\bi(?:'d| would) rather\b|\bfrom now on\b|\bgoing forward\b|"
@@ -142,7 +166,7 @@ _PREFERENCE_WEAK = re.compile(
 )
 _ZH_PREFERENCE = re.compile(
     r"以后一律|一律|以后都|以后(?:请|就)?用|今后|总是|始终|永远|每次都|偏好|习惯|喜欢|讨厌|宁可|宁愿|统一用|"
-    r"只用|默认用|别用|不要用|都用|从现在起|从今以后"
+    r"只用|默认用|别用|不要用|都用|从现在起|从今以后|以后[^。！？，,]{0,20}?(?:必须|一定要|都)"
 )
 
 _PROBLEM = re.compile(
@@ -163,8 +187,10 @@ _FACT = re.compile(
     r"\b(?:born|works? (?:at|for)|based in)\b|\b(?:i am|i'm|we are|we're) allergic to\b",
     _I,
 )
+# What make a thing is, given as an answer: "It's a Worcester Greenstar 30i" (a capitalised name).
+_MAKE = re.compile(r"\b(?:[Ii]t'?s|[Ii]t is|[Ww]e have|I have|[Ww]e'?ve got|I'?ve got) an? [A-Z][\w-]+")
 _ZH_FACT = re.compile(
-    r"我的\S{1,10}?是|我们的\S{1,10}?是|的(?:地址|端口|密码|生日|邮箱|电话|版本|路径|位置|名字|账号|域名)(?:是|为|在)|"
+    r"我的\S{1,10}?是|我们的\S{1,10}?是|(?:我|我们|咱|咱们)家的?\S{1,10}?是|的(?:地址|端口|密码|生日|邮箱|电话|版本|路径|位置|名字|账号|域名)(?:是|为|在)|"
     r"端口(?:是|为|号是|号为)?\s*\d+|对\S{1,10}过敏|(?:位于|部署在|放在|存在|住在|跑在|运行在)|生日是|\S{1,12}(?:是|在|为)\s*[A-Za-z0-9]"
 )
 _REMEMBER = re.compile(
@@ -177,10 +203,15 @@ _REMEMBER_TO = re.compile(r"\bremember to\b|\bdon'?t forget to\b|记得|别忘�
 # steps it points at may be the assistant's, the adoption is the user's.
 _ADOPT = re.compile(
     r"\b(?:this|that|these|those)(?:'s|'re| is| are)?\s+(?:is\s+|are\s+)?(?:our|the|my|a)?\s*"
-    r"(?:\w+\s+)?(?:procedure|process|steps|checklist|workflow|routine|runbook)\b",
+    r"(?:\w+\s+)?(?:procedure|process|steps|checklist|workflow|routine|runbook)\b|"
+    r"\b(?:keep|save|use|store)\s+(?:this|that|it|these)\s+as\s+(?:our|the|my|a)\s+(?:\w+\s+)?"
+    r"(?:procedure|process|steps|checklist|workflow|routine|runbook)\b",
     _I,
 )
-_ZH_ADOPT = re.compile(r"(?:这个|这套|这些|这份|按|照)(?:流程|步骤|做法|顺序|清单)")
+_ZH_ADOPT = re.compile(
+    r"(?:这个|这套|这些|这份|按|照)(?:流程|步骤|做法|顺序|清单)|"
+    r"(?:这|这个|这套)就?是(?:我们|我|咱们)的\S{0,6}?(?:流程|步骤|做法|清单)"
+)
 
 # Steps written inline, one after the other: "1. ... 2. ... 3." / "一、…二、…" / "第一步…第二步".
 _INLINE_STEP = re.compile(
@@ -211,6 +242,10 @@ def _warning(s: str) -> tuple[str, int]:
     (-1 for a caution word, which is a warning wherever it stands)."""
     if m := (_CAUTION.search(s) or _ZH_CAUTION.search(s)):
         return m.group(), -1
+    if m := (_STORY.search(s) or _ZH_STORY.search(s)):
+        return m.group(), m.start()
+    if m := _ZH_EMPHATIC.search(s):
+        return m.group(), m.start()
     prohibit = _PROHIBIT.search(s) if not _REPORTED.search(s) else None
     prohibit = prohibit or _ZH_PROHIBIT.search(s)
     if prohibit:
@@ -227,7 +262,8 @@ def _warning(s: str) -> tuple[str, int]:
 def _rule(s: str) -> re.Match[str] | None:
     """The first standing-rule cue of the sentence ("always", "以后一律", "prefer")."""
     found = [m for m in _STANDING.finditer(s) if not _REPORTED.match(s, m.start())]
-    found += [m for p in (_PREFERENCE, _ZH_PREFERENCE) if (m := p.search(s))]
+    found += [m for m in _ZH_PREFERENCE.finditer(s) if not _ZH_REPORTED.match(s, m.start())][:1]
+    found += [m for m in (_PREFERENCE.search(s),) if m]
     return min(found, key=lambda m: m.start(), default=None)
 
 
@@ -240,16 +276,17 @@ def of_sentence(sentence: str) -> Cue:
     s = titles.strip_filler(raw)
     if not s or is_question(s):
         return NONE
-    if m := (_DECISION.search(s) or _ZH_DECISION.search(s)):
+    if m := (_DECISION.search(s) or _ZH_DECISION.search(s) or _IT_IS.search(s)):
         return Cue("decision", 0.9, m.group())
     why, at = _warning(s)
     rule = _rule(s)
+    adopt = _ADOPT.search(s) or _ZH_ADOPT.search(s)
     if why and (at < 0 or rule is None or rule.start() >= at):
         return Cue("warning", 0.85, why)
+    if adopt:  # "that's the procedure from now on": the rule is to follow the how-to
+        return Cue("playbook", 0.7, adopt.group())
     if rule is not None:  # "always use pnpm, never npm or the lockfile breaks": the rule leads
         return Cue("preference", 0.8, rule.group())
-    if m := (_ADOPT.search(s) or _ZH_ADOPT.search(s)):
-        return Cue("playbook", 0.7, m.group())
     if _REMEMBER.search(raw) and not _REMEMBER_TO.search(raw) and not _PROBLEM.search(s):
         return Cue("fact", 0.4, "asked to remember")  # "帮我记一下：…", "please note that …"
     if _REQUEST.search(s):
@@ -260,7 +297,7 @@ def of_sentence(sentence: str) -> Cue:
         return Cue("preference", 0.8, m.group())
     if _PROBLEM.search(s):
         return NONE
-    if m := (_FACT.search(s) or _ZH_FACT.search(s)):
+    if m := (_FACT.search(s) or _ZH_FACT.search(s) or _MAKE.search(s)):
         return Cue("fact", 0.6, m.group())
     if _REMEMBER_TO.search(raw):
         return Cue("preference", 0.6, "remember to")
@@ -309,6 +346,16 @@ def inline_steps(text: str) -> list[str]:
     return out if len(out) >= 2 else []
 
 
+def _has_sequence(text: str) -> bool:
+    return bool(_SEQUENCE.search(text) or _ZH_SEQUENCE.search(text))
+
+
+def _sequence_only(text: str) -> bool:
+    """Whether `text`'s steps are only a first/then sequence (no numbered steps)."""
+    numbered = sum(1 for line in text.splitlines() if STEP_LINE.match(line))
+    return numbered < 2 and len(inline_steps(text)) < 2 and _has_sequence(text)
+
+
 @dataclass(frozen=True)
 class Reading:
     """A session's type and the sentences that carry it, in order (cues[i] for sentences[i])."""
@@ -335,6 +382,14 @@ def classify(text: str, sentences: Sequence[str]) -> Reading:
         if cue.type:
             totals[cue.type] = totals.get(cue.type, 0.0) + cue.weight
     n = steps(text)
+    if (
+        n
+        and _sequence_only(text)
+        and not any(
+            _has_sequence(s) for s, c in zip(sentences, cues, strict=True) if c.type in ("", "playbook")
+        )
+    ):
+        n = 0  # "先看结论，再看细节" inside a rule is the rule, not a how-to
     if n >= 2 and not any(c.weight >= 1.0 and c.type != "playbook" for c in cues):
         totals["playbook"] = totals.get("playbook", 0.0) + 0.5 * n
     labelled = [c.type for c in cues if c.weight >= 1.0]

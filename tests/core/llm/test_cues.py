@@ -119,3 +119,44 @@ def test_inline_steps_are_a_playbook():
     assert cues.inline_steps("做法：第一步，泡豆子；第二步，煮一小时。") == ["泡豆子", "煮一小时。"]
     assert cues.inline_steps("we sold 2. apples and 3. pears") == []
     assert cues.steps(text) == 3
+
+
+@pytest.mark.parametrize(
+    ("sentence", "mtype"),
+    [
+        # a decision phrased as agreement
+        ("Alright, that settles it: I'm selling the car and taking the tram.", "decision"),
+        ("Yeah, Norway it is.", "decision"),
+        ("我和老婆商量好了，就买那套两居室。", "decision"),
+        # a warning told as a story: a past occasion and the harm it did
+        ("Last time I ran the cleanup script it wiped my photos folder.", "warning"),
+        ("I learned that the hard way: the glass lid cracked in the oven.", "warning"),
+        ("上次我把充电宝放在托运行李里，整个箱子被扣了。", "warning"),
+        ("我邻居就是冬天没关水阀，水管冻裂了。", "warning"),
+        # "always"/总是 about what goes wrong for the speaker is a complaint, not a rule
+        ("I always forget the passport photos.", ""),
+        ("我总是忘记交水电费。", ""),
+        # an emphatic prohibition after a leading rule is part of that rule
+        ("以后做饭都少放盐，千万别放味精。", "preference"),
+        # 以后 ... 必须 / 一定要 is a standing rule
+        ("以后改配置必须先备份。", "preference"),
+        # a how-to adopted "from now on" is still the how-to
+        ("Good, that's the procedure from now on.", "playbook"),
+        ("Keep this as our packing checklist.", "playbook"),
+        ("对，就按这个清单来，以后报销都用这套。", "playbook"),
+        ("好，这就是我们的报销流程。", "playbook"),
+        # a fact given as an answer: what make it is, what our household has
+        ("It's a Bosch Serie 4, bought in 2021.", "fact"),
+        ("我们家燃气是港华的，户号在缴费单上。", "fact"),
+    ],
+)
+def test_how_people_state_it(sentence: str, mtype: str):
+    assert cues.of_sentence(sentence).type == mtype
+
+
+def test_a_sequence_inside_a_rule_is_not_a_how_to():
+    """ "先…再…" inside a sentence that states a rule is that rule, not a playbook."""
+    text = "我习惯先看结论，再看细节，回答都这样写。"
+    assert _type(text) == "preference"
+    text = "Keep the answers short; I prefer the summary first, then the details."
+    assert _type(text) == "preference"
