@@ -24,8 +24,10 @@ Definitions (precise, so a change can be argued with):
     word of the session at every place it occurs there; points: every group of
     `title_points` has an alternative inside the title (case-insensitive).
   * keywords (the proposal's triggers): a trigger is right when it equals (case and
-    spacing aside, a plural "s" aside) an alternative of a `keywords` group or an
-    `acceptable` word; precision = right triggers / triggers over the queued proposals of
+    spacing aside, a plural "s" aside) an alternative of a `keywords` group, an
+    `acceptable` word, or a word of the second annotator (keywords_second.jsonl: written
+    by another annotator from the turns alone, blind to these labels, the LLM replies and
+    any output: one annotator's list misses words a person would search with); precision = right triggers / triggers over the queued proposals of
     labelled long-term sessions; recall = `keywords` groups hit / groups over every
     labelled long-term session (a session with no proposal hits none).
   * fragment keyword: a trigger, or a Latin word of it, that occurs in the session only
@@ -96,6 +98,7 @@ class Case:
     acceptable: list[str]
     turns: list[list[Any]]
     llm: dict[str, Any]
+    second: tuple[str, ...] = ()  # the blind second annotator's keywords
 
     def text(self) -> str:
         """Everything the session says (turns, tool calls and their output): what a
@@ -110,6 +113,11 @@ class Case:
 
 
 def cases() -> list[Case]:
+    second: dict[str, list[str]] = {}
+    for line in (DATA / "keywords_second.jsonl").read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            r = json.loads(line)
+            second[r["id"]] = r["keywords"]
     rows = []
     for line in (DATA / "sessions.jsonl").read_text(encoding="utf-8").splitlines():
         if line.strip():
@@ -126,6 +134,7 @@ def cases() -> list[Case]:
                     r["acceptable"],
                     r["turns"],
                     r["llm"],
+                    tuple(second.get(r["id"], ())),
                 )
             )
     return rows
@@ -362,7 +371,7 @@ def norm(text: str) -> str:
 
 def keyword_ok(trigger: str, case: Case) -> bool:
     allowed = {norm(a) for group in case.keywords for a in group} | {norm(a) for a in case.acceptable}
-    return norm(trigger) in allowed
+    return norm(trigger) in allowed | {norm(a) for a in case.second}
 
 
 def groups_hit(triggers: list[str], case: Case) -> int:
