@@ -8,6 +8,7 @@ Chinese ends (。！？；) need no space after them. Inline `code` is never spl
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 
@@ -23,6 +24,9 @@ _LAST_WORD = re.compile(r"([A-Za-z]+)$")
 _LIST_MARKER = re.compile(r"(?:^\s*(?:[-*•>]+\s+)?|[:：]\s*)(?:\d{1,3}|[a-zA-Z])[.)]$")
 _ITEM = re.compile(r"^\s*(?:[-*•>]|\d{1,3}[.)、]|[①-⑳]|第[一二三四五六七八九十\d]+步)")
 _FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+_LOOK_BACK = 80
 
 
 def _wide(ch: str) -> bool:
@@ -42,7 +46,9 @@ def _is_end(line: str, start: int, end: int) -> bool:
         return False  # Fly.io, v1.2.3, 2.5, billing.py, what?!x
     if mark != ".":
         return True
-    before = line[:start]
+    # What decides is just before the dot: a window keeps a long line linear. The NUL
+    # stands for the cut-off text, so `^` in the patterns never matches inside a line.
+    before = line[:start] if start <= _LOOK_BACK else "\x00" + line[start - _LOOK_BACK : start]
     if _LIST_MARKER.search(before + "."):
         return False  # "1. Run the tests"
     if _INITIALS.search(before):
@@ -60,9 +66,11 @@ def _is_end(line: str, start: int, end: int) -> bool:
 
 def _split_line(line: str) -> list[str]:
     spans = _code_spans(line)
+    starts = [a for a, _ in spans]
     out, begin = [], 0
     for m in _END.finditer(line):
-        if any(a <= m.start() < b for a, b in spans):
+        i = bisect.bisect_right(starts, m.start()) - 1  # the one span that could hold it
+        if i >= 0 and m.start() < spans[i][1]:
             continue
         if _is_end(line, m.start(), m.end()):
             out.append(line[begin : m.end()])

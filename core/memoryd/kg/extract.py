@@ -104,34 +104,36 @@ _STOP_WORDS = """I I'm I've I'd I'll A An The This That These Those It Its We We
 _STOP = frozenset(_STOP_WORDS.split())
 
 # A memory saying it left an entity for another (the `old` and `new` groups).
+# Whitespace between words is bounded (\s{1,8}, not \s+): a lazy name group next to an
+# unbounded run made a line of spaces take quadratic time, 100 s on 8 KB.
 _EN_REPLACE = [
     re.compile(
         r"\b(?:switch\w*|mov\w*|migrat\w*|port\w*|chang\w*|went|transition\w*|convert\w*|jump\w*|"
-        r"rewr\w*|replatform\w*)\b[^.;]{0,30}?\bfrom\s+(?P<old>[^,.;]{1,60}?)\s+(?:to|for|onto)\s+"
+        r"rewr\w*|replatform\w*)\b[^.;]{0,30}?\bfrom\s{1,8}(?P<old>[^,.;]{1,60}?)\s{1,8}(?:to|for|onto)\s{1,8}"
         r"(?P<new>[^,.;]{1,60})",
         re.I,
     ),
     re.compile(
-        r"\b(?:switch\w*|mov\w*|migrat\w*|went|go(?:ing)?|came|coming)\s+(?:back\s+)?to\s+(?P<new>[^,.;]{1,60}?)"
-        r"\s+from\s+(?P<old>[^,.;]{1,60})",
+        r"\b(?:switch\w*|mov\w*|migrat\w*|went|go(?:ing)?|came|coming)\s{1,8}(?:back\s{1,8})?to\s{1,8}(?P<new>[^,.;]{1,60}?)"
+        r"\s{1,8}from\s{1,8}(?P<old>[^,.;]{1,60})",
         re.I,
     ),
-    re.compile(r"\breplac\w*\s+(?P<old>[^,.;]{1,60}?)\s+(?:with|by)\s+(?P<new>[^,.;]{1,60})", re.I),
+    re.compile(r"\breplac\w*\s{1,8}(?P<old>[^,.;]{1,60}?)\s{1,8}(?:with|by)\s{1,8}(?P<new>[^,.;]{1,60})", re.I),
     re.compile(
-        r"(?P<new>[^,.;]{1,60}?)\s+(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?P<old>[^,.;]{1,60})",
+        r"(?P<new>[^,.;]{1,60}?)\s{1,8}(?:instead\s{1,8}of|rather\s{1,8}than|in\s{1,8}place\s{1,8}of)\s{1,8}(?P<old>[^,.;]{1,60})",
         re.I,
     ),
-    re.compile(r"\bprefer\w*\s+(?P<new>[^,.;]{1,60}?)\s+(?:over|to)\s+(?P<old>[^,.;]{1,60})", re.I),
+    re.compile(r"\bprefer\w*\s{1,8}(?P<new>[^,.;]{1,60}?)\s{1,8}(?:over|to)\s{1,8}(?P<old>[^,.;]{1,60})", re.I),
     re.compile(
-        r"\b(?:no\s+longer|not\s+anymore|stop(?:ped|s)?|quit|don'?t|do\s+not|never|won'?t)\s+"
-        r"(?:\w+\s+)?(?:us(?:e|ing)|prefer\w*|want\w*|recommend\w*|choos\w*)\s+(?P<old>[^,.;]{1,60})",
+        r"\b(?:no\s{1,8}longer|not\s{1,8}anymore|stop(?:ped|s)?|quit|don'?t|do\s{1,8}not|never|won'?t)\s{1,8}"
+        r"(?:\w+\s{1,8})?(?:us(?:e|ing)|prefer\w*|want\w*|recommend\w*|choos\w*)\s{1,8}(?P<old>[^,.;]{1,60})",
         re.I,
     ),
     # Only the next word or two: "never npm", "avoid Redux", not "never forget to run pytest".
-    re.compile(r"\b(?:never|avoid\w*)\s+(?:us(?:e|ing)\s+)?(?P<old>[^\s,.;]+(?:\s+[^\s,.;]+)?)", re.I),
+    re.compile(r"\b(?:never|avoid\w*)\s{1,8}(?:us(?:e|ing)\s{1,8})?(?P<old>[^\s,.;]+(?:\s{1,8}[^\s,.;]+)?)", re.I),
     re.compile(
-        r"\b(?:dropp(?:ed|ing)|drop|abandon\w*|ditch\w*|deprecat\w*|retir\w*|got\s+rid\s+of|"
-        r"mov\w*\s+(?:away|off)\s+(?:from|of))\s+(?P<old>[^,.;]{1,60})",
+        r"\b(?:dropp(?:ed|ing)|drop|abandon\w*|ditch\w*|deprecat\w*|retir\w*|got\s{1,8}rid\s{1,8}of|"
+        r"mov\w*\s{1,8}(?:away|off)\s{1,8}(?:from|of))\s{1,8}(?P<old>[^,.;]{1,60})",
         re.I,
     ),
 ]

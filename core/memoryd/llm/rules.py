@@ -54,7 +54,7 @@ _SIGNALS: tuple[tuple[re.Pattern[str], float, str], ...] = (
     ),
 )
 _HOOK = re.compile(
-    r"`[^`\n]+`|\b\d{4}-\d{2}-\d{2}\b|\b[A-Z][a-z]+[A-Z]\w*\b|\b[A-Z]{2,}\b|\w+\.(?:py|ts|js|go|rs|md|sql|toml)\b|"
+    r"`[^`\n]+`|\b\d{4}-\d{2}-\d{2}\b|\b[A-Z][a-z]+[A-Z]\w*\b|\b[A-Z]{2,}\b|(?<!\w)\w+\.(?:py|ts|js|go|rs|md|sql|toml)\b|"
     r"https?://\S+|#\d+"
 )
 _USER_SECTIONS = ("## Goal", "## Later requests")
