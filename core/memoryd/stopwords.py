@@ -12,6 +12,7 @@ from __future__ import annotations
 from memoryd.textproc import STOPWORDS as _SEARCH_STOPWORDS
 
 _EN_TEXT = """
+mind heads forget second third fourth fifth self otherwise lesson lessons learned
 always never ever now instead future run runs ran running done do does doing did key keys app
 apps sure yes yeah yep nope okay ok please thanks thank want wants wanted need needs needed use
 used uses using really actually maybe perhaps still even every much many lot lots way ways well

@@ -16,8 +16,9 @@ ELLIPSIS = "…"
 # A label and up to a few words before a colon: "Warning for the future:", "Note to self:".
 _LABEL = re.compile(
     r"^(?:warning|warn|caution|gotcha|pitfall|note|nb|n\.b\.|fyi|psa|tip|hint|reminder|remember|"
-    r"important|heads[- ]up|decision|preference|rule|convention|fact|info|lesson(?: learned)?|"
-    r"tl;?dr|summary|context|btw|ps|p\.s\.)\b[\w '’-]{0,40}?\s*[:：]\s*",
+    r"important|heads[- ]up|decision|preference|rule|convention|fact|info|lessons?(?: learned)?|"
+    r"careful|be careful|watch out|don'?t forget|first|second|third|fourth|fifth|lastly|finally|"
+    r"tl;?dr|summary|context|btw|ps|p\.s\.)\b[\w '’-]{0,40}?(?:\s*[:：]|\s+[—–])\s*",
     re.I,
 )
 _ZH_LABEL = re.compile(

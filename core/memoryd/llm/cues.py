@@ -54,7 +54,11 @@ _I = re.I
 _LABELS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "warning",
-        re.compile(r"^(?:warning|warn|caution|gotcha|pitfall|danger|careful)\b[^:：]{0,40}[:：]", _I),
+        re.compile(
+            r"^(?:warning|warn|caution|gotcha|pitfall|danger|careful|be careful|watch out|heads[- ]up|"
+            r"lessons? learned)\b[^:：—–]{0,40}(?:[:：]|\s?[—–]\s?)",
+            _I,
+        ),
     ),
     ("warning", re.compile(r"^(?:警告|小心|当心|有个坑|一个坑|坑|踩坑|教训)[^：:]{0,8}[：:]")),
     ("decision", re.compile(r"^(?:decision|decided|we decided|final decision)\b[^:：]{0,30}[:：]", _I)),
@@ -267,9 +271,13 @@ def _rule(s: str) -> re.Match[str] | None:
     return min(found, key=lambda m: m.start(), default=None)
 
 
+# "Never mind, just fix the typo": dismissing what came before, not a rule.
+_NEVER_MIND = re.compile(r"^(?:oh,?\s+|ok(?:ay)?,?\s+)?never\s?mind\b(?:\s+\w+)?[,;:.!]?\s*", _I)
+
+
 def of_sentence(sentence: str) -> Cue:
     """The type one sentence states, following the precedence in the module docstring."""
-    raw = " ".join(sentence.split())
+    raw = _NEVER_MIND.sub("", " ".join(sentence.split())).strip(" ,;:")
     for mtype, pattern in _LABELS:
         if m := pattern.match(raw):
             return Cue(mtype, 1.0, m.group().rstrip(":："))

@@ -200,6 +200,7 @@ def score(
     # What the triggers are about: the title and the kept points; for adopted steps, the
     # user's own words for what the how-to is for (the steps are its detail).
     focus = "\n".join([proposal_title, *(p for p in points if p not in adopted)])
+    plain = [titles.strip_filler(x) for x in sentences.split(said)]  # "Heads up:" is no keyword
     why = f"rule-scored{f' ({reason})' if reason else ''}: importance {importance:.2f} = " + ", ".join(notes)
     return DuraOutput(
         D=round(min(1.0, d), 2),
@@ -209,7 +210,7 @@ def score(
         type=mtype,  # type: ignore[arg-type]
         title=proposal_title[:200],
         body=memory[:4000],
-        triggers=keywords("\n".join([said, *adopted]), 8, rarity=rarity, focus=focus),
+        triggers=keywords("\n".join([*plain, *adopted]), 8, rarity=rarity, focus=focus),
         reasoning=why[:1000],
         supersedes=[],
     )
