@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -252,7 +253,7 @@ class Memoryd(Upkeep):
         """`by_agent`: an agent wrote it (MCP mem_record), whatever its source says; its
         provenance must never read as the user's (memoryd.quoting.BY_KEY)."""
         mtype = _long_term_type(memory_type)
-        title = title.strip()
+        title = unicodedata.normalize("NFC", title.strip())
         check_sizes(title, body, triggers, tags)
         if not title:
             raise UsageError("--title must not be empty")
@@ -279,7 +280,10 @@ class Memoryd(Upkeep):
             from memoryd.quoting import BY_AGENT, BY_KEY
 
             setattr(meta, BY_KEY, BY_AGENT)
-        doc = Document(meta=meta, body=body.rstrip() + "\n")
+        # NFC: the same words pasted from another system (macOS writes NFD) are the same
+        # text; blank lines around the body are no part of it.
+        body = unicodedata.normalize("NFC", body).strip("\r\n").rstrip() + "\n"
+        doc = Document(meta=meta, body=body)
         faults.pause("record:start")
         with self.store.writing():  # check and save as one: two records at once make one memory
             existing = self._recorded_as(doc, sensitive, actor)

@@ -185,3 +185,61 @@ def test_sensitive_scope_without_a_grant_says_nothing_of_what_it_holds(
     again = json.loads(_record(cli, sensitive, "--json", title="Payroll", body=body).stdout)
     assert again["existing"] is False and again["slug"] != first["slug"]
     assert len(enc_files(isolated_home)) == 2 and leaks(isolated_home) == []
+
+
+def test_the_same_words_in_another_unicode_form_or_with_blank_lines_are_the_same_memory(
+    cli, project: Path, isolated_home: Path
+):
+    """Red team: 'Café' typed on Linux (NFC) and pasted from macOS (NFD) made two memories,
+    and so did a body with a blank line before it."""
+    first = cli(
+        "record", "--type", "fact", "--title", "Caf\u00e9 port", "--body", "Caf\u00e9 on port 1", cwd=project
+    )
+    slug = first.stdout.strip()
+    again = cli(
+        "record",
+        "--type",
+        "fact",
+        "--title",
+        "Cafe\u0301 port",
+        "--body",
+        "Cafe\u0301 on port 1",
+        cwd=project,
+    )
+    assert again.stdout.strip() == f"already recorded as {slug}", again.stdout
+    blank = cli(
+        "record",
+        "--type",
+        "fact",
+        "--title",
+        "Caf\u00e9 port",
+        "--body",
+        "\n\nCaf\u00e9 on port 1\n\n",
+        cwd=project,
+    )
+    assert blank.stdout.strip() == f"already recorded as {slug}", blank.stdout
+
+
+def test_a_repeat_says_which_triggers_and_tags_it_did_not_add(cli, project: Path, isolated_home: Path):
+    """Red team: a repeat with new --trigger/--tag dropped them without a word."""
+    slug = cli("record", "--type", "decision", "--title", "T", "--body", "B", "--trigger", "old", cwd=project)
+    slug = slug.stdout.strip()
+    again = cli(
+        "record",
+        "--type",
+        "decision",
+        "--title",
+        "T",
+        "--body",
+        "B",
+        "--trigger",
+        "old",
+        "--trigger",
+        "newtrig",
+        "--tag",
+        "t1",
+        cwd=project,
+    )
+    assert again.returncode == 0
+    line = again.stdout.strip()
+    assert line.startswith(f"already recorded as {slug}") and "not added: newtrig, t1" in line, line

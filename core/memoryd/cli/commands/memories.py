@@ -131,7 +131,10 @@ def run_record(args: argparse.Namespace) -> int:
             }
         )
     elif existing:  # nothing written: the memory with this type, title and body is that one
-        output.line(f"already recorded as {doc.meta.slug}")
+        kept = {*doc.meta.triggers, *doc.meta.tags}
+        left = [t for t in dict.fromkeys([*args.trigger, *args.tag]) if t not in kept]
+        note = f" (not added: {', '.join(left)}; `memoryd update` sets its triggers and tags)" if left else ""
+        output.line(f"already recorded as {doc.meta.slug}{note}")
     else:
         output.line(doc.meta.slug)
     return 0
