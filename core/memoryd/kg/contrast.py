@@ -42,6 +42,7 @@ _AFTER: list[tuple[re.Pattern[str], tuple[re.Pattern[str], ...]]] = [
             r"(?:phas|ripp?|swapp?|switch)\w*\s+out(?:\s+of)?|replac\w*|swapp?\w*|trad(?:e|ed|ing)|"
             r"dropp?\w*|abandon\w*|ditch\w*|deprecat\w*|retir\w*|sunset\w*|remov\w*|uninstall\w*|"
             r"quit\w*|avoid\w*|ban(?:ned|s)?|previously|formerly|used\s+to(?:\s+(?:use|run|be))?|"
+            r"(?:tried|trialled|tested)(?=[^.;]{0,40}\bbut\b)|"
             r"over)\b",
             re.I,
         ),
@@ -76,7 +77,8 @@ _BEFORE = [
         r"^(?:\s*,?\s*(?:which|that)\s+)?\s*(?:is|was|are|were|has\s+been|have\s+been|had\s+been|got|gets|"
         r"will\s+be|is\s+being|'s)\s+(?:now\s+|already\s+|officially\s+|also\s+|being\s+)?"
         r"(?:deprecated|dropped|retired|removed|gone|replaced|phased\s+out|sunset|obsolete|out\b|dead|"
-        r"ripped\s+out|swapped\s+out|abandoned|banned|no\s+longer|not\s+(?:used|needed|allowed)|legacy)",
+        r"ripped\s+out|swapped\s+out|abandoned|banned|no\s+longer|not\s+(?:used|needed|allowed)|legacy|"
+        r"overkill|too\s+(?:heavy|slow|complex|complicated|expensive))",
         re.I,
     ),
     re.compile(r"^\s+(?:used\s+to|isn'?t\s+(?:used|needed)|is\s+not\s+(?:used|needed))\b", re.I),

@@ -19,7 +19,7 @@ from memoryd.config import Config
 from memoryd.db.engine import read_session, write_session
 from memoryd.errors import CorruptFile, KeyUnavailable, NotFound, UsageError
 from memoryd.frontmatter import Document
-from memoryd.kg import lexicon, subject
+from memoryd.kg import extract, lexicon, subject
 from memoryd.kg.extract import POSITIVE, Extraction, family
 from memoryd.models import VISIBLE_STATES, MemoryType
 from memoryd.store import Store
@@ -242,7 +242,10 @@ def by_rules(
     for eid in sorted(ex.replaced & old_pos):
         name = lexicon.split_id(eid)[1]
         return Judgement(cand.slug, RULE_EXPLICIT, f"the new memory says {name} was replaced", eid)
-    for eid in sorted(ex.replaced & old_all):
+    named = ex.replaced & old_all
+    if named and cand.title:  # "We stopped using MongoDB" left it too: nothing to replace
+        named -= extract.by_rules(cand.title, "", memory_type=cand.type).replaced
+    for eid in sorted(named):
         name = lexicon.split_id(eid)[1]
         return Judgement(
             cand.slug, RULE_LIKELY, f"the new memory says {name} was replaced; the old one names it", eid

@@ -161,3 +161,27 @@ def test_every_true_supersede_is_found(held_out: bool):
     pairs = [p for p in PAIRS if p.supersedes and p.held_out is held_out]
     missed = [f"{p.new[0]} -> {p.old[0]}" for p in pairs if not _judged(p)]
     assert missed == []
+
+
+# -- found by the red team after the contrast set was written -------------------------------
+@pytest.mark.parametrize(
+    ("text", "left", "used"),
+    [
+        ("We tried Kafka but went back to RabbitMQ", "Kafka", "RabbitMQ"),
+        ("Kubernetes is overkill; we deploy with Docker Compose", "Kubernetes", "Docker"),
+    ],
+)
+def test_a_tool_tried_and_dropped_is_not_used(text: str, left: str, used: str):
+    found = {f.name: f.predicate for f in by_rules(text, "x", memory_type="decision").found}
+    assert found.get(left) == "mentions" and found.get(used) == "uses", found
+
+
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        ("Migrated off MongoDB onto Postgres", "We stopped using MongoDB"),
+        ("用 Vite 替换了 webpack", "Got rid of Webpack"),
+    ],
+)
+def test_no_supersede_when_the_old_memory_left_the_tool_too(new: str, old: str):
+    assert judge_texts(new, "x", old, "x").confidence == 0.0
