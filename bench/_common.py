@@ -227,3 +227,21 @@ def fresh_copy(src: Path, prefix: str) -> Iterator[tuple[Path, float]]:
         yield work / "home", time.perf_counter() - t0
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def write_section(title: str, lines: Sequence[str], *, before: str | None = None) -> Path:
+    """Put a benchmark's section (starting with the `## title` line) in docs/benchmarks.md:
+    in place of the one there, else before the `before` heading, else at the end."""
+    path = REPO / "docs" / "benchmarks.md"
+    text = path.read_text(encoding="utf-8")
+    new = "\n".join(lines)
+    if title in text:
+        start = text.index(title)
+        nxt = text.find("\n## ", start + 1)
+        text = text[:start] + new + ("\n" + text[nxt + 1 :] if nxt != -1 else "")
+    elif before is not None and (anchor := text.find("\n" + before)) != -1:
+        text = text[: anchor + 1] + new + "\n" + text[anchor + 1 :]
+    else:
+        text = text.rstrip("\n") + "\n\n" + new
+    path.write_text(text, encoding="utf-8")
+    return path

@@ -228,18 +228,8 @@ def section(result: dict[str, Any]) -> list[str]:
 
 
 def write_docs(result: dict[str, Any]) -> Path:
-    path = ROOT / "docs" / "benchmarks.md"
-    text = path.read_text(encoding="utf-8")
-    new = "\n".join(section(result))
-    title = "## Capture cost before and after issue 21"
-    if title in text:
-        start = text.index(title)
-        nxt = text.find("\n## ", start + 1)
-        text = text[:start] + new + ("\n" + text[nxt + 1 :] if nxt != -1 else "")
-    else:
-        text = text.rstrip("\n") + "\n\n" + new
-    path.write_text(text, encoding="utf-8")
-    return path
+    """Replace (or add) this benchmark's section in docs/benchmarks.md."""
+    return c.write_section("## Capture cost before and after issue 21", section(result))
 
 
 def main() -> int:

@@ -27,7 +27,8 @@ Definitions (precise, so a change can be argued with):
     spacing aside, a plural "s" aside) an alternative of a `keywords` group, an
     `acceptable` word, or a word of the second annotator (keywords_second.jsonl: written
     by another annotator from the turns alone, blind to these labels, the LLM replies and
-    any output: one annotator's list misses words a person would search with); precision = right triggers / triggers over the queued proposals of
+    any output: one annotator's list misses words a person would search with);
+    precision = right triggers / triggers over the queued proposals of
     labelled long-term sessions; recall = `keywords` groups hit / groups over every
     labelled long-term session (a session with no proposal hits none).
   * fragment keyword: a trigger, or a Latin word of it, that occurs in the session only
@@ -62,6 +63,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "core"), str(ROOT)]
 
+from bench import _common as c  # noqa: E402
 from memoryd.testing import stop_payload, write_jsonl  # noqa: E402
 
 DATA = ROOT / "tests" / "data" / "proposals"
@@ -836,20 +838,8 @@ def section(result: dict[str, Any]) -> list[str]:
 
 
 def write_docs(result: dict[str, Any]) -> Path:
-    """Replace (or append) this benchmark's section in docs/benchmarks.md."""
-    path = ROOT / "docs" / "benchmarks.md"
-    text = path.read_text(encoding="utf-8")
-    new = "\n".join(section(result))
-    title = "## Proposal quality"
-    if title in text:
-        start = text.index(title)
-        nxt = text.find("\n## ", start + 1)
-        text = text[:start] + new + ("\n" + text[nxt + 1 :] if nxt != -1 else "")
-    else:
-        anchor = text.find("\n## LoCoMo")
-        text = text[: anchor + 1] + new + "\n" + text[anchor + 1 :] if anchor != -1 else text + "\n" + new
-    path.write_text(text, encoding="utf-8")
-    return path
+    """Replace (or add) this benchmark's section in docs/benchmarks.md."""
+    return c.write_section("## Proposal quality", section(result), before="## LoCoMo")
 
 
 def _hook_summary(hook: dict[str, Any]) -> str:

@@ -118,19 +118,25 @@ _EN_REPLACE = [
         r"\s{1,8}from\s{1,8}(?P<old>[^,.;]{1,60})",
         re.I,
     ),
-    re.compile(r"\breplac\w*\s{1,8}(?P<old>[^,.;]{1,60}?)\s{1,8}(?:with|by)\s{1,8}(?P<new>[^,.;]{1,60})", re.I),
+    re.compile(
+        r"\breplac\w*\s{1,8}(?P<old>[^,.;]{1,60}?)\s{1,8}(?:with|by)\s{1,8}(?P<new>[^,.;]{1,60})", re.I
+    ),
     re.compile(
         r"(?P<new>[^,.;]{1,60}?)\s{1,8}(?:instead\s{1,8}of|rather\s{1,8}than|in\s{1,8}place\s{1,8}of)\s{1,8}(?P<old>[^,.;]{1,60})",
         re.I,
     ),
-    re.compile(r"\bprefer\w*\s{1,8}(?P<new>[^,.;]{1,60}?)\s{1,8}(?:over|to)\s{1,8}(?P<old>[^,.;]{1,60})", re.I),
+    re.compile(
+        r"\bprefer\w*\s{1,8}(?P<new>[^,.;]{1,60}?)\s{1,8}(?:over|to)\s{1,8}(?P<old>[^,.;]{1,60})", re.I
+    ),
     re.compile(
         r"\b(?:no\s{1,8}longer|not\s{1,8}anymore|stop(?:ped|s)?|quit|don'?t|do\s{1,8}not|never|won'?t)\s{1,8}"
         r"(?:\w+\s{1,8})?(?:us(?:e|ing)|prefer\w*|want\w*|recommend\w*|choos\w*)\s{1,8}(?P<old>[^,.;]{1,60})",
         re.I,
     ),
     # Only the next word or two: "never npm", "avoid Redux", not "never forget to run pytest".
-    re.compile(r"\b(?:never|avoid\w*)\s{1,8}(?:us(?:e|ing)\s{1,8})?(?P<old>[^\s,.;]+(?:\s{1,8}[^\s,.;]+)?)", re.I),
+    re.compile(
+        r"\b(?:never|avoid\w*)\s{1,8}(?:us(?:e|ing)\s{1,8})?(?P<old>[^\s,.;]+(?:\s{1,8}[^\s,.;]+)?)", re.I
+    ),
     re.compile(
         r"\b(?:dropp(?:ed|ing)|drop|abandon\w*|ditch\w*|deprecat\w*|retir\w*|got\s{1,8}rid\s{1,8}of|"
         r"mov\w*\s{1,8}(?:away|off)\s{1,8}(?:from|of))\s{1,8}(?P<old>[^,.;]{1,60})",

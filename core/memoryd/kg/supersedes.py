@@ -669,8 +669,6 @@ def judge_texts(
 ) -> Judgement:
     """The rules' judgement of whether a new memory supersedes an old one, from their texts
     alone (no store): what the benchmark and tests call."""
-    from memoryd.kg import extract
-
     new_ex = extract.by_rules(new_title, new_body, memory_type=new_type)
     old_ex = extract.by_rules(old_title, old_body, memory_type=old_type)
     shared = len(set(new_ex.ids()) & set(old_ex.ids()))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from memoryd.testing import claude_exchange, stop_payload, write_jsonl
+from tests.core.governance.sessions import capture
 
 MIGRATIONS = (
     "Warning for the future: never run the migrations on staging during business hours, "
@@ -33,18 +33,7 @@ SESSIONS: dict[str, list[tuple[str, str]]] = {
 
 def test_issue_21_proposals_without_a_key(cli, project: Path, tmp_path: Path):
     for sid, exchanges in SESSIONS.items():
-        lines = []
-        for prompt, answer in exchanges:
-            lines += claude_exchange(prompt, answer, session_id=sid, cwd=str(project))
-        transcript = write_jsonl(tmp_path / f"{sid}.jsonl", lines)
-        out = cli(
-            "capture",
-            "--source=claude-code",
-            stdin=stop_payload(sid, transcript, project),
-            cwd=project,
-            env={"MEMORYD_NO_WORKER": "1"},
-        )
-        assert out.returncode == 0, out.stderr
+        capture(cli, project, tmp_path, sid, exchanges, drain=False)  # the hook, as an agent runs it
     assert cli("worker", "--wait").returncode == 0
     assert cli("analyze-pending").returncode == 0
     promotions = json.loads(cli("promotions", "--json").stdout)
