@@ -26,7 +26,6 @@ from memoryd.redact import Redactor
 from memoryd.scope import Scope, resolve
 from memoryd.store import Store
 from memoryd.store.files import Turn
-from memoryd.store.terms import rarity_for
 
 BATCH = 500
 # Frontmatter key: a hash of the title, body and tags as last imported, so a rerun can
@@ -172,8 +171,8 @@ class Writer:
         body = self._redact(item.body if item.body.endswith("\n") else item.body + "\n")
         title = self._redact(" ".join(item.title.split())) or first_line(body) or item.key
         triggers = item.triggers
-        if triggers is None:
-            triggers = keywords(f"{title} {body}", 8, rarity=rarity_for(self.store, item.scope.hash))
+        if triggers is None:  # no store rarity: an import writes thousands, a query each would add minutes
+            triggers = keywords(f"{title} {body}", 8)
         tags = list(dict.fromkeys([self.source, *item.tags]))[:12]
         existing = self.store.slug_for_session(self.source, item.key)
         imported = text_key(title, body, *tags)  # what this import would write

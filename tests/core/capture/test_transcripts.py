@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import resource
 import subprocess
 import sys
 from pathlib import Path
@@ -157,7 +156,10 @@ def test_fifty_megabyte_transcript_stays_bounded(tmp_path: Path):
         "from memoryd.redact import Redactor\n"
         f"p = transcripts.parse({str(path)!r}, CaptureConfig(), Redactor())\n"
         "print(len(p.turns), p.turns[-1].text[:12], '|'.join(p.warnings), sep='\\t')\n"
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+        # VmHWM: this process's own peak. ru_maxrss also counts the parent's size carried
+        # over the fork before exec, so a big pytest worker would be measured instead.
+        "hwm = [l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM:')]\n"
+        "print(hwm[0] if hwm else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
     )
     res = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300
@@ -168,7 +170,6 @@ def test_fifty_megabyte_transcript_stays_bounded(tmp_path: Path):
     assert tail.startswith("answer ")
     assert "1 oversized transcript line(s) skipped" in warnings
     assert int(rss_kb) < 400 * 1024, f"peak memory {int(rss_kb) // 1024} MB"
-    assert resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss < 400 * 1024
 
 
 def test_transcript_over_the_size_limit_keeps_its_first_line_and_latest_turns(tmp_path: Path):
