@@ -9,12 +9,15 @@ data folder (a QLockFile in MEMORYD_HOME), then the controller.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import faulthandler
 import logging
 import os
 import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 import qasync
 from PySide6.QtCore import QByteArray, QLocale, QLockFile, QTimer
@@ -37,7 +40,10 @@ SIGNAL_TICK_MS = 200  # Python runs signal handlers only between bytecodes, not 
 def _setup_logging(home: Path) -> None:
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
     try:
-        handlers.append(logging.FileHandler(paths.ensure_dir(home / "logs") / "tray.log", encoding="utf-8"))
+        file = logging.FileHandler(paths.ensure_dir(home / "logs") / "tray.log", encoding="utf-8")
+        handlers.append(file)
+        # A crash inside Qt leaves the Python stack in the log the user sends us.
+        faulthandler.enable(file=file.stream, all_threads=True)
     except OSError as exc:  # a read-only data folder must not stop the tray
         print(f"memoryd-tray: not logging to a file: {exc}", file=sys.stderr)
     fmt = logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s")
@@ -147,17 +153,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         QTimer.singleShot(0, lambda: log.info("memoryd-tray ready (%s) for %s", mode, home))
         with loop:
             loop.run_forever()
-        code = 0
         if not controller.shutdown():
             # A long drain is still running. Waiting would keep a quit from quitting, and the
             # worker is built to be cut short (a spool file goes only after its memory is saved).
             log.warning("quitting while captures are being processed; the rest stay spooled")
-            lock.unlock()
-            logging.shutdown()
-            os._exit(code)
-        return code
+        log.info("memoryd-tray quit")
+        _exit_now(lock, 0)
     finally:
         lock.unlock()
+
+
+def _exit_now(lock: QLockFile, code: int) -> NoReturn:
+    """End the process without the interpreter's teardown. Everything worth keeping is
+    already on disk (each write commits; the spool keeps what the worker did not reach),
+    but the teardown frees Qt objects in whatever order the garbage collector meets them:
+    a window or D-Bus object freed after the QApplication crashed a quit on CI with
+    SIGSEGV, now and then, under load."""
+    lock.unlock()
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # closed or gone: nothing to say there
+            stream.flush()
+    os._exit(code)
 
 
 if __name__ == "__main__":

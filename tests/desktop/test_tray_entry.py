@@ -89,7 +89,19 @@ def test_quits_cleanly_on_a_signal(running: Tray, home: Path, sig: signal.Signal
 
     assert running.proc.wait(timeout=15) == 0  # generous: CI runs this on a loaded 2-core machine
     assert not (home / "tray.lock").exists()  # released, so the next start needs no stale-lock check
-    assert "quitting" in (home / "logs" / "tray.log").read_text(encoding="utf-8")
+    log = (home / "logs" / "tray.log").read_text(encoding="utf-8")
+    assert "quitting" in log and "memoryd-tray quit" in log
+
+
+def test_a_crash_leaves_its_stack_in_the_log(running: Tray, home: Path) -> None:
+    """A segfault inside Qt kills the process before any Python handler runs; the log the
+    user sends us must still say where it was. Tried: SIGSEGV sent to the running tray."""
+    running.proc.send_signal(signal.SIGSEGV)
+
+    assert running.proc.wait(timeout=15) == -signal.SIGSEGV
+    log = (home / "logs" / "tray.log").read_text(encoding="utf-8")
+    assert "Fatal Python error: Segmentation fault" in log
+    assert "most recent call first" in log and "memoryd_desktop/main.py" in log
 
 
 def test_second_instance_exits(running: Tray, env: dict[str, str], home: Path) -> None:
