@@ -16,6 +16,7 @@ import os
 import queue
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import threading
@@ -308,6 +309,17 @@ def _system_path(bin_dir: Path) -> str:
     return os.pathsep.join([str(bin_dir), "/usr/bin", "/bin"])
 
 
+def _bare_path(tmp_path: Path) -> str:
+    """A PATH with `sh` and nothing else: no memoryd, whatever this machine has installed."""
+    folder = tmp_path / "bare"
+    if not folder.is_dir():
+        folder.mkdir()
+        sh = shutil.which("sh")
+        assert sh is not None
+        (folder / "sh").symlink_to(sh)
+    return str(folder)
+
+
 def test_session_start_hook_prints_claude_hook_json(
     cli, bin_dir: Path, project: Path, tmp_path: Path
 ) -> None:
@@ -378,8 +390,7 @@ def test_without_memoryd_a_hook_fails_without_blocking(project: Path, tmp_path: 
     """No memoryd on PATH (nor in ~/.local/bin): exit 1, a non-blocking error Claude Code
     shows as "hook error" with this line, never 2, which would block Stop and PreCompact
     and hand stderr to the model."""
-    env = _plugin_env(tmp_path, os.pathsep.join(["/usr/bin", "/bin"]))
-    assert subprocess.run(["sh", "-c", "command -v memoryd"], env=env, capture_output=True).returncode != 0
+    env = _plugin_env(tmp_path, _bare_path(tmp_path))
     proc = _run_hook(event, stop_payload("s", tmp_path / "t.jsonl", project), env, project)
     err = proc.stderr.decode()
     assert proc.returncode == 1, (proc.returncode, err)
@@ -394,7 +405,7 @@ def test_memoryd_exiting_2_does_not_block(project: Path, tmp_path: Path) -> None
     folder.mkdir()
     (folder / "memoryd").write_text("#!/bin/sh\necho 'usage: memoryd ...' >&2\nexit 2\n", encoding="utf-8")
     (folder / "memoryd").chmod(0o755)
-    env = _plugin_env(tmp_path, os.pathsep.join([str(folder), "/usr/bin", "/bin"]))
+    env = _plugin_env(tmp_path, os.pathsep.join([str(folder), _bare_path(tmp_path)]))
     for event in HOOKS:
         proc = _run_hook(event, b"{}", env, project)
         assert proc.returncode == 1, (event, proc.stderr)
@@ -406,7 +417,7 @@ def test_memoryd_in_local_bin_is_found_off_path(project: Path, tmp_path: Path, b
     local = Path(os.environ["HOME"]) / ".local" / "bin"
     local.mkdir(parents=True)
     (local / "memoryd").symlink_to(bin_dir / "memoryd")
-    env = _plugin_env(tmp_path, os.pathsep.join(["/usr/bin", "/bin"]))
+    env = _plugin_env(tmp_path, _bare_path(tmp_path))
     proc = _run_hook("SessionStart", b"", env, project)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["hookSpecificOutput"]["hookEventName"] == "SessionStart"
