@@ -1,16 +1,20 @@
-"""`memoryd setup codex`: capture through Codex's notify hook, start-up context through
-its SessionStart hook, and the MCP server in config.toml.
+"""`memoryd setup codex`: capture through Codex's Stop hook and its legacy notify program,
+start-up context through its SessionStart hook, and the MCP server in config.toml.
 
-- config.toml, top level: `notify = ["<memoryd>", "capture", "--source=codex"]`. Codex
-  runs it after every turn with the JSON payload as the last argument and no stdin or
-  stdout; the worker finds the session's rollout file by its thread id. Codex runs one
-  notify program only, so another one already there is left alone unless --force.
+- hooks.json (on by default in current Codex; `[features] hooks = false` turns them off):
+  SessionStart runs `memoryd inject --format claude-hook`, whose
+  hookSpecificOutput.additionalContext Codex validates strictly; Stop runs `memoryd capture
+  --source=codex` after every turn with the payload (session_id, transcript_path = the
+  rollout file) on stdin, and prints nothing, which Codex takes as a completed run. Only
+  documented fields are written (matcher, type, command, timeout). Codex runs a new or
+  changed hook only after the user trusts it in /hooks.
+- config.toml, top level: `notify = ["<memoryd>", "capture", "--source=codex"]`, for a Codex
+  without hooks or before the hook is trusted. Codex runs it after every turn with the JSON
+  payload as the last argument; the worker finds the rollout by the thread id. When both
+  run, the two payloads name the same session and update one memory. Codex runs one notify
+  program only, so another one already there is left alone unless --force.
 - config.toml, `[mcp_servers.memoryd]`: command and args (and env when the data directory
   is not the default, since Codex passes MCP servers a whitelist of variables).
-- hooks.json: SessionStart runs `memoryd inject --format claude-hook` (Codex reads the
-  same hookSpecificOutput.additionalContext as Claude Code). Only documented fields are
-  written (matcher, type, command, timeout): Codex rejects unknown ones. Codex asks the
-  user to trust a new hook once, in /hooks.
 
 config.toml is edited as text, line by line: only memoryd's own lines are added or
 removed, so comments, order and layout stay, and an uninstall restores the file exactly.
@@ -33,7 +37,13 @@ SERVER = "memoryd"
 HEADER = f"[mcp_servers.{SERVER}]"
 HOOKS: claude_code.Spec = {
     "SessionStart": (None, ("inject", "--format", "claude-hook"), 10),
+    "Stop": (None, ("capture", "--source=codex"), 10),
 }
+TRUST_NOTE = (
+    "Codex runs the new hooks only once you trust them: open /hooks in Codex and trust "
+    "memoryd's SessionStart and Stop hooks (until then notify still captures, but no memory "
+    "is given at start-up)"
+)
 
 
 def codex_home(home: Path) -> Path:
@@ -168,12 +178,27 @@ def _config_change(path: Path, *, uninstall: bool, force: bool) -> tuple[common.
         entry = parsed.get("mcp_servers", {}).get(SERVER, {})
         if not _is_our_notify(parsed.get("notify")) or entry.get("command") != common.memoryd_argv()[0]:
             raise UsageError(f"{path}: could not add memoryd's settings safely; nothing was changed")
-        notes.append("Codex asks once to trust the new SessionStart hook: open /hooks in Codex")
+        notes += _hooks_off(data)
     if uninstall:
         _parse(path, after)
     if before is None and not after.strip():
         after = None
     return common.FileChange(path, before, after, found=found), notes
+
+
+def _hooks_off(data: dict[str, Any]) -> list[str]:
+    """`[features] hooks = false` (or the deprecated `codex_hooks = false`) keeps hooks.json
+    from running: say what still works."""
+    features = data.get("features")
+    if not isinstance(features, dict):
+        return []
+    off = [k for k in ("hooks", "codex_hooks") if features.get(k) is False]
+    if not off:
+        return []
+    return [
+        f"config.toml turns Codex hooks off ([features] {off[0]} = false): notify still captures "
+        "each turn, but no memory is given at start-up until hooks are on"
+    ]
 
 
 def _hooks_change(path: Path, *, uninstall: bool) -> common.FileChange:
@@ -185,6 +210,9 @@ def plan(home: Path, *, uninstall: bool, dry_run: bool, force: bool = False) -> 
     base = codex_home(home)
     change, notes = _config_change(base / "config.toml", uninstall=uninstall, force=force)
     report.changes.append(change)
-    report.changes.append(_hooks_change(base / "hooks.json", uninstall=uninstall))
+    hooks = _hooks_change(base / "hooks.json", uninstall=uninstall)
+    report.changes.append(hooks)
+    if hooks.changed and not uninstall and not dry_run:  # trust follows the hook's content
+        report.notes.append(TRUST_NOTE)
     report.notes += notes
     return report

@@ -1,7 +1,8 @@
 """`memoryd setup codex`: notify and [mcp_servers.memoryd] in config.toml (every other
-byte kept, byte-identical after uninstall), a SessionStart hook in hooks.json with only
-documented fields, CODEX_HOME honoured, bad or foreign config left alone; then the notify
-command run exactly as Codex runs it, and the hook as Codex runs it."""
+byte kept, byte-identical after uninstall), SessionStart and Stop hooks in hooks.json with
+only documented fields, CODEX_HOME honoured, bad or foreign config left alone, the trust
+note only when a hook changed; then the notify command and the hooks run exactly as Codex
+runs them (stdin, stdout and exit code as openai/codex codex-rs/hooks reads them)."""
 
 from __future__ import annotations
 
@@ -176,15 +177,19 @@ def test_hooks_json_holds_only_documented_fields(cli: Cli, codex_dir: Path) -> N
     assert cli("setup", "codex").returncode == 0
     data = json.loads((codex_dir / "hooks.json").read_text(encoding="utf-8"))
     assert set(data) == {"hooks"}
-    assert set(data["hooks"]) == {"PreToolUse", "SessionStart"}
+    assert set(data["hooks"]) == {"PreToolUse", "SessionStart", "Stop"}
     assert data["hooks"]["PreToolUse"] == theirs["hooks"]["PreToolUse"]
-    (group,) = data["hooks"]["SessionStart"]
-    assert set(group) <= DOCUMENTED_GROUP and "hooks" in group
-    assert "matcher" not in group  # every SessionStart source, fork and later ones included
-    (handler,) = group["hooks"]
-    assert set(handler) == DOCUMENTED_HANDLER
-    assert handler["type"] == "command" and handler["command"].endswith(" inject --format claude-hook")
-    assert isinstance(handler["timeout"], int)
+    for event, tail in (
+        ("SessionStart", " inject --format claude-hook"),
+        ("Stop", " capture --source=codex"),
+    ):
+        (group,) = data["hooks"][event]
+        assert set(group) <= DOCUMENTED_GROUP and "hooks" in group
+        assert "matcher" not in group  # every SessionStart source; Stop takes no matcher
+        (handler,) = group["hooks"]
+        assert set(handler) == DOCUMENTED_HANDLER
+        assert handler["type"] == "command" and handler["command"].endswith(tail), handler
+        assert isinstance(handler["timeout"], int)
     assert cli("setup", "codex", "--uninstall").returncode == 0
     assert json.loads((codex_dir / "hooks.json").read_text(encoding="utf-8")) == theirs
 
@@ -335,3 +340,209 @@ def test_notify_capture_reads_the_threads_rollout(cli: Cli, codex_dir: Path, pro
     (session,) = _codex_sessions(cli, project)
     got = json.loads(cli("get", session["slug"], "--json").stdout)
     assert "cargo test -p billing" in got["body"], got["body"]
+
+
+# -- the hooks route: Stop beside notify, SessionStart's output, the trust note -----------------
+# What Codex accepts from a SessionStart hook's JSON (codex-rs/hooks/schema/generated/
+# session-start.command.output.schema.json: additionalProperties false at both levels).
+SESSION_START_TOP = {"continue", "hookSpecificOutput", "stopReason", "suppressOutput", "systemMessage"}
+SESSION_START_SPECIFIC = {"additionalContext", "env", "hookEventName"}
+
+
+def _hook_command(codex_dir: Path, event: str) -> str:
+    hooks = json.loads((codex_dir / "hooks.json").read_text(encoding="utf-8"))
+    (group,) = [g for g in hooks["hooks"][event] if "memoryd" in json.dumps(g)]
+    return group["hooks"][0]["command"]
+
+
+def _run_hook(command: str, stdin: bytes, project: Path) -> subprocess.CompletedProcess[bytes]:
+    """A command hook as Codex runs it: through the shell, the input JSON on stdin, in the
+    session's cwd; Codex reads the exit code and stdout."""
+    return subprocess.run(
+        ["sh", "-c", command],
+        input=stdin,
+        capture_output=True,
+        cwd=project,
+        env=os.environ,
+        timeout=60,
+        check=False,
+    )
+
+
+def _stop_payload(thread: str, project: Path, transcript: Path | None, answer: str) -> dict[str, Any]:
+    """Every field stop.command.input.schema.json requires, as Codex sends them."""
+    return {
+        "session_id": thread,
+        "turn_id": str(uuid.uuid4()),
+        "transcript_path": str(transcript) if transcript else None,
+        "cwd": str(project),
+        "hook_event_name": "Stop",
+        "model": "gpt-5-codex",
+        "permission_mode": "default",
+        "stop_hook_active": False,
+        "last_assistant_message": answer,
+    }
+
+
+def _assert_codex_takes_stop_output(proc: subprocess.CompletedProcess[bytes]) -> None:
+    """codex-rs/hooks/src/events/stop.rs: exit 0 with empty stdout is a completed run; any
+    other stdout must be Stop JSON, and exit 2 would make Codex carry on with stderr as a
+    new prompt."""
+    assert proc.returncode == 0, proc.stderr.decode()
+    out = proc.stdout.strip()
+    if out:
+        data = json.loads(out)
+        assert isinstance(data, dict) and data.get("decision") != "block" and data.get("continue", True)
+
+
+def _rollout(codex_dir: Path, thread: str, project: Path, prompt: str, command: str) -> Path:
+    day = codex_dir / "sessions" / "2026" / "11" / "23"
+    day.mkdir(parents=True, exist_ok=True)
+    ts = "2026-11-23T09:00:00.000Z"
+    records = [
+        {
+            "timestamp": ts,
+            "type": "session_meta",
+            "payload": {"id": thread, "timestamp": ts, "cwd": str(project)},
+        },
+        {
+            "timestamp": ts,
+            "type": "response_item",
+            "payload": {
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": prompt}],
+            },
+        },
+        {
+            "timestamp": ts,
+            "type": "response_item",
+            "payload": {
+                "type": "function_call",
+                "name": "shell",
+                "arguments": json.dumps({"command": ["bash", "-lc", command]}),
+                "call_id": "call_1",
+            },
+        },
+        {
+            "timestamp": ts,
+            "type": "response_item",
+            "payload": {"type": "function_call_output", "call_id": "call_1", "output": "ok"},
+        },
+    ]
+    path = day / f"rollout-2026-11-23T09-00-00-{thread}.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def test_stop_hook_and_notify_capture_one_session(cli: Cli, codex_dir: Path, project: Path) -> None:
+    """Current Codex runs the Stop hook and the legacy notify after the same turn: the hook's
+    payload (session_id, transcript_path = the rollout) is taken, Codex is given nothing to
+    act on, and the two captures make one session memory, read from the rollout."""
+    assert cli("setup", "codex").returncode == 0
+    thread = str(uuid.uuid4())
+    prompt = "Move the nightly export to the new S3 bucket"
+    rollout = _rollout(codex_dir, thread, project, prompt, "aws s3 sync ./out s3://exports-v2")
+    stop = _run_hook(
+        _hook_command(codex_dir, "Stop"),
+        json.dumps(_stop_payload(thread, project, rollout, "Moved; the first sync ran.")).encode(),
+        project,
+    )
+    _assert_codex_takes_stop_output(stop)
+    assert (
+        _notify(
+            codex_dir / "config.toml", _turn(thread, project, prompt, "Moved; the first sync ran."), project
+        )
+        == 0
+    )
+    assert cli("worker", "--wait").returncode == 0
+
+    (session,) = _codex_sessions(cli, project)
+    got = json.loads(cli("get", session["slug"], "--json").stdout)
+    assert got["session_id"] == thread and got["title"] == prompt
+    assert "aws s3 sync ./out s3://exports-v2" in got["body"], got["body"]
+
+    # A later turn of the same session, by either route, updates that memory.
+    stop = _run_hook(
+        _hook_command(codex_dir, "Stop"),
+        json.dumps(_stop_payload(thread, project, None, "Also removed the old bucket policy.")).encode(),
+        project,
+    )
+    _assert_codex_takes_stop_output(stop)
+    assert cli("worker", "--wait").returncode == 0
+    assert [s["slug"] for s in _codex_sessions(cli, project)] == [session["slug"]]
+
+
+@pytest.mark.parametrize("stdin", [b"", b"not json", b"[1, 2]", b'{"hook_event_name": "Stop"}', b"\xff\xfe"])
+def test_stop_hook_with_bad_input_gives_codex_nothing_to_act_on(
+    cli: Cli, codex_dir: Path, project: Path, stdin: bytes
+) -> None:
+    assert cli("setup", "codex").returncode == 0
+    proc = _run_hook(_hook_command(codex_dir, "Stop"), stdin, project)
+    _assert_codex_takes_stop_output(proc)
+    assert proc.stdout == b""
+    assert len(proc.stderr.decode().strip().splitlines()) == 1, proc.stderr
+
+
+def test_session_start_output_is_what_codex_validates(cli: Cli, codex_dir: Path, project: Path) -> None:
+    """Codex rejects SessionStart JSON with an unknown key ("invalid session start JSON
+    output"): only the schema's keys, hookEventName exactly "SessionStart"."""
+    assert cli("setup", "codex").returncode == 0
+    assert (
+        cli(
+            "record",
+            "--type",
+            "decision",
+            "--title",
+            "Exports go to S3",
+            "--body",
+            "Bucket exports-v2.",
+            cwd=project,
+        ).returncode
+        == 0
+    )
+    for source in ("startup", "resume", "clear", "compact"):
+        start = {
+            "session_id": str(uuid.uuid4()),
+            "transcript_path": None,
+            "cwd": str(project),
+            "hook_event_name": "SessionStart",
+            "model": "gpt-5-codex",
+            "permission_mode": "default",
+            "source": source,
+        }
+        proc = _run_hook(_hook_command(codex_dir, "SessionStart"), json.dumps(start).encode(), project)
+        assert proc.returncode == 0, proc.stderr.decode()
+        data = json.loads(proc.stdout)
+        assert set(data) <= SESSION_START_TOP, data
+        specific = data["hookSpecificOutput"]
+        assert set(specific) <= SESSION_START_SPECIFIC and specific["hookEventName"] == "SessionStart"
+        assert "Exports go to S3" in specific["additionalContext"]
+
+
+def _notes(out: subprocess.CompletedProcess[str]) -> list[str]:
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)["notes"]
+
+
+def test_trust_note_only_when_a_hook_changed(cli: Cli, codex_dir: Path) -> None:
+    """Codex runs a new or changed hook only once the user trusts it in /hooks: setup says
+    so when it wrote one, not on a dry run, a rerun that changed nothing, or an uninstall."""
+    assert not any("/hooks" in n for n in _notes(cli("setup", "codex", "--dry-run", "--json")))
+    (trust,) = [n for n in _notes(cli("setup", "codex", "--json")) if "/hooks" in n]
+    assert "trust" in trust and "notify" in trust, trust
+    assert not any("/hooks" in n for n in _notes(cli("setup", "codex", "--json")))
+    assert not any("/hooks" in n for n in _notes(cli("setup", "codex", "--uninstall", "--json")))
+
+
+@pytest.mark.parametrize("flag", ["hooks", "codex_hooks"])
+def test_hooks_turned_off_in_config_is_said(cli: Cli, codex_dir: Path, flag: str) -> None:
+    """`[features] hooks = false` (or the older codex_hooks) keeps hooks.json from running:
+    capture still works through notify, start-up context does not, and setup says so."""
+    config = codex_dir / "config.toml"
+    original = HAND_EDITED.replace("hooks = true", f"{flag} = false")
+    config.write_text(original, encoding="utf-8")
+    notes = _notes(cli("setup", "codex", "--json"))
+    assert any(f"{flag} = false" in n and "notify" in n for n in notes), notes
+    assert cli("setup", "codex", "--uninstall").returncode == 0
+    assert config.read_text(encoding="utf-8") == original

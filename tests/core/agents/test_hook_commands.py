@@ -54,6 +54,7 @@ def _setup(cli, project: Path) -> dict[str, object]:
         "claude:PreCompact",
         "claude:SessionEnd",
         "codex:SessionStart",
+        "codex:Stop",
         "codex:notify",
     }
     return commands

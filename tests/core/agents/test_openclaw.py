@@ -1,6 +1,8 @@
 """`memoryd setup openclaw`: the memoryd skill in OpenClaw's shared skills folder
-(OPENCLAW_STATE_DIR honoured), with valid frontmatter and only memoryd commands that
-exist; uninstall removes the file and its folder."""
+(OPENCLAW_STATE_DIR honoured), with frontmatter every OpenClaw parser reads (metadata as
+one line of JSON, the `memoryd` binary declared) and only memoryd commands that exist; a
+warning when `memoryd` is not on PATH; uninstall removes the file and every folder setup
+created, never one that was there before."""
 
 from __future__ import annotations
 
@@ -100,13 +102,79 @@ def test_the_skills_example_commands_run(cli: Cli, project: Path) -> None:
 
 
 def test_uninstall_removes_the_file_and_the_folder(cli: Cli, state: Path) -> None:
+    (state / "skills").mkdir(parents=True)
     env = {"OPENCLAW_STATE_DIR": str(state)}
     assert cli("setup", "openclaw", env=env).returncode == 0
     out = cli("setup", "openclaw", "--uninstall", env=env)
     assert out.returncode == 0, out.stderr
     assert not _skill(state).exists()
     assert not _skill(state).parent.exists()
-    assert (state / "skills").is_dir(), "OpenClaw's own skills folder stays"
+    assert (state / "skills").is_dir(), "OpenClaw's own skills folder, there before setup, stays"
+
+
+@pytest.mark.parametrize("existed", ["nothing", "state dir"])
+def test_uninstall_removes_the_folders_setup_created(cli: Cli, state: Path, existed: str) -> None:
+    """A first setup creates `skills/` (and the state dir, before OpenClaw ever ran):
+    uninstall takes away what it created and leaves what was there."""
+    if existed == "state dir":
+        state.mkdir()
+    env = {"OPENCLAW_STATE_DIR": str(state)}
+    assert cli("setup", "openclaw", env=env).returncode == 0
+    assert cli("setup", "openclaw", env=env).returncode == 0  # a rerun changes nothing
+    assert cli("setup", "openclaw", "--uninstall", env=env).returncode == 0
+    assert not (state / "skills").exists()
+    assert state.exists() == (existed == "state dir")
+
+
+def test_uninstall_keeps_a_created_folder_that_now_holds_the_users_skill(cli: Cli, state: Path) -> None:
+    env = {"OPENCLAW_STATE_DIR": str(state)}
+    assert cli("setup", "openclaw", env=env).returncode == 0
+    theirs = state / "skills" / "theirs" / "SKILL.md"
+    theirs.parent.mkdir()
+    theirs.write_text("---\nname: theirs\ndescription: mine\n---\n", encoding="utf-8")
+    assert cli("setup", "openclaw", "--uninstall", env=env).returncode == 0
+    assert not _skill(state).parent.exists()
+    assert theirs.is_file()
+
+
+def test_frontmatter_reads_in_every_openclaw_parser() -> None:
+    """OpenClaw parses frontmatter as YAML and falls back to a single-line-only parser
+    (older releases had only that one): each key on one line, `metadata` one line of JSON
+    declaring the `memoryd` binary, so OpenClaw offers the skill only where it can run."""
+    text = openclaw.skill_text()
+    head = text[4 : text.index("\n---\n", 4)].splitlines()
+    assert all(re.match(r"[a-z][a-z-]*: \S", ln) for ln in head), head
+    keys = dict(ln.split(": ", 1) for ln in head)
+    assert keys["name"] == "memoryd" == _frontmatter(text)["name"]
+    meta = json.loads(keys["metadata"])
+    assert meta == _frontmatter(text)["metadata"]
+    assert meta["openclaw"]["requires"] == {"bins": ["memoryd"]}
+    assert 0 < len(_frontmatter(text)["description"]) <= 1024  # the AgentSkills limit
+
+
+def _warnings(out: subprocess.CompletedProcess[str]) -> list[str]:
+    assert out.returncode == 0, out.stderr
+    lines = (out.stdout + out.stderr).splitlines()
+    return [ln for ln in lines if "PATH" in ln]
+
+
+def test_setup_warns_when_memoryd_is_not_on_path(cli: Cli, state: Path, tmp_path: Path) -> None:
+    """OpenClaw loads the skill only when `memoryd` is on PATH (requires.bins): a venv
+    install is not, and setup says so in one line, with the fix."""
+    bare = tmp_path / "bare-bin"
+    bare.mkdir()
+    env = {"OPENCLAW_STATE_DIR": str(state), "PATH": str(bare)}
+    (warning,) = _warnings(cli("setup", "openclaw", env=env))
+    assert "memoryd" in warning and "OpenClaw" in warning, warning
+    (warning,) = _warnings(cli("setup", "openclaw", "--json", env=env))
+
+    found = tmp_path / "with-memoryd"
+    found.mkdir()
+    script = found / "memoryd"
+    script.write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
+    script.chmod(0o755)
+    assert _warnings(cli("setup", "openclaw", env={**env, "PATH": str(found)})) == []
+    assert _warnings(cli("setup", "openclaw", "--uninstall", env=env)) == []
 
 
 def test_uninstall_keeps_a_folder_with_the_users_files(cli: Cli, state: Path) -> None:
