@@ -23,7 +23,7 @@ import copy
 from pathlib import Path
 from typing import Any
 
-from memoryd.agents import common
+from memoryd.agents import common, jsonedit
 from memoryd.errors import UsageError
 
 SERVER = "memoryd"
@@ -187,6 +187,11 @@ def plan(home: Path, project: Path | None, *, uninstall: bool, dry_run: bool) ->
     settings = settings_path(home, project)
     report.changes.append(hooks_change(settings, HOOKS, uninstall=uninstall, portable=portable))
     report.changes.append(_mcp_change(mcp_path(home, project), install=not uninstall, portable=portable))
+    for ch in report.changes:
+        if ch.before and jsonedit.has_comments(ch.before):
+            report.warnings.append(
+                f"{ch.path} has comments, which Claude Code rejects as invalid JSON; setup keeps them"
+            )
     if not uninstall:
         warning = common.portable_warning() if portable else None
         if warning:

@@ -223,6 +223,16 @@ def parse(text: str) -> Node:
     return root
 
 
+def has_comments(text: str) -> bool:
+    """Whether a text `loads` reads is JSONC rather than JSON (Claude Code, for one,
+    rejects the comments: anthropics/claude-code#83190)."""
+    try:
+        json.loads(text.removeprefix(BOM))
+    except ValueError:
+        return True
+    return False
+
+
 def loads(text: str) -> Any:
     """The value of a JSON text that may carry comments and a BOM."""
     return parse(text).value

@@ -331,6 +331,10 @@ def test_install_then_uninstall_gives_the_same_bytes(cli: Cli, home: Path, style
     path.write_bytes(text.encode("utf-8"))
     out = cli("setup", "claude-code")
     assert out.returncode == 0, out.stderr
+    if style == "jsonc":  # kept, and the user told once that Claude Code refuses them
+        assert out.stderr.count("\n") == 1 and "comments" in out.stderr and str(path) in out.stderr
+    else:
+        assert out.stderr == ""
     installed = path.read_bytes()
     it = iter(installed)
     assert all(b in it for b in text.encode("utf-8")), "the user's bytes are all kept, in order"
