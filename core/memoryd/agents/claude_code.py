@@ -9,6 +9,12 @@ and `--uninstall` removes exactly them, plus any group or event list left empty 
 
 The MCP server goes where `claude mcp add` puts it: ~/.claude.json's top-level
 mcpServers for --user, the project's .mcp.json for --project.
+
+The files are edited, not rewritten (common.edit_json): the user's formatting, comments
+and newlines stay, and an uninstall gives back the very bytes an install found. A
+project's files are committed and run on teammates' machines, so they call the bare
+`memoryd` (a warning when this machine has none on PATH); the user's own files call this
+install by its absolute path, which works whatever PATH Claude Code was started with.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ import copy
 from pathlib import Path
 from typing import Any
 
-from memoryd.agents import common
+from memoryd.agents import common, jsonedit
 from memoryd.errors import UsageError
 
 SERVER = "memoryd"
@@ -43,8 +49,8 @@ def mcp_path(home: Path, project: Path | None) -> Path:
     return project / ".mcp.json" if project is not None else home / ".claude.json"
 
 
-def _handler(args: tuple[str, ...], timeout: int | None) -> dict[str, Any]:
-    h: dict[str, Any] = {"type": "command", "command": common.shell_command(*args)}
+def _handler(args: tuple[str, ...], timeout: int | None, portable: bool) -> dict[str, Any]:
+    h: dict[str, Any] = {"type": "command", "command": common.shell_command(*args, portable=portable)}
     if timeout is not None:
         h["timeout"] = timeout
     return h
@@ -89,9 +95,12 @@ def strip_ours(settings: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def with_ours(settings: dict[str, Any], spec: Spec = HOOKS, what: str = "settings.json") -> dict[str, Any]:
+def with_ours(
+    settings: dict[str, Any], spec: Spec = HOOKS, what: str = "settings.json", *, portable: bool = False
+) -> dict[str, Any]:
     """settings with memoryd's handlers (those of `spec`) appended, each in a group of
-    its own; handlers of an earlier setup are replaced, not doubled."""
+    its own; handlers of an earlier setup are replaced, not doubled. `portable`: the bare
+    `memoryd` (a project's committed files)."""
     out = strip_ours(settings)
     hooks = out.get("hooks")
     if hooks is None:
@@ -103,7 +112,7 @@ def with_ours(settings: dict[str, Any], spec: Spec = HOOKS, what: str = "setting
         if not isinstance(groups, list):
             raise UsageError(f"{what} hooks.{event} is not a list; nothing was changed")
         group: dict[str, Any] = {"matcher": matcher} if matcher else {}
-        group["hooks"] = [_handler(args, timeout)]
+        group["hooks"] = [_handler(args, timeout, portable)]
         groups.append(group)
     return out
 
@@ -131,24 +140,29 @@ def restore_empties(settings: dict[str, Any], found: dict[str, Any]) -> dict[str
     return out
 
 
-def hooks_change(path: Path, spec: Spec, *, uninstall: bool) -> common.FileChange:
-    """settings.json (Claude Code) or hooks.json (Codex): our handlers in or out."""
+def hooks_change(path: Path, spec: Spec, *, uninstall: bool, portable: bool = False) -> common.FileChange:
+    """settings.json (Claude Code) or hooks.json (Codex): our handlers in or out, the
+    rest of the text untouched."""
     before = common.read_text(path)
     settings = common.load_json_object(path, before)
     if uninstall:
         new = restore_empties(strip_ours(settings), common.Ledger().get(path))
     else:
-        new = with_ours(settings, spec, str(path))
-    after = before if new == settings else common.dump_json(new)
+        new = with_ours(settings, spec, str(path), portable=portable)
+    after = before if new == settings else common.edit_json(before, new)
     return common.FileChange(path, before, after, found=empties(settings))
 
 
-def _server_entry() -> dict[str, Any]:
+def _server_entry(portable: bool) -> dict[str, Any]:
+    """A project's entry names no path of this machine, not even the data directory:
+    each teammate's memoryd finds its own."""
+    if portable:
+        return {"type": "stdio", "command": common.PORTABLE, "args": ["mcp"], "env": {}}
     argv = common.memoryd_argv()
     return {"type": "stdio", "command": argv[0], "args": [*argv[1:], "mcp"], "env": common.mcp_env()}
 
 
-def _mcp_change(path: Path, install: bool) -> common.FileChange:
+def _mcp_change(path: Path, install: bool, portable: bool) -> common.FileChange:
     before = common.read_text(path)
     data = common.load_json_object(path, before)
     servers = data.get("mcpServers")
@@ -156,22 +170,32 @@ def _mcp_change(path: Path, install: bool) -> common.FileChange:
         raise UsageError(f"{path}: mcpServers is not an object; nothing was changed")
     new = copy.deepcopy(data)
     if install:
-        new.setdefault("mcpServers", {})[SERVER] = _server_entry()
+        new.setdefault("mcpServers", {})[SERVER] = _server_entry(portable)
     elif servers and SERVER in servers:
         del new["mcpServers"][SERVER]
         if not new["mcpServers"]:
             del new["mcpServers"]
     if new == data:
         return common.FileChange(path, before, before)
-    after = common.dump_json(new) if new or before is not None else None
+    after = common.edit_json(before, new) if new or before is not None else None
     return common.FileChange(path, before, after)
 
 
 def plan(home: Path, project: Path | None, *, uninstall: bool, dry_run: bool) -> common.SetupReport:
     report = common.SetupReport("claude-code", "uninstall" if uninstall else "install", dry_run=dry_run)
-    report.changes.append(hooks_change(settings_path(home, project), HOOKS, uninstall=uninstall))
-    report.changes.append(_mcp_change(mcp_path(home, project), install=not uninstall))
+    portable = project is not None
+    settings = settings_path(home, project)
+    report.changes.append(hooks_change(settings, HOOKS, uninstall=uninstall, portable=portable))
+    report.changes.append(_mcp_change(mcp_path(home, project), install=not uninstall, portable=portable))
+    for ch in report.changes:
+        if ch.before and jsonedit.has_comments(ch.before):
+            report.warnings.append(
+                f"{ch.path} has comments, which Claude Code rejects as invalid JSON; setup keeps them"
+            )
     if not uninstall:
+        warning = common.portable_warning() if portable else None
+        if warning:
+            report.warnings.append(warning)
         report.notes.append("restart Claude Code (or run /hooks) to load the hooks")
         if project is not None:
             report.notes.append("Claude Code asks once to approve the project's .mcp.json server")

@@ -1,6 +1,6 @@
 """What every `memoryd setup <agent>` shares: how the agent should call memoryd, how a
-config file is changed (parsed, merged, written whole, the old one kept as a backup), and
-the report of what changed."""
+config file is changed (parsed, merged, the JSON text edited only where our entries are,
+the old file kept as a backup), and the report of what changed."""
 
 from __future__ import annotations
 
@@ -20,9 +20,13 @@ from memoryd.errors import UsageError
 BACKUP_SUFFIX = ".memoryd-backup-"
 
 
+PORTABLE = "memoryd"
+
+
 def memoryd_argv() -> list[str]:
     """The command an agent runs to reach this memoryd, absolute so it works whatever the
-    agent's PATH (a venv not activated, a GUI-launched app)."""
+    agent's PATH (a venv not activated, a GUI-launched app). For the user's own files on
+    this machine only: files a team commits get the bare PORTABLE name instead."""
     beside = Path(sys.executable).parent / ("memoryd.exe" if os.name == "nt" else "memoryd")
     if beside.is_file():  # the console script of this very install (not a pyenv shim)
         return [str(beside)]
@@ -47,8 +51,21 @@ def hook_argv() -> list[str]:
     return [sys.executable, "-S", str(Path(memoryd.__file__).resolve().parent / "hookrun.py")]
 
 
-def shell_command(*args: str) -> str:
-    return shlex.join([*hook_argv(), *args])
+def shell_command(*args: str, portable: bool = False) -> str:
+    """A hook's command line. `portable`: the bare `memoryd`, for a project's files, which
+    teams commit and other machines run (no virtualenv path of this one)."""
+    return shlex.join([*([PORTABLE] if portable else hook_argv()), *args])
+
+
+def portable_warning() -> str | None:
+    """The project's files call `memoryd` by name: say so when this machine would not
+    find it (a virtualenv not activated)."""
+    if shutil.which(PORTABLE):
+        return None
+    return (
+        "`memoryd` is not on PATH here, and the project's hooks and MCP server call it by name: "
+        "install it with pipx or uv tool, or activate its virtualenv before starting Claude Code"
+    )
 
 
 def is_ours(command: Any) -> bool:
@@ -117,6 +134,15 @@ class SetupReport:
     changes: list[FileChange] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     dry_run: bool = False
+    warnings: list[str] = field(default_factory=list)  # printed always, dry run or not
+
+    @property
+    def due_notes(self) -> list[str]:
+        """Notes tell what to do after a change (restart the agent, trust a hook): none on
+        a dry run, none when nothing changed."""
+        if self.dry_run or not any(c.changed for c in self.changes):
+            return []
+        return self.notes
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -126,13 +152,16 @@ class SetupReport:
             "changed": [str(c.path) for c in self.changes if c.changed],
             "unchanged": [str(c.path) for c in self.changes if not c.changed],
             "backups": [str(c.backup) for c in self.changes if c.backup],
-            "notes": self.notes,
+            "notes": self.due_notes,
+            "warnings": self.warnings,
         }
 
 
 def read_text(path: Path) -> str | None:
+    """The file's text with its newlines as they are (CRLF stays CRLF)."""
     try:
-        return path.read_text(encoding="utf-8")
+        with path.open(encoding="utf-8", newline="") as f:
+            return f.read()
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as exc:
@@ -140,12 +169,15 @@ def read_text(path: Path) -> str | None:
 
 
 def load_json_object(path: Path, text: str | None) -> dict[str, Any]:
-    """The file as a JSON object ({} when absent). Anything else is the user's to fix: we
-    never overwrite a file we could not understand."""
+    """The file as a JSON object ({} when absent); comments and a BOM are read past (see
+    jsonedit). Anything else is the user's to fix: we never overwrite a file we could not
+    understand."""
+    from memoryd.agents import jsonedit
+
     if text is None or not text.strip():
         return {}
     try:
-        data = json.loads(text)
+        data = jsonedit.loads(text)
     except ValueError as exc:
         raise UsageError(f"{path} is not valid JSON ({exc}); fix it first, nothing was changed") from None
     if not isinstance(data, dict):
@@ -155,6 +187,16 @@ def load_json_object(path: Path, text: str | None) -> dict[str, Any]:
 
 def dump_json(data: dict[str, Any]) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def edit_json(before: str | None, data: dict[str, Any]) -> str:
+    """`before` changed to hold `data`, every byte outside the changed entries kept; a new
+    file is written in two-space JSON."""
+    from memoryd.agents import jsonedit
+
+    if before is None or not before.strip():
+        return dump_json(data)
+    return jsonedit.update(before, data)
 
 
 def _free(path: Path) -> Path:

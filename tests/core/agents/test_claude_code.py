@@ -63,14 +63,17 @@ def _backups(folder: Path) -> list[Path]:
     return sorted(p for p in folder.iterdir() if ".memoryd-backup-" in p.name)
 
 
-def _is_memoryd(command: str) -> bool:
-    """This interpreter, -S, on the installed memoryd package's hookrun.py (fast start-up)."""
+def _is_memoryd(command: str, portable: bool = False) -> bool:
+    """This interpreter, -S, on the installed memoryd package's hookrun.py (fast start-up);
+    in a project's files, which teams commit, the bare `memoryd` instead."""
     argv = shlex.split(command)
+    if portable:
+        return argv[0] == "memoryd"
     hookrun = Path(memoryd.__file__).resolve().parent / "hookrun.py"
     return argv[:3] == [sys.executable, "-S", str(hookrun)]
 
 
-def _check_ours_appended(before: dict[str, Any], after: dict[str, Any]) -> None:
+def _check_ours_appended(before: dict[str, Any], after: dict[str, Any], portable: bool = False) -> None:
     """Every key but hooks unchanged; every event's groups start with the user's groups,
     untouched, and end with exactly one group of ours for each of our events."""
     assert {k: v for k, v in after.items() if k != "hooks"} == {
@@ -90,7 +93,7 @@ def _check_ours_appended(before: dict[str, Any], after: dict[str, Any]) -> None:
         (group,) = added
         assert group.get("matcher") == matcher
         (handler,) = group["hooks"]
-        assert handler["type"] == "command" and _is_memoryd(handler["command"]), handler
+        assert handler["type"] == "command" and _is_memoryd(handler["command"], portable), handler
         assert shlex.split(handler["command"])[-len(args) :] == args
         if event == "SessionEnd":
             assert "timeout" not in handler, "a SessionEnd timeout raises every SessionEnd hook's budget"
@@ -215,7 +218,8 @@ def test_project_setup_writes_the_projects_files(cli: Cli, home: Path, project: 
     own files are not touched. --project alone means the current directory."""
     out = cli("setup", "claude-code", "--project", str(project))
     assert out.returncode == 0, out.stderr
-    _check_ours_appended({}, json.loads((project / ".claude" / "settings.json").read_text(encoding="utf-8")))
+    settings = json.loads((project / ".claude" / "settings.json").read_text(encoding="utf-8"))
+    _check_ours_appended({}, settings, portable=True)
     server = json.loads((project / ".mcp.json").read_text(encoding="utf-8"))["mcpServers"]["memoryd"]
     assert server["args"][-1] == "mcp"
     assert not _settings(home).exists() and not (home / ".claude.json").exists()
@@ -288,3 +292,110 @@ def test_hooks_written_without_memoryd_on_path_still_run(cli: Cli, home: Path, p
     )
     assert run.returncode == 0, (command, run.stderr.decode())
     assert json.loads(run.stdout)["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+
+
+def _styles() -> dict[str, str]:
+    pretty = ORIGINAL_TEXT
+    jsonc = "// my Claude Code settings\n" + pretty.replace(
+        '"model": "claude-opus-4-1",', '"model": "claude-opus-4-1", // pinned on purpose'
+    ).replace('"env": {', '/* for the tests */ "env": {').replace(
+        '"command": "echo hi"', '"command": "echo hi" /* mine */'
+    )
+    return {
+        "pretty": pretty,
+        "compact": json.dumps(ORIGINAL, separators=(",", ":")),
+        "jsonc": jsonc,
+        "crlf": pretty.replace("\n", "\r\n"),
+    }
+
+
+STYLES = _styles()
+
+
+def _without_hooks(text: str) -> str:
+    """The same file with no "hooks" key, so install creates the hooks object."""
+    start = text.index('"hooks"')
+    end = text.index('"statusLine"')
+    return text[:start] + text[end:]
+
+
+@pytest.mark.parametrize("style", sorted(STYLES))
+@pytest.mark.parametrize("hooks", ["theirs", "none"])
+def test_install_then_uninstall_gives_the_same_bytes(cli: Cli, home: Path, style: str, hooks: str) -> None:
+    """The four styles, with the user's hooks or with none (install creates the hooks
+    object, uninstall takes exactly it away): `cmp`-identical after uninstall, and every
+    byte of the user's still there, in order, after install."""
+    text = STYLES[style] if hooks == "theirs" else _without_hooks(STYLES[style])
+    path = _settings(home)
+    path.parent.mkdir(parents=True)
+    path.write_bytes(text.encode("utf-8"))
+    out = cli("setup", "claude-code")
+    assert out.returncode == 0, out.stderr
+    if style == "jsonc":  # kept, and the user told once that Claude Code refuses them
+        assert out.stderr.count("\n") == 1 and "comments" in out.stderr and str(path) in out.stderr
+    else:
+        assert out.stderr == ""
+    installed = path.read_bytes()
+    it = iter(installed)
+    assert all(b in it for b in text.encode("utf-8")), "the user's bytes are all kept, in order"
+    if style == "crlf":
+        assert b"\n" not in installed.replace(b"\r\n", b"")
+    if style == "compact":
+        assert b"\n" not in installed
+    if style != "jsonc":
+        original = json.loads(text)
+        _check_ours_appended(original, json.loads(installed))
+    out = cli("setup", "claude-code", "--uninstall")
+    assert out.returncode == 0, out.stderr
+    assert path.read_bytes() == text.encode("utf-8")
+
+
+@pytest.mark.parametrize("bom", [True, False])
+def test_a_bom_and_a_missing_final_newline_are_kept(cli: Cli, home: Path, bom: bool) -> None:
+    text = ("\ufeff" if bom else "") + ORIGINAL_TEXT.rstrip("\n")
+    path = _settings(home)
+    path.parent.mkdir(parents=True)
+    path.write_bytes(text.encode("utf-8"))
+    assert cli("setup", "claude-code").returncode == 0
+    installed = path.read_bytes()
+    assert installed.startswith(b"\xef\xbb\xbf{" if bom else b"{") and not installed.endswith(b"\n")
+    assert cli("setup", "claude-code", "--uninstall").returncode == 0
+    assert path.read_bytes() == text.encode("utf-8")
+
+
+def test_notes_only_when_something_changed(cli: Cli, home: Path) -> None:
+    """The restart note follows a change: not on --dry-run, not on a rerun that changed
+    nothing; the dry run still prints its diff."""
+    _write_original(home)
+    dry = cli("setup", "claude-code", "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert "@@" in dry.stdout and "note:" not in dry.stdout, dry.stdout
+    assert json.loads(cli("setup", "claude-code", "--dry-run", "--json").stdout)["notes"] == []
+    first = cli("setup", "claude-code")
+    assert first.returncode == 0 and "note: restart Claude Code" in first.stdout, first.stdout
+    once = _settings(home).read_bytes()
+    again = cli("setup", "claude-code")
+    assert again.returncode == 0, again.stderr
+    assert "note:" not in again.stdout, again.stdout
+    assert _settings(home).read_bytes() == once
+
+
+def test_project_files_hold_no_path_of_this_machine(cli: Cli, home: Path, project: Path) -> None:
+    """.claude/settings.json and .mcp.json are committed: the bare `memoryd`, no venv or
+    temporary path, no home, no data directory of this machine."""
+    out = cli("setup", "claude-code", "--project", str(project))
+    assert out.returncode == 0, out.stderr
+    for path in (project / ".claude" / "settings.json", project / ".mcp.json"):
+        text = path.read_text(encoding="utf-8")
+        for local in (str(project.parent), sys.executable, str(Path(sys.executable).parent), str(home)):
+            assert local not in text, (path, local)
+        assert '"/' not in text and "/home/" not in text and "hookrun.py" not in text, text
+    server = json.loads((project / ".mcp.json").read_text(encoding="utf-8"))["mcpServers"]["memoryd"]
+    assert server["command"] == "memoryd" and server["args"] == ["mcp"]
+
+
+def test_project_setup_warns_when_memoryd_is_not_on_path(cli: Cli, project: Path) -> None:
+    out = cli("setup", "claude-code", "--project", str(project), env={"PATH": "/usr/bin:/bin"})
+    assert out.returncode == 0, out.stderr
+    warnings = [ln for ln in out.stderr.splitlines() if "PATH" in ln]
+    assert len(warnings) == 1 and "memoryd" in warnings[0], out.stderr

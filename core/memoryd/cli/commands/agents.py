@@ -117,6 +117,8 @@ def run_setup(args: argparse.Namespace) -> int:
 
 
 def _print_report(report: Any, as_json: bool) -> None:
+    for w in report.warnings:
+        output.warn(w)
     if as_json:
         output.emit_json(report.as_dict())
         return
@@ -128,7 +130,7 @@ def _print_report(report: Any, as_json: bool) -> None:
         output.line(f"{verb}  {ch.path}" + (f"  (backup: {ch.backup.name})" if ch.backup else ""))
         if report.dry_run:
             sys.stdout.write(ch.diff())
-    for n in report.notes:
+    for n in report.due_notes:
         output.line(f"note: {n}")
 
 
