@@ -214,5 +214,5 @@ def plan(home: Path, *, uninstall: bool, dry_run: bool, force: bool = False) -> 
     report.changes.append(hooks)
     if hooks.changed and not uninstall and not dry_run:  # trust follows the hook's content
         report.notes.append(TRUST_NOTE)
-    report.notes += notes
+    report.warnings += notes  # about the user's config, not a change: said on every run
     return report

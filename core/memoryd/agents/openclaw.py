@@ -68,8 +68,8 @@ def plan(home: Path, *, uninstall: bool, dry_run: bool) -> common.SetupReport:
     else:
         change.found[CREATED_DIRS] = _missing_dirs(path)
         warning = path_warning()
-        if warning:
-            report.notes.append(warning)
+        if warning:  # about this machine, not a change: said on a rerun and a dry run too
+            report.warnings.append(warning)
         if change.changed and not dry_run:
             argv = " ".join([*common.memoryd_argv(), "mcp"])
             report.notes.append(f"for the MCP tools as well, register `{argv}` with `openclaw mcp` (stdio)")

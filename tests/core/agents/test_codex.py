@@ -542,7 +542,10 @@ def test_hooks_turned_off_in_config_is_said(cli: Cli, codex_dir: Path, flag: str
     config = codex_dir / "config.toml"
     original = HAND_EDITED.replace("hooks = true", f"{flag} = false")
     config.write_text(original, encoding="utf-8")
-    notes = _notes(cli("setup", "codex", "--json"))
-    assert any(f"{flag} = false" in n and "notify" in n for n in notes), notes
+    for run in (("setup", "codex", "--json"), ("setup", "codex", "--json")):  # the rerun too
+        out = cli(*run)
+        assert out.returncode == 0, out.stderr
+        warnings = json.loads(out.stdout)["warnings"]
+        assert any(f"{flag} = false" in n and "notify" in n for n in warnings), warnings
     assert cli("setup", "codex", "--uninstall").returncode == 0
     assert config.read_text(encoding="utf-8") == original
