@@ -17,7 +17,7 @@ class BuildWithResources(build_py):
         src = Path(__file__).resolve().parent / "resources"
         if not (src / "icons" / "memoryd.svg").is_file():
             raise SystemExit(f"{src} is missing: the wheel would lack the tray's icons and translations")
-        # A .qm left by a local packaging run may be stale: the tray compiles the .ts it ships.
+        # A .qm compiled beside the .ts in a checkout may be stale: the tray compiles the .ts.
         dest = Path(self.build_lib) / "memoryd" / "resources"
         shutil.copytree(src, dest, dirs_exist_ok=True, ignore=shutil.ignore_patterns("*.qm"))
 

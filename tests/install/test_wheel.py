@@ -133,14 +133,15 @@ def venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def test_pip_venv_runs_the_cli(venv: Path, wheel: Path, tmp_path: Path) -> None:
-    assert_installed_in(site_packages(venv), venv / "bin" / "python")
-    memoryd = venv / "bin" / "memoryd"
+def assert_cli_works(bin_dir: Path, version: str, tmp_path: Path) -> None:
+    """`memoryd --version`, a memory recorded and found by `memoryd search`, and `memoryd
+    mcp` answering an initialize over stdio, in a data folder of the test's own."""
+    memoryd = bin_dir / "memoryd"
     env = clean_env(MEMORYD_HOME=str(tmp_path / "data"))
     project = tmp_path / "proj"
     project.mkdir()
 
-    assert run(memoryd, "--version", env=env).stdout.strip() == f"memoryd {version_of(wheel)}"
+    assert run(memoryd, "--version", env=env).stdout.strip() == f"memoryd {version}"
     slug = run(
         memoryd, "record", "--type", "decision", "--title", "Use Postgres", "--trigger", "database",
         "--body", "SQLite locks under load", cwd=project, env=env,
@@ -148,16 +149,15 @@ def test_pip_venv_runs_the_cli(venv: Path, wheel: Path, tmp_path: Path) -> None:
     found = run(memoryd, "search", "postgres", cwd=project, env=env).stdout
     assert slug and slug in found and "SQLite locks under load" in found
 
-
-def test_pip_venv_serves_mcp(venv: Path, wheel: Path, tmp_path: Path) -> None:
-    env = clean_env(MEMORYD_HOME=str(tmp_path / "data"))
-    proc = run(
-        venv / "bin" / "memoryd", "mcp", input=json.dumps(INIT) + "\n", cwd=tmp_path, env=env, timeout=60
-    )
+    proc = run(memoryd, "mcp", input=json.dumps(INIT) + "\n", cwd=project, env=env, timeout=60)
     reply = json.loads(proc.stdout.splitlines()[0])
     assert reply["id"] == 0
-    assert reply["result"]["serverInfo"]["name"] == "memoryd"
-    assert reply["result"]["serverInfo"]["version"] == version_of(wheel)
+    assert reply["result"]["serverInfo"] == {"name": "memoryd", "version": version}
+
+
+def test_pip_venv_runs_the_cli(venv: Path, wheel: Path, tmp_path: Path) -> None:
+    assert_installed_in(site_packages(venv), venv / "bin" / "python")
+    assert_cli_works(venv / "bin", version_of(wheel), tmp_path)
 
 
 def test_pip_venv_runs_the_tray(venv: Path, tmp_path: Path) -> None:
@@ -178,8 +178,8 @@ def test_pipx_install(wheel: Path, tmp_path: Path) -> None:
     )  # fmt: skip
     prefix = tmp_path / "pipx" / "venvs" / "memoryd"
     assert_installed_in(site_packages(prefix), prefix / "bin" / "python")
-    assert run(tmp_path / "bin" / "memoryd", "--version", env=env).stdout.startswith("memoryd ")
-    assert_tray_starts(tmp_path / "bin", site_packages(prefix), tmp_path / "data")
+    assert_cli_works(tmp_path / "bin", version_of(wheel), tmp_path)
+    assert_tray_starts(tmp_path / "bin", site_packages(prefix), tmp_path / "tray-data")
 
 
 def test_uv_tool_install(wheel: Path, tmp_path: Path) -> None:
@@ -203,5 +203,5 @@ def test_uv_tool_install(wheel: Path, tmp_path: Path) -> None:
     )
     prefix = tmp_path / "tools" / "memoryd"
     assert_installed_in(site_packages(prefix), prefix / "bin" / "python")
-    assert run(tmp_path / "bin" / "memoryd", "--version", env=env).stdout.startswith("memoryd ")
-    assert_tray_starts(tmp_path / "bin", site_packages(prefix), tmp_path / "data")
+    assert_cli_works(tmp_path / "bin", version_of(wheel), tmp_path)
+    assert_tray_starts(tmp_path / "bin", site_packages(prefix), tmp_path / "tray-data")
