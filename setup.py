@@ -1,6 +1,8 @@
 """Only what pyproject.toml cannot say: the wheel carries the repository's top-level
 resources/ (the OpenClaw skill, the tray's icons and translations) as memoryd/resources/,
-where memoryd.bundled looks for them in an installed copy."""
+where memoryd.bundled looks for them in an installed copy. MANIFEST.in puts resources/ in
+the sdist, so a wheel built from the sdist carries them too; a build without them fails
+rather than give a tray without its icon."""
 
 import shutil
 from pathlib import Path
@@ -13,8 +15,11 @@ class BuildWithResources(build_py):
     def run(self) -> None:
         super().run()
         src = Path(__file__).resolve().parent / "resources"
-        if src.is_dir():
-            shutil.copytree(src, Path(self.build_lib) / "memoryd" / "resources", dirs_exist_ok=True)
+        if not (src / "icons" / "memoryd.svg").is_file():
+            raise SystemExit(f"{src} is missing: the wheel would lack the tray's icons and translations")
+        # A .qm compiled beside the .ts in a checkout may be stale: the tray compiles the .ts.
+        dest = Path(self.build_lib) / "memoryd" / "resources"
+        shutil.copytree(src, dest, dirs_exist_ok=True, ignore=shutil.ignore_patterns("*.qm"))
 
 
 setup(cmdclass={"build_py": BuildWithResources})

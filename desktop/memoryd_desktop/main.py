@@ -21,6 +21,7 @@ from typing import NoReturn
 
 import qasync
 from PySide6.QtCore import QByteArray, QLocale, QLockFile, QTimer
+from PySide6.QtGui import QIcon
 from PySide6.QtNetwork import QLocalSocket
 from PySide6.QtWidgets import QApplication, QMessageBox
 
@@ -114,6 +115,18 @@ def _show_running() -> None:
         sock.disconnectFromServer()
 
 
+def _app_icon() -> QIcon:
+    """The app's icon, logged with the file it came from: tray.log then shows whether an
+    install carried its resources and Qt could render the SVG."""
+    path = assets.icon_path()
+    icon = QIcon(str(path))
+    if icon.pixmap(32, 32).isNull():
+        log.warning("icon %s could not be rendered", path)
+    else:
+        log.info("icon loaded from %s", path)
+    return icon
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the tray app until Quit, a signal, or (without a tray) closing the window."""
     args = list(sys.argv if argv is None else argv)
@@ -125,7 +138,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     app.setApplicationDisplayName("memoryd")
     app.setDesktopFileName("memoryd-tray")
     app.setQuitOnLastWindowClosed(False)
-    app.setWindowIcon(assets.icon())
+    app.setWindowIcon(_app_icon())
     _tick = _handle_signals(app)
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
