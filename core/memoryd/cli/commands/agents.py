@@ -66,8 +66,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         description="Serve the tools mem_search, mem_get, mem_traces, mem_record and mem_recent, the "
         "prompts recall, decision and weekly-review, and the resources memoryd://snapshot, "
         "memoryd://digest and memoryd://memory/{slug} over MCP. Agents start it on stdio; `memoryd "
-        "setup` registers it. --http serves a host that prefers a URL, on 127.0.0.1 only, to requests "
-        "carrying the token from --new-token. Example: memoryd mcp ; memoryd mcp --new-token ; "
+        "setup` registers it. --http serves a host that prefers a URL, on a loopback address only, "
+        "to requests carrying the token from --new-token. Example: memoryd mcp ; memoryd mcp --new-token ; "
         "memoryd mcp --http 127.0.0.1:8765",
     )
     how = m.add_mutually_exclusive_group()
