@@ -3,7 +3,12 @@
 Seed 004's progressive disclosure: the start-up snapshot gives the gist, `mem_search`
 (level 1) finds memories by keywords, `mem_get` reads one in full, `mem_traces` (level 2)
 returns the raw conversation turns behind them. `mem_record` writes a long-term memory,
-`mem_recent` lists what changed lately. Every tool works in one scope: the `scope`
+`mem_recent` lists what changed lately. Beside the tools: prompts a user picks from the
+host's menu (`recall`, `decision`, `weekly-review`), whose messages embed the memories
+found, and resources (`memoryd://snapshot`, `memoryd://digest`, the template
+`memoryd://memory/{slug}`). All of them read through `Tools`, the same path: the
+sensitive-scope gate and its audit apply to a prompt or a resource as to a tool. Every
+tool works in one scope: the `scope`
 argument (a project path or a scope hash) when given, else the client's project
 (CLAUDE_PROJECT_DIR, which Claude Code sets), else the server's working directory. A
 sensitive scope without a live grant is a tool error that says how to grant; every grant
@@ -13,6 +18,10 @@ Errors follow MCP's tools "Error Handling": an unknown tool is a JSON-RPC error 
 an argument that fails validation or a refusal of memoryd's is a tool error (isError) in
 one sentence that names the tool's own arguments, never a CLI flag, a pydantic dump or a
 traceback. Malformed JSON-RPC lines are answered by the transport (memoryd.mcpstdio).
+A prompt's or a resource's refusal is a JSON-RPC error with memoryd's one-line message.
+
+Transports: stdio (memoryd.mcpstdio) by default; Streamable HTTP on loopback behind a
+bearer token with `--http` (memoryd.mcphttp). The SDK logs at WARNING unless `--verbose`.
 
 Codex gives a server 10 s to start, so nothing heavier than the MCP SDK loads at start-up:
 the store, SQLAlchemy and the search code load on the first call. stdout is the protocol
@@ -33,8 +42,8 @@ from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.shared.exceptions import MCPError
 from pydantic import Field, ValidationError
 
-from memoryd import __version__, quoting
-from memoryd.errors import MemorydError
+from memoryd import mcpviews, quoting, version
+from memoryd.errors import AuthorizationRequired, MemorydError, NotFound
 
 if TYPE_CHECKING:
     from memoryd.app import Memoryd
@@ -239,6 +248,34 @@ class Tools:
         text, fitted = startup.snapshot_for(where, str(self.app.layout.home))
         return text if fitted else inject.fit(text, inject.DEFAULT_BUDGET)
 
+    def digest(self) -> str:
+        """`memoryd digest` for the client's project, behind the same gate as mem_recent."""
+        from memoryd.governance import digest
+
+        h = self.scope_hash(None)
+        self._gate(h, "digest")
+        self.app.catch_up()
+        return digest.render_text(self.app.digest(scopes=[h]))
+
+    # -- prompts ----------------------------------------------------------------------
+    def recall(self, topic: str, scope: str | None, type_: str | None, *, ask: str, empty: str) -> str:
+        if not topic.strip():
+            raise MemorydError("topic must not be empty")
+        found = self.search(topic, scope, type_, 8)
+        full = [self.get(r["slug"]) for r in found["results"][: mcpviews.FULL]]
+        question = (
+            f"What did we decide about {topic}?" if type_ == "decision" else f"What do we know about {topic}?"
+        )
+        return mcpviews.recall(question, found, full, ask=ask, empty=empty)
+
+    def weekly_review(self, scope: str | None) -> str:
+        from datetime import timedelta
+
+        from memoryd import clock
+
+        since = (clock.now() - timedelta(days=7)).strftime("%Y-%m-%d")
+        return mcpviews.review(since, self.recent(scope, None, 50))
+
 
 def source_for(client: str | None) -> str:
     """The memory's source (seed 002's list) from the MCP client's name; `manual` when it
@@ -362,23 +399,86 @@ class MemorydServer(MCPServer):
         await mcpstdio.serve(self._lowlevel_server)
 
 
-def build(app: Memoryd | None = None) -> MCPServer:
+RESOURCE_NOT_FOUND = -32002  # MCP's code for a resource that does not exist
+
+
+def _served(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """For prompts and resources: memoryd's one-line refusal as a JSON-RPC error (MCP has
+    no isError result for them)."""
+    try:
+        return fn(*args, **kwargs)
+    except NotFound as exc:
+        raise MCPError(RESOURCE_NOT_FOUND, str(exc)) from None
+    except AuthorizationRequired as exc:
+        raise MCPError(types.INVALID_REQUEST, str(exc)) from None
+    except MemorydError as exc:
+        raise MCPError(types.INVALID_PARAMS, one_sentence("", str(exc), set())) from None
+
+
+Scope = Annotated[
+    str | None,
+    Field(
+        description="Which project: its path or its 12-character scope hash. Leave it out for the "
+        "project the session runs in."
+    ),
+]
+Query = Annotated[str, Field(description="Keywords, English or Chinese; a few distinctive words work best.")]
+MemoryType = Annotated[
+    str | None,
+    Field(
+        description="Only memories of this type: session, decision, preference, fact, playbook or warning."
+    ),
+]
+Slug = Annotated[str, Field(description="A memory's slug, as mem_search or mem_recent returned it.")]
+Topic = Annotated[str, Field(description="What to recall, in a few keywords.")]
+PromptScope = Annotated[
+    str | None, Field(description="A project path or scope hash; the session's project when left out.")
+]
+
+RECALL_ASK = (
+    "Answer from these memories: say what we know, with the date of each point, and say plainly "
+    "where they do not cover the question. Name the slug you rely on so the user can open it."
+)
+DECISION_ASK = (
+    "Answer from these memories: state the decision, why it was made and when; if a later memory "
+    "supersedes an earlier one, the later one stands. Say plainly if no decision is recorded."
+)
+EMPTY = (
+    "memoryd holds no memory on this in scope `{scope}`. Say so rather than guess; mem_search with "
+    "other words, or mem_traces for the raw conversation, may still find something."
+)
+
+
+def build(app: Memoryd | None = None, *, verbose: bool = False) -> MCPServer:
     tools = Tools(app)
-    srv = MemorydServer("memoryd", instructions=INSTRUCTIONS, version=__version__)
+    # The SDK configures the root logger at the level given here: its INFO lines (and
+    # memoryd's own) stay off stderr unless the user asks with --verbose.
+    srv = MemorydServer(
+        "memoryd",
+        instructions=INSTRUCTIONS,
+        version=version.current(),
+        log_level="INFO" if verbose else "WARNING",
+    )
 
     @srv.tool(
         name="mem_search",
         description=(
-            "Level 1 recall. Search the user's memories of this project by keywords (English or "
-            "Chinese): long-term decisions, preferences, facts, playbooks, warnings, and summaries of "
-            "earlier sessions. Call it first whenever the user refers to earlier work or a past "
-            "decision, or before choosing something the project may already have settled. Returns "
-            "slugs with short snippets; follow up with mem_get for one memory in full. "
-            "type filters to one of session, decision, preference, fact, playbook, warning."
+            "Level 1 recall: search the user's memories of one project by keywords (English or "
+            "Chinese). Memories are long-term decisions, preferences, facts, playbooks, warnings, and "
+            "summaries of earlier sessions. Call it first whenever the user refers to earlier work "
+            '("last time", "as we decided", "do you remember") or before choosing something the '
+            "project may already have settled. Returns the scope searched and up to `limit` results, "
+            "best first, each with its slug, type, title, a short snippet, its date and provenance; "
+            "an empty list means nothing matched in that project. Follow up with mem_get to read one "
+            "in full."
         ),
     )
     def mem_search(
-        ctx: Context, query: str, scope: str | None = None, type: str | None = None, limit: Limit = 8
+        ctx: Context,
+        query: Query,
+        scope: Scope = None,
+        type: MemoryType = None,
+        limit: Annotated[int, Field(ge=1, description="At most this many results.")] = 8,
     ) -> dict[str, Any]:
         _asked_by(ctx)
         return _call(tools.search, query, scope, type, limit)
@@ -386,24 +486,33 @@ def build(app: Memoryd | None = None) -> MCPServer:
     @srv.tool(
         name="mem_get",
         description=(
-            "Read one memory in full (its body, tags, what it supersedes), by the slug that "
-            "mem_search or mem_recent returned. Counts as a recall, which keeps the memory alive."
+            "Read one memory in full, by the slug that mem_search or mem_recent returned. Returns its "
+            "body (the what and the why), title, type, dates, tags, trigger words, the slugs it "
+            "supersedes, its provenance (who made it, whether the user approved it) and how many raw "
+            "conversation turns back it. Call it after a search result looks relevant, before relying "
+            "on it. Counts as a recall, which keeps the memory from fading."
         ),
     )
-    def mem_get(ctx: Context, slug: str) -> dict[str, Any]:
+    def mem_get(ctx: Context, slug: Slug) -> dict[str, Any]:
         _asked_by(ctx)
         return _call(tools.get, slug)
 
     @srv.tool(
         name="mem_traces",
         description=(
-            "Level 2 recall: the raw conversation turns of earlier sessions that match the keywords "
-            "(the exact user words, commands, tool output, error messages). Use it only when a "
-            "mem_search summary is not enough, e.g. to find the exact command that fixed a build or "
-            "what the user said word for word."
+            "Level 2 recall: the raw conversation turns of earlier sessions that match the keywords: "
+            "the exact user words, commands, tool output and error messages. Returns turns (slug of "
+            "the session, position, role, time, text). Call it only when a mem_search summary is not "
+            "enough, e.g. to find the exact command that fixed a build or what the user said word for "
+            "word."
         ),
     )
-    def mem_traces(ctx: Context, query: str, scope: str | None = None, limit: Limit = 10) -> dict[str, Any]:
+    def mem_traces(
+        ctx: Context,
+        query: Query,
+        scope: Scope = None,
+        limit: Annotated[int, Field(ge=1, description="At most this many turns.")] = 10,
+    ) -> dict[str, Any]:
         _asked_by(ctx)
         return _call(tools.traces, query, scope, limit)
 
@@ -413,20 +522,28 @@ def build(app: Memoryd | None = None) -> MCPServer:
             "Save a durable long-term memory for this project. type is one of decision (a choice "
             "made and why), preference (how the user wants things done), fact (something true about "
             "the project or the user), playbook (steps that worked), warning (a pitfall to avoid). "
-            "title is one line; body says the what and the why in a few sentences. Record when the "
+            "title is one line; body says the what and the why in a few sentences. Call it when the "
             "user states a preference, a decision is made, or a pitfall is found; do not record "
-            "routine progress (sessions are captured automatically). Recording the same type, title "
-            "and body again returns the memory already there (existing: true), not a copy."
+            "routine progress (sessions are captured automatically). Returns the new memory's slug, "
+            "type and scope. Recording the same type, title and body again returns the memory "
+            "already there (existing: true), not a copy."
         ),
     )
     def mem_record(
-        type: str,
-        title: str,
-        body: str,
+        type: Annotated[str, Field(description="decision, preference, fact, playbook or warning.")],
+        title: Annotated[str, Field(description="One line naming the memory.")],
+        body: Annotated[str, Field(description="The what and the why, in a few sentences.")],
         ctx: Context,
-        triggers: list[str] | None = None,
-        tags: list[str] | None = None,
-        scope: str | None = None,
+        triggers: Annotated[
+            list[str] | None, Field(description="Words that should bring this memory up in a search.")
+        ] = None,
+        tags: Annotated[list[str] | None, Field(description="Labels to group it by.")] = None,
+        scope: Annotated[
+            str | None,
+            Field(
+                description="The project's path (not a scope hash). Leave it out for the session's project."
+            ),
+        ] = None,
     ) -> dict[str, Any]:
         _asked_by(ctx)
         return _call(tools.record, type, title, body, triggers, tags, scope, _client_name(ctx))
@@ -434,33 +551,104 @@ def build(app: Memoryd | None = None) -> MCPServer:
     @srv.tool(
         name="mem_recent",
         description=(
-            "List this project's most recent memories (newest first), optionally of one type. "
-            "Useful at the start of a task to see what happened lately, or to find a slug."
+            "List one project's most recent memories, newest first, optionally of one type. Returns "
+            "each memory's slug, type, title, date, source and provenance (no bodies: read one with "
+            "mem_get). Call it at the start of a task to see what happened lately, or to find a "
+            "slug you cannot search for."
         ),
     )
     def mem_recent(
-        ctx: Context, scope: str | None = None, type: str | None = None, limit: Limit = 10
+        ctx: Context,
+        scope: Scope = None,
+        type: MemoryType = None,
+        limit: Annotated[int, Field(ge=1, description="At most this many memories.")] = 10,
     ) -> dict[str, Any]:
         _asked_by(ctx)
         return _call(tools.recent, scope, type, limit)
 
+    # -- prompts: picked by the user from the host's menu -----------------------------
+    @srv.prompt(
+        name="recall",
+        title="Recall what we know about a topic",
+        description="Searches memoryd for the topic and hands the model the memories found, quoted "
+        "with their provenance, asking it to answer from them.",
+    )
+    def recall(ctx: Context, topic: Topic, scope: PromptScope = None) -> str:
+        _asked_by(ctx)
+        return _served(tools.recall, topic, scope, None, ask=RECALL_ASK, empty=EMPTY)
+
+    @srv.prompt(
+        name="decision",
+        title="What did we decide about a topic",
+        description="Searches memoryd's decisions for the topic and asks the model what was decided, "
+        "why and when, from those memories only.",
+    )
+    def decision(ctx: Context, topic: Topic, scope: PromptScope = None) -> str:
+        _asked_by(ctx)
+        return _served(tools.recall, topic, scope, "decision", ask=DECISION_ASK, empty=EMPTY)
+
+    @srv.prompt(
+        name="weekly-review",
+        title="Review the project's week",
+        description="The memories recorded in the project over the last 7 days, for a short review of "
+        "decisions, lessons and open work.",
+    )
+    def weekly_review(ctx: Context, scope: PromptScope = None) -> str:
+        _asked_by(ctx)
+        return _served(tools.weekly_review, scope)
+
+    # -- resources: attached by the user or read by the host ----------------------------
     @srv.resource(
         "memoryd://snapshot",
         name="snapshot",
-        description="The project's start-up snapshot: who the user is, constraints, key memories, "
-        "recent sessions (about 2000 tokens).",
+        title="Start-up snapshot",
+        description="The project's start-up snapshot, what `memoryd inject` gives an agent at the "
+        "start of a session: who the user is, constraints, key memories, recent sessions (about "
+        "2000 tokens).",
         mime_type="text/markdown",
     )
     def snapshot() -> str:
-        return _call(tools.snapshot)
+        return _served(tools.snapshot)
+
+    @srv.resource(
+        "memoryd://digest",
+        name="digest",
+        title="Governance digest",
+        description="The project's `memoryd digest`: memories waiting for review, duplicates, "
+        "memories about to fade, rising topics, LLM spend.",
+        mime_type="text/plain",
+    )
+    def digest() -> str:
+        return _served(tools.digest)
+
+    @srv.resource(
+        "memoryd://memory/{slug}",
+        name="memory",
+        title="One memory",
+        description="One memory in full by its slug (from mem_search or mem_recent), quoted with its "
+        "provenance.",
+        mime_type="text/markdown",
+    )
+    def memory(ctx: Context, slug: str) -> str:
+        _asked_by(ctx)
+        return _served(lambda: mcpviews.memory(tools.get(slug)))
 
     return srv
 
 
-def main() -> int:
+def main(*, http: str | None = None, verbose: bool = False) -> int:
+    """Serve on stdio, or on Streamable HTTP at `http` (HOST:PORT, loopback only)."""
     from memoryd import paths
     from memoryd.sensitive import broker
 
-    broker.install(paths.layout(), "mcp")  # a missing grant is asked of the tray, if it runs
-    build().run()
+    layout = paths.layout()
+    if http is not None:
+        from memoryd import mcphttp
+
+        mcphttp.parse_address(http)  # refuse a bad address before anything else
+        mcphttp.read_token(layout.home)
+        broker.install(layout, "mcp")
+        return mcphttp.serve(build(verbose=verbose), http, layout.home, verbose=verbose)
+    broker.install(layout, "mcp")  # a missing grant is asked of the tray, if it runs
+    build(verbose=verbose).run()
     return 0

@@ -62,9 +62,27 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
     m = sub.add_parser(
         "mcp",
-        help="run the MCP server on stdio",
-        description="Serve mem_search, mem_get, mem_traces, mem_record, mem_recent and the snapshot "
-        "resource over MCP (stdio). Agents start it; `memoryd setup` registers it. Example: memoryd mcp",
+        help="run the MCP server (stdio, or Streamable HTTP on loopback)",
+        description="Serve the tools mem_search, mem_get, mem_traces, mem_record and mem_recent, the "
+        "prompts recall, decision and weekly-review, and the resources memoryd://snapshot, "
+        "memoryd://digest and memoryd://memory/{slug} over MCP. Agents start it on stdio; `memoryd "
+        "setup` registers it. --http serves a host that prefers a URL, on a loopback address only, "
+        "to requests carrying the token from --new-token. Example: memoryd mcp ; memoryd mcp --new-token ; "
+        "memoryd mcp --http 127.0.0.1:8765",
+    )
+    how = m.add_mutually_exclusive_group()
+    how.add_argument(
+        "--http",
+        metavar="HOST:PORT",
+        help="serve Streamable HTTP at http://HOST:PORT/mcp (a loopback address only)",
+    )
+    how.add_argument(
+        "--new-token",
+        action="store_true",
+        help="make the bearer token --http demands, save it (0600) in the data folder, print it once",
+    )
+    m.add_argument(
+        "--verbose", action="store_true", help="show the MCP SDK's and the HTTP server's INFO logs"
     )
     m.set_defaults(handler=run_mcp)
 
@@ -192,6 +210,17 @@ def _setup_timers(args: argparse.Namespace) -> int:
 
 
 def run_mcp(args: argparse.Namespace) -> int:
+    if args.new_token:
+        from memoryd import mcphttp, paths
+
+        home = paths.layout().home
+        token = mcphttp.new_token(home)
+        output.line(token)
+        output.note(
+            f"saved in {mcphttp.token_path(home)} (readable by you only); a host sends it as "
+            "`Authorization: Bearer <token>`. Restart a running `memoryd mcp --http` to use it."
+        )
+        return 0
     from memoryd import mcpserver
 
-    return mcpserver.main()
+    return mcpserver.main(http=args.http, verbose=args.verbose)
