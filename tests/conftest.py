@@ -41,6 +41,16 @@ FIRST = (
     "tests/e2e/test_tray_screenshots.py",
     "tests/e2e/test_tray_desktop.py",
 )
+# The `slow` marker (pyproject.toml), given per folder or module so that a new test there is
+# covered too: Qt windows and a desktop on Xvfb, the installed bundle and wheel, the
+# benchmarks, and the kill-and-resume runs. `python3 -m pytest -m "not slow"` is the quick
+# run (README, Tests); the README's test command and CI run everything.
+SLOW_FOLDERS = ("tests/desktop/", "tests/e2e/", "tests/packaging/", "tests/bench/")
+SLOW_MODULES = (
+    "tests/core/test_consolidate.py",  # SIGKILL at every crash point, then a resume
+    "tests/core/sensitive/test_interrupted_mark.py",  # a mark SIGKILLed half-way, then finished
+    "tests/core/importers/test_large_import.py",  # 3,000 records
+)
 # Tests that assert a wall-clock budget: they run while no other test of the run does (see
 # one_at_a_time), as in a serial run, so that the budget is measured on an idle machine and
 # not on one that the other workers keep busy. They are scheduled last, after the long units.
@@ -85,6 +95,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.xdist_group(path))
         if f"{path}::{item.name}" in ALONE:
             item.add_marker(pytest.mark.alone)
+        if path.startswith(SLOW_FOLDERS) or path in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)
     items.sort(key=rank)  # stable: the collection order otherwise
 
 
