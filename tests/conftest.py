@@ -42,10 +42,11 @@ FIRST = (
     "tests/e2e/test_tray_desktop.py",
 )
 # The `slow` marker (pyproject.toml), given per folder or module so that a new test there is
-# covered too: Qt windows and a desktop on Xvfb, the installed bundle and wheel, the
-# benchmarks, and the kill-and-resume runs. `python3 -m pytest -m "not slow"` is the quick
+# covered too: Qt windows and a desktop on Xvfb, the installer bundle (tests/packaging) and
+# the built wheel in fresh virtualenvs (tests/install), the benchmarks, and the
+# kill-and-resume runs. `python3 -m pytest -m "not slow"` is the quick
 # run (README, Tests); the README's test command and CI run everything.
-SLOW_FOLDERS = ("tests/desktop/", "tests/e2e/", "tests/packaging/", "tests/bench/")
+SLOW_FOLDERS = ("tests/desktop/", "tests/e2e/", "tests/packaging/", "tests/install/", "tests/bench/")
 SLOW_MODULES = (
     "tests/core/test_consolidate.py",  # SIGKILL at every crash point, then a resume
     "tests/core/sensitive/test_interrupted_mark.py",  # a mark SIGKILLed half-way, then finished
