@@ -59,7 +59,7 @@ def test_ci_reads_the_package_file_and_ends_with_the_readme_test_command():
 
 
 def test_slow_marks_the_folders_the_readme_names():
-    folders = ["tests/desktop", "tests/e2e", "tests/bench", "tests/packaging"]
+    folders = ["tests/desktop", "tests/e2e", "tests/bench", "tests/packaging", "tests/install"]
     modules = ["tests/core/test_consolidate.py", "tests/core/sensitive/test_interrupted_mark.py"]
     quick = "tests/core/test_slugs.py"
     collect = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-n", "0", "-p", "no:cacheprovider"]
