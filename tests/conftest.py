@@ -41,6 +41,30 @@ FIRST = (
     "tests/e2e/test_tray_screenshots.py",
     "tests/e2e/test_tray_desktop.py",
 )
+# The `slow` marker (pyproject.toml), given per folder or module so that a new test there is
+# covered too: Qt windows and a desktop on Xvfb, the installer bundle (tests/packaging) and
+# the built wheel in fresh virtualenvs (tests/install), the benchmarks, and the
+# kill-and-resume runs. `python3 -m pytest -m "not slow"` is the quick
+# run (README, Tests); the README's test command and CI run everything.
+SLOW_FOLDERS = ("tests/desktop/", "tests/e2e/", "tests/packaging/", "tests/install/", "tests/bench/")
+SLOW_MODULES = (
+    "tests/core/test_consolidate.py",  # SIGKILL at every crash point, then a resume
+    "tests/core/sensitive/test_interrupted_mark.py",  # a mark SIGKILLed half-way, then finished
+    "tests/core/importers/test_large_import.py",  # 3,000 records
+    "tests/core/capture/test_capture_e2e.py",  # a worker killed at random points; 8 hooks at once
+    "tests/core/sensitive/test_mark_during_captures.py",  # 200 captures while a mark runs
+    "tests/core/sensitive/test_tamper.py",  # every flip, swap and rename, each read by the CLI
+)
+# Single tests of 15 s or more (a `-n 2 --durations` run): whole lifecycles through the CLI.
+SLOW_TESTS = (
+    "tests/core/governance/test_decay.py::test_session_walks_every_state_and_a_recall_resets_it",
+    "tests/core/governance/test_merge_promote.py::test_merge_absorbs_and_audits_each_dropped",
+    "tests/core/governance/test_merge_promote.py::test_merge_refuses_bad_requests_and_changes_nothing",
+    "tests/core/governance/test_merge_promote.py::test_promote_options_and_errors",
+    "tests/core/governance/test_no_key_end_to_end.py::test_capture_analyze_digest_promote_without_any_key",
+    "tests/core/governance/test_no_key_end_to_end.py::test_reanalysis_never_queues_a_second_promotion",
+    "tests/core/agents/test_hook_commands.py::test_every_setup_hook_command_survives_hostile_input",
+)
 # Tests that assert a wall-clock budget: they run while no other test of the run does (see
 # one_at_a_time), as in a serial run, so that the budget is measured on an idle machine and
 # not on one that the other workers keep busy. They are scheduled last, after the long units.
@@ -85,6 +109,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.xdist_group(path))
         if f"{path}::{item.name}" in ALONE:
             item.add_marker(pytest.mark.alone)
+        slow = path in SLOW_MODULES or f"{path}::{item.originalname}" in SLOW_TESTS
+        if slow or path.startswith(SLOW_FOLDERS):
+            item.add_marker(pytest.mark.slow)
     items.sort(key=rank)  # stable: the collection order otherwise
 
 

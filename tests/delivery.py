@@ -90,10 +90,14 @@ def smtp_server() -> Iterator[Any]:
         ctl.stop()
 
 
-def _need(*tools: str, debian: str = "xvfb dbus dunst") -> None:
+# Where a skipped test sends people: the one list of system packages (.ci/run installs it).
+SYSTEM_PACKAGES = "the system packages in README.md, Tests (.ci/apt-packages.txt)"
+
+
+def _need(*tools: str) -> None:
     missing = [t for t in tools if shutil.which(t) is None]
     if missing:
-        pytest.skip(f"needs {', '.join(missing)} (Debian: apt-get install {debian})")
+        pytest.skip(f"needs {', '.join(missing)}: install {SYSTEM_PACKAGES}")
 
 
 @pytest.fixture
@@ -122,7 +126,7 @@ def xvfb() -> Iterator[str]:
 def desktop(xvfb: str, session_bus: str, tmp_path: Path) -> Iterator[Desktop]:
     """Xvfb + a private session bus (what dbus-run-session starts) + dunst + trayer, the
     tray host: every piece a Debian package `.ci/run` installs."""
-    _need("dunst", "trayer", debian="xvfb dbus-x11 dunst trayer")
+    _need("dunst", "trayer")
     env = Desktop(xvfb, session_bus, tmp_path / "shown.bin").env()
     daemon, record = ds.start_dunst(env, tmp_path)
     host = ds.start_trayer(env)

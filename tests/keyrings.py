@@ -57,7 +57,7 @@ def secret_service(session_bus: str, tmp_path: Path, monkeypatch: pytest.MonkeyP
     """gnome-keyring-daemon's Secret Service on a private session bus, its login keyring (the
     default collection) created and unlocked in a fresh data dir. DBUS_SESSION_BUS_ADDRESS and
     PYTHON_KEYRING_BACKEND are set for the test, so CLI subprocesses use it too; yields the bus."""
-    _need("gnome-keyring-daemon", debian="dbus gnome-keyring")
+    _need("gnome-keyring-daemon")
     # Its control socket lives in XDG_RUNTIME_DIR: a short private one, never the user's (and
     # short because a unix socket path must fit in 108 bytes, which tmp_path may not).
     runtime = tempfile.mkdtemp(prefix="gk-")

@@ -525,6 +525,30 @@ class Memoryd(Upkeep):
             )
         return results
 
+    def matches_elsewhere(
+        self,
+        query: str,
+        *,
+        scopes: Sequence[str],
+        memory_type: str | None = None,
+        include_forgotten: bool = False,
+        limit: int = 100,
+    ) -> int:
+        """How many memories outside `scopes` the query finds (at most `limit`), for the
+        hint after an empty search: no recall counted, no sensitive scope opened or audited."""
+        types = [_any_type(memory_type).value] if memory_type else None
+        hidden = set(scopes) | set(self._sensitive_in(None))
+        hits = search.search(
+            self.store,
+            query,
+            scopes=None,
+            types=types,
+            limit=limit,
+            include_forgotten=include_forgotten,
+            with_snippets=False,
+        )
+        return sum(r.scope_hash not in hidden for r in hits)
+
     def _root(self, scope_hash: str) -> str:
         settings = self.store.keys.settings(scope_hash)
         return settings.root if settings is not None else scope_hash

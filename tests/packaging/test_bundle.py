@@ -45,6 +45,7 @@ from mcp import Client, StdioServerParameters
 
 import memoryd
 from memoryd.testing import claude_exchange, write_jsonl
+from tests.delivery import SYSTEM_PACKAGES
 
 pytestmark = [pytest.mark.packaging, pytest.mark.timeout(3600)]
 
@@ -349,7 +350,7 @@ def desktop(tmp_path: Path) -> Iterator[dict[str, str]]:
 
     missing = [tool for tool in ("Xvfb", "dbus-daemon", "trayer") if shutil.which(tool) is None]
     if missing:
-        pytest.skip(f"needs {', '.join(missing)} (Debian: apt-get install xvfb dbus-x11 trayer)")
+        pytest.skip(f"needs {', '.join(missing)}: install {SYSTEM_PACKAGES}")
     xvfb, display = ds.start_xvfb()
     bus, address = ds.start_bus(tmp_path)
     desk = ds.Desktop(display, address, tmp_path / "shown.bin").env()

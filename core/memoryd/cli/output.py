@@ -16,6 +16,8 @@ import json
 import sys
 from typing import Any
 
+from memoryd.textwidth import pad, width
+
 _BIDI = (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x2028, 0x2029)
 _ESCAPES: dict[int, str] = {
     **{c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F, *range(0x80, 0xA0)) if c not in (0x09, 0x0A)},
@@ -57,10 +59,11 @@ def warn(text: str) -> None:
 
 
 def table(rows: list[list[str]], headers: list[str]) -> None:
+    """Columns aligned by display width (a Chinese character takes two columns)."""
     if not rows:
         return
     rows = [[clean(c, one_line=True) for c in r] for r in rows]
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
-    line("  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip())
+    widths = [max(width(h), *(width(r[i]) for r in rows)) for i, h in enumerate(headers)]
+    line("  ".join(pad(h, w) for h, w in zip(headers, widths, strict=True)).rstrip())
     for r in rows:
-        line("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
+        line("  ".join(pad(c, w) for c, w in zip(r, widths, strict=True)).rstrip())

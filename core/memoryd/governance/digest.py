@@ -15,6 +15,7 @@ from memoryd.db.engine import read_session
 from memoryd.store import Store
 from memoryd.store import governance as sql
 from memoryd.sync import run as sync_run
+from memoryd.textwidth import pad
 
 from . import decay, promotions, spend
 
@@ -421,9 +422,9 @@ def render_text(d: Digest) -> str:
     tr = d.trends
     out.append(f"=== Trends (since {d.since[:10]}) ===")
     out.append("Top triggers:")
-    out += [f"  {t.trigger:<24} {t.hits} hits" for t in tr.top_triggers] or ["  none"]
+    out += [f"  {pad(t.trigger, 24)} {t.hits} hits" for t in tr.top_triggers] or ["  none"]
     out.append("Top entities (rising):")
-    out += [f"  {e.name:<24} {e.delta:+d} mentions" for e in tr.rising_entities] or ["  none"]
+    out += [f"  {pad(e.name, 24)} {e.delta:+d} mentions" for e in tr.rising_entities] or ["  none"]
     out.append("Recent supersedes:")
     out += [
         f"  {s.old_type or 'memory'}#{s.old_slug} → {s.new_type or 'memory'}#{s.new_slug}"

@@ -8,6 +8,7 @@ from typing import Any
 
 from memoryd.cli import output
 from memoryd.cli.argtypes import positive
+from memoryd.textwidth import fit
 
 LONG_TERM = ["decision", "preference", "fact", "playbook", "warning"]
 
@@ -178,7 +179,7 @@ def run_promotions(args: argparse.Namespace) -> int:
                 r["status"],
                 r["type"],
                 f"{sum(r['dura_score'].values()) / max(1, len(r['dura_score'])):.2f}",
-                r["proposed_title"][:60],
+                fit(r["proposed_title"], 60),
                 r["source_session_slug"],
             ]
             for r in rows

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 from typing import Any
 
 from memoryd.cli import output
@@ -44,9 +45,10 @@ def run_search(args: argparse.Namespace) -> int:
     app = Memoryd()
     app.catch_up()
     query = " ".join(args.query)
+    scopes = app.scope_filter(args.scope, args.all_scopes)
     results = app.search(
         query,
-        scopes=app.scope_filter(args.scope, args.all_scopes),
+        scopes=scopes,
         memory_type=args.type,
         limit=args.limit,
         include_forgotten=args.include_forgotten,
@@ -56,7 +58,7 @@ def run_search(args: argparse.Namespace) -> int:
         output.emit_json([r.as_dict() for r in results])
         return 0
     if not results:
-        output.line("no matches")
+        output.line(_nothing_found(app, args, query, scopes))
     for r in results:
         mark = f"  (superseded by {r.superseded_by})" if r.superseded_by else ""
         output.line(f"{r.slug}  [{r.type}, {r.decay_state}]  {r.title}{mark}")
@@ -81,11 +83,26 @@ def run_traces(args: argparse.Namespace) -> int:
         output.emit_json([h.__dict__ for h in hits])
         return 0
     if not hits:
-        output.line("no matches")
+        where = "any scope" if args.all_scopes else f"scope {app.scope(args.scope).root}"
+        output.line(f"no matches in {where}")
     for h in hits:
         text = " ".join(h.text.split())
         output.line(f"{h.slug}#{h.seq}  {h.role}: {text[:200]}")
     return 0
+
+
+def _nothing_found(app: Any, args: argparse.Namespace, query: str, scopes: list[str] | None) -> str:
+    """Which scope was searched, and whether `--all-scopes` would find something: a search
+    from the wrong folder must not read as "memoryd knows nothing about this"."""
+    if scopes is None:
+        return "no matches in any scope"
+    here = f"no matches in scope {app.scope(args.scope).root}"
+    n = app.matches_elsewhere(
+        query, scopes=scopes, memory_type=args.type, include_forgotten=args.include_forgotten
+    )
+    if not n:
+        return f"{here} (none in other scopes either)"
+    return f"{here}; {n} in other scopes: memoryd search {shlex.join(args.query)} --all-scopes"
 
 
 def _withheld(app: Any, *, traces: bool = False) -> None:
