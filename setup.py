@@ -18,8 +18,10 @@ class BuildWithResources(build_py):
         if not (src / "icons" / "memoryd.svg").is_file():
             raise SystemExit(f"{src} is missing: the wheel would lack the tray's icons and translations")
         # A .qm compiled beside the .ts in a checkout may be stale: the tray compiles the .ts.
+        # A copy left in build/ by an earlier build (a removed icon, a .qm) goes first.
         dest = Path(self.build_lib) / "memoryd" / "resources"
-        shutil.copytree(src, dest, dirs_exist_ok=True, ignore=shutil.ignore_patterns("*.qm"))
+        shutil.rmtree(dest, ignore_errors=True)
+        shutil.copytree(src, dest, ignore=shutil.ignore_patterns("*.qm"))
 
 
 setup(cmdclass={"build_py": BuildWithResources})

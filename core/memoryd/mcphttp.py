@@ -12,7 +12,6 @@ request without it, or with another, gets 401 before the SDK sees it.
 from __future__ import annotations
 
 import hmac
-import ipaddress
 import json
 import os
 import secrets
@@ -87,20 +86,18 @@ def parse_address(text: str) -> tuple[str, int]:
     return host, port
 
 
+# Only these: the SDK turns its DNS-rebinding check (Host and Origin must name the server)
+# on for exactly these host strings, and 127.0.0.2 and friends would go without it.
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+
 def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+    return host in LOOPBACK
 
 
 def _listen(host: str, port: int) -> socket.socket:
     """The listening socket, bound here so a port in use is one line, not a log dump."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    if host == "localhost":
-        host = "127.0.0.1"
     sock = socket.socket(family, socket.SOCK_STREAM)
     try:
         if os.name == "posix":
@@ -160,6 +157,8 @@ def serve(server: MCPServer, address: str, home: Path, *, verbose: bool = False)
     """Serve until interrupted. Refusals (no token, a non-loopback address, a port in
     use) are UsageErrors, raised before anything listens."""
     host, port = parse_address(address)
+    if host == "localhost":  # bound and shown as the address it is: a client that tries ::1
+        host = "127.0.0.1"  # first for "localhost" would find nothing there
     token = read_token(home)
     sock = _listen(host, port)
     import uvicorn

@@ -290,7 +290,18 @@ def test_prompts_and_resources_over_streamable_http(http_server: tuple[str, str]
 
 @pytest.mark.parametrize(
     "address",
-    ["0.0.0.0:8765", "192.168.1.20:8765", "example.com:8765", "[::]:8765", "127.0.0.1:http", "8765"],
+    [
+        "0.0.0.0:8765",
+        "192.168.1.20:8765",
+        "example.com:8765",
+        "[::]:8765",
+        "127.0.0.1:http",
+        "8765",
+        # loopback, but the SDK's DNS-rebinding check covers only 127.0.0.1, ::1 and
+        # localhost: a page's Host/Origin reached 127.0.0.2 with a 200 (red team)
+        "127.0.0.2:8765",
+        "[::ffff:127.0.0.1]:8765",
+    ],
 )
 def test_http_refuses_a_non_loopback_or_malformed_address(cli: Callable[..., Any], address: str) -> None:
     assert cli("mcp", "--new-token").returncode == 0

@@ -173,12 +173,12 @@ def _mcp_change(path: Path, install: bool, portable: bool) -> common.FileChange:
         new.setdefault("mcpServers", {})[SERVER] = _server_entry(portable)
     elif servers and SERVER in servers:
         del new["mcpServers"][SERVER]
-        if not new["mcpServers"]:
-            del new["mcpServers"]
+        if not new["mcpServers"] and not common.Ledger().get(path).get("empty_servers"):
+            del new["mcpServers"]  # ours alone made it; the user's own empty one stays
     if new == data:
         return common.FileChange(path, before, before)
     after = common.edit_json(before, new) if new or before is not None else None
-    return common.FileChange(path, before, after)
+    return common.FileChange(path, before, after, found={"empty_servers": servers == {}})
 
 
 def plan(home: Path, project: Path | None, *, uninstall: bool, dry_run: bool) -> common.SetupReport:

@@ -211,6 +211,12 @@ def _free(path: Path) -> Path:
 LEDGER = "setup-ledger.json"
 
 
+def ledger_key(path: Path) -> str:
+    """A symlinked file (a dotfile manager's) is kept under its target, the file `apply`
+    writes, so the uninstall that reads the link finds what the install noted."""
+    return os.path.realpath(path) if path.is_symlink() else str(path)
+
+
 class Ledger:
     """What setup found before it changed a file, kept in the data directory
     (setup-ledger.json): whether setup created the file, and shapes of the user's that our
@@ -229,7 +235,7 @@ class Ledger:
             self.files = {}
 
     def get(self, path: Path) -> dict[str, Any]:
-        entry = self.files.get(str(path))
+        entry = self.files.get(ledger_key(path))
         return entry if isinstance(entry, dict) else {}
 
     def save(self) -> None:
@@ -255,9 +261,9 @@ def apply(report: SetupReport) -> SetupReport:
         return report
     stamp = clock.now().strftime("%Y%m%dT%H%M%S")
     for ch in report.changes:
+        key = ledger_key(ch.path)
         if ch.path.is_symlink():  # a dotfile manager's link: change its target, keep the link
-            ch.path = Path(os.path.realpath(ch.path))
-        key = str(ch.path)
+            ch.path = Path(key)
         if report.action == "install" and ch.changed:
             entry = ledger.files.setdefault(key, {"created": ch.before is None})
             entry.update({k: v for k, v in ch.found.items() if k not in entry})

@@ -321,7 +321,14 @@ def _append(text: str, style: Style, c: Node, piece: Piece, own_line: bool) -> l
         if p == last.end:
             return [(p, p, "," + sep + body)]
         return [(last.end, last.end, ","), (p, p, sep + body)]
-    p = _after_line_comments(text, c.start + 1)
+    if text[c.start + 1 : close].strip():
+        # Only comments inside: the entry goes before them, right after the bracket, so it
+        # never lands inside a `//` comment and _remove takes out exactly what came in.
+        if not own_line:
+            return [(c.start + 1, c.start + 1, piece("", True))]
+        ind = _line_indent(text, c.start) + style.unit
+        return [(c.start + 1, c.start + 1, style.newline + ind + piece(ind, False))]
+    p = c.start + 1
     if not own_line:
         return [(p, p, piece("", True))]
     outer = _line_indent(text, c.start)
@@ -429,4 +436,6 @@ def update(text: str, new: Any) -> str:
             return text
         for start, end, repl in sorted(edits, reverse=True):
             text = text[:start] + repl + text[end:]
+        if _same(parse(text).value, root.value):  # an edit that changed no value: never loop on it
+            raise JsonError("could not place memoryd's entries in this layout; nothing was changed")
     raise JsonError("too many changes")

@@ -399,3 +399,45 @@ def test_project_setup_warns_when_memoryd_is_not_on_path(cli: Cli, project: Path
     assert out.returncode == 0, out.stderr
     warnings = [ln for ln in out.stderr.splitlines() if "PATH" in ln]
     assert len(warnings) == 1 and "memoryd" in warnings[0], out.stderr
+
+
+# Shapes the red team tried on the merged issue 23: each hung setup (the first two), lost
+# the user's empty mcpServers, or came back with bytes changed. (An empty container holding
+# only a line break comes back as `{}`: its line break cannot be told from the one an
+# install adds, see test_jsonedit.py.)
+COMMENTED_EMPTY = {
+    "line-comment-in-compact-list": ("settings", '{"hooks": {"Stop": [ // none yet\n]}}\n'),
+    "line-comment-in-compact-servers": ("claude", '{"numStartups": 3, "mcpServers": { // mine\n}}\n'),
+    "block-comment-in-pretty-list": ("settings", '{\n  "hooks": {\n    "Stop": [ /* none yet */ ]\n  }\n}\n'),
+    "block-comment-only": ("settings", "{ /* c */ }"),
+    "block-comment-in-hooks": ("settings", '{\n  "hooks": { /* mine later */ }\n}\n'),
+    "empty-servers": ("claude", '{"numStartups": 3, "mcpServers": {}}\n'),
+}
+
+
+@pytest.mark.parametrize("case", sorted(COMMENTED_EMPTY))
+def test_empty_containers_with_comments_round_trip(cli: Cli, home: Path, case: str) -> None:
+    which, text = COMMENTED_EMPTY[case]
+    path = _settings(home) if which == "settings" else home / ".claude.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8", newline="")
+    out = cli("setup", "claude-code", timeout=30)
+    assert out.returncode == 0, out.stderr
+    assert "memoryd" in path.read_text(encoding="utf-8")
+    out = cli("setup", "claude-code", "--uninstall", timeout=30)
+    assert out.returncode == 0, out.stderr
+    assert path.read_bytes() == text.encode("utf-8")
+
+
+def test_a_symlinked_settings_file_keeps_the_users_empty_shapes(cli: Cli, home: Path, tmp_path: Path) -> None:
+    """A dotfile manager's link: the ledger entry is found through the link on uninstall."""
+    target = tmp_path / "dotfiles" / "settings.json"
+    target.parent.mkdir()
+    text = '{"hooks": {"Stop": []}}'
+    target.write_text(text, encoding="utf-8")
+    link = _settings(home)
+    link.parent.mkdir(parents=True)
+    link.symlink_to(target)
+    assert cli("setup", "claude-code").returncode == 0
+    assert cli("setup", "claude-code", "--uninstall").returncode == 0
+    assert link.is_symlink() and target.read_text(encoding="utf-8") == text
