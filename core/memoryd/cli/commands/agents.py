@@ -74,7 +74,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     how.add_argument(
         "--http",
         metavar="HOST:PORT",
-        help="serve Streamable HTTP at http://HOST:PORT/mcp (a loopback address only)",
+        help="serve Streamable HTTP at http://HOST:PORT/mcp (HOST: 127.0.0.1, ::1 or localhost)",
     )
     how.add_argument(
         "--new-token",
