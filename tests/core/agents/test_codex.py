@@ -299,42 +299,7 @@ def test_notify_capture_reads_the_threads_rollout(cli: Cli, codex_dir: Path, pro
     assert cli("setup", "codex").returncode == 0
     thread = str(uuid.uuid4())
     prompt = "Make the billing crate's tests pass"
-    day = codex_dir / "sessions" / "2026" / "11" / "22"
-    day.mkdir(parents=True)
-    ts = "2026-11-22T10:00:00.000Z"
-    records = [
-        {
-            "timestamp": ts,
-            "type": "session_meta",
-            "payload": {"id": thread, "timestamp": ts, "cwd": str(project)},
-        },
-        {
-            "timestamp": ts,
-            "type": "response_item",
-            "payload": {
-                "type": "message",
-                "role": "user",
-                "content": [{"type": "input_text", "text": prompt}],
-            },
-        },
-        {
-            "timestamp": ts,
-            "type": "response_item",
-            "payload": {
-                "type": "function_call",
-                "name": "shell",
-                "arguments": json.dumps({"command": ["bash", "-lc", "cargo test -p billing"]}),
-                "call_id": "call_1",
-            },
-        },
-        {
-            "timestamp": ts,
-            "type": "response_item",
-            "payload": {"type": "function_call_output", "call_id": "call_1", "output": "test result: ok"},
-        },
-    ]
-    rollout = day / f"rollout-2026-11-22T10-00-00-{thread}.jsonl"
-    rollout.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    _rollout(codex_dir, thread, project, prompt, "cargo test -p billing")
     assert _notify(codex_dir / "config.toml", _turn(thread, project, prompt, "All green."), project) == 0
     assert cli("worker", "--wait").returncode == 0
     (session,) = _codex_sessions(cli, project)
