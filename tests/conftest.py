@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from tests import slow_tests
+
 try:
     import fcntl
 except ImportError:  # Windows: no test is run alone there
@@ -44,7 +46,8 @@ FIRST = (
 # The `slow` marker (pyproject.toml), given per folder or module so that a new test there is
 # covered too: Qt windows and a desktop on Xvfb, the installer bundle (tests/packaging) and
 # the built wheel in fresh virtualenvs (tests/install), the benchmarks, and the
-# kill-and-resume runs. `python3 -m pytest -m "not slow"` is the quick
+# kill-and-resume runs, and the tests measured at 4 s or more (MEASURED_SLOW below).
+# `python3 -m pytest -m "not slow"` is the quick
 # run (README, Tests); the README's test command and CI run everything.
 SLOW_FOLDERS = ("tests/desktop/", "tests/e2e/", "tests/packaging/", "tests/install/", "tests/bench/")
 SLOW_MODULES = (
@@ -65,6 +68,8 @@ SLOW_TESTS = (
     "tests/core/governance/test_no_key_end_to_end.py::test_reanalysis_never_queues_a_second_promotion",
     "tests/core/agents/test_hook_commands.py::test_every_setup_hook_command_survives_hostile_input",
 )
+# And every test that took 4 s or more in a measured run (tests/slow_tests.py).
+MEASURED_SLOW = slow_tests.load()
 # Tests that assert a wall-clock budget: they run while no other test of the run does (see
 # one_at_a_time), as in a serial run, so that the budget is measured on an idle machine and
 # not on one that the other workers keep busy. They are scheduled last, after the long units.
@@ -109,7 +114,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.xdist_group(path))
         if f"{path}::{item.name}" in ALONE:
             item.add_marker(pytest.mark.alone)
-        slow = path in SLOW_MODULES or f"{path}::{item.originalname}" in SLOW_TESTS
+        slow = (
+            path in SLOW_MODULES
+            or f"{path}::{item.originalname}" in SLOW_TESTS
+            or item.nodeid in MEASURED_SLOW
+        )
         if slow or path.startswith(SLOW_FOLDERS):
             item.add_marker(pytest.mark.slow)
     items.sort(key=rank)  # stable: the collection order otherwise
