@@ -28,6 +28,11 @@ class CaptureConfig:
 @dataclass(frozen=True)
 class SearchConfig:
     default_limit: int = 10
+    # keyword | hybrid | dense: what `search` and `traces` use when no --mode is given.
+    mode: str = "hybrid"
+    # The sentence-embedding model for hybrid search: a name memoryd.embed knows,
+    # "module:factory" for one you bring, or "none" for keyword search only.
+    embedding_model: str = "use-multilingual-v3"
 
 
 @dataclass(frozen=True)
