@@ -13,13 +13,14 @@ from __future__ import annotations
 import hashlib
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from memoryd import clock, slugs
 from memoryd.frontmatter import Document
+from memoryd.jsontext import without_surrogates
 from memoryd.keyterms import keywords
 from memoryd.models import DecayState, Frontmatter, MemoryType, default_ttl
 from memoryd.redact import Redactor
@@ -156,6 +157,15 @@ class Writer:
         return slugs.validate(slug)
 
     def put(self, item: Item) -> None:
+        # A source decoded leniently (surrogateescape, a raw \xed\xa0\x80 in an id) can
+        # hand over lone surrogates, which no UTF-8 file or SQLite text can hold.
+        item = replace(
+            item,
+            key=without_surrogates(item.key),
+            title=without_surrogates(item.title),
+            body=without_surrogates(item.body),
+            tags=without_surrogates(list(item.tags)),
+        )
         if item.scope.marked and not self.store.keys.sensitive(item.scope.hash):
             # Marked sensitive (say, a fresh clone) with no key on this machine: writing it
             # would be plaintext. The user marks it (or imports the key) and imports again.

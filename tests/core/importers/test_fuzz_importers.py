@@ -96,6 +96,13 @@ def test_fuzzed_openclaw(
 @example(
     facts=b'{"content": "x \\ud800", "id": "\\udfff"}', beliefs=b"", summaries=b"", entity={}, ascii_only=True
 )
+@example(  # a summary id of raw CESU bytes: a lone surrogate reached the index as a session key
+    facts=b"",
+    beliefs=b"",
+    summaries=b'{"id": "\xed\xa0\x80", "content": "User prefers tabs", "created": "2026-05-18T22:30:12Z"}',
+    entity={},
+    ascii_only=True,
+)
 def test_fuzzed_memory_system(
     project: Path,
     tmp_path_factory: Any,
