@@ -29,8 +29,8 @@ MAGIC = b"MDPACK01"
 _HEAD = struct.Struct("<8sQI")  # magic, header length, header CRC
 ALIGN = 64
 SAMPLE = 4096  # bytes per sampled block of a large part
-SAMPLES = 64  # blocks checked in a large part: a bounded cost however big the part
-FULL_CRC_LIMIT = 1 << 20  # parts up to this size are checked whole
+SAMPLES = 16  # blocks checked in a large part: a bounded cost however big the part
+FULL_CRC_LIMIT = 1 << 16  # parts up to this size are checked whole
 STALE_TMP_SECONDS = 3600.0
 
 
