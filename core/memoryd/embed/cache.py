@@ -171,10 +171,13 @@ def open_pack(path: str, tag: str) -> Pack:
         raise BadPack("built for another model or version")
     base = _HEAD.size + hlen
     base += _padding(base)
-    if base + header["body"] != size:
-        raise BadPack("size mismatch (truncated or foreign)")
-    pack = Pack(path, buf, base, header)
-    for name, (offset, length, crc) in pack._parts.items():
-        if offset + length > header["body"] or checksum(pack.part(name)) != crc:
-            raise BadPack(f"part {name!r} is corrupt")
+    try:
+        if base + header["body"] != size:
+            raise BadPack("size mismatch (truncated or foreign)")
+        pack = Pack(path, buf, base, header)
+        for name, (offset, length, crc) in pack._parts.items():
+            if offset + length > header["body"] or checksum(pack.part(name)) != crc:
+                raise BadPack(f"part {name!r} is corrupt")
+    except (KeyError, TypeError, ValueError) as exc:
+        raise BadPack(f"bad header: {exc}") from None
     return pack

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from memoryd.embed import Unavailable
+from memoryd.embed.cache import BadPack
 
 
 class UseEmbedder:
@@ -36,12 +37,10 @@ class UseEmbedder:
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        batch = list(texts)
+        batch = [_clean(t) for t in texts]
         try:
             out = self._model.encode(batch)
-        except Exception:
-            if self.loaded_from != "cache":
-                raise
+        except BadPack:
             out = self._reload().encode(batch)
         return np.asarray(out, dtype=np.float32).reshape(len(batch), self.dim)
 
@@ -59,3 +58,13 @@ class UseEmbedder:
             usecache.write(model, usecache.pack_path(tag), tag)
         self._model, self.loaded_from = model, "plain"
         return model
+
+
+def _clean(text: str) -> str:
+    """Lone surrogates (JSON transcripts can carry them) as U+FFFD: the tokenizer encodes
+    its input as UTF-8 and would raise on them."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text

@@ -158,3 +158,14 @@ def test_chinese_is_nearer_its_english_translation_than_unrelated_english() -> N
         assert translation > float(np.max(other @ zh[i])), PAIRS[i]
         # and the English query finds its Chinese text among all five
         assert int(np.argmax(zh @ en[i])) == i, PAIRS[i]
+
+
+def test_the_plugin_example_in_the_docs_works(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    doc = (Path(__file__).resolve().parents[3] / "docs" / "embeddings.md").read_text()
+    code = doc.split("# ~/memoryd-plugins/hashembed.py\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "hashembed.py").write_text(code)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    warnings: list[str] = []
+    model = embed.load(config("hashembed:make"), warnings.append)
+    assert model is not None and warnings == []
+    assert embed.tag(model) == "hash-demo@1"

@@ -243,3 +243,11 @@ def test_cache_dir_follows_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     if sys.platform.startswith("linux"):
         assert cache.cache_dir() == str(tmp_path / "xdg" / "memoryd")
+
+
+def test_lone_surrogates_are_embedded_as_replacement_characters() -> None:
+    """json.loads gives them for a transcript's unpaired \\ud83d; UTF-8 cannot hold them."""
+    embedder = UseEmbedder()
+    got = embedder.embed_documents(["broken \ud83d emoji", "pair \ud83d\ude42 split"])
+    want = embedder.embed_documents(["broken \ufffd emoji", "pair \U0001f642 split"])
+    assert np.array_equal(got, want)
