@@ -3,6 +3,7 @@ few seconds, and the tests that are not about the cache just need it to be there
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,7 +14,10 @@ from memoryd import embed
 
 @pytest.fixture(scope="session")
 def shared_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.getbasetemp().parent / "model-cache"
+    base = tmp_path_factory.getbasetemp()
+    # under xdist each worker's base is popen-gwN inside the run's folder
+    run = base.parent if "PYTEST_XDIST_WORKER" in os.environ else base
+    return run / "model-cache"
 
 
 @pytest.fixture(autouse=True)
