@@ -265,18 +265,22 @@ def write(model: Any, path: str, model_tag: str) -> None:
     _check(backend, EXPECTED_BACKEND)
     meta, parts = _snapshot(tok, backend)
     cache.write_pack(path, model_tag, meta, parts)
-    try:
-        copy = restore(cache.open_pack(path, model_tag), model.threads)
-        same = np.array_equal(copy.encode(list(PROBES)), model.encode(list(PROBES)))
-    except Exception as exc:
-        same = False
-        reason = f"{type(exc).__name__}: {exc}"
-    else:
-        reason = "embeds differently"
-    if not same:
+    problem = _differs(model, path, model_tag)  # its mapping is closed on return
+    if problem:
         with contextlib.suppress(OSError):
             os.unlink(path)
-        raise Incompatible(reason)
+        raise Incompatible(problem)
+
+
+def _differs(model: Any, path: str, model_tag: str) -> str:
+    """Why the pack's copy does not embed the probes exactly as `model`, or ""."""
+    try:
+        copy = restore(cache.open_pack(path, model_tag), model.threads)
+        if not np.array_equal(copy.encode(list(PROBES)), model.encode(list(PROBES))):
+            return "embeds differently"
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return ""
 
 
 def _snapshot(tok: Any, backend: Any) -> tuple[dict[str, Any], list[tuple[str, Any]]]:
