@@ -1,0 +1,183 @@
+"""The user-wide model cache: one file per model tag under user_cache_dir("memoryd")/models/
+(or $MEMORYD_CACHE_DIR/models/), shared by every memoryd home of the user, so a model's slow
+one-time preparation is paid once per machine rather than once per process.
+
+A cache file is a pack: a small header (what is in it, where, and a CRC of each part) and
+then the parts, 64-byte aligned so that arrays can be mapped in place. It is written to a
+temporary name and renamed, so a reader sees a whole file or none; a truncated, corrupt or
+foreign file fails `open_pack` and is rebuilt. Cached data is derived from the installed
+wheel, never trusted on its own: the header names the tag it was built for.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import marshal
+import mmap
+import os
+import struct
+import sys
+import tempfile
+import time
+import zlib
+from collections.abc import Iterable
+from typing import Any
+
+from memoryd import envpaths
+
+MAGIC = b"MDPACK01"
+_HEAD = struct.Struct("<8sQI")  # magic, header length, header CRC
+ALIGN = 64
+SAMPLE = 4096  # bytes per sampled block of a large part
+SAMPLES = 16  # blocks checked in a large part: a bounded cost however big the part
+FULL_CRC_LIMIT = 1 << 16  # parts up to this size are checked whole
+STALE_TMP_SECONDS = 3600.0
+
+
+class BadPack(Exception):
+    """The cache file is missing, truncated, corrupt or built for something else."""
+
+
+def cache_dir() -> str:
+    """$MEMORYD_CACHE_DIR, else the platform's user cache dir for memoryd (platformdirs'
+    rule; on Linux computed without importing it, as memoryd.envpaths does)."""
+    env = os.environ.get("MEMORYD_CACHE_DIR", "").strip()
+    if env:
+        return os.path.expanduser(env)
+    if sys.platform.startswith("linux") and "ANDROID_DATA" not in os.environ:
+        base = os.environ.get("XDG_CACHE_HOME", "").strip() or os.path.expanduser("~/.cache")
+        return os.path.join(base, "memoryd")
+    if sys.platform == "darwin":
+        return os.path.join(os.path.expanduser("~/Library/Caches"), "memoryd")
+    import platformdirs
+
+    return platformdirs.user_cache_dir("memoryd", appauthor=False)
+
+
+def models_dir() -> str:
+    return os.path.join(cache_dir(), "models")
+
+
+def checksum(data: Any) -> int:
+    """CRC-32 of a part: whole when small, else of SAMPLES evenly spaced blocks and the
+    last one. Catches a truncated, foreign or half-written file at a bounded cost; the
+    atomic rename is what keeps a partial write from ever appearing under the real name."""
+    view = memoryview(data).cast("B")
+    n = len(view)
+    if n <= FULL_CRC_LIMIT:
+        return zlib.crc32(view)
+    crc = zlib.crc32(struct.pack("<Q", n))
+    step = (n - SAMPLE) // SAMPLES
+    for i in range(SAMPLES):
+        start = i * step
+        crc = zlib.crc32(view[start : start + SAMPLE], crc)
+    return zlib.crc32(view[n - SAMPLE :], crc)
+
+
+def _padding(offset: int) -> int:
+    return -offset % ALIGN
+
+
+def write_pack(path: str, tag: str, meta: dict[str, Any], parts: Iterable[tuple[str, Any]]) -> None:
+    """Write a pack atomically (temporary file in the same directory, then rename).
+    `parts` are (name, bytes-like) pairs; `meta` holds only marshal-able values. Raises
+    OSError when the directory cannot be written."""
+    folder = os.path.dirname(path)
+    envpaths.ensure_dir(folder)
+    _sweep_stale(folder)
+    table: dict[str, tuple[int, int, int]] = {}
+    blobs: list[memoryview] = []
+    offset = 0
+    for name, data in parts:
+        view = memoryview(data).cast("B")
+        table[name] = (offset, len(view), checksum(view))
+        blobs.append(view)
+        offset += len(view) + _padding(len(view))
+    header = marshal.dumps({"tag": tag, "meta": meta, "parts": table, "body": offset}, 4)
+    head = _HEAD.pack(MAGIC, len(header), zlib.crc32(header)) + header
+    head += b"\0" * _padding(len(head))
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".pack")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(head)
+            for view in blobs:
+                fh.write(view)
+                fh.write(b"\0" * _padding(len(view)))
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _sweep_stale(folder: str) -> None:
+    """Temporary files left by a writer that was killed (fresh ones may be another
+    process's write in progress)."""
+    with contextlib.suppress(OSError):
+        now = time.time()
+        for entry in os.scandir(folder):
+            if entry.name.startswith(".tmp-"):
+                with contextlib.suppress(OSError):
+                    if now - entry.stat().st_mtime > STALE_TMP_SECONDS:
+                        os.unlink(entry.path)
+
+
+class Pack:
+    """An open pack: its parts are read-only views of one shared mapping of the file."""
+
+    def __init__(self, path: str, buf: mmap.mmap, base: int, header: dict[str, Any]) -> None:
+        self.path = path
+        self.meta: dict[str, Any] = header["meta"]
+        self._buf = buf
+        self._base = base
+        self._parts: dict[str, tuple[int, int, int]] = header["parts"]
+
+    def names(self) -> list[str]:
+        return list(self._parts)
+
+    def part(self, name: str) -> memoryview:
+        try:
+            offset, length, _ = self._parts[name]
+        except KeyError:
+            raise BadPack(f"no part {name!r}") from None
+        start = self._base + offset
+        return memoryview(self._buf)[start : start + length]
+
+
+def open_pack(path: str, tag: str) -> Pack:
+    """Map a pack and check it: magic, header CRC, the tag it was built for, its size, and
+    each part's checksum. Raises BadPack for anything amiss, OSError never escapes."""
+    try:
+        with open(path, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            if size < _HEAD.size:
+                raise BadPack("truncated")
+            buf = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    except FileNotFoundError:
+        raise BadPack("not built yet") from None
+    except (OSError, ValueError) as exc:
+        raise BadPack(f"unreadable: {exc}") from None
+    magic, hlen, hcrc = _HEAD.unpack_from(buf, 0)
+    if magic != MAGIC or _HEAD.size + hlen > size:
+        raise BadPack("not a memoryd model pack")
+    raw = buf[_HEAD.size : _HEAD.size + hlen]
+    if zlib.crc32(raw) != hcrc:
+        raise BadPack("header checksum mismatch")
+    try:
+        header = marshal.loads(raw)
+    except (EOFError, ValueError, TypeError) as exc:
+        raise BadPack(f"bad header: {exc}") from None
+    if not isinstance(header, dict) or header.get("tag") != tag:
+        raise BadPack("built for another model or version")
+    base = _HEAD.size + hlen
+    base += _padding(base)
+    try:
+        if base + header["body"] != size:
+            raise BadPack("size mismatch (truncated or foreign)")
+        pack = Pack(path, buf, base, header)
+        for name, (offset, length, crc) in pack._parts.items():
+            if offset + length > header["body"] or checksum(pack.part(name)) != crc:
+                raise BadPack(f"part {name!r} is corrupt")
+    except (KeyError, TypeError, ValueError) as exc:
+        raise BadPack(f"bad header: {exc}") from None
+    return pack
