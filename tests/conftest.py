@@ -143,9 +143,20 @@ def one_at_a_time(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempP
         yield  # closing the files lets go of the locks
 
 
+@pytest.fixture(scope="session")
+def shared_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One embedding-model cache per test run, shared by its xdist workers: the per-test
+    HOME would otherwise make every test that searches build the model pack (seconds)."""
+    base = tmp_path_factory.getbasetemp()
+    # under xdist each worker's base is popen-gwN inside the run's folder
+    run = base.parent if "PYTEST_XDIST_WORKER" in os.environ else base
+    return run / "model-cache"
+
+
 @pytest.fixture(autouse=True)
-def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_cache: Path) -> Path:
     home = tmp_path / "data"
+    monkeypatch.setenv("MEMORYD_CACHE_DIR", str(shared_cache))
     monkeypatch.setenv("MEMORYD_HOME", str(home))
     monkeypatch.setenv("MEMORYD_CONFIG", str(tmp_path / "config.toml"))
     monkeypatch.setenv("HOME", str(tmp_path / "userhome"))
