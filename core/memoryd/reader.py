@@ -14,19 +14,21 @@ absent, older or newer index goes to the full path, which creates or migrates it
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from memoryd import clock, faults, plainfront
+from memoryd import clock, faults
 from memoryd import index_sql as sql
 from memoryd.index_sql import Hit, TurnHit
 from memoryd.kinds import MemoryType
 from memoryd.paths import Layout
-from memoryd.writelock import WriteLock
+
+if TYPE_CHECKING:
+    from memoryd.writelock import WriteLock
 
 # What `list` shows for a memory of a sensitive scope (its title is not in the index).
 SENSITIVE_TITLE = "(sensitive: grant to read)"
@@ -38,8 +40,14 @@ BUSY_TIMEOUT_MS = 60_000  # as memoryd.db.engine
 
 def migration_versions() -> set[int]:
     """The packaged migrations' versions (memoryd.db.engine.migrations, names only)."""
-    folder = resources.files("memoryd").joinpath("migrations")
-    return {int(e.name[:3]) for e in folder.iterdir() if e.name.endswith(".sql") and e.name[:3].isdigit()}
+    folder = Path(__file__).with_name("migrations")
+    if folder.is_dir():
+        names = os.listdir(folder)
+    else:  # not unpacked (a zip or a frozen bundle): as the engine finds them
+        from importlib import resources
+
+        names = [e.name for e in resources.files("memoryd").joinpath("migrations").iterdir()]
+    return {int(n[:3]) for n in names if n.endswith(".sql") and n[:3].isdigit()}
 
 
 def sensitive_hashes(layout: Layout) -> set[str]:
@@ -114,7 +122,9 @@ class Reader:
 
     # -- recall -------------------------------------------------------------------------
     def writing(self) -> Any:
-        if self._writes is None:
+        if self._writes is None:  # filelock and YAML only when there is something to write
+            from memoryd.writelock import WriteLock
+
             self._writes = WriteLock(self.layout.write_lock)
         return self._writes.held()
 
@@ -152,6 +162,8 @@ class Reader:
             text = path.read_bytes().decode("utf-8")
         except (OSError, UnicodeDecodeError):
             return None
+        from memoryd import plainfront
+
         got = plainfront.canonical(text, slug)
         if got is None:
             return None
@@ -170,7 +182,7 @@ class Reader:
             return False
         path, data, body = found
         faults.pause("recall:read")
-        from memoryd import atomic
+        from memoryd import atomic, plainfront
 
         atomic.write_text(path, plainfront.render(plainfront.recalled(data, when), body), sync=False)
         return True

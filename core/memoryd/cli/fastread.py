@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memoryd import paths, search
+from memoryd import paths
 from memoryd.cli.parser import Parser
 from memoryd.kinds import DecayState, MemoryType
 from memoryd.reader import SENSITIVE_TITLE, Reader, open_current, sensitive_hashes
@@ -147,8 +147,10 @@ class ReadApp:
         memory_type: str | None = None,
         limit: int | None = None,
         include_forgotten: bool = False,
-    ) -> list[search.Result]:
+    ) -> list[Any]:
         """Memoryd.search with no sensitive scope among `scopes`."""
+        from memoryd import search
+
         types = [memory_type] if memory_type else None
         limit = self.default_limit if limit is None else limit
         results = search.search(
@@ -171,6 +173,8 @@ class ReadApp:
         limit: int = 100,
     ) -> int:
         """Memoryd.matches_elsewhere."""
+        from memoryd import search
+
         types = [memory_type] if memory_type else None
         hidden = set(scopes) | sensitive_hashes(self.layout)
         hits = search.search(
@@ -193,10 +197,10 @@ class ReadApp:
         limit: int | None = None,
     ) -> list[dict[str, Any]]:
         """Memoryd.list."""
+        from memoryd.search import states_for
+
         types = [memory_type] if memory_type else None
-        rows = self.reader.list(
-            scopes=scopes, types=types, states=search.states_for(include_forgotten), limit=limit
-        )
+        rows = self.reader.list(scopes=scopes, types=types, states=states_for(include_forgotten), limit=limit)
         for r in rows:
             if r.get("scope_sensitive") and not r["title"]:
                 r["title"] = SENSITIVE_TITLE
