@@ -23,6 +23,7 @@ from memoryd.config import Config
 from memoryd.errors import UsageError
 from memoryd.frontmatter import Document
 from memoryd.models import LONG_TERM_TYPES, DecayState, Frontmatter, MemoryType, default_ttl
+from memoryd.reader import SENSITIVE_TITLE
 from memoryd.scope import Scope, resolve
 from memoryd.store import DoctorReport, ReindexReport, Store, Turn, TurnHit
 
@@ -42,7 +43,6 @@ if TYPE_CHECKING:  # governance pulls in the LLM layer: imported when first used
     from memoryd.sensitive.marking import MarkReport
 
 
-SENSITIVE_TITLE = "(sensitive: grant to read)"
 # What one record or update may carry (docs/data-format.md). A memory is a note: far below
 # these by hand, while an agent's 9 MB body once took two minutes to record (at the body
 # limit a record takes about a second: indexing, redaction and the graph's extraction).

@@ -3,41 +3,14 @@
 from __future__ import annotations
 
 from datetime import datetime
-from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from memoryd.kinds import LONG_TERM_TYPES as LONG_TERM_TYPES  # re-exported: models is where callers look
+from memoryd.kinds import DecayState, MemoryType
+
 SESSION_TTL_DAYS = 90
-
-
-class MemoryType(StrEnum):
-    session = "session"
-    decision = "decision"
-    preference = "preference"
-    fact = "fact"
-    playbook = "playbook"
-    warning = "warning"
-
-    @property
-    def folder(self) -> str:
-        """One folder per type under scopes/<hash>/ (sessions/, decisions/, ...)."""
-        return f"{self.value}s"
-
-    @property
-    def long_term(self) -> bool:
-        return self is not MemoryType.session
-
-
-LONG_TERM_TYPES = tuple(t for t in MemoryType if t.long_term)
-
-
-class DecayState(StrEnum):
-    alive = "alive"
-    dim = "dim"
-    soft_forgotten = "soft-forgotten"
-    forgotten = "forgotten"
-
 
 VISIBLE_STATES = (DecayState.alive.value, DecayState.dim.value)
 

@@ -14,11 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from memoryd.models import DecayState, MemoryType
-from memoryd.store import Store, TurnHit
+from memoryd.index_sql import TurnHit
+from memoryd.kinds import DecayState, MemoryType
 from memoryd.textproc import DateRef, date_match, dates, match_query, snippet, terms
+
+if TYPE_CHECKING:  # the CLI's read path passes a memoryd.reader.Reader: no SQLAlchemy here
+    from memoryd.store import Store
 
 LONG_TERM_BOOST = 1.25
 STATE_FACTOR = {
@@ -203,7 +206,7 @@ def search_sensitive(
     import sqlite3
 
     from memoryd.errors import CorruptFile
-    from memoryd.store.index import BM25_WEIGHTS
+    from memoryd.index_sql import BM25_WEIGHTS
     from memoryd.textproc import segment
 
     match = match_query(query)

@@ -128,6 +128,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from memoryd.envpaths import full_site
 
     full_site()  # every other command imports third-party packages
+    fast = _fast_read(argv)
+    if fast is not None:
+        return fast
     from memoryd.cli.parser import build_parser
 
     parser = build_parser()
@@ -147,18 +150,43 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         _fallback(args.command)
         return int(args.handler(args) or 0)
-    except MemorydError as exc:
+    except BaseException as exc:
+        return _failed(exc)
+
+
+def _fast_read(argv: Sequence[str]) -> int | None:
+    """`search`, `get`, `list` and `scope` over the standard library's sqlite3 when they
+    can be served there exactly as the full path serves them (memoryd.cli.fastread);
+    None sends the command down the full path."""
+    from memoryd.cli import fastread
+
+    args = fastread.parse(argv)
+    app = fastread.prepare(args) if args is not None else None
+    if args is None or app is None:
+        return None
+    try:
+        _fallback(args.command)
+        return int(args.handler(args, app) or 0)
+    except BaseException as exc:
+        return _failed(exc)
+
+
+def _failed(exc: BaseException) -> int:
+    """A command's error as the CLI reports it: one line, never a trace (called from the
+    `except` that caught it, so the crash log gets its trace)."""
+    if isinstance(exc, MemorydError):
         sys.stderr.write(f"memoryd: {exc}\n")
         return exc.exit_code
-    except KeyboardInterrupt:
+    if isinstance(exc, KeyboardInterrupt):
         sys.stderr.write("memoryd: interrupted\n")
         return 130
-    except BrokenPipeError:
+    if isinstance(exc, BrokenPipeError):
         return 1
-    except Exception as exc:  # last resort: one line for the user, the trace in the log
-        path = _log_crash()
-        sys.stderr.write(f"memoryd: internal error: {exc.__class__.__name__}: {exc} (trace in {path})\n")
-        return 1
+    if not isinstance(exc, Exception):  # SystemExit and the like go on as they came
+        raise exc
+    path = _log_crash()  # last resort: one line for the user, the trace in the log
+    sys.stderr.write(f"memoryd: internal error: {exc.__class__.__name__}: {exc} (trace in {path})\n")
+    return 1
 
 
 # Commands that do not set off an overdue consolidation: the job itself and its runners,

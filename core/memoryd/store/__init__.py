@@ -13,6 +13,7 @@ import json
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -641,19 +642,24 @@ class Store:
                 index.mark_recalled(s, slug, when)
             index.trigger_hits(s, trigger_hits, now.strftime("%Y-%m-%d"))
         for slug in slugs:
-            with self.writing():  # a capture saved meanwhile is not written over
-                try:
-                    doc, _path = self.read(slug)
-                except (NotFound, CorruptFile, KeyUnavailable):
-                    continue
-                faults.pause("recall:read")
-                doc.meta.recall_count += 1
-                doc.meta.last_recalled_at = now
-                if doc.meta.decay_state is not DecayState.forgotten:
-                    doc.meta.decay_state = DecayState.alive
-                # No fsync: counters are bookkeeping that the index holds too, and a search
-                # should not wait on ten disk flushes. The rename keeps the file whole.
-                self.files.write(doc, sync=False)
+            self.recall_file(slug, now)
+
+    def recall_file(self, slug: str, now: datetime) -> None:
+        """A recall's counters in the memory's file (memoryd.reader does the same for the
+        files it can write without the model, and calls this for the others)."""
+        with self.writing():  # a capture saved meanwhile is not written over
+            try:
+                doc, _path = self.read(slug)
+            except (NotFound, CorruptFile, KeyUnavailable):
+                return
+            faults.pause("recall:read")
+            doc.meta.recall_count += 1
+            doc.meta.last_recalled_at = now
+            if doc.meta.decay_state is not DecayState.forgotten:
+                doc.meta.decay_state = DecayState.alive
+            # No fsync: counters are bookkeeping that the index holds too, and a search
+            # should not wait on ten disk flushes. The rename keeps the file whole.
+            self.files.write(doc, sync=False)
 
     # -- maintenance ------------------------------------------------------------------
     def reindex(self, *, actor: str, progress: Callable[[int, int], None] | None = None) -> ReindexReport:

@@ -5,18 +5,17 @@ scopes), archived memories in `forgotten/`, and a session's raw turns beside it 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memoryd import atomic, crypto, frontmatter, jsontext, slugs
+from memoryd import atomic, crypto, frontmatter, slugs
 from memoryd.errors import CorruptFile
 from memoryd.frontmatter import Document
 from memoryd.models import DecayState, MemoryType
 from memoryd.paths import Layout
+from memoryd.turns import Turn, turns_from_text
 
 if TYPE_CHECKING:
     from memoryd.sensitive.keys import Keys
@@ -26,40 +25,7 @@ ENC = ".md.enc"
 TURNS = ".turns.jsonl"
 FORGOTTEN = "forgotten"
 
-
-@dataclass(frozen=True)
-class Turn:
-    seq: int
-    role: str
-    text: str
-    ts: str | None = None
-    ext_id: str | None = None
-
-    def to_json(self) -> str:
-        data = {"seq": self.seq, "role": self.role, "ts": self.ts, "ext_id": self.ext_id, "text": self.text}
-        return json.dumps(data, ensure_ascii=False)
-
-
-def turns_from_text(text: str) -> list[Turn]:
-    """A turns sidecar's lines; a damaged line is skipped, not fatal."""
-    out = []
-    for line in text.splitlines():
-        try:
-            d = jsontext.loads(line)  # a lone surrogate escape comes back as U+FFFD
-            ts, ext_id = d.get("ts"), d.get("ext_id")
-            out.append(
-                Turn(
-                    int(d["seq"]),
-                    str(d["role"]),
-                    str(d["text"]),
-                    # what reaches the index's text columns is text or nothing
-                    ts if isinstance(ts, str) else None,
-                    ext_id if isinstance(ext_id, str) else None,
-                )
-            )
-        except (ValueError, KeyError, TypeError, AttributeError, OverflowError):
-            continue
-    return out
+__all__ = ["ENC", "FORGOTTEN", "MD", "TURNS", "MemoryFiles", "Turn", "turns_from_text"]
 
 
 class MemoryFiles:

@@ -2,84 +2,34 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import bindparam, text
 from sqlmodel import Session
 
+from memoryd import index_sql as sql
+from memoryd.index_sql import BM25_WEIGHTS, MEMORY_COLUMNS, Hit, TurnHit
 from memoryd.store.files import Turn
 from memoryd.textproc import segment
 
-MEMORY_COLUMNS = (
-    "slug",
-    "type",
-    "scope_hash",
-    "title",
-    "source",
-    "created_at",
-    "updated_at",
-    "ttl_days",
-    "decay_state",
-    "last_recalled_at",
-    "recall_count",
-    "fingerprint",
-    "body_path",
-    "scope_sensitive",
-    "session_key",
-    "dura_score",
-    "dura_mean",
-    "analyzed_fingerprint",
-    "superseded_by",
-    "suspect",
-)
-_COLS = ", ".join(MEMORY_COLUMNS)
+__all__ = ["BM25_WEIGHTS", "MEMORY_COLUMNS", "Hit", "TurnHit"]
+
+_COLS = sql.COLS
 _PARAMS = ", ".join(":" + c for c in MEMORY_COLUMNS)
 _UPDATES = ", ".join(f"{c} = excluded.{c}" for c in MEMORY_COLUMNS if c != "slug")
 
-# Column weights for bm25(): title, body, triggers, tags, traces.
-BM25_WEIGHTS = (4.0, 1.0, 3.0, 2.0, 0.6)
-
-
-@dataclass(frozen=True)
-class Hit:
-    slug: str
-    score: float
-
-
-@dataclass(frozen=True)
-class TurnHit:
-    slug: str
-    seq: int
-    role: str
-    ts: str | None
-    ext_id: str | None
-    text: str
-    score: float
-
 
 def _rows(result: Any) -> list[dict[str, Any]]:
-    out = [dict(r._mapping) for r in result]
-    for row in out:  # the reasons a memory is suspect, as the list the frontmatter holds
-        if isinstance(row.get("suspect"), str):
-            row["suspect"] = _reasons(row["suspect"])
-    return out
-
-
-def _reasons(value: str) -> list[str]:
-    try:
-        got = json.loads(value)
-    except ValueError:
-        return [value]
-    return [str(r) for r in got] if isinstance(got, list) else [str(got)]
+    return [sql.memory_row(dict(r._mapping)) for r in result]
 
 
 def unchecked(s: Session) -> list[dict[str, Any]]:
     """Memories the poison detector has not read (indexed before it, migration 015)."""
-    sql = "SELECT slug, scope_hash, scope_sensitive FROM memories WHERE suspect_checked = 0 ORDER BY slug"
-    return [dict(r._mapping) for r in s.exec(text(sql))]
+    statement = (
+        "SELECT slug, scope_hash, scope_sensitive FROM memories WHERE suspect_checked = 0 ORDER BY slug"
+    )
+    return [dict(r._mapping) for r in s.exec(text(statement))]
 
 
 def mark_checked(s: Session, slug: str) -> None:
@@ -195,7 +145,7 @@ def clear_derived(s: Session, keep_scopes: Sequence[str] = ()) -> None:
 
 
 def get(s: Session, slug: str) -> dict[str, Any] | None:
-    rows = _rows(s.exec(text(f"SELECT {_COLS} FROM memories WHERE slug = :slug"), params={"slug": slug}))
+    rows = _rows(s.exec(text(sql.GET), params={"slug": slug}))
     return rows[0] if rows else None
 
 
@@ -220,29 +170,8 @@ def slug_for_session(s: Session, session_key: str) -> str | None:
 
 
 def triggers_of(s: Session, slug: str) -> list[str]:
-    rows = s.exec(
-        text('SELECT "trigger" FROM triggers WHERE slug = :slug ORDER BY "trigger"'), params={"slug": slug}
-    ).all()
+    rows = s.exec(text(sql.TRIGGERS_OF), params={"slug": slug}).all()
     return [r[0] for r in rows]
-
-
-def _filters(
-    scopes: Sequence[str] | None, types: Sequence[str] | None, states: Sequence[str] | None
-) -> tuple[str, dict[str, Any], list[Any]]:
-    where, params, binds = [], {}, []
-    if scopes is not None:
-        where.append("m.scope_hash IN :scopes")
-        params["scopes"] = list(scopes)
-        binds.append(bindparam("scopes", expanding=True))
-    if types:
-        where.append("m.type IN :types")
-        params["types"] = list(types)
-        binds.append(bindparam("types", expanding=True))
-    if states:
-        where.append("m.decay_state IN :states")
-        params["states"] = list(states)
-        binds.append(bindparam("states", expanding=True))
-    return (" AND ".join(where) or "1"), params, binds
 
 
 def list_rows(
@@ -253,11 +182,8 @@ def list_rows(
     states: Sequence[str] | None,
     limit: int | None,
 ) -> list[dict[str, Any]]:
-    where, params, binds = _filters(scopes, types, states)
-    sql = f"SELECT {_COLS} FROM memories m WHERE {where} ORDER BY m.created_at DESC, m.slug"
-    if limit:
-        sql += f" LIMIT {int(limit)}"
-    return _rows(s.exec(text(sql).bindparams(*binds), params=params))
+    statement, params = sql.list_rows(scopes, types, states, limit)
+    return _rows(s.exec(text(statement), params=params))
 
 
 def search(
@@ -270,67 +196,25 @@ def search(
     limit: int,
 ) -> list[tuple[Hit, dict[str, Any]]]:
     """Hits with their memory rows, in one statement (not one more query per hit)."""
-    where, params, binds = _filters(scopes, types, states)
-    w = ", ".join(str(x) for x in BM25_WEIGHTS)
-    cols = ", ".join(f"m.{c}" for c in MEMORY_COLUMNS)
-    sql = (
-        f"SELECT {cols}, bm25(memories_fts, {w}) AS score "
-        "FROM memories_fts JOIN fts_docs d ON d.id = memories_fts.rowid "
-        "JOIN memories m ON m.slug = d.slug "
-        f"WHERE memories_fts MATCH :match AND {where} ORDER BY score, m.slug LIMIT :limit"
-    )
-    params.update(match=match, limit=limit)
-    out = []
-    for r in s.exec(text(sql).bindparams(*binds), params=params):
-        row = dict(r._mapping)
-        score = float(row.pop("score"))
-        if isinstance(row.get("suspect"), str):
-            row["suspect"] = _reasons(row["suspect"])
-        out.append((Hit(row["slug"], score), row))
-    return out
+    statement, params = sql.search(match, scopes, types, states, limit)
+    return [sql.hit(tuple(r)) for r in s.exec(text(statement), params=params)]
 
 
 def search_turns(
     s: Session, match: str, *, scopes: Sequence[str] | None, states: Sequence[str] | None, limit: int
 ) -> list[TurnHit]:
-    where, params, binds = _filters(scopes, None, states)
-    sql = (
-        "SELECT t.slug, t.seq, t.role, t.ts, t.ext_id, t.text, bm25(turns_fts, 0.5, 1.0) AS score "
-        "FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid JOIN memories m ON m.slug = t.slug "
-        f"WHERE turns_fts MATCH :match AND {where} ORDER BY score, t.slug, t.seq LIMIT :limit"
-    )
-    params.update(match=match, limit=limit)
-    return [TurnHit(*r[:6], float(r[6])) for r in s.exec(text(sql).bindparams(*binds), params=params)]
+    statement, params = sql.search_turns(match, scopes, states, limit)
+    return [sql.turn_hit(tuple(r)) for r in s.exec(text(statement), params=params)]
 
 
 def mark_recalled(s: Session, slug: str, when: str) -> None:
-    s.exec(
-        text(
-            "UPDATE memories SET recall_count = recall_count + 1, last_recalled_at = :ts, "
-            "decay_state = CASE WHEN decay_state = 'forgotten' THEN decay_state ELSE 'alive' END "
-            "WHERE slug = :slug"
-        ),
-        params={"slug": slug, "ts": when},
-    )
-    s.exec(
-        text(
-            "INSERT INTO recall_stats (slug, day, hits) SELECT slug, :day, 1 FROM memories "
-            "WHERE slug = :slug ON CONFLICT(slug, day) DO UPDATE SET hits = hits + 1"
-        ),
-        params={"slug": slug, "day": when[:10]},
-    )
+    s.exec(text(sql.MARK_RECALLED), params={"slug": slug, "ts": when})
+    s.exec(text(sql.RECALL_STATS), params={"slug": slug, "day": when[:10]})
 
 
 def trigger_hits(s: Session, hits: Iterable[tuple[str, str]], day: str) -> None:
     for trig, scope_hash in hits:
-        s.exec(
-            text(
-                'INSERT INTO trigger_stats ("trigger", scope_hash, day, hits) '
-                'VALUES (:t, :scope, :day, 1) ON CONFLICT("trigger", scope_hash, day) '
-                "DO UPDATE SET hits = hits + 1"
-            ),
-            params={"t": trig, "scope": scope_hash, "day": day},
-        )
+        s.exec(text(sql.TRIGGER_HIT), params={"t": trig, "scope": scope_hash, "day": day})
 
 
 def get_head(s: Session) -> tuple[int, str] | None:
@@ -365,8 +249,8 @@ def set_head(s: Session, seq: int, this_hash: str, when: str) -> None:
 
 
 def counts(s: Session) -> dict[str, list[dict[str, Any]]]:
-    def q(sql: str) -> list[dict[str, Any]]:
-        return _rows(s.exec(text(sql)))
+    def q(statement: str) -> list[dict[str, Any]]:
+        return _rows(s.exec(text(statement)))
 
     return {
         "by_type": q("SELECT type, count(*) AS n FROM memories GROUP BY type ORDER BY type"),
@@ -390,9 +274,9 @@ def sealed_stamps(s: Session) -> dict[str, dict[str, Any]]:
 
 def suspect_rows(s: Session, scopes: Sequence[str] | None) -> list[dict[str, Any]]:
     """Memories flagged as suspect (forgotten ones are gone from the index), newest first."""
-    where, params, binds = _filters(scopes, None, None)
-    sql = (
+    where, params = sql.filters(scopes, None, None)
+    statement = (
         f"SELECT {_COLS} FROM memories m WHERE m.suspect IS NOT NULL AND {where} "
         "ORDER BY m.created_at DESC, m.slug"
     )
-    return _rows(s.exec(text(sql).bindparams(*binds), params=params))
+    return _rows(s.exec(text(statement), params=params))

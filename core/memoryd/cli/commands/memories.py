@@ -154,10 +154,12 @@ def run_update(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_get(args: argparse.Namespace) -> int:
-    from memoryd.app import Memoryd
+def run_get(args: argparse.Namespace, app: Any = None) -> int:
+    """`app`: memoryd.cli.fastread's read path, or None for the full Memoryd."""
+    if app is None:
+        from memoryd.app import Memoryd
 
-    app = Memoryd()
+        app = Memoryd()
     app.catch_up()
     view = app.get(args.slug)
     if args.json:
@@ -178,10 +180,12 @@ def run_get(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_list(args: argparse.Namespace) -> int:
-    from memoryd.app import Memoryd
+def run_list(args: argparse.Namespace, app: Any = None) -> int:
+    """`app`: memoryd.cli.fastread's read path, or None for the full Memoryd."""
+    if app is None:
+        from memoryd.app import Memoryd
 
-    app = Memoryd()
+        app = Memoryd()
     app.catch_up()
     rows = app.list(
         scopes=app.scope_filter(args.scope, args.all_scopes),

@@ -24,15 +24,15 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.set_defaults(handler=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    from memoryd.app import Memoryd
+def run(args: argparse.Namespace, app: Any = None) -> int:
+    """`app`: memoryd.cli.fastread's read path, or None for the full Memoryd."""
     from memoryd.errors import UsageError
     from memoryd.scope import resolve
 
     if args.path == "link" and (args.hashes or not Path("link").is_dir()):
         if len(args.hashes) != 2:
             raise UsageError("memoryd scope link takes two scope hashes")
-        done = Memoryd().scope_link(*args.hashes)
+        done = (app or _memoryd()).scope_link(*args.hashes)
         if args.json:
             output.emit_json(done)
         else:
@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     if args.hashes:
         raise UsageError(f"unexpected argument(s): {' '.join(args.hashes)}")
     raw = resolve(args.path)
-    s = Memoryd().scope(args.path)
+    s = (app or _memoryd()).scope(args.path)
     if args.json:
         out = {"scope_hash": s.hash, "root": str(s.root), "kind": s.kind}
         if s.hash != raw.hash:
@@ -53,3 +53,9 @@ def run(args: argparse.Namespace) -> int:
         note = f"  (linked from {raw.hash})" if s.hash != raw.hash else ""
         output.line(f"{s.hash}  {s.root}  ({s.kind}){note}")
     return 0
+
+
+def _memoryd() -> Any:
+    from memoryd.app import Memoryd
+
+    return Memoryd()

@@ -39,10 +39,12 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     t.set_defaults(handler=run_traces)
 
 
-def run_search(args: argparse.Namespace) -> int:
-    from memoryd.app import Memoryd
+def run_search(args: argparse.Namespace, app: Any = None) -> int:
+    """`app`: memoryd.cli.fastread's read path, or None for the full Memoryd."""
+    if app is None:
+        from memoryd.app import Memoryd
 
-    app = Memoryd()
+        app = Memoryd()
     app.catch_up()
     query = " ".join(args.query)
     scopes = app.scope_filter(args.scope, args.all_scopes)

@@ -1,0 +1,170 @@
+"""The index's read statements and recall counters as SQL text, standard library only.
+
+One copy for both drivers: memoryd.store.index runs them through SQLAlchemy (the full
+store), memoryd.reader through the standard library's sqlite3 (the CLI's cold read
+path, which must not import SQLAlchemy). Parameters are `:name`, which both accept; a
+list is expanded here into `:name_0, :name_1, ...` rather than by SQLAlchemy.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+MEMORY_COLUMNS = (
+    "slug",
+    "type",
+    "scope_hash",
+    "title",
+    "source",
+    "created_at",
+    "updated_at",
+    "ttl_days",
+    "decay_state",
+    "last_recalled_at",
+    "recall_count",
+    "fingerprint",
+    "body_path",
+    "scope_sensitive",
+    "session_key",
+    "dura_score",
+    "dura_mean",
+    "analyzed_fingerprint",
+    "superseded_by",
+    "suspect",
+)
+COLS = ", ".join(MEMORY_COLUMNS)
+
+# Column weights for bm25(): title, body, triggers, tags, traces.
+BM25_WEIGHTS = (4.0, 1.0, 3.0, 2.0, 0.6)
+
+GET = f"SELECT {COLS} FROM memories WHERE slug = :slug"
+TRIGGERS_OF = 'SELECT "trigger" FROM triggers WHERE slug = :slug ORDER BY "trigger"'
+MARK_RECALLED = (
+    "UPDATE memories SET recall_count = recall_count + 1, last_recalled_at = :ts, "
+    "decay_state = CASE WHEN decay_state = 'forgotten' THEN decay_state ELSE 'alive' END "
+    "WHERE slug = :slug"
+)
+RECALL_STATS = (
+    "INSERT INTO recall_stats (slug, day, hits) SELECT slug, :day, 1 FROM memories "
+    "WHERE slug = :slug ON CONFLICT(slug, day) DO UPDATE SET hits = hits + 1"
+)
+TRIGGER_HIT = (
+    'INSERT INTO trigger_stats ("trigger", scope_hash, day, hits) '
+    'VALUES (:t, :scope, :day, 1) ON CONFLICT("trigger", scope_hash, day) '
+    "DO UPDATE SET hits = hits + 1"
+)
+
+
+@dataclass(frozen=True)
+class Hit:
+    slug: str
+    score: float
+
+
+@dataclass(frozen=True)
+class TurnHit:
+    slug: str
+    seq: int
+    role: str
+    ts: str | None
+    ext_id: str | None
+    text: str
+    score: float
+
+
+def reasons(value: str) -> list[str]:
+    """The reasons a memory is suspect, as the list the frontmatter holds."""
+    try:
+        got = json.loads(value)
+    except ValueError:
+        return [value]
+    return [str(r) for r in got] if isinstance(got, list) else [str(got)]
+
+
+def memory_row(row: dict[str, Any]) -> dict[str, Any]:
+    if isinstance(row.get("suspect"), str):
+        row["suspect"] = reasons(row["suspect"])
+    return row
+
+
+def _in(column: str, name: str, values: Sequence[str], params: dict[str, Any]) -> str:
+    keys = [f"{name}_{i}" for i in range(len(values))]
+    params.update(zip(keys, values, strict=True))
+    return f"{column} IN ({', '.join(':' + k for k in keys)})"
+
+
+def filters(
+    scopes: Sequence[str] | None, types: Sequence[str] | None, states: Sequence[str] | None
+) -> tuple[str, dict[str, Any]]:
+    """The WHERE clause over `memories m` and its parameters. An empty `scopes` list
+    matches nothing (`IN ()`); None means every scope."""
+    where: list[str] = []
+    params: dict[str, Any] = {}
+    if scopes is not None:
+        where.append(_in("m.scope_hash", "scopes", list(scopes), params))
+    if types:
+        where.append(_in("m.type", "types", list(types), params))
+    if states:
+        where.append(_in("m.decay_state", "states", list(states), params))
+    return (" AND ".join(where) or "1"), params
+
+
+def list_rows(
+    scopes: Sequence[str] | None,
+    types: Sequence[str] | None,
+    states: Sequence[str] | None,
+    limit: int | None,
+) -> tuple[str, dict[str, Any]]:
+    where, params = filters(scopes, types, states)
+    sql = f"SELECT {COLS} FROM memories m WHERE {where} ORDER BY m.created_at DESC, m.slug"
+    if limit:
+        sql += f" LIMIT {int(limit)}"
+    return sql, params
+
+
+def search(
+    match: str,
+    scopes: Sequence[str] | None,
+    types: Sequence[str] | None,
+    states: Sequence[str] | None,
+    limit: int,
+) -> tuple[str, dict[str, Any]]:
+    """Hits with their memory rows, in one statement (not one more query per hit); the
+    last column is the bm25 score."""
+    where, params = filters(scopes, types, states)
+    w = ", ".join(str(x) for x in BM25_WEIGHTS)
+    cols = ", ".join(f"m.{c}" for c in MEMORY_COLUMNS)
+    sql = (
+        f"SELECT {cols}, bm25(memories_fts, {w}) AS score "
+        "FROM memories_fts JOIN fts_docs d ON d.id = memories_fts.rowid "
+        "JOIN memories m ON m.slug = d.slug "
+        f"WHERE memories_fts MATCH :match AND {where} ORDER BY score, m.slug LIMIT :limit"
+    )
+    params.update(match=match, limit=limit)
+    return sql, params
+
+
+def search_turns(
+    match: str, scopes: Sequence[str] | None, states: Sequence[str] | None, limit: int
+) -> tuple[str, dict[str, Any]]:
+    where, params = filters(scopes, None, states)
+    sql = (
+        "SELECT t.slug, t.seq, t.role, t.ts, t.ext_id, t.text, bm25(turns_fts, 0.5, 1.0) AS score "
+        "FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid JOIN memories m ON m.slug = t.slug "
+        f"WHERE turns_fts MATCH :match AND {where} ORDER BY score, t.slug, t.seq LIMIT :limit"
+    )
+    params.update(match=match, limit=limit)
+    return sql, params
+
+
+def hit(values: Sequence[Any]) -> tuple[Hit, dict[str, Any]]:
+    """One row of `search`'s statement as (Hit, memory row)."""
+    row = memory_row(dict(zip(MEMORY_COLUMNS, values[:-1], strict=True)))
+    return Hit(row["slug"], float(values[-1])), row
+
+
+def turn_hit(values: Sequence[Any]) -> TurnHit:
+    return TurnHit(*values[:6], float(values[6]))
