@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import sys
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from memoryd import clock, faults, paths, search, slugs
 from memoryd import config as config_mod
@@ -28,6 +29,7 @@ from memoryd.store import DoctorReport, ReindexReport, Store, Turn, TurnHit
 
 if TYPE_CHECKING:  # governance pulls in the LLM layer: imported when first used
     from memoryd.consolidate import Report as ConsolidationReport
+    from memoryd.embed import Embedder
     from memoryd.governance.analyze import Analysis, Analyzer
     from memoryd.governance.decay import SweepReport
     from memoryd.governance.digest import Digest
@@ -173,6 +175,10 @@ class Memoryd(Upkeep):
         # Granted sensitive scopes whose memories the last search could not decrypt:
         # (scope_hash, root, count, why), why being the key's error or "damaged files".
         self.unopened: list[tuple[str, str, int, str]] = []
+        # Where the one line saying the embedding model is unavailable goes.
+        self.warn: Callable[[str], None] = _warn
+        self._embedder: Any = None
+        self._embedder_loaded = False
 
     def settle(self) -> None:
         if self._store is not None and self._store.changed_scopes:
@@ -459,6 +465,21 @@ class Memoryd(Upkeep):
         supersedes.release_orphans(self.store, merged, actor=actor)
 
     # -- search -----------------------------------------------------------------------
+    def embedder(self) -> Embedder | None:
+        """The configured embedding model, loaded on first use; None (and one warning line
+        for the whole life of this facade) when it is unavailable: search falls back to
+        keywords rather than fail."""
+        if not self._embedder_loaded:
+            from memoryd import embed
+
+            self._embedder = embed.load(self.config, self.warn)
+            self._embedder_loaded = True
+        return cast("Embedder | None", self._embedder)
+
+    def _search_mode(self, mode: str | None) -> tuple[str, Embedder | None]:
+        mode = search.check_mode(mode or self.config.search.mode)
+        return mode, (None if mode == "keyword" else self.embedder())
+
     def search(
         self,
         query: str,
@@ -469,13 +490,23 @@ class Memoryd(Upkeep):
         include_forgotten: bool = False,
         count_recall: bool = True,
         actor: str = "cli",
+        mode: str | None = None,
     ) -> list[search.Result]:
+        """`mode` is keyword, hybrid or dense; [search] mode when not given."""
         types = [_any_type(memory_type).value] if memory_type else None
         limit = self.config.search.default_limit if limit is None else limit
         if limit < 1:
             raise UsageError("--limit must be at least 1")
+        mode, embedder = self._search_mode(mode)
         results = search.search(
-            self.store, query, scopes=scopes, types=types, limit=limit, include_forgotten=include_forgotten
+            self.store,
+            query,
+            scopes=scopes,
+            types=types,
+            limit=limit,
+            include_forgotten=include_forgotten,
+            mode=mode,
+            embedder=embedder,
         )
         self.withheld, self.unopened = [], []
         for h in self._sensitive_in(scopes):
@@ -502,6 +533,8 @@ class Memoryd(Upkeep):
                         limit=limit,
                         include_forgotten=include_forgotten,
                         unopened=unopened,
+                        mode=mode,
+                        embedder=embedder,
                     )
             except KeyUnavailable as exc:
                 n = len(self.store.list(scopes=[h], types=types, states=search.states_for(include_forgotten)))
@@ -567,21 +600,36 @@ class Memoryd(Upkeep):
         limit: int = 10,
         include_forgotten: bool = False,
         actor: str = "cli",
+        mode: str | None = None,
     ) -> list[TurnHit]:
+        """`mode` is keyword, hybrid or dense; [search] mode when not given."""
         if limit < 1:
             raise UsageError("--limit must be at least 1")
         from memoryd.sensitive import gate
 
         self.withheld = []
+        mode, embedder = self._search_mode(mode)
         hits = search.traces(
-            self.store, query, scopes=scopes, limit=limit, include_forgotten=include_forgotten
+            self.store,
+            query,
+            scopes=scopes,
+            limit=limit,
+            include_forgotten=include_forgotten,
+            mode=mode,
+            embedder=embedder,
         )
         sealed: list[TurnHit] = []
         for h in self._sensitive_in(scopes):
             if gate.allowed(self.store, h):
                 self.gate(h, what="traces", actor=actor)
                 sealed += search.traces_sensitive(
-                    self.store, query, h, limit=limit, include_forgotten=include_forgotten
+                    self.store,
+                    query,
+                    h,
+                    limit=limit,
+                    include_forgotten=include_forgotten,
+                    mode=mode,
+                    embedder=embedder,
                 )
             elif n := len(self.store.list(scopes=[h], states=search.states_for(include_forgotten))):
                 self.withheld.append((h, self.store.keys.settings(h).root, n))  # type: ignore[union-attr]
@@ -1297,6 +1345,12 @@ class Memoryd(Upkeep):
 
     def audit_verify(self) -> Verdict:
         return self.store.audit.verify()
+
+
+def _warn(text: str) -> None:
+    """One line on stderr (never stdout: --json output and the MCP stdio channel live there)."""
+    line = "".join(c if c.isprintable() else repr(c)[1:-1] for c in " ".join(text.split()))
+    sys.stderr.write(f"memoryd: warning: {line}\n")
 
 
 def _rules_only(config: Config) -> Config:

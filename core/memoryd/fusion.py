@@ -22,6 +22,8 @@ K = TypeVar("K", bound=Hashable)
 
 KEYWORD_WEIGHT = 0.3
 DENSE_WEIGHT = 0.7
+# Added per identifier held verbatim: above the best fused score times the best rank factor.
+EXACT_STEP = 2.0
 
 # Tokens a plain word never looks like (ASCII rules, so a Han character next to one is a
 # boundary): a ticket (#1234, JIRA-1234), a version (1.4.2, v18.2), a file name with an
@@ -89,12 +91,14 @@ def order(
     factors: Mapping[K, float] | None = None,
     exact: Mapping[K, int] | None = None,
 ) -> list[tuple[K, float]]:
-    """Candidates best first with their final score: `scores` times the candidate's rank
-    factor (memoryd.search.factor: long-term above session, decay state, superseded), those
-    holding more of the query's identifiers verbatim first; ties keep the given order."""
+    """Candidates best first with their final score: `scores` (at most 1, as `fuse` gives)
+    times the candidate's rank factor (memoryd.search.factor: long-term above session, decay
+    state, superseded), plus EXACT_STEP per identifier of the query it holds verbatim. The
+    step is above any fused score, so whoever merges results by score (the facade, with
+    sensitive scopes' results) keeps exact matches first. Ties keep the given order."""
     factors = factors or {}
     exact = exact or {}
-    final = {k: s * factors.get(k, 1.0) for k, s in scores.items()}
+    final = {k: s * factors.get(k, 1.0) + EXACT_STEP * exact.get(k, 0) for k, s in scores.items()}
     pos = {k: i for i, k in enumerate(scores)}
-    ranked = sorted(final, key=lambda k: (-exact.get(k, 0), -final[k], pos[k]))
+    ranked = sorted(final, key=lambda k: (-final[k], pos[k]))
     return [(k, final[k]) for k in ranked]

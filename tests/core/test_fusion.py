@@ -58,5 +58,9 @@ def test_order_puts_exact_matches_first_then_score_times_factor() -> None:
     ranked = fusion.order(scores, factors=factors, exact={"exact": 1})
     assert [k for k, _ in ranked] == ["exact", "close", "long-term", "session"]
     assert dict(ranked)["long-term"] == pytest.approx(0.875)
+    # the exact match's score says so, for callers that merge result lists by score
+    assert dict(ranked)["exact"] > max(s for k, s in ranked if k != "exact")
+    two = fusion.order({"one": 1.0, "two": 0.0}, factors={"one": 1.25}, exact={"one": 1, "two": 2})
+    assert [k for k, _ in two] == ["two", "one"]
     # without identifiers, ties keep the order given
     assert [k for k, _ in fusion.order({"a": 0.5, "b": 0.5})] == ["a", "b"]

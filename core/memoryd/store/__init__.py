@@ -580,6 +580,20 @@ class Store:
             raise NotFound(f"no memory with slug {slug!r}")
         return row
 
+    def rows(self, slugs: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """The index rows of these slugs (missing ones left out)."""
+        with read_session(self.engine) as s:
+            return index.get_many(s, slugs)
+
+    def turns_at(self, keys: Sequence[tuple[str, int]]) -> dict[tuple[str, int], TurnHit]:
+        with read_session(self.engine) as s:
+            return index.turns_at(s, keys)
+
+    def traces_text(self, slug: str) -> str:
+        """A session's indexed turns as one text ("" for other memories)."""
+        with read_session(self.engine) as s:
+            return index.stored_traces(s, slug)
+
     def read(self, slug: str) -> tuple[Document, Path]:
         row = self.row(slug)
         path = self.files.absolute(row["body_path"])
