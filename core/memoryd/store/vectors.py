@@ -41,6 +41,7 @@ MEMORY = 1  # level 1: a memory's windows
 TURN = 2  # level 2: one turn each
 BUSY_TIMEOUT_S = 60.0
 _HMAC_LABEL = b"memoryd vector v1\0"
+_INSERT = "INSERT OR IGNORE INTO vectors (fingerprint, model, dim, sealed, data) VALUES (?, ?, ?, ?, ?)"
 
 
 def fingerprint(text: str, key: bytes | None = None) -> str:
@@ -107,6 +108,15 @@ def drop_refs(con: sqlite3.Connection, slugs: Iterable[str]) -> None:
     bump(con)
 
 
+def drop_clear_refs(con: sqlite3.Connection, slugs: Iterable[str]) -> None:
+    """Refs under plain fingerprints (a scope being marked sensitive: those already keyed
+    by an interrupted run stay)."""
+    con.executemany(
+        "DELETE FROM vector_refs WHERE slug = ? AND fingerprint NOT LIKE 'k:%'", [(s,) for s in slugs]
+    )
+    bump(con)
+
+
 def clear_refs(con: sqlite3.Connection, keep_scopes: Sequence[str] = ()) -> None:
     """Every ref except those of `keep_scopes` (sensitive scopes whose key is not at hand,
     whose rows reindex keeps). Vectors stay: a rebuild finds its texts embedded already."""
@@ -146,6 +156,39 @@ def unreferenced(
 
 def has_refs(con: sqlite3.Connection, slug: str) -> bool:
     return con.execute("SELECT 1 FROM vector_refs WHERE slug = ? LIMIT 1", (slug,)).fetchone() is not None
+
+
+def carry(
+    con: sqlite3.Connection,
+    items: Sequence[tuple[int, int, str]],
+    src: tuple[str, bytes | None],
+    dst: tuple[str, bytes | None],
+) -> int:
+    """Copy a memory's vectors from one protection to another, (scope, key or None) each:
+    sealed when a scope is marked sensitive, opened when it is unmarked, re-sealed when its
+    key rotates; the texts need no new embedding. The source rows stay for `gc`. Returns
+    the rows written."""
+    (src_scope, src_key), (dst_scope, dst_key) = src, dst
+    written = 0
+    for text in dict.fromkeys(t for _, _, t in items):
+        old_fp, new_fp = fingerprint(text, src_key), fingerprint(text, dst_key)
+        rows = con.execute(
+            "SELECT model, dim, data FROM vectors WHERE fingerprint = ? AND sealed = ?",
+            (old_fp, 0 if src_key is None else 1),
+        ).fetchall()
+        for model, dim, data in rows:
+            try:
+                plain = data if src_key is None else open_sealed(src_key, src_scope, old_fp, model, data)
+            except Exception:  # damaged or not this key's: embedded anew when missing
+                continue
+            out = plain if dst_key is None else seal(dst_key, dst_scope, new_fp, model, plain)
+            written += con.execute(
+                _INSERT,
+                (new_fp, model, dim, 0 if dst_key is None else 1, out),
+            ).rowcount
+    if written:
+        bump(con)
+    return written
 
 
 # -- sealing ------------------------------------------------------------------------------
@@ -348,8 +391,7 @@ class Vectors:
                     out.append((fp, model, embedder.dim, 0, blob))
             with self._write() as con:
                 con.executemany(
-                    "INSERT OR IGNORE INTO vectors (fingerprint, model, dim, sealed, data) "
-                    "VALUES (?, ?, ?, ?, ?)",
+                    _INSERT,
                     out,
                 )
                 bump(con)
