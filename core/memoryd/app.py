@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import logging
 import sys
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
@@ -26,6 +27,8 @@ from memoryd.frontmatter import Document
 from memoryd.models import LONG_TERM_TYPES, DecayState, Frontmatter, MemoryType, default_ttl
 from memoryd.scope import Scope, resolve
 from memoryd.store import DoctorReport, ReindexReport, Store, Turn, TurnHit
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:  # governance pulls in the LLM layer: imported when first used
     from memoryd.consolidate import Report as ConsolidationReport
@@ -300,7 +303,23 @@ class Memoryd(Upkeep):
             self.learned = None
             return self.store.read(existing)[0], Changes(existing=(existing,))
         doc, touched = self._learn(meta.slug, actor=actor, project=scope.root.name)
+        self._embed_inline([meta.slug, *touched])
         return doc, Changes(created=(meta.slug,), updated=touched, scopes=(scope.hash,))
+
+    def _embed_inline(self, slugs: Sequence[str]) -> None:
+        """Vectors for what was just written, when the model is warm in this process (the
+        MCP server, the tray: a few ms a memory). A cold CLI does not load a model for one
+        memory (about 3 s): the next worker run or `reindex` embeds it, and keyword search
+        finds it meanwhile. A failure here never fails the write."""
+        from memoryd import embed
+
+        embedder = embed.loaded(self.config)
+        if embedder is None or not slugs:
+            return
+        try:
+            self.store.embed_vectors(embedder, slugs=slugs)
+        except Exception:
+            log.warning("embedding %s failed; the next worker run or reindex retries", slugs, exc_info=True)
 
     def _recorded_as(self, doc: Document, sensitive: bool, actor: str) -> str | None:
         """The memory already holding this text, if the caller may know of it. Nothing is
@@ -358,10 +377,11 @@ class Memoryd(Upkeep):
                 return doc, Changes()
             doc.meta.updated_at = clock.now()
             self.store.save(doc, event="update", actor=actor, details={"fields": changed})
+        touched: tuple[str, ...] = ()
         if doc.meta.type.long_term and ({"title", "body"} & set(changed)):
             doc, touched = self._learn(slug, actor=actor)
-            return doc, Changes(updated=(slug, *touched), scopes=(doc.meta.scope_hash,))
-        return doc, Changes(updated=(slug,), scopes=(doc.meta.scope_hash,))
+        self._embed_inline([slug, *touched])
+        return doc, Changes(updated=(slug, *touched), scopes=(doc.meta.scope_hash,))
 
     def learner(self, *, actor: str = "cli") -> Learner:
         from memoryd.kg.learn import Learner
@@ -640,9 +660,15 @@ class Memoryd(Upkeep):
     # -- maintenance ------------------------------------------------------------------
     @_settles
     def reindex(
-        self, *, progress: Callable[[int, int], None] | None = None, actor: str = "cli"
+        self,
+        *,
+        progress: Callable[[int, int], None] | None = None,
+        actor: str = "cli",
+        embed_progress: Callable[[int, int], None] | None = None,
     ) -> ReindexReport:
-        """`progress(done, total)` per file; raising Cancelled from it leaves the index as it was."""
+        """`progress(done, total)` per file; raising Cancelled from it leaves the index as it
+        was. Then the vectors (`embed_progress`, default `progress`, per batch of texts):
+        what was embedded before a Cancelled or a kill stays, and a rerun does the rest."""
         from memoryd.db.engine import write_session
         from memoryd.store import governance as gsql
 
@@ -652,12 +678,31 @@ class Memoryd(Upkeep):
         from memoryd import snapshot
 
         snapshot.refresh_all(self.store)
+        self._reindex_vectors(report, embed_progress or progress)
         return report
+
+    def _reindex_vectors(self, report: ReindexReport, progress: Callable[[int, int], None] | None) -> None:
+        """Reindex's second phase: embed what has no vector of the configured model, in
+        committed batches (a kill loses one batch; a rerun does only what is left), then
+        drop vectors no memory or model uses any more."""
+        from memoryd import embed
+
+        embedder = embed.load(self.config, report.notes.append)
+        if embedder is None:
+            return
+        report.model = embed.tag(embedder)
+        report.embedded = self.store.embed_vectors(embedder, progress=progress)
+        self.store.vectors.gc(keep_model=report.model)
+        report.vectors_missing = self.store.vectors.missing(
+            report.model, skip_scopes=sorted(self.store._locked_scopes())
+        )
 
     def doctor(self) -> DoctorReport:
         from memoryd import doctor
 
-        return doctor.run(self.store)
+        report = doctor.run(self.store)
+        doctor.vectors(self.store, self.config, report)
+        return report
 
     def stats(self) -> dict[str, Any]:
         from memoryd import consolidate

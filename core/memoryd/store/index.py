@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import bindparam, text
 from sqlmodel import Session
 
+from memoryd.store import vectors
 from memoryd.store.files import Turn
 from memoryd.textproc import segment
 
@@ -185,6 +186,7 @@ def clear_derived(s: Session, keep_scopes: Sequence[str] = ()) -> None:
     so are the rows of `keep_scopes` (sensitive scopes whose key is not at hand)."""
     for table in ("memories_fts", "turns_fts", "turns", "fts_docs", "triggers"):
         s.exec(text(f"DELETE FROM {table}"))
+    vectors.clear_refs(s.connection().connection.driver_connection, keep_scopes)
     s.exec(
         text(
             "DELETE FROM memories WHERE slug NOT IN (SELECT source_session_slug FROM promotions) "
