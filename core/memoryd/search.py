@@ -3,22 +3,20 @@
 Relevance is bm25 over title, body, triggers, tags and the session's turns; long-term
 memory then ranks above working memory and alive above dim. A hit is a recall.
 
-Raw turns are short and lean on their context, so level 2 re-ranks a deeper bm25 pool:
-a turn next to a matching turn (the question before an answer, the reply after a
-statement) and a turn from the session that matches best gain a share of their score, and
-a query that names a date ("in August 2023", "2023年5月") lifts turns from that date.
-On LoCoMo each of the three adds 2-4 points of recall@5 over plain bm25 (docs/benchmarks.md).
+Raw turns are short and lean on their context, so level 2 re-ranks a deeper bm25 pool
+with what the turns carry (memoryd.turnrank).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from memoryd.models import DecayState, MemoryType
 from memoryd.store import Store, TurnHit
-from memoryd.textproc import DateRef, date_match, dates, match_query, snippet, terms
+from memoryd.textproc import dates, match_query, snippet, terms
+from memoryd.turnrank import TRACE_POOL, rerank_turns
 
 LONG_TERM_BOOST = 1.25
 STATE_FACTOR = {
@@ -29,13 +27,6 @@ STATE_FACTOR = {
 }
 # A superseded memory is kept for history but must not outrank what replaced it.
 SUPERSEDED_FACTOR = 0.3
-
-# Level-2 re-ranking (see the module docstring): candidates fetched by bm25, and the share
-# of a neighbouring turn's, the session's best turn's and the top score's relevance added.
-TRACE_POOL = 100
-NEIGHBOUR_SHARE = 0.3
-SESSION_SHARE = 0.3
-DATE_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -151,27 +142,6 @@ def traces(
         match, scopes=scopes, states=states_for(include_forgotten), limit=max(limit, TRACE_POOL)
     )
     return rerank_turns(pool, dates(query))[:limit]
-
-
-def rerank_turns(pool: Sequence[TurnHit], refs: Sequence[DateRef] = ()) -> list[TurnHit]:
-    """Order bm25 turn hits by relevance plus context (see the module docstring). The
-    returned score keeps bm25's sign: lower is better."""
-    if not pool:
-        return []
-    rel = {(h.slug, h.seq): -h.score for h in pool}
-    best: dict[str, float] = {}
-    for (slug, _), r in rel.items():
-        best[slug] = max(best.get(slug, 0.0), r)
-    top = max(rel.values())
-    refs = list(refs)
-
-    def combined(h: TurnHit) -> float:
-        near = max(rel.get((h.slug, h.seq - 1), 0.0), rel.get((h.slug, h.seq + 1), 0.0))
-        when = DATE_SHARE * top * date_match(refs, h.ts) if refs else 0.0
-        return -h.score + NEIGHBOUR_SHARE * near + SESSION_SHARE * best[h.slug] + when
-
-    scored = sorted(((combined(h), i, h) for i, h in enumerate(pool)), key=lambda x: (-x[0], x[1]))
-    return [replace(h, score=round(-score, 4)) for score, _, h in scored]
 
 
 def matched_triggers(store: Store, results: Sequence[Result], query: str) -> list[tuple[str, str]]:
