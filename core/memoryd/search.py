@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from memoryd import turnrank
 from memoryd.models import DecayState, MemoryType
 from memoryd.store import Store, TurnHit
 from memoryd.textproc import dates, match_query, snippet, terms
@@ -27,6 +28,8 @@ STATE_FACTOR = {
 }
 # A superseded memory is kept for history but must not outrank what replaced it.
 SUPERSEDED_FACTOR = 0.3
+# Sessions whose level-1 relevance informs level 2 (memoryd.turnrank).
+SESSION_POOL = 50
 
 
 @dataclass(frozen=True)
@@ -141,7 +144,16 @@ def traces(
     pool = store.search_turns(
         match, scopes=scopes, states=states_for(include_forgotten), limit=max(limit, TRACE_POOL)
     )
-    return rerank_turns(pool, dates(query))[:limit]
+    sessions = search(
+        store,
+        query,
+        scopes=scopes,
+        types=[MemoryType.session.value],
+        limit=SESSION_POOL,
+        include_forgotten=include_forgotten,
+        with_snippets=False,
+    )
+    return turnrank.rank(query, pool, sessions={r.slug: r.score for r in sessions}, limit=limit)
 
 
 def matched_triggers(store: Store, results: Sequence[Result], query: str) -> list[tuple[str, str]]:
