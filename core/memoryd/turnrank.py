@@ -33,9 +33,11 @@ if TYPE_CHECKING:  # the store (and SQLAlchemy) stays off the read path's import
 
 Key = tuple[str, int]  # (session slug, turn seq)
 
-# Candidates fetched by bm25 (and, in hybrid search, by cosine).
+# Candidates fetched by bm25 and, in hybrid search, by cosine; cosines are read deeper
+# than the candidates so a candidate's neighbours have theirs.
 TRACE_POOL = 200
-DENSE_POOL = 100
+DENSE_POOL = 200
+COSINE_POOL = 300
 # Keyword part: a turn's bm25 relevance plus shares of its best neighbour's and of its
 # session's best turn's.
 NEIGHBOUR_SHARE = 0.3
