@@ -70,11 +70,15 @@ def texts_of(title: str, body: str, turns: Iterable[tuple[int, str, str]]) -> li
     return out
 
 
+# Reads end with fetchall(): a SELECT stepped only part-way stays open in sqlite3 and
+# holds its WAL snapshot, so the connection would go on seeing old data.
+
+
 # -- writes in the caller's transaction ---------------------------------------------------
 def bump(con: sqlite3.Connection) -> None:
     """Tell every process's matrix cache that vectors or refs changed (in the caller's
     transaction, so a rolled-back change bumps nothing)."""
-    n = int(con.execute("PRAGMA user_version").fetchone()[0])
+    n = int(con.execute("PRAGMA user_version").fetchall()[0][0])
     con.execute(f"PRAGMA user_version = {(n + 1) % 2_000_000_000}")
 
 
@@ -155,7 +159,7 @@ def unreferenced(
 
 
 def has_refs(con: sqlite3.Connection, slug: str) -> bool:
-    return con.execute("SELECT 1 FROM vector_refs WHERE slug = ? LIMIT 1", (slug,)).fetchone() is not None
+    return con.execute("SELECT 1 FROM vector_refs WHERE slug = ? LIMIT 1", (slug,)).fetchall() != []
 
 
 def carry(
@@ -308,7 +312,7 @@ class Vectors:
                 "SELECT count(DISTINCT r.fingerprint) FROM vector_refs r LEFT JOIN vectors v "
                 "ON v.fingerprint = r.fingerprint AND v.model = ? WHERE v.fingerprint IS NULL" + where,
                 (model_tag, *params),
-            ).fetchone()
+            ).fetchall()[0]
         return int(row[0])
 
     def stale(self, model_tag: str) -> int:
@@ -318,7 +322,7 @@ class Vectors:
                 "SELECT count(*) FROM vectors WHERE model != ? OR fingerprint NOT IN "
                 "(SELECT fingerprint FROM vector_refs)",
                 (model_tag,),
-            ).fetchone()
+            ).fetchall()[0]
         return int(row[0])
 
     def counts(self) -> dict[str, int]:
@@ -326,7 +330,7 @@ class Vectors:
             refs, vecs, sealed, size = con.execute(
                 "SELECT (SELECT count(*) FROM vector_refs), count(*), coalesce(sum(sealed), 0), "
                 "coalesce(sum(length(data)), 0) FROM vectors"
-            ).fetchone()
+            ).fetchall()[0]
         return {"refs": int(refs), "vectors": int(vecs), "sealed": int(sealed), "bytes": int(size)}
 
     @staticmethod
@@ -528,14 +532,14 @@ class Vectors:
         return con.execute(
             "SELECT (SELECT user_version FROM pragma_user_version), (SELECT max(rowid) FROM vector_refs), "
             "(SELECT max(rowid) FROM vectors)"
-        ).fetchone()
+        ).fetchall()[0]
 
     def default_model(self) -> str | None:
         with self._connection() as con:
-            row = con.execute(
+            rows = con.execute(
                 "SELECT model FROM vectors WHERE sealed = 0 GROUP BY model ORDER BY count(*) DESC LIMIT 1"
-            ).fetchone()
-        return str(row[0]) if row else None
+            ).fetchall()
+        return str(rows[0][0]) if rows else None
 
     def _matrix(self, model: str | None, level: int) -> _Matrix | None:
         with self._connection() as con:
