@@ -100,7 +100,13 @@ def test_forgotten_memories_lose_their_refs_and_gc_drops_their_vectors(
     doc = app.record("fact", "Database", "Production runs PostgreSQL 16.", scope_path=project)[0]
     app.reindex()
     assert app.store.vectors.counts()["vectors"] == 1
+    e = embed.load(app.config)
+    assert e is not None
+    q = e.embed_query("Database. Production runs PostgreSQL 16.")
+    h = app.scope(project).hash
+    assert app.store.vectors.similar(q, scopes=[h], level=1, limit=3)[0][0] == doc.meta.slug
     app.forget(doc.meta.slug)
+    assert app.store.vectors.similar(q, scopes=[h], level=1, limit=3) == []
     assert app.store.vectors.counts()["refs"] == 0
     assert app.store.vectors.stale("hashed-test@1") == 1
     assert app.store.vectors.gc() == 1 and app.store.vectors.counts()["vectors"] == 0
