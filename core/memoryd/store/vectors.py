@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -83,16 +84,24 @@ def bump(con: sqlite3.Connection) -> None:
 
 
 def write_refs(
-    con: sqlite3.Connection, slug: str, items: Sequence[tuple[int, int, str]], key: bytes | None
+    con: sqlite3.Connection,
+    slug: str,
+    items: Sequence[tuple[int, int, str]],
+    key: bytes | None,
+    *,
+    moved: bool = False,
 ) -> None:
     """Replace one memory's refs, inside the caller's transaction; nothing is written when
-    they are already as given (a recall or a re-save of the same text)."""
+    they are already as given (a re-save of the same text), unless the memory `moved`
+    (another scope or type: caches that filter on those must reload)."""
     want = sorted({(level, part): fingerprint(text, key) for level, part, text in items}.items())
     have = sorted(
         ((r[0], r[1]), r[2])
         for r in con.execute("SELECT level, part, fingerprint FROM vector_refs WHERE slug = ?", (slug,))
     )
     if want == have:
+        if moved:
+            bump(con)
         return
     con.execute("DELETE FROM vector_refs WHERE slug = ?", (slug,))
     con.executemany(
@@ -571,8 +580,14 @@ class Vectors:
         return {r[0] for r in got}
 
     def _stamp(self, con: sqlite3.Connection) -> tuple[Any, ...]:
-        """Changes whenever vectors or refs do (`bump`), or the file is another one."""
+        """Changes whenever vectors or refs do (`bump`), or the file is another one (a
+        restored backup)."""
+        try:
+            inode = os.stat(self.db).st_ino
+        except OSError:
+            inode = 0
         return (
+            inode,
             con.execute("PRAGMA user_version").fetchall()[0][0],
             con.execute("SELECT max(rowid) FROM vector_refs").fetchall()[0][0],
             con.execute("SELECT max(rowid) FROM vectors").fetchall()[0][0],

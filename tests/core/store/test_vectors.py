@@ -196,3 +196,25 @@ def test_an_unloadable_model_is_one_note_not_an_error(
     out = cli("reindex")
     assert out.returncode == 0, out.stderr
     assert out.stderr.count("unavailable") == 1 and "Traceback" not in out.stderr, out.stderr
+
+
+def test_a_memory_that_changes_type_is_found_under_its_new_type(
+    isolated_home: Path, tmp_path: Path, project: Path
+) -> None:
+    """Its texts (and so its refs) stay the same; the cache that filters on type reloads."""
+    from memoryd.models import MemoryType
+
+    configure(tmp_path, V1)
+    app = Memoryd()
+    doc = app.record("fact", "Deploy day", "We deploy on Tuesdays only.", scope_path=project)[0]
+    app.reindex()
+    e = embed.load(app.config)
+    assert e is not None
+    q, h = e.embed_query("Deploy day. We deploy on Tuesdays only."), app.scope(project).hash
+    assert app.store.vectors.similar(q, scopes=[h], level=1, limit=3, types=["decision"]) == []
+    doc, _ = app.store.read(doc.meta.slug)
+    doc.meta.type = MemoryType.decision
+    app.store.save(doc, event="update", actor="test")
+    assert (
+        app.store.vectors.similar(q, scopes=[h], level=1, limit=3, types=["decision"])[0][0] == doc.meta.slug
+    )
