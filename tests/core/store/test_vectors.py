@@ -100,7 +100,13 @@ def test_forgotten_memories_lose_their_refs_and_gc_drops_their_vectors(
     doc = app.record("fact", "Database", "Production runs PostgreSQL 16.", scope_path=project)[0]
     app.reindex()
     assert app.store.vectors.counts()["vectors"] == 1
+    e = embed.load(app.config)
+    assert e is not None
+    q = e.embed_query("Database. Production runs PostgreSQL 16.")
+    h = app.scope(project).hash
+    assert app.store.vectors.similar(q, scopes=[h], level=1, limit=3)[0][0] == doc.meta.slug
     app.forget(doc.meta.slug)
+    assert app.store.vectors.similar(q, scopes=[h], level=1, limit=3) == []
     assert app.store.vectors.counts()["refs"] == 0
     assert app.store.vectors.stale("hashed-test@1") == 1
     assert app.store.vectors.gc() == 1 and app.store.vectors.counts()["vectors"] == 0
@@ -190,3 +196,25 @@ def test_an_unloadable_model_is_one_note_not_an_error(
     out = cli("reindex")
     assert out.returncode == 0, out.stderr
     assert out.stderr.count("unavailable") == 1 and "Traceback" not in out.stderr, out.stderr
+
+
+def test_a_memory_that_changes_type_is_found_under_its_new_type(
+    isolated_home: Path, tmp_path: Path, project: Path
+) -> None:
+    """Its texts (and so its refs) stay the same; the cache that filters on type reloads."""
+    from memoryd.models import MemoryType
+
+    configure(tmp_path, V1)
+    app = Memoryd()
+    doc = app.record("fact", "Deploy day", "We deploy on Tuesdays only.", scope_path=project)[0]
+    app.reindex()
+    e = embed.load(app.config)
+    assert e is not None
+    q, h = e.embed_query("Deploy day. We deploy on Tuesdays only."), app.scope(project).hash
+    assert app.store.vectors.similar(q, scopes=[h], level=1, limit=3, types=["decision"]) == []
+    doc, _ = app.store.read(doc.meta.slug)
+    doc.meta.type = MemoryType.decision
+    app.store.save(doc, event="update", actor="test")
+    assert (
+        app.store.vectors.similar(q, scopes=[h], level=1, limit=3, types=["decision"])[0][0] == doc.meta.slug
+    )
