@@ -103,30 +103,33 @@ def capture_question(
 Captured = tuple[dict[str, Any], str, dict[str, int]]
 
 
-def capture_all(qs: list[dict[str, Any]], work: Path, home: Path) -> tuple[Store, list[Captured]]:
+def capture_all(qs: list[dict[str, Any]], work: Path, home: Path) -> tuple[Store, list[Captured], int]:
     """Capture every haystack into `home`, or reuse what an earlier run captured there."""
     store = Store.open(Layout(home))
     done_path = home / "bench-longmemeval.json"
     done: dict[str, Any] = json.loads(done_path.read_text(encoding="utf-8")) if done_path.exists() else {}
     config = Config()
     out = []
+    fresh = 0
     for q in qs:
         if q["question_id"] not in done:
+            fresh += 1
             scope, slug_index = capture_question(store, config, q, work)
             done[q["question_id"]] = [scope, slug_index]
             done_path.write_text(json.dumps(done), encoding="utf-8")
         scope, slug_index = done[q["question_id"]]
         out.append((q, scope, slug_index))
-    return store, out
+    return store, out, fresh
 
 
 def evaluate(qs: list[dict[str, Any]], work: Path, home: Path, mod: Any, modes: list[str]) -> dict[str, Any]:
     t0 = time.perf_counter()
-    store, captured = capture_all(qs, work, home)
+    store, captured, fresh = capture_all(qs, work, home)
     capture_s = time.perf_counter() - t0
     sessions = sum(len(m) for _, _, m in captured)
     out: dict[str, Any] = {
         "questions": len(qs),
+        "captured_this_run": fresh,
         "sessions_captured": sessions,
         "capture_route": "capture.worker.process (one Claude Code transcript per session)",
         "capture_s": round(capture_s, 1),
@@ -268,10 +271,19 @@ def section(ours: dict[str, Any], base: dict[str, Any], limit: int | None) -> li
         f"{scope}, {ours['questions']} questions (abstention and no-target questions skipped, as the "
         "official averaging does). Each question's haystack is one project scope in a single memoryd "
         f"home: {ours['sessions_captured']} sessions, each written as a Claude Code transcript and captured "
-        f"by capture.worker.process ({ours['capture_ms_per_session']} ms per session)"
+        + (
+            f"by capture.worker.process ({ours['capture_ms_per_session']} ms per session)"
+            if ours.get("captured_this_run")
+            else "by capture.worker.process in an earlier run into the same `--home`"
+        )
         + (
             f"; vectors by `capture.worker.embed_new` ({emb['model']}; sessions repeat across questions "
-            f"and vectors are keyed by text, so {emb['vectors'].get('vectors', '?')} distinct texts)"
+            f"and vectors are keyed by text: {emb['vectors'].get('vectors', '?')} distinct texts, "
+            + (
+                f"{emb['texts_this_run']} embedded in this run at {emb['texts_per_s']} texts/s)"
+                if emb["texts_this_run"]
+                else "embedded by that earlier run)"
+            )
             if emb
             else ""
         )
