@@ -10,7 +10,14 @@ ndcg_any@k, gold = answer sessions with a user-side has_answer turn, abstention 
 no-target questions skipped, unranked sessions appended in haystack order) is the
 baseline module's own `evaluate`, imported, so the two numbers mean the same thing.
 
-    python bench/longmemeval.py [--quick] [--json]
+Each search mode is measured (keyword, hybrid, dense); vectors come from
+`capture.worker.embed_new`, the worker's own step after a drain. Sessions repeat across
+questions and vectors are keyed by their text's fingerprint, so one home embeds each
+distinct text once; `--home DIR` keeps that home (captures and vectors) for the next run,
+which then only searches.
+
+    python bench/longmemeval.py [--quick | --limit N] [--modes keyword,hybrid,dense]
+                                [--home DIR] [--json] [--write-docs]
 """
 
 from __future__ import annotations
@@ -26,8 +33,8 @@ from typing import Any
 
 import _common as c
 
-from memoryd import search
-from memoryd.capture.worker import process
+from memoryd import embed, search
+from memoryd.capture.worker import embed_new, process
 from memoryd.config import Config
 from memoryd.paths import Layout
 from memoryd.scope import resolve
@@ -35,6 +42,7 @@ from memoryd.store import Store
 
 KS = (5, 10)
 METRICS = ("recall_any", "recall_all", "ndcg_any")
+MODES = ("keyword", "hybrid", "dense")
 
 
 def questions(mod: Any, path: Path, limit: int | None) -> list[dict[str, Any]]:
@@ -95,35 +103,74 @@ def capture_question(
 Captured = tuple[dict[str, Any], str, dict[str, int]]
 
 
-def capture_all(qs: list[dict[str, Any]], work: Path) -> tuple[Store, list[Captured]]:
-    store = Store.open(Layout(work / "home"))
+def capture_all(qs: list[dict[str, Any]], work: Path, home: Path) -> tuple[Store, list[Captured], int]:
+    """Capture every haystack into `home`, or reuse what an earlier run captured there."""
+    store = Store.open(Layout(home))
+    done_path = home / "bench-longmemeval.json"
+    done: dict[str, Any] = json.loads(done_path.read_text(encoding="utf-8")) if done_path.exists() else {}
     config = Config()
-    return store, [(q, *capture_question(store, config, q, work)) for q in qs]
+    out = []
+    fresh = 0
+    for q in qs:
+        if q["question_id"] not in done:
+            fresh += 1
+            scope, slug_index = capture_question(store, config, q, work)
+            done[q["question_id"]] = [scope, slug_index]
+            done_path.write_text(json.dumps(done), encoding="utf-8")
+        scope, slug_index = done[q["question_id"]]
+        out.append((q, scope, slug_index))
+    return store, out, fresh
 
 
-def evaluate(qs: list[dict[str, Any]], work: Path, mod: Any) -> dict[str, Any]:
+def evaluate(qs: list[dict[str, Any]], work: Path, home: Path, mod: Any, modes: list[str]) -> dict[str, Any]:
     t0 = time.perf_counter()
-    store, captured = capture_all(qs, work)
+    store, captured, fresh = capture_all(qs, work, home)
     capture_s = time.perf_counter() - t0
     sessions = sum(len(m) for _, _, m in captured)
-    return {
+    out: dict[str, Any] = {
         "questions": len(qs),
+        "captured_this_run": fresh,
         "sessions_captured": sessions,
         "capture_route": "capture.worker.process (one Claude Code transcript per session)",
         "capture_s": round(capture_s, 1),
         "capture_ms_per_session": round(capture_s * 1000 / max(sessions, 1), 1),
-        **score(store, captured, mod),
     }
+    embedder = None
+    if any(m != "keyword" for m in modes):
+        config = Config()
+        t0 = time.perf_counter()
+        texts = embed_new(store, config)  # what the worker does after a drain; resumes
+        took = time.perf_counter() - t0
+        embedder = embed.load(config, lambda msg: print(msg, file=sys.stderr))
+        if embedder is None:
+            raise SystemExit("the embedding model is unavailable: run with --modes keyword")
+        out["embedding"] = {
+            "model": embed.tag(embedder),
+            "texts_this_run": texts,
+            "seconds": round(took, 1),
+            "texts_per_s": round(texts / took, 1) if texts else None,
+            "vectors": store.vectors.counts(),
+        }
+    out["modes"] = {m: score(store, captured, mod, m, embedder) for m in modes}
+    return out
 
 
-def score(store: Store, captured: list[Captured], mod: Any) -> dict[str, Any]:
+def score(store: Store, captured: list[Captured], mod: Any, mode: str, embedder: Any) -> dict[str, Any]:
     sums: dict[str, dict[str, float]] = {}
     lat: list[float] = []
     for q, scope, slug_index in captured:
         ids = corpus_ids(q)
         correct = list({i for i in ids if "answer" in i})
         t1 = time.perf_counter()
-        results = search.search(store, q["question"], scopes=[scope], limit=max(KS), with_snippets=False)
+        results = search.search(
+            store,
+            q["question"],
+            scopes=[scope],
+            limit=max(KS),
+            with_snippets=False,
+            mode=mode,
+            embedder=embedder,
+        )
         lat.append((time.perf_counter() - t1) * 1000)
         hits = list(dict.fromkeys(slug_index[r.slug] for r in results if r.slug in slug_index))
         ranking = hits + [i for i in range(len(ids)) if i not in set(hits)]
@@ -146,24 +193,43 @@ def score(store: Store, captured: list[Captured], mod: Any) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="first 25 scored questions only (smoke run)")
+    ap.add_argument("--limit", type=int, default=None, help="first N scored questions only")
+    ap.add_argument("--modes", default=",".join(MODES), help="search modes to measure (default: all three)")
+    ap.add_argument("--home", type=Path, default=None, help="keep the memoryd home here, reuse it next time")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--write-docs", action="store_true", help="put the figures in docs/benchmarks.md")
     args = ap.parse_args(argv)
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    if not modes or any(m not in MODES for m in modes):
+        ap.error("--modes takes keyword, hybrid and/or dense")
+    limit = 25 if args.quick else args.limit
+    if limit is not None and limit < 1:
+        ap.error("--limit must be at least 1")
 
     mod = c.baseline_module("longmemeval_retrieval")
     data_path = c.data_dir() / "longmemeval_s_dev.json.xz"
-    qs = questions(mod, data_path, 25 if args.quick else None)
+    qs = questions(mod, data_path, limit)
     work = c.temp_dir("longmemeval")
+    home = args.home.expanduser().resolve() if args.home else work / "home"
     try:
         baseline_args: list[str] = []
-        if args.quick:  # the baseline on exactly the same questions, from a temp file
+        if limit:  # the baseline on exactly the same questions, from a temp file
             subset = work / "lme-subset.json"
             subset.write_text(json.dumps(qs), encoding="utf-8")
             baseline_args = ["--data", str(subset)]
-        ours = evaluate(qs, work, mod)
+        ours = evaluate(qs, work, home, mod, modes)
         base = c.run_baseline("longmemeval_retrieval.py", *baseline_args)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    result = {"benchmark": "longmemeval", "quick": args.quick, "memoryd": ours, "baseline": base}
+    result = {
+        "benchmark": "longmemeval",
+        "limit": limit,
+        "machine": c.machine(),
+        "memoryd": ours,
+        "baseline": base,
+    }
+    if args.write_docs:
+        c.write_section("## LongMemEval_S", section(ours, base, limit), before="## How search got here")
     return c.finish(result, args.json, lambda: print_report(ours, base))
 
 
@@ -172,18 +238,80 @@ def print_report(ours: dict[str, Any], base: dict[str, Any]) -> None:
         f"LongMemEval_S dev: {ours['questions']} questions, {ours['sessions_captured']} sessions captured "
         f"via {ours['capture_route']} in {ours['capture_s']} s ({ours['capture_ms_per_session']} ms/session)"
     )
+    if emb := ours.get("embedding"):
+        print(f"vectors: {emb['texts_this_run']} texts embedded in {emb['seconds']} s with {emb['model']}")
+    modes = list(ours["modes"])
     cols = [f"{m}@{k}" for k in KS for m in METRICS]
-    print(f"{'question_type':<28}{'n':>5}" + "".join(f"{col:>22}" for col in cols))
-    print(f"{'':<33}" + "".join(f"{'memoryd / base':>22}" for _ in cols))
-    order = ["all", *sorted(k for k in ours["results"] if k != "all")]
-    for qt in order:
-        o, b = ours["results"][qt], base["results"].get(qt, {})
-        cells = "".join(f"{o[f'session/{m}']:>13.4f} / {b.get(f'session/{m}', 0.0):.4f}" for m in cols)
-        print(f"{qt:<28}{o['n']:>5}{cells}")
-    print(
-        f"query latency: memoryd search median {ours['latency_ms']['median']} ms "
-        f"(p95 {ours['latency_ms']['p95']}), baseline median {base['latency_ms']['median']} ms"
-    )
+    print(f"cells: {' / '.join(modes)} / baseline")
+    print(f"{'question_type':<28}{'n':>5}" + "".join(f"{col:>32}" for col in cols))
+    first = ours["modes"][modes[0]]["results"]
+    for qt in ["all", *sorted(k for k in first if k != "all")]:
+        b = base["results"].get(qt, {})
+        cells = ""
+        for col in cols:
+            vals = " / ".join(f"{ours['modes'][m]['results'][qt][f'session/{col}']:.4f}" for m in modes)
+            ref = b.get(f"session/{col}", 0.0)
+            cells += f"{vals + f' / {ref:.4f}':>32}"
+        print(f"{qt:<28}{first[qt]['n']:>5}{cells}")
+    for m in modes:
+        lat = ours["modes"][m]["latency_ms"]
+        print(f"{m}: search median {lat['median']} ms (p95 {lat['p95']})")
+    print(f"baseline median {base['latency_ms']['median']} ms")
+
+
+def section(ours: dict[str, Any], base: dict[str, Any], limit: int | None) -> list[str]:
+    modes = list(ours["modes"])
+    emb = ours.get("embedding")
+    cmd = "python bench/longmemeval.py --write-docs" + (f" --limit {limit}" if limit else "")
+    scope = f"the first {ours['questions']} scored questions of the dev split" if limit else "the dev split"
+    lines = [
+        "## LongMemEval_S (session retrieval, official protocol)",
+        "",
+        f"`{cmd}` (add `--home DIR` to keep the captured home and its vectors for the next run): "
+        f"{scope}, {ours['questions']} questions (abstention and no-target questions skipped, as the "
+        "official averaging does). Each question's haystack is one project scope in a single memoryd "
+        f"home: {ours['sessions_captured']} sessions, each written as a Claude Code transcript and captured "
+        + (
+            f"by capture.worker.process ({ours['capture_ms_per_session']} ms per session)"
+            if ours.get("captured_this_run")
+            else "by capture.worker.process in an earlier run into the same `--home`"
+        )
+        + (
+            f"; vectors by `capture.worker.embed_new` ({emb['model']}; sessions repeat across questions "
+            f"and vectors are keyed by text: {emb['vectors'].get('vectors', '?')} distinct texts, "
+            + (
+                f"{emb['texts_this_run']} embedded in this run at {emb['texts_per_s']} texts/s)"
+                if emb["texts_this_run"]
+                else "embedded by that earlier run)"
+            )
+            if emb
+            else ""
+        )
+        + ". The question, as written, goes to `search.search(limit=10, mode=...)` in its scope; sessions "
+        "it does not return are appended in haystack order; scores by the baseline module's own "
+        "`evaluate`. Cells: " + " / ".join(modes) + " / plain-BM25 baseline (bold: the best mode where it is "
+        "at or above the baseline).",
+        "",
+        "| question type | n | recall_any@5 | recall_all@5 | ndcg_any@5 | recall_any@10 | recall_all@10 |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    first = ours["modes"][modes[0]]["results"]
+    cols = ["recall_any@5", "recall_all@5", "ndcg_any@5", "recall_any@10", "recall_all@10"]
+    for qt in ["all", *sorted(k for k in first if k != "all")]:
+        cells = []
+        for col in cols:
+            vals = [ours["modes"][m]["results"][qt][f"session/{col}"] for m in modes]
+            b = base["results"].get(qt, {}).get(f"session/{col}", 0.0)
+            best = max(vals)
+            cells.append(
+                " / ".join(f"**{v:.3f}**" if v == best and v >= b else f"{v:.3f}" for v in vals)
+                + f" / {b:.3f}"
+            )
+        name = f"**{qt}**" if qt == "all" else qt
+        lines.append(f"| {name} | {first[qt]['n']} | " + " | ".join(cells) + " |")
+    lat = "; ".join(f"{m} median {ours['modes'][m]['latency_ms']['median']} ms" for m in modes)
+    lines += ["", f"Query latency: {lat}; baseline median {base['latency_ms']['median']} ms.", ""]
+    return lines
 
 
 if __name__ == "__main__":

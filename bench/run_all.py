@@ -1304,81 +1304,26 @@ def package_section(r: dict[str, Any]) -> list[str]:
 
 
 def locomo_section(r: dict[str, Any]) -> list[str]:
-    o, b = r["memoryd"], r["baseline"]
-    cols = ["recall@5", "recall@10", "sess_recall@5", "sess_recall@10"]
-    rows = []
-    for ours_key, base_key in zip(o["per_category"], b["per_category"], strict=True):
-        oc, bc = o["per_category"][ours_key], b["per_category"][base_key]
-        rows.append([ours_key, oc["n"], *(vs(oc[k], bc[k]) for k in cols)])
-    ov, bv = o["overall"], b["overall_cat1-4"]
-    rows.append(["**overall 1-4**", ov["n"], *(vs(ov[k], bv[k]) for k in cols)])
-    lat = o["latency_ms"]
-    return [
-        "## LoCoMo (turn and session retrieval)",
-        "",
-        f"`bench/locomo.py`: {o['conversations']} conversations, each its own project scope in one memoryd "
-        f"home; each of the {o['sessions_captured']} sessions written as a Claude Code transcript (speaker A "
-        "as user, B as assistant, `speaker: text [shares a photo: caption]` per line, dia_id as the line "
-        f"uuid) and captured by `capture.worker.process` ({o['capture_s']} s for {o['turns_captured']} "
-        "turns). "
-        "Each question of categories 1-4 is passed as written. Turn recall: `search.traces(limit=10)`, "
-        "ext_id = dia_id. Session recall: `search.search(limit=10)`, memory -> session. Definitions as the "
-        "baseline: recall@k = |evidence in top k| / |evidence|, micro-averaged. Cells: **memoryd** / "
-        "baseline (bold where memoryd is at or above).",
-        "",
-        *table(
-            ["category", "n", "turn recall@5", "turn recall@10", "session recall@5", "session recall@10"],
-            rows,
-        ),
-        "",
-        f"Query latency: traces median {lat['traces_median']} ms (p95 {lat['traces_p95']}), memory search "
-        f"median {lat['search_median']} ms (p95 {lat['search_p95']}); baseline median "
-        f"{b['latency_ms']['median']} ms (raw sqlite3, one table per conversation, no ORM).",
-        "",
-    ]
+    import locomo
+
+    return locomo.section(r["memoryd"], r["baseline"])
 
 
 def lme_section(r: dict[str, Any]) -> list[str]:
-    o, b = r["memoryd"], r["baseline"]
-    cols = ["recall_any@5", "recall_all@5", "ndcg_any@5", "recall_any@10", "recall_all@10"]
-    order = ["all", *sorted(k for k in o["results"] if k != "all")]
-    rows = []
-    for qt in order:
-        oq, bq = o["results"][qt], b["results"].get(qt, {})
-        rows.append(
-            [f"**{qt}**" if qt == "all" else qt, oq["n"]]
-            + [vs(oq[f"session/{k}"], bq.get(f"session/{k}", 0.0)) for k in cols]
-        )
-    return [
-        "## LongMemEval_S (session retrieval, official protocol)",
-        "",
-        f"`bench/longmemeval.py`: the dev split's {o['questions']} scored questions (abstention and "
-        "no-target questions skipped, as the official averaging does). Each question's haystack is one "
-        f"project scope in a single memoryd home: {o['sessions_captured']:,} sessions, each written as a "
-        f"Claude Code transcript and captured by {o['capture_route'].split(' (')[0]} "
-        f"({o['capture_ms_per_session']} ms per session). The question, as written, goes to "
-        "`search.search(limit=10)` in its scope; sessions it does not return are appended in haystack "
-        "order; scores by the baseline module's own `evaluate`. The baseline indexes user turns only, "
-        "one FTS table per question; memoryd indexes whole captured sessions (title, episode summary, "
-        "triggers, all turns) in one shared index. Cells: **memoryd** / baseline.",
-        "",
-        *table(["question type", "n", *cols], rows),
-        "",
-        f"Query latency: memoryd median {o['latency_ms']['median']} ms (p95 {o['latency_ms']['p95']}), "
-        f"baseline median {b['latency_ms']['median']} ms.",
-        "",
-    ]
+    import longmemeval
+
+    return longmemeval.section(r["memoryd"], r["baseline"], r.get("limit"))
 
 
 def notes_section() -> list[str]:
     return [
         "## How search got here",
         "",
-        "- Level 2 (`search.traces`) re-ranks a 100-turn bm25 pool: a turn gains 0.3 of the best "
-        "adjacent turn's relevance and 0.3 of its session's best turn's, and a query naming a date "
-        "(`in August 2023`, `on 3 June, 2023`, `2023-05-08`, `2023年5月`) lifts turns stamped with that "
-        "date by up to half the top score. Plain bm25 through memoryd scored 0.526 / 0.609 turn "
-        "recall@5/@10 on LoCoMo, below the baseline, which indexes the session date as a column.",
+        "- Level 2 (`search.traces`, `memoryd/turnrank.py`) ranks a bm25 pool and, in hybrid mode, the "
+        "turns nearest the question by cosine, by what a turn carries: its neighbours, its session "
+        "(best turn, level-1 relevance), who spoke, a date the question names, and time words when "
+        "the question asks when; weights chosen on LoCoMo conversations 0-4 only (see the LoCoMo "
+        "section for both halves).",
         "- Snippets read the memory file's body without parsing its YAML frontmatter (a full parse and "
         "validation cost about 3 ms per hit, most of a search).",
         "- No benchmark-specific processing: questions go in exactly as written, the same stopwords and "

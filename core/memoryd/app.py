@@ -678,7 +678,7 @@ class Memoryd(Upkeep):
                 self.withheld.append((h, self.store.keys.settings(h).root, n))  # type: ignore[union-attr]
         if not sealed:
             return hits
-        return search.rerank_turns([*hits, *sealed], search.dates(query))[:limit]
+        return sorted([*hits, *sealed], key=lambda h: h.score)[:limit]  # both ranked by turnrank
 
     # -- maintenance ------------------------------------------------------------------
     @_settles

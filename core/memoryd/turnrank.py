@@ -26,7 +26,7 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from memoryd.textproc import DateRef, date_match, dates, terms
+from memoryd.textproc import date_match, dates, terms
 
 if TYPE_CHECKING:  # the store (and SQLAlchemy) stays off the read path's imports
     from memoryd.store.index import TurnHit
@@ -54,10 +54,6 @@ SPEAKER_LIFT = 0.3  # the query names the turn's speaker
 DATE_LIFT = 0.3  # x how well the turn's date fits a date the query names
 TIME_LIFT = 0.2  # the query asks when, and the turn says when
 
-# rerank_turns (merging ranked lists): shares of the session's best turn and, for a date
-# match, of the top score.
-MERGE_SESSION_SHARE = 0.3
-DATE_SHARE = 0.5
 
 _SPEAKER = re.compile(r"^\s*([^\W\d_][\w.'-]*(?: [^\W\d_][\w.'-]*){0,2})\s*[:：]\s")
 _ASKS_WHEN = re.compile(
@@ -171,25 +167,3 @@ def rank(
         ((final(k, h), i, h) for i, (k, h) in enumerate(cands.items())), key=lambda x: (-x[0], x[1])
     )
     return [replace(h, score=round(-s, 4)) for s, _, h in scored[:limit]]
-
-
-def rerank_turns(pool: Sequence[TurnHit], refs: Sequence[DateRef] = ()) -> list[TurnHit]:
-    """Keyword-only re-rank of bm25 turn hits by neighbours, session and a named date,
-    for merging hits already ranked (a sensitive scope's beside the others). The returned
-    score keeps bm25's sign: lower is better."""
-    if not pool:
-        return []
-    rel = {(h.slug, h.seq): -h.score for h in pool}
-    best: dict[str, float] = {}
-    for (slug, _), r in rel.items():
-        best[slug] = max(best.get(slug, 0.0), r)
-    top = max(rel.values())
-    refs = list(refs)
-
-    def combined(h: TurnHit) -> float:
-        near = _near(rel, (h.slug, h.seq))
-        when = DATE_SHARE * top * date_match(refs, h.ts) if refs else 0.0
-        return -h.score + NEIGHBOUR_SHARE * near + MERGE_SESSION_SHARE * best[h.slug] + when
-
-    scored = sorted(((combined(h), i, h) for i, h in enumerate(pool)), key=lambda x: (-x[0], x[1]))
-    return [replace(h, score=round(-score, 4)) for score, _, h in scored]

@@ -51,6 +51,11 @@ def test_a_date_in_the_query_lifts_turns_of_that_date():
     assert _order(turnrank.rank("what happened in May 2023", pool))[0] == ("b", 1)
 
 
+def test_a_turn_beside_a_strong_match_follows_it():
+    pool = [_hit("a", 5, -10.0), _hit("b", 1, -6.0), _hit("a", 6, -5.5)]
+    assert _order(turnrank.rank("q", pool)) == [("a", 5), ("a", 6), ("b", 1)]
+
+
 def test_level1_session_relevance_and_neighbours_carry_a_turn():
     pool = [_hit("a", 3, -5.0), _hit("b", 3, -5.2), _hit("b", 4, -4.0), *_fillers()]
     # without context the best bm25 turn wins; a session that matches as a whole wins it back

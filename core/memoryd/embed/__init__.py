@@ -48,6 +48,8 @@ class Unavailable(Exception):
 
 
 _loaded: dict[str, Embedder] = {}
+# What `check` embeds to try a plug-in before any memory reaches it.
+CHECK_TEXTS = ("memoryd", "记忆")
 
 
 def load(config: Config, warn: Callable[[str], None] | None = None) -> Embedder | None:
@@ -127,8 +129,8 @@ def check(embedder: Any) -> list[str]:
     import numpy as np
 
     try:
-        docs = embedder.embed_documents(["memoryd", "记忆"])
-        query = embedder.embed_query("memoryd")
+        docs = embedder.embed_documents(list(CHECK_TEXTS))
+        query = embedder.embed_query(CHECK_TEXTS[0])
     except Exception as exc:
         return [f"embedding failed: {type(exc).__name__}: {exc}"]
     for label, value, shape in (("embed_documents", docs, (2, dim)), ("embed_query", query, (dim,))):

@@ -21,6 +21,14 @@ V2 = "tests.core.store.embedders:v2"
 LONG = " ".join(f"Step {i}: the deploy script copies build {i} to the staging host." for i in range(20))
 
 
+@pytest.fixture(autouse=True)
+def cold_process() -> None:
+    """Each test starts as a fresh process would: no model loaded (so `record` does not
+    embed inline until something loads it), nothing counted."""
+    embed._loaded.clear()
+    embedders.embedded.clear()
+
+
 def configure(tmp_path: Path, model: str) -> None:
     (tmp_path / "config.toml").write_text(f'[search]\nembedding_model = "{model}"\n')
 
