@@ -7,7 +7,7 @@ Raw turns are short and lean on their context, so level 2 re-ranks a deeper bm25
 with what the turns carry (memoryd.turnrank).
 
 Hybrid mode (the default when an embedder is at hand) adds dense candidates from the
-stored vectors (memoryd.vectors) and fuses both lists (memoryd.fusion at level 1,
+stored vectors (memoryd.store.vectors) and fuses both lists (memoryd.fusion at level 1,
 memoryd.turnrank at level 2): a question in Chinese finds a memory written in English.
 Without an embedder every mode is keyword search.
 """
