@@ -571,13 +571,15 @@ class Vectors:
         return int(m.starts[i]) if i < len(m.starts) else len(m.slugs)
 
     def _in_states(self, slugs: set[str], states: Sequence[str]) -> set[str]:
+        """Which of `slugs` are in `states`. `+decay_state` keeps SQLite on the slug key: with
+        the decay_state index it walked every alive memory (24 ms at 10k, 0.6 ms without)."""
         if not slugs or not states:
             return set()
         s_list, st_list = list(slugs), list(states)
         with self._connection() as con:
             got = con.execute(
                 f"SELECT slug FROM memories WHERE slug IN ({','.join('?' * len(s_list))}) "
-                f"AND decay_state IN ({','.join('?' * len(st_list))})",
+                f"AND +decay_state IN ({','.join('?' * len(st_list))})",
                 (*s_list, *st_list),
             ).fetchall()
         return {r[0] for r in got}
