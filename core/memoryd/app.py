@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import logging
+import sys
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from memoryd import clock, faults, paths, search, slugs
 from memoryd import config as config_mod
@@ -26,8 +28,11 @@ from memoryd.models import LONG_TERM_TYPES, DecayState, Frontmatter, MemoryType,
 from memoryd.scope import Scope, resolve
 from memoryd.store import DoctorReport, ReindexReport, Store, Turn, TurnHit
 
+log = logging.getLogger(__name__)
+
 if TYPE_CHECKING:  # governance pulls in the LLM layer: imported when first used
     from memoryd.consolidate import Report as ConsolidationReport
+    from memoryd.embed import Embedder
     from memoryd.governance.analyze import Analysis, Analyzer
     from memoryd.governance.decay import SweepReport
     from memoryd.governance.digest import Digest
@@ -173,6 +178,10 @@ class Memoryd(Upkeep):
         # Granted sensitive scopes whose memories the last search could not decrypt:
         # (scope_hash, root, count, why), why being the key's error or "damaged files".
         self.unopened: list[tuple[str, str, int, str]] = []
+        # Where the one line saying the embedding model is unavailable goes.
+        self.warn: Callable[[str], None] = _warn
+        self._embedder: Any = None
+        self._embedder_loaded = False
 
     def settle(self) -> None:
         if self._store is not None and self._store.changed_scopes:
@@ -294,7 +303,23 @@ class Memoryd(Upkeep):
             self.learned = None
             return self.store.read(existing)[0], Changes(existing=(existing,))
         doc, touched = self._learn(meta.slug, actor=actor, project=scope.root.name)
+        self._embed_inline([meta.slug, *touched])
         return doc, Changes(created=(meta.slug,), updated=touched, scopes=(scope.hash,))
+
+    def _embed_inline(self, slugs: Sequence[str]) -> None:
+        """Vectors for what was just written, when the model is warm in this process (the
+        MCP server, the tray: a few ms a memory). A cold CLI does not load a model for one
+        memory (about 3 s): the next worker run or `reindex` embeds it, and keyword search
+        finds it meanwhile. A failure here never fails the write."""
+        from memoryd import embed
+
+        embedder = embed.loaded(self.config)
+        if embedder is None or not slugs:
+            return
+        try:
+            self.store.embed_vectors(embedder, slugs=slugs)
+        except Exception:
+            log.warning("embedding %s failed; the next worker run or reindex retries", slugs, exc_info=True)
 
     def _recorded_as(self, doc: Document, sensitive: bool, actor: str) -> str | None:
         """The memory already holding this text, if the caller may know of it. Nothing is
@@ -352,10 +377,11 @@ class Memoryd(Upkeep):
                 return doc, Changes()
             doc.meta.updated_at = clock.now()
             self.store.save(doc, event="update", actor=actor, details={"fields": changed})
+        touched: tuple[str, ...] = ()
         if doc.meta.type.long_term and ({"title", "body"} & set(changed)):
             doc, touched = self._learn(slug, actor=actor)
-            return doc, Changes(updated=(slug, *touched), scopes=(doc.meta.scope_hash,))
-        return doc, Changes(updated=(slug,), scopes=(doc.meta.scope_hash,))
+        self._embed_inline([slug, *touched])
+        return doc, Changes(updated=(slug, *touched), scopes=(doc.meta.scope_hash,))
 
     def learner(self, *, actor: str = "cli") -> Learner:
         from memoryd.kg.learn import Learner
@@ -459,6 +485,21 @@ class Memoryd(Upkeep):
         supersedes.release_orphans(self.store, merged, actor=actor)
 
     # -- search -----------------------------------------------------------------------
+    def embedder(self) -> Embedder | None:
+        """The configured embedding model, loaded on first use; None (and one warning line
+        for the whole life of this facade) when it is unavailable: search falls back to
+        keywords rather than fail."""
+        if not self._embedder_loaded:
+            from memoryd import embed
+
+            self._embedder = embed.load(self.config, self.warn)
+            self._embedder_loaded = True
+        return cast("Embedder | None", self._embedder)
+
+    def _search_mode(self, mode: str | None) -> tuple[str, Embedder | None]:
+        mode = search.check_mode(mode or self.config.search.mode)
+        return mode, (None if mode == "keyword" else self.embedder())
+
     def search(
         self,
         query: str,
@@ -469,13 +510,23 @@ class Memoryd(Upkeep):
         include_forgotten: bool = False,
         count_recall: bool = True,
         actor: str = "cli",
+        mode: str | None = None,
     ) -> list[search.Result]:
+        """`mode` is keyword, hybrid or dense; [search] mode when not given."""
         types = [_any_type(memory_type).value] if memory_type else None
         limit = self.config.search.default_limit if limit is None else limit
         if limit < 1:
             raise UsageError("--limit must be at least 1")
+        mode, embedder = self._search_mode(mode)
         results = search.search(
-            self.store, query, scopes=scopes, types=types, limit=limit, include_forgotten=include_forgotten
+            self.store,
+            query,
+            scopes=scopes,
+            types=types,
+            limit=limit,
+            include_forgotten=include_forgotten,
+            mode=mode,
+            embedder=embedder,
         )
         self.withheld, self.unopened = [], []
         for h in self._sensitive_in(scopes):
@@ -502,6 +553,8 @@ class Memoryd(Upkeep):
                         limit=limit,
                         include_forgotten=include_forgotten,
                         unopened=unopened,
+                        mode=mode,
+                        embedder=embedder,
                     )
             except KeyUnavailable as exc:
                 n = len(self.store.list(scopes=[h], types=types, states=search.states_for(include_forgotten)))
@@ -567,21 +620,36 @@ class Memoryd(Upkeep):
         limit: int = 10,
         include_forgotten: bool = False,
         actor: str = "cli",
+        mode: str | None = None,
     ) -> list[TurnHit]:
+        """`mode` is keyword, hybrid or dense; [search] mode when not given."""
         if limit < 1:
             raise UsageError("--limit must be at least 1")
         from memoryd.sensitive import gate
 
         self.withheld = []
+        mode, embedder = self._search_mode(mode)
         hits = search.traces(
-            self.store, query, scopes=scopes, limit=limit, include_forgotten=include_forgotten
+            self.store,
+            query,
+            scopes=scopes,
+            limit=limit,
+            include_forgotten=include_forgotten,
+            mode=mode,
+            embedder=embedder,
         )
         sealed: list[TurnHit] = []
         for h in self._sensitive_in(scopes):
             if gate.allowed(self.store, h):
                 self.gate(h, what="traces", actor=actor)
                 sealed += search.traces_sensitive(
-                    self.store, query, h, limit=limit, include_forgotten=include_forgotten
+                    self.store,
+                    query,
+                    h,
+                    limit=limit,
+                    include_forgotten=include_forgotten,
+                    mode=mode,
+                    embedder=embedder,
                 )
             elif n := len(self.store.list(scopes=[h], states=search.states_for(include_forgotten))):
                 self.withheld.append((h, self.store.keys.settings(h).root, n))  # type: ignore[union-attr]
@@ -592,9 +660,15 @@ class Memoryd(Upkeep):
     # -- maintenance ------------------------------------------------------------------
     @_settles
     def reindex(
-        self, *, progress: Callable[[int, int], None] | None = None, actor: str = "cli"
+        self,
+        *,
+        progress: Callable[[int, int], None] | None = None,
+        actor: str = "cli",
+        embed_progress: Callable[[int, int], None] | None = None,
     ) -> ReindexReport:
-        """`progress(done, total)` per file; raising Cancelled from it leaves the index as it was."""
+        """`progress(done, total)` per file; raising Cancelled from it leaves the index as it
+        was. Then the vectors (`embed_progress`, default `progress`, per batch of texts):
+        what was embedded before a Cancelled or a kill stays, and a rerun does the rest."""
         from memoryd.db.engine import write_session
         from memoryd.store import governance as gsql
 
@@ -604,12 +678,31 @@ class Memoryd(Upkeep):
         from memoryd import snapshot
 
         snapshot.refresh_all(self.store)
+        self._reindex_vectors(report, embed_progress or progress)
         return report
+
+    def _reindex_vectors(self, report: ReindexReport, progress: Callable[[int, int], None] | None) -> None:
+        """Reindex's second phase: embed what has no vector of the configured model, in
+        committed batches (a kill loses one batch; a rerun does only what is left), then
+        drop vectors no memory or model uses any more."""
+        from memoryd import embed
+
+        embedder = embed.load(self.config, report.notes.append)
+        if embedder is None:
+            return
+        report.model = embed.tag(embedder)
+        report.embedded = self.store.embed_vectors(embedder, progress=progress)
+        self.store.vectors.gc(keep_model=report.model)
+        report.vectors_missing = self.store.vectors.missing(
+            report.model, skip_scopes=sorted(self.store._locked_scopes())
+        )
 
     def doctor(self) -> DoctorReport:
         from memoryd import doctor
 
-        return doctor.run(self.store)
+        report = doctor.run(self.store)
+        doctor.vectors(self.store, self.config, report)
+        return report
 
     def stats(self) -> dict[str, Any]:
         from memoryd import consolidate
@@ -1297,6 +1390,12 @@ class Memoryd(Upkeep):
 
     def audit_verify(self) -> Verdict:
         return self.store.audit.verify()
+
+
+def _warn(text: str) -> None:
+    """One line on stderr (never stdout: --json output and the MCP stdio channel live there)."""
+    line = "".join(c if c.isprintable() else repr(c)[1:-1] for c in " ".join(text.split()))
+    sys.stderr.write(f"memoryd: warning: {line}\n")
 
 
 def _rules_only(config: Config) -> Config:

@@ -12,6 +12,7 @@ from memoryd import paths
 from memoryd.errors import UsageError
 
 PROVIDERS = ("anthropic", "openai", "ollama", "rules")
+SEARCH_MODES = ("hybrid", "keyword", "dense")
 
 
 @dataclass(frozen=True)
@@ -262,6 +263,9 @@ def from_text(text: str, path: Path) -> Config:
     if email.security not in ("starttls", "ssl", "none"):
         raise UsageError(f"{path}: [email] security must be starttls, ssl or none")
     _check_patterns(sections["capture"], path)
+    search: SearchConfig = sections["search"]
+    if search.mode not in SEARCH_MODES:
+        raise UsageError(f"{path}: [search] mode must be keyword, hybrid or dense (got {search.mode!r})")
     kn: KnowledgeConfig = sections["knowledge"]
     if not 0 < kn.supersede_review <= kn.supersede_auto <= 1:
         raise UsageError(

@@ -3,7 +3,12 @@ those of the layers above it (sensitive scopes' keys), which the store cannot im
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from memoryd.store import DoctorReport, Store
+
+if TYPE_CHECKING:
+    from memoryd.config import Config
 
 
 def run(store: Store) -> DoctorReport:
@@ -12,3 +17,24 @@ def run(store: Store) -> DoctorReport:
     report = store.doctor()
     report.missing_keys = marking.missing_keys(store)
     return report
+
+
+def vectors(store: Store, config: Config, report: DoctorReport) -> None:
+    """Texts without a vector of the configured model, vectors left from another model or
+    from deleted memories, memories indexed before vectors existed. Loading the embedder
+    builds nothing yet (the model is built at its first text), so this stays quick."""
+    from memoryd import embed
+    from memoryd.db.engine import read_session
+    from memoryd.store import raw_connection
+    from memoryd.store import vectors as vsql
+
+    embedder = embed.load(config)
+    if embedder is None:
+        return
+    model = embed.tag(embedder)
+    locked = sorted(store._locked_scopes())
+    report.vectors_model = model
+    report.vectors_missing = store.vectors.missing(model, skip_scopes=locked)
+    report.vectors_stale = store.vectors.stale(model)
+    with read_session(store.engine) as s:
+        report.vectors_unreferenced = len(vsql.unreferenced(raw_connection(s), locked))

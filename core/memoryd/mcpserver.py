@@ -1,7 +1,7 @@
 """`memoryd mcp`: memoryd as an MCP server over stdio, for any MCP client.
 
 Seed 004's progressive disclosure: the start-up snapshot gives the gist, `mem_search`
-(level 1) finds memories by keywords, `mem_get` reads one in full, `mem_traces` (level 2)
+(level 1) finds memories by keywords and meaning, `mem_get` reads one in full, `mem_traces` (level 2)
 returns the raw conversation turns behind them. `mem_record` writes a long-term memory,
 `mem_recent` lists what changed lately. Beside the tools: prompts a user picks from the
 host's menu (`recall`, `decision`, `weekly-review`), whose messages embed the memories
@@ -34,7 +34,7 @@ import json
 import logging
 import os
 import re
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from mcp import types
 from mcp.server.mcpserver import Context, MCPServer
@@ -95,11 +95,13 @@ class Tools:
             self._gate(scope_hash, what)
 
     # -- tools ------------------------------------------------------------------------
-    def search(self, query: str, scope: str | None, type_: str | None, limit: int) -> dict[str, Any]:
+    def search(
+        self, query: str, scope: str | None, type_: str | None, limit: int, mode: str | None = None
+    ) -> dict[str, Any]:
         h = self.scope_hash(scope)
         self._refuse_unless_granted(h, "search")
         self.app.catch_up()
-        results = self.app.search(query, scopes=[h], memory_type=type_, limit=limit, actor=ACTOR)
+        results = self.app.search(query, scopes=[h], memory_type=type_, limit=limit, actor=ACTOR, mode=mode)
         out: dict[str, Any] = {"scope": h, "note": quoting.TOOL_NOTE}
         # Memories of this scope that would not open (its key gone from this device, a file
         # that does not decrypt) were not searched: say so rather than answer as if complete.
@@ -154,11 +156,11 @@ class Tools:
             "turns": len(view.turns),
         }
 
-    def traces(self, query: str, scope: str | None, limit: int) -> dict[str, Any]:
+    def traces(self, query: str, scope: str | None, limit: int, mode: str | None = None) -> dict[str, Any]:
         h = self.scope_hash(scope)
         self._refuse_unless_granted(h, "traces")
         self.app.catch_up()
-        hits = self.app.traces(query, scopes=[h], limit=limit, actor=ACTOR)
+        hits = self.app.traces(query, scopes=[h], limit=limit, actor=ACTOR, mode=mode)
         seen: dict[str, dict[str, Any]] = {}
         for t in hits:
             if t.slug not in seen:
@@ -320,7 +322,9 @@ def _expected(schema: dict[str, Any]) -> str:
     words = []
     for option in options:
         kind = option.get("type", "")
-        if kind == "array":
+        if option.get("enum"):
+            words.append("one of " + ", ".join(str(v) for v in option["enum"]))
+        elif kind == "array":
             item = _KINDS.get(option.get("items", {}).get("type", ""), "values")
             words.append(f"a list of {item.removeprefix('a ')}s" if item.startswith("a ") else "a list")
         else:
@@ -422,7 +426,13 @@ Scope = Annotated[
         "project the session runs in."
     ),
 ]
-Query = Annotated[str, Field(description="Keywords, English or Chinese; a few distinctive words work best.")]
+Query = Annotated[
+    str,
+    Field(
+        description="Keywords or a question, English or Chinese (either finds memories written in the "
+        "other); an identifier such as an error code, file name or ticket number is matched exactly."
+    ),
+]
 MemoryType = Annotated[
     str | None,
     Field(
@@ -430,6 +440,14 @@ MemoryType = Annotated[
     ),
 ]
 Slug = Annotated[str, Field(description="A memory's slug, as mem_search or mem_recent returned it.")]
+SearchMode = Annotated[
+    Literal["hybrid", "keyword", "dense"] | None,
+    Field(
+        description="hybrid (words and meaning: a question in one language finds memories written in "
+        "another), keyword (exact words only) or dense (meaning only). Leave it out: the user's "
+        "configured mode, hybrid unless they changed it."
+    ),
+]
 Topic = Annotated[str, Field(description="What to recall, in a few keywords.")]
 PromptScope = Annotated[
     str | None, Field(description="A project path or scope hash; the session's project when left out.")
@@ -463,8 +481,8 @@ def build(app: Memoryd | None = None, *, verbose: bool = False) -> MCPServer:
     @srv.tool(
         name="mem_search",
         description=(
-            "Level 1 recall: search the user's memories of one project by keywords (English or "
-            "Chinese). Memories are long-term decisions, preferences, facts, playbooks, warnings, and "
+            "Level 1 recall: search the user's memories of one project by keywords and meaning (English "
+            "or Chinese). Memories are long-term decisions, preferences, facts, playbooks, warnings, and "
             "summaries of earlier sessions. Call it first whenever the user refers to earlier work "
             '("last time", "as we decided", "do you remember") or before choosing something the '
             "project may already have settled. Returns the scope searched and up to `limit` results, "
@@ -479,9 +497,10 @@ def build(app: Memoryd | None = None, *, verbose: bool = False) -> MCPServer:
         scope: Scope = None,
         type: MemoryType = None,
         limit: Annotated[int, Field(ge=1, description="At most this many results.")] = 8,
+        mode: SearchMode = None,
     ) -> dict[str, Any]:
         _asked_by(ctx)
-        return _call(tools.search, query, scope, type, limit)
+        return _call(tools.search, query, scope, type, limit, mode)
 
     @srv.tool(
         name="mem_get",
@@ -512,9 +531,10 @@ def build(app: Memoryd | None = None, *, verbose: bool = False) -> MCPServer:
         query: Query,
         scope: Scope = None,
         limit: Annotated[int, Field(ge=1, description="At most this many turns.")] = 10,
+        mode: SearchMode = None,
     ) -> dict[str, Any]:
         _asked_by(ctx)
-        return _call(tools.traces, query, scope, limit)
+        return _call(tools.traces, query, scope, limit, mode)
 
     @srv.tool(
         name="mem_record",

@@ -8,17 +8,35 @@ a turn next to a matching turn (the question before an answer, the reply after a
 statement) and a turn from the session that matches best gain a share of their score, and
 a query that names a date ("in August 2023", "2023年5月") lifts turns from that date.
 On LoCoMo each of the three adds 2-4 points of recall@5 over plain bm25 (docs/benchmarks.md).
+
+Hybrid mode (the default when an embedder is at hand) adds dense candidates from the
+stored vectors (memoryd.store.vectors) and fuses both lists (memoryd.fusion): a question in
+Chinese finds a memory written in English. Without an embedder every mode is keyword search.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from memoryd import fusion
+from memoryd.config import SEARCH_MODES
+from memoryd.embed import tag
 from memoryd.models import DecayState, MemoryType
 from memoryd.store import Store, TurnHit
 from memoryd.textproc import DateRef, date_match, dates, match_query, snippet, terms
+
+if TYPE_CHECKING:
+    from memoryd.embed import Embedder
+
+MODES = SEARCH_MODES
+K = TypeVar("K", bound=Hashable)
+# A candidate only the dense side found must be at least this close to the question: nearest
+# neighbours always exist, and a query about nothing stored must still find nothing. USE
+# scores a question against the memory it asks about 0.3 or more, across languages too, and
+# unrelated memories about 0.1 (issue 20).
+DENSE_FLOOR = 0.2
 
 LONG_TERM_BOOST = 1.25
 STATE_FACTOR = {
@@ -63,12 +81,24 @@ def states_for(include_forgotten: bool) -> list[str]:
     return states
 
 
-def rank(score: float, row: dict[str, Any]) -> float:
-    relevance = -score  # bm25() is lower-is-better
+def factor(row: dict[str, Any]) -> float:
+    """What a memory's standing multiplies its relevance by, in every mode."""
     boost = LONG_TERM_BOOST if row.get("type") != MemoryType.session.value else 1.0
     if row.get("superseded_by"):
         boost *= SUPERSEDED_FACTOR
-    return relevance * boost * STATE_FACTOR.get(row.get("decay_state", "alive"), 1.0)
+    return boost * STATE_FACTOR.get(row.get("decay_state", "alive"), 1.0)
+
+
+def rank(score: float, row: dict[str, Any]) -> float:
+    return -score * factor(row)  # bm25() is lower-is-better
+
+
+def check_mode(mode: str) -> str:
+    if mode not in MODES:
+        from memoryd.errors import UsageError
+
+        raise UsageError(f"search mode must be keyword, hybrid or dense, not {mode!r}")
+    return mode
 
 
 def successors_first(results: list[Result]) -> list[Result]:
@@ -93,9 +123,66 @@ def search(
     limit: int = 10,
     include_forgotten: bool = False,
     with_snippets: bool = True,
+    mode: str = "hybrid",
+    embedder: Embedder | None = None,
+) -> list[Result]:
+    check_mode(mode)
+    if limit <= 0:
+        return []
+    if mode == "keyword" or embedder is None:
+        return _keyword_search(store, query, scopes, types, limit, include_forgotten, with_snippets)
+    states = states_for(include_forgotten)
+    pool_size = max(limit * 3, 30)
+    match = match_query(query) if mode == "hybrid" else None
+    pool = store.search(match, scopes=scopes, types=types, states=states, limit=pool_size) if match else []
+    rows = {row["slug"]: row for _, row in pool}
+    keyword = {hit.slug: -hit.score for hit, _ in pool}
+    qvec = embedder.embed_query(query)
+    near = store.vectors.similar(
+        qvec, scopes=scopes, level=1, limit=pool_size, types=types, states=states, model=tag(embedder)
+    )
+    cosine = {slug: cos for slug, _, cos in near}
+    idents = fusion.identifiers(query) if mode == "hybrid" else []
+    exact: dict[str, int] = {}
+    for row in _identifier_pool(store, idents, scopes, types, states, pool_size):
+        if n := fusion.verbatim(idents, _memory_text(store, row)):
+            exact[row["slug"]] = n
+            rows.setdefault(row["slug"], row)
+    kept = _kept(keyword, cosine, exact, hybrid=mode == "hybrid")
+    if missing := [k for k in kept if k not in rows]:
+        rows.update(store.rows(missing))
+    kept = {k: v for k, v in kept.items() if k in rows}  # gone since the vectors were read
+    ranked = fusion.order(kept, factors={k: factor(rows[k]) for k in kept}, exact=exact)[:limit]
+    out = []
+    for slug, score in ranked:
+        row = rows[slug]
+        text = snippet(_body(store, row), query) if with_snippets else ""
+        out.append(_result(row, row["title"], 0.0, text, score=score))
+    return successors_first(out)
+
+
+def _kept(
+    keyword: Mapping[K, float], cosine: Mapping[K, float], exact: Mapping[K, int], *, hybrid: bool
+) -> dict[K, float]:
+    """Fused scores (dense mode: cosines) of the candidates worth showing: what keyword
+    search matched, what holds an identifier of the query, and what is close in meaning."""
+    scores = fusion.fuse(keyword, cosine) if hybrid else dict(cosine)
+    kept = {k: v for k, v in scores.items() if k in keyword or k in exact or cosine[k] >= DENSE_FLOOR}
+    kept.update({k: 0.0 for k in exact if k not in kept})
+    return kept
+
+
+def _keyword_search(
+    store: Store,
+    query: str,
+    scopes: Sequence[str] | None,
+    types: Sequence[str] | None,
+    limit: int,
+    include_forgotten: bool,
+    with_snippets: bool,
 ) -> list[Result]:
     match = match_query(query)
-    if match is None or limit <= 0:
+    if match is None:
         return []
     pool = store.search(
         match, scopes=scopes, types=types, states=states_for(include_forgotten), limit=max(limit * 3, 30)
@@ -108,7 +195,39 @@ def search(
     return successors_first(out)
 
 
-def _result(row: dict[str, Any], title: str, bm25: float, text: str) -> Result:
+def _identifier_pool(
+    store: Store,
+    idents: Sequence[str],
+    scopes: Sequence[str] | None,
+    types: Sequence[str] | None,
+    states: Sequence[str],
+    limit: int,
+) -> list[dict[str, Any]]:
+    """Memories that may hold one of the identifiers, so an exact match the broader keyword
+    pool left out is still a candidate."""
+    out: dict[str, dict[str, Any]] = {}
+    for match in _identifier_matches(" ".join(idents)):
+        for _, row in store.search(match, scopes=scopes, types=types, states=states, limit=limit):
+            out.setdefault(row["slug"], row)
+    return list(out.values())
+
+
+def _identifier_matches(query: str) -> list[str]:
+    """One FTS expression per identifier of the query: every word of it, in any order (a
+    superset of the verbatim matches, which the caller checks)."""
+    out = []
+    for ident in fusion.identifiers(query):
+        if words := list(dict.fromkeys(terms(ident))):
+            out.append(" AND ".join('"' + w.replace('"', '""') + '"' for w in words))
+    return out
+
+
+def _memory_text(store: Store, row: dict[str, Any]) -> str:
+    """Where an identifier counts as held: the title, the body and a session's turns."""
+    return "\n".join((row.get("title") or "", _body(store, row), store.traces_text(row["slug"])))
+
+
+def _result(row: dict[str, Any], title: str, bm25: float, text: str, *, score: float | None = None) -> Result:
     return Result(
         row["slug"],
         title,
@@ -118,7 +237,7 @@ def _result(row: dict[str, Any], title: str, bm25: float, text: str) -> Result:
         row["source"],
         row["created_at"],
         int(row["recall_count"]),
-        round(rank(bm25, row), 4),
+        round(rank(bm25, row) if score is None else score, 4),
         text,
         row.get("superseded_by"),
     )
@@ -143,14 +262,56 @@ def traces(
     scopes: Sequence[str] | None,
     limit: int = 10,
     include_forgotten: bool = False,
+    mode: str = "hybrid",
+    embedder: Embedder | None = None,
 ) -> list[TurnHit]:
-    match = match_query(query)
-    if match is None or limit <= 0:
+    check_mode(mode)
+    if limit <= 0:
         return []
-    pool = store.search_turns(
-        match, scopes=scopes, states=states_for(include_forgotten), limit=max(limit, TRACE_POOL)
+    states = states_for(include_forgotten)
+    pool_size = max(limit, TRACE_POOL)
+    dense = mode != "keyword" and embedder is not None
+    match = match_query(query) if not dense or mode == "hybrid" else None
+    pool = store.search_turns(match, scopes=scopes, states=states, limit=pool_size) if match else []
+    if not dense:
+        return rerank_turns(pool, dates(query))[:limit]
+    assert embedder is not None
+    qvec = embedder.embed_query(query)
+    near = store.vectors.similar(
+        qvec, scopes=scopes, level=2, limit=pool_size, states=states, model=tag(embedder)
     )
-    return rerank_turns(pool, dates(query))[:limit]
+    extra: list[TurnHit] = []
+    for match in _identifier_matches(query if mode == "hybrid" else ""):
+        extra += store.search_turns(match, scopes=scopes, states=states, limit=pool_size)
+    return fuse_turns(store, pool, near, query, extra=extra, hybrid=mode == "hybrid")[:limit]
+
+
+def fuse_turns(
+    store: Store,
+    pool: Sequence[TurnHit],
+    near: Sequence[tuple[str, int, float]],
+    query: str,
+    *,
+    extra: Sequence[TurnHit] = (),
+    hybrid: bool = True,
+    lookup: Callable[[list[tuple[str, int]]], Mapping[tuple[str, int], TurnHit]] | None = None,
+) -> list[TurnHit]:
+    """Level-2 candidates of both kinds in one order: fused relevance, then rerank_turns'
+    context, then turns holding the query's identifiers verbatim first. Each hit's score
+    is the negated result, like bm25's (lower is better). `extra` are candidates for an
+    identifier match only (their bm25 belongs to another query); `lookup` finds the turns
+    only the dense side brought (default: the index's turns table)."""
+    hits = {(h.slug, h.seq): h for h in [*extra, *pool]}
+    keyword = {(h.slug, h.seq): -h.score for h in pool}
+    cosine = {(slug, part): cos for slug, part, cos in near}
+    idents = fusion.identifiers(query) if hybrid else []
+    exact = {k: n for k, h in hits.items() if (n := fusion.verbatim(idents, h.text))}
+    kept = _kept(keyword, cosine, exact, hybrid=hybrid)
+    if missing := [k for k in kept if k not in hits]:
+        hits.update((lookup or store.turns_at)(missing))
+    ordered = sorted((k for k in kept if k in hits), key=lambda k: -kept[k])
+    ranked = rerank_turns([replace(hits[k], score=-kept[k]) for k in ordered], dates(query))
+    return sorted(ranked, key=lambda h: -exact.get((h.slug, h.seq), 0))
 
 
 def rerank_turns(pool: Sequence[TurnHit], refs: Sequence[DateRef] = ()) -> list[TurnHit]:
@@ -195,30 +356,39 @@ def search_sensitive(
     limit: int = 10,
     include_forgotten: bool = False,
     unopened: list[str] | None = None,
+    mode: str = "hybrid",
+    embedder: Embedder | None = None,
 ) -> list[Result]:
     """A sensitive scope has no words in the index: under a grant its memories are
     decrypted and searched in a private in-memory SQLite (same tokens, same bm25), which
-    never touches the disk and is gone when the search ends. The slugs of memories that do
-    not decrypt (a damaged or swapped file) go to `unopened`, for the caller to report."""
+    never touches the disk and is gone when the search ends; its vectors are sealed with
+    the scope's key and opened for the query only (Vectors.similar_sealed). The slugs of
+    memories that do not decrypt (a damaged or swapped file) go to `unopened`, for the
+    caller to report."""
     import sqlite3
 
     from memoryd.errors import CorruptFile
     from memoryd.store.index import BM25_WEIGHTS
     from memoryd.textproc import segment
 
-    match = match_query(query)
-    if match is None or limit <= 0:
+    check_mode(mode)
+    dense = mode != "keyword" and embedder is not None
+    match = match_query(query) if not dense or mode == "hybrid" else None
+    if limit <= 0 or (match is None and not dense):
         return []
-    rows = store.list(scopes=[scope_hash], types=types, states=states_for(include_forgotten))
+    states = states_for(include_forgotten)
+    pool_size = max(limit * 3, 30)
+    rows = store.list(scopes=[scope_hash], types=types, states=states)
     db = sqlite3.connect(":memory:")
+    docs: dict[str, tuple[dict[str, Any], str, str, str]] = {}  # slug: row, title, body, all text
+    order: list[str] = []
     try:
         db.execute("PRAGMA temp_store = MEMORY")
         db.execute(
             "CREATE VIRTUAL TABLE m USING fts5(title, body, triggers, tags, traces, "
             "tokenize = 'porter unicode61 remove_diacritics 2')"
         )
-        docs: dict[int, tuple[dict[str, Any], str, str]] = {}
-        for i, row in enumerate(rows):
+        for row in rows:
             try:
                 doc, path = store.read(row["slug"])
             except CorruptFile:
@@ -235,25 +405,58 @@ def search_sensitive(
             )
             db.execute(
                 "INSERT INTO m (rowid, title, body, triggers, tags, traces) VALUES (?, ?, ?, ?, ?, ?)",
-                (i, *(segment(f) for f in fields)),
+                (len(order), *(segment(f) for f in fields)),
             )
-            docs[i] = (row, doc.meta.title, doc.body)
+            order.append(row["slug"])
+            all_text = "\n".join((doc.meta.title, doc.body, traces_text))
+            docs[row["slug"]] = (row, doc.meta.title, doc.body, all_text)
         w = ", ".join(str(x) for x in BM25_WEIGHTS)
-        hits = db.execute(
-            f"SELECT rowid, bm25(m, {w}) FROM m WHERE m MATCH ? ORDER BY 2 LIMIT ?",
-            (match, max(limit * 3, 30)),
-        ).fetchall()
+        hits = (
+            db.execute(
+                f"SELECT rowid, bm25(m, {w}) FROM m WHERE m MATCH ? ORDER BY 2 LIMIT ?", (match, pool_size)
+            ).fetchall()
+            if match
+            else []
+        )
     finally:
         db.close()
-    out = []
-    for rowid, score in hits:
-        row, title, body = docs[rowid]
-        out.append(_result(row, title, score, snippet(body, query)))
-    return sorted(out, key=lambda r: r.score, reverse=True)[:limit]
+    if not dense:
+        out = []
+        for rowid, score in hits:
+            row, title, body, _ = docs[order[rowid]]
+            out.append(_result(row, title, score, snippet(body, query)))
+        return sorted(out, key=lambda r: r.score, reverse=True)[:limit]
+    assert embedder is not None
+    keyword = {order[rowid]: -score for rowid, score in hits}
+    near = store.vectors.similar_sealed(
+        embedder.embed_query(query),
+        scope_hash,
+        store.keys.get(scope_hash),
+        level=1,
+        limit=pool_size,
+        types=types,
+        states=states,
+        model=tag(embedder),
+    )
+    cosine = {slug: cos for slug, _, cos in near if slug in docs}
+    idents = fusion.identifiers(query) if mode == "hybrid" else []
+    exact = {k: n for k, d in docs.items() if idents and (n := fusion.verbatim(idents, d[3]))}
+    kept = _kept(keyword, cosine, exact, hybrid=mode == "hybrid")
+    ranked = fusion.order(kept, factors={k: factor(docs[k][0]) for k in kept}, exact=exact)[:limit]
+    return [
+        _result(docs[k][0], docs[k][1], 0.0, snippet(docs[k][2], query), score=score) for k, score in ranked
+    ]
 
 
 def traces_sensitive(
-    store: Store, query: str, scope_hash: str, *, limit: int = 10, include_forgotten: bool = False
+    store: Store,
+    query: str,
+    scope_hash: str,
+    *,
+    limit: int = 10,
+    include_forgotten: bool = False,
+    mode: str = "hybrid",
+    embedder: Embedder | None = None,
 ) -> list[TurnHit]:
     """Level 2 in a sensitive scope, under a grant: its sessions' turns are decrypted and
     searched in a private in-memory FTS table, like search_sensitive does for memories."""
@@ -262,10 +465,14 @@ def traces_sensitive(
     from memoryd.errors import CorruptFile
     from memoryd.textproc import segment
 
-    match = match_query(query)
-    if match is None or limit <= 0:
+    check_mode(mode)
+    dense = mode != "keyword" and embedder is not None
+    match = match_query(query) if not dense or mode == "hybrid" else None
+    if limit <= 0 or (match is None and not dense):
         return []
-    rows = store.list(scopes=[scope_hash], types=["session"], states=states_for(include_forgotten))
+    states = states_for(include_forgotten)
+    pool_size = max(limit, TRACE_POOL)
+    rows = store.list(scopes=[scope_hash], types=["session"], states=states)
     db = sqlite3.connect(":memory:")
     turns: list[tuple[str, Any]] = []
     try:
@@ -279,14 +486,37 @@ def traces_sensitive(
                     turns.append((row["slug"], turn))
             except CorruptFile:
                 continue
-        hits = db.execute(
-            "SELECT rowid, bm25(t) FROM t WHERE t MATCH ? ORDER BY 2 LIMIT ?", (match, max(limit, TRACE_POOL))
-        ).fetchall()
+        hits = (
+            db.execute(
+                "SELECT rowid, bm25(t) FROM t WHERE t MATCH ? ORDER BY 2 LIMIT ?", (match, pool_size)
+            ).fetchall()
+            if match
+            else []
+        )
     finally:
         db.close()
-    pool = [
-        TurnHit(turns[i][0], t.seq, t.role, t.ts, t.ext_id, t.text, float(score))
-        for i, score in hits
-        for t in [turns[i][1]]
-    ]
-    return rerank_turns(pool, dates(query))[:limit]
+
+    def hit(i: int, score: float) -> TurnHit:
+        slug, t = turns[i]
+        return TurnHit(slug, t.seq, t.role, t.ts, t.ext_id, t.text, float(score))
+
+    pool = [hit(i, score) for i, score in hits]
+    if not dense:
+        return rerank_turns(pool, dates(query))[:limit]
+    assert embedder is not None
+    everything = {(h.slug, h.seq): h for h in (hit(i, 0.0) for i in range(len(turns)))}
+    near = store.vectors.similar_sealed(
+        embedder.embed_query(query),
+        scope_hash,
+        store.keys.get(scope_hash),
+        level=2,
+        limit=pool_size,
+        states=states,
+        model=tag(embedder),
+    )
+    idents = fusion.identifiers(query) if mode == "hybrid" else []
+    extra = [h for h in everything.values() if idents and fusion.verbatim(idents, h.text)]
+    near = [n for n in near if (n[0], n[1]) in everything]
+    return fuse_turns(
+        store, pool, near, query, extra=extra, hybrid=mode == "hybrid", lookup=lambda keys: everything
+    )[:limit]

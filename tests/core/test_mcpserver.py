@@ -160,6 +160,50 @@ def test_traces_finds_a_raw_turn_of_a_captured_session(
     assert user and "always use pnpm, never npm" in user[0]["text"], res
 
 
+# -- 3b. hybrid search by default ---------------------------------------------------------
+def test_mem_search_is_hybrid_a_chinese_question_finds_an_english_memory(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no mode given, mem_search fuses keywords and meaning: a question in Chinese that
+    shares no word with an English memory finds it; mode keyword does not."""
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(project))
+    body = "We deploy the backend to Kubernetes on Google Cloud; staging and production are separate."
+    ask = "我们的后端服务部署在哪里？"
+
+    async def go(c: Client) -> tuple[dict[str, Any], ...]:
+        rec = await ok(c, "mem_record", {"type": "fact", "title": "Deploy target", "body": body})
+        await ok(c, "mem_record", {"type": "fact", "title": "Code style", "body": "Format with ruff."})
+        return (
+            rec,
+            await ok(c, "mem_search", {"query": ask}),
+            await ok(c, "mem_search", {"query": ask, "mode": "keyword"}),
+        )
+
+    rec, hybrid, keyword = session(go)
+    assert [r["slug"] for r in hybrid["results"]][:1] == [rec["slug"]], hybrid
+    assert rec["slug"] not in [r["slug"] for r in keyword["results"]]
+
+
+def test_mem_traces_is_hybrid_a_chinese_question_finds_an_english_turn(
+    cli: Callable[..., Any], project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A captured English session: mem_traces with no mode finds the user's turn from a
+    Chinese question with no word in common; mode keyword finds nothing."""
+    slug = sessions.capture(cli, project, tmp_path, "mcp-hybrid-1", [sessions.REMEMBER, sessions.ROUTINE])
+    monkeypatch.chdir(project)
+    ask = "这个仓库应该用哪个包管理器？"  # which package manager should this repository use?
+
+    async def go(c: Client) -> tuple[dict[str, Any], dict[str, Any]]:
+        return await ok(c, "mem_traces", {"query": ask}), await ok(
+            c, "mem_traces", {"query": ask, "mode": "keyword"}
+        )
+
+    hybrid, keyword = session(go)
+    assert keyword["turns"] == []
+    assert hybrid["turns"], hybrid
+    assert hybrid["turns"][0]["slug"] == slug and "pnpm" in hybrid["turns"][0]["text"], hybrid
+
+
 # -- 4. scopes -------------------------------------------------------------------------
 def test_scope_argument_reaches_another_project_by_path_or_hash(
     project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -395,7 +439,13 @@ BAD_ARGUMENTS: list[tuple[str, dict[str, Any], tuple[str, ...]]] = [
     ),
     ("mem_record", {"type": "fact", "title": "t", "body": "b", "triggers": [1]}, ("triggers",)),
     ("mem_record", {"type": "fact", "title": "t", "body": "   "}, ("body must not be empty",)),
-    ("mem_search", {"query": "x", "lmit": 3}, ("'lmit'", "query, scope, type, limit")),
+    ("mem_search", {"query": "x", "lmit": 3}, ("'lmit'", "query, scope, type, limit, mode")),
+    (
+        "mem_search",
+        {"query": "x", "mode": "fuzzy"},
+        ("mode must be one of hybrid, keyword, dense", '"fuzzy"'),
+    ),
+    ("mem_traces", {"query": "x", "mode": 3}, ("mode must be one of hybrid, keyword, dense",)),
 ]
 
 

@@ -86,6 +86,19 @@ def test_search_finds_one(qtbot: QtBot, window: BrowserWindow, slugs: dict[str, 
     assert search(qtbot, window, "") == 3  # an empty box lists again
 
 
+def test_search_is_hybrid_a_chinese_question_finds_an_english_memory(
+    qtbot: QtBot, window: BrowserWindow, facade: Memoryd
+) -> None:
+    """The browser searches through the facade's default mode, hybrid: a question in Chinese
+    with no word in common finds the English memory it asks about (keyword search cannot)."""
+    body = "We deploy the backend to Kubernetes on Google Cloud; staging and production are separate."
+    facade.record("fact", "Deploy target", body)
+    ask = "我们的后端服务部署在哪里？"  # where do we deploy the backend?
+    assert facade.search(ask, scopes=None, mode="keyword", count_recall=False) == []
+    assert search(qtbot, window, ask) >= 1
+    assert titles(window)[0] == "Deploy target"
+
+
 def test_type_filter(qtbot: QtBot, window: BrowserWindow) -> None:
     with qtbot.waitSignal(window.results_shown, timeout=WAIT_MS) as blocker:
         window.type_combo.setCurrentIndex(window.type_combo.findData("decision"))

@@ -288,6 +288,34 @@ def _one(store: Store, config: Config, path: Path, report: DrainReport) -> None:
     report.captured.append(slug)
 
 
+def embed_new(store: Store, config: Config) -> int:
+    """Vectors for what the drain (or anyone since the last run) wrote: after the capture,
+    never in the hook. One embedder at a time (a second worker finds the lock taken and
+    leaves it to the first); a failure is logged and left for the next run or `reindex`."""
+    from memoryd import embed
+
+    lock = FileLock(str(store.layout.home / "vectors.lock"), mode=FILE_MODE)
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        return 0
+    try:
+        embedder = embed.load(config, log.warning)
+        if embedder is None:
+            return 0
+        started = time.monotonic()
+        n = store.embed_vectors(embedder)
+        if n:
+            took = time.monotonic() - started
+            log.info("embedded %d texts in %.1f s (%.0f texts/s)", n, took, n / max(took, 1e-9))
+        return n
+    except Exception:
+        log.exception("embedding failed; the next worker run or `memoryd reindex` retries")
+        return 0
+    finally:
+        lock.release()
+
+
 def main() -> int:
     from memoryd import config as config_mod
     from memoryd import paths
@@ -299,6 +327,7 @@ def main() -> int:
         store = Store.open(layout)
         config = config_mod.load()
         drain(store, config)
+        embed_new(store, config)
         from memoryd.governance.analyze import after_capture
 
         for a in after_capture(store, config):

@@ -68,6 +68,13 @@ def load(config: Config, warn: Callable[[str], None] | None = None) -> Embedder 
     return embedder
 
 
+def loaded(config: Config) -> Embedder | None:
+    """The configured embedder if this process has loaded it already (a warm MCP server or
+    tray), without loading it: a cold CLI must not spend a second on a model to save one
+    memory."""
+    return _loaded.get(config.search.embedding_model.strip() or DEFAULT_MODEL)
+
+
 def _make(choice: str) -> Embedder:
     if choice == DEFAULT_MODEL:
         from memoryd.embed.use import UseEmbedder

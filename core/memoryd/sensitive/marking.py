@@ -24,7 +24,7 @@ from memoryd import atomic, clock, crypto, frontmatter, inject
 from memoryd.db.engine import write_session
 from memoryd.errors import CorruptFile, KeyUnavailable, UsageError
 from memoryd.scope import MARKER, Scope
-from memoryd.store import Store
+from memoryd.store import Store, raw_connection, vectors
 from memoryd.store import governance as gsql
 from memoryd.store import index as isql
 from memoryd.store.files import ENC, MD
@@ -143,6 +143,7 @@ def mark(
         scope_hash=scope.hash,
         details={"key_source": settings.key_source, "encrypted": report.encrypted, "resumed": resumed},
     )
+    store.vectors.gc()  # the clear vectors of the scope (unless a plain memory has the same text)
     compact(store)
     return report
 
@@ -170,6 +171,8 @@ def _encrypt_files(
 def _encrypt_batch(store: Store, key: bytes, batch: list[Path], report: MarkReport) -> None:
     files = store.files
     done: list[tuple[Path, str, str, Any, Path, bool]] = []
+    turns_of: dict[Path, list[Any]] = {}
+    scope_hash = files.scope_of(batch[0]) if batch else ""
     for path in batch:
         plain = _read_plain(path)
         turns = files.read_turns(path)
@@ -184,6 +187,7 @@ def _encrypt_batch(store: Store, key: bytes, batch: list[Path], report: MarkRepo
         new_path = files.write(plain, sync=False)
         if turns:
             files.write_turns(new_path, turns, sync=False)
+        turns_of[new_path] = turns
         done.append((path, old, new, plain, new_path, path.parent.name == "forgotten"))
     os.sync()  # every sealed file is on disk before any plaintext goes
     with write_session(store.engine) as s:
@@ -194,6 +198,12 @@ def _encrypt_batch(store: Store, key: bytes, batch: list[Path], report: MarkRepo
                     params={"old": old, "new": new},
                 )
                 isql.upsert_memory(s, store._row(plain, new_path), [], {}, None)
+                # Its vectors sealed under keyed fingerprints (no new embedding); the clear
+                # rows go with the clear refs at the end of the mark (`gc`, then VACUUM).
+                con = raw_connection(s)
+                items = vectors.texts_of(plain.meta.title, plain.body, _turn_texts(turns_of[new_path]))
+                vectors.carry(con, items, (scope_hash, None), (scope_hash, key))
+                vectors.write_refs(con, new, items, key)
                 for table, col in (
                     ("promotions", "source_session_slug"),
                     ("recall_stats", "slug"),
@@ -213,6 +223,10 @@ def _encrypt_batch(store: Store, key: bytes, batch: list[Path], report: MarkRepo
             p.unlink(missing_ok=True)
         report.encrypted += 1
         report.renamed += old != new
+
+
+def _turn_texts(turns: list[Any]) -> list[tuple[int, str, str]]:
+    return [(t.seq, t.role, t.text) for t in turns]
 
 
 def _read_plain(path: Path) -> frontmatter.Document:
@@ -259,6 +273,9 @@ def _scrub_index(store: Store, scope_hash: str) -> None:
                 ),
                 params={"h": scope_hash},
             )
+        # Clear refs go now (the scope drops out of `similar` at once); the clear vectors
+        # stay until the files are sealed, which carry them over, then `gc` drops them.
+        vectors.drop_clear_refs(raw_connection(s), slugs)
         for slug in slugs:
             isql.drop_words(s, slug)
             s.exec(text("DELETE FROM triggers WHERE slug = :slug"), params={"slug": slug})
@@ -309,11 +326,13 @@ def unmark(store: Store, scope: Scope, *, actor: str = "cli") -> int:
     key = store.keys.get(scope.hash)
     files = store.files
     count = 0
+    texts: list[list[tuple[int, int, str]]] = []  # each memory's, to open its vectors
     for path in list(files.all_files(scope.hash, archived=True)):
         if not path.name.endswith(ENC):
             continue
         doc = files.read(path)
         turns = files.read_turns(path)
+        texts.append(vectors.texts_of(doc.meta.title, doc.body, _turn_texts(turns)))
         plain = path.with_name(path.name[: -len(ENC)] + MD)
         atomic.write_text(plain, frontmatter.render(doc))
         if turns:
@@ -338,9 +357,12 @@ def unmark(store: Store, scope: Scope, *, actor: str = "cli") -> int:
                     },
                 )
         s.exec(text("DELETE FROM sensitive_scopes WHERE scope_hash = :h"), params={"h": scope.hash})
+        for items in texts:  # plain again: the vectors need no new embedding
+            vectors.carry(raw_connection(s), items, (scope.hash, key), (scope.hash, None))
     state.remove(store.layout, scope.hash)
     store.keys.forget(scope.hash)
     store.reindex_scope(scope.hash)
+    store.vectors.gc()
     for entry in (state.key_entry(scope.hash), state.grant_entry(scope.hash)):
         with contextlib.suppress(KeyUnavailable):
             state.keyring_delete(entry)
@@ -356,6 +378,7 @@ def rotate(store: Store, scope: Scope, *, new_passphrase: str | None, actor: str
         raise UsageError(f"{scope.root} is not a sensitive scope")
     gate.check_or_raise(store, scope.hash, actor=actor, what="rotate-key")
     old = store.keys.get(scope.hash)
+    texts: list[list[tuple[int, int, str]]] = []  # each memory's, to re-seal its vectors
     next_entry = state.key_entry(scope.hash) + ":next"
     if settings.key_source == "random":
         new = state.keyring_get(next_entry) or crypto.new_key()
@@ -381,6 +404,7 @@ def rotate(store: Store, scope: Scope, *, new_passphrase: str | None, actor: str
         files.write(doc)
         if turns:
             files.write_turns(path, turns)
+        texts.append(vectors.texts_of(doc.meta.title, doc.body, _turn_texts(turns)))
         count += 1
     with write_session(store.engine) as s:
         for row in gsql.promotions(s, status=None, scopes=[scope.hash]):
@@ -410,7 +434,11 @@ def rotate(store: Store, scope: Scope, *, new_passphrase: str | None, actor: str
         grants.revoke(store.keys, scope.hash, None)
     store.keys.forget(scope.hash)
     store.keys.remember(scope.hash, new)
+    with store.writing(), write_session(store.engine) as s:  # re-sealed, not embedded anew
+        for items in texts:
+            vectors.carry(raw_connection(s), items, (scope.hash, old), (scope.hash, new))
     store.reindex_scope(scope.hash)  # fingerprints are keyed: recompute them
+    store.vectors.gc()
     store.audit.append("rotate_key", actor=actor, scope_hash=scope.hash, details={"files": count})
     return count
 

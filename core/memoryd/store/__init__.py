@@ -26,9 +26,10 @@ from memoryd.frontmatter import Document
 from memoryd.models import DecayState
 from memoryd.paths import Layout
 from memoryd.sensitive.keys import Keys
-from memoryd.store import governance, index, kg
+from memoryd.store import governance, index, kg, vectors
 from memoryd.store.files import ENC, MemoryFiles, Turn
 from memoryd.store.index import Hit, TurnHit
+from memoryd.store.vectors import Texts, Vectors
 from memoryd.store.writelock import WriteLock, serialised
 
 __all__ = ["Hit", "Store", "Turn", "TurnHit"]
@@ -156,6 +157,12 @@ def rolled_back(doc: Document, row: dict[str, Any] | None, path: Path) -> str | 
     return None
 
 
+def raw_connection(s: Any) -> Any:
+    """The sqlite3 connection under a session, inside its transaction (for
+    memoryd.store.vectors, which speaks sqlite3 directly)."""
+    return s.connection().connection.driver_connection
+
+
 def session_key(source: str, session_id: str) -> str:
     return f"{source}:{session_id}"
 
@@ -169,6 +176,13 @@ class ReindexReport:
     by_type: dict[str, int] = field(default_factory=dict)
     # Sessions whose promotion proposal was lost with the index: due for analysis again.
     requeued: int = 0
+    # Vectors (App.reindex's second phase): the model's tag, texts embedded, texts still
+    # without a vector (sensitive scopes whose key is not at hand), and notes (a model
+    # that could not be loaded).
+    model: str | None = None
+    embedded: int = 0
+    vectors_missing: int = 0
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -187,6 +201,13 @@ class DoctorReport:
     # `git clean -fdx`): captures stay sealed (the hook asks the data dir too), but tools
     # that only look at the tree no longer see it. A warning: `mark-sensitive` puts it back.
     missing_markers: list[str] = field(default_factory=list)
+    # Vectors (a warning, not a problem: keyword search covers what has none): the model
+    # configured, texts without a vector of it, vectors of another model or of no memory,
+    # and memories indexed before vectors existed. `memoryd reindex` fixes all three.
+    vectors_model: str | None = None
+    vectors_missing: int = 0
+    vectors_stale: int = 0
+    vectors_unreferenced: int = 0
 
     @property
     def ok(self) -> bool:
@@ -207,6 +228,7 @@ class Store:
         self.files = MemoryFiles(layout, self.keys)
         self.audit = AuditLog(layout, self)
         self._writes = WriteLock(layout.write_lock)
+        self.vectors = Vectors(layout.index_db, source=self)
         # Scopes written through this Store since the last snapshot refresh.
         self.changed_scopes: set[str] = set()
 
@@ -322,6 +344,7 @@ class Store:
         index.upsert_memory(
             s, row, doc.meta.triggers, self._fts(doc), list(turns) if turns is not None else None
         )
+        self._refs(s, doc, path, turns, bool(row["scope_sensitive"]))
         mentions, relations = ({}, []) if row["scope_sensitive"] else links(doc)
         kg.replace_for_memory(
             s,
@@ -332,6 +355,65 @@ class Store:
             mentions=mentions,
             relations=relations,
         )
+
+    def _refs(self, s: Any, doc: Document, path: Path, turns: Sequence[Turn] | None, sensitive: bool) -> None:
+        """Which texts of this memory get a vector (memoryd.store.vectors); the vectors
+        themselves come later (`embed_vectors`), keyed by these fingerprints."""
+        if turns is None:
+            turns = self.files.read_turns(path)
+        key = self.keys.get(doc.meta.scope_hash) if sensitive else None
+        items = vectors.texts_of(doc.meta.title, doc.body, ((t.seq, t.role, t.text) for t in turns))
+        vectors.write_refs(raw_connection(s), doc.meta.slug, items, key)
+
+    def vector_texts(self, slug: str) -> Texts | None:
+        """A memory's texts as `_refs` cut them, for embedding; None when it cannot be read
+        here (gone, damaged, or a sensitive scope whose key is not at hand)."""
+        try:
+            doc, path = self.read(slug)
+            turns = self.files.read_turns(path)
+            key = self.keys.get(doc.meta.scope_hash) if self.files.sensitive(doc.meta.scope_hash) else None
+        except (NotFound, CorruptFile, KeyUnavailable):
+            return None
+        items = vectors.texts_of(doc.meta.title, doc.body, ((t.seq, t.role, t.text) for t in turns))
+        return Texts(doc.meta.scope_hash, key, items)
+
+    def embed_vectors(
+        self,
+        embedder: Any,
+        *,
+        slugs: Sequence[str] | None = None,
+        progress: Callable[[int, int], None] | None = None,
+        batch: int = 64,
+    ) -> int:
+        """Embed what has no vector yet (of `slugs`, or everywhere), skipping sensitive
+        scopes whose key is not at hand: their texts are embedded where the key is."""
+        if embedder is None:
+            return 0
+        locked = sorted(self._locked_scopes())
+        if slugs is None:
+            self.backfill_refs(locked)
+        return self.vectors.embed_missing(
+            embedder, batch=batch, progress=progress, slugs=slugs, skip_scopes=locked
+        )
+
+    def backfill_refs(self, locked: Sequence[str] = (), *, batch: int = 200) -> int:
+        """Refs for memories indexed before vectors existed (migration 017), so an upgraded
+        store gets vectors from the worker without a reindex. Returns the memories done."""
+        done, after = 0, ""
+        while True:
+            with read_session(self.engine) as s:
+                todo = vectors.unreferenced(raw_connection(s), locked, batch, after)
+            if not todo:
+                return done
+            after = todo[-1]
+            with self.writing(), write_session(self.engine) as s:
+                for slug in todo:
+                    try:
+                        doc, path = self.read(slug)
+                        self._refs(s, doc, path, None, self.files.sensitive(doc.meta.scope_hash))
+                    except (NotFound, CorruptFile, KeyUnavailable):  # doctor's business
+                        continue
+                    done += 1
 
     @staticmethod
     def _fts(doc: Document) -> dict[str, str]:
@@ -579,6 +661,20 @@ class Store:
         if row is None:
             raise NotFound(f"no memory with slug {slug!r}")
         return row
+
+    def rows(self, slugs: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """The index rows of these slugs (missing ones left out)."""
+        with read_session(self.engine) as s:
+            return index.get_many(s, slugs)
+
+    def turns_at(self, keys: Sequence[tuple[str, int]]) -> dict[tuple[str, int], TurnHit]:
+        with read_session(self.engine) as s:
+            return index.turns_at(s, keys)
+
+    def traces_text(self, slug: str) -> str:
+        """A session's indexed turns as one text ("" for other memories)."""
+        with read_session(self.engine) as s:
+            return index.stored_traces(s, slug)
 
     def read(self, slug: str) -> tuple[Document, Path]:
         row = self.row(slug)

@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import bindparam, text
 from sqlmodel import Session
 
+from memoryd.store import vectors
 from memoryd.store.index import MEMORY_COLUMNS, _rows
 
 PROMOTION_COLUMNS = (
@@ -271,6 +272,7 @@ def delete_memory(s: Session, slug: str) -> None:
         params={"slug": slug},
     )
     s.exec(text("DELETE FROM memories WHERE slug = :slug"), params={"slug": slug})
+    vectors.drop_refs(s.connection().connection.driver_connection, [slug])
 
 
 # -- digest -----------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import bindparam, text
 from sqlmodel import Session
 
+from memoryd.store import vectors
 from memoryd.store.files import Turn
 from memoryd.textproc import segment
 
@@ -185,6 +186,7 @@ def clear_derived(s: Session, keep_scopes: Sequence[str] = ()) -> None:
     so are the rows of `keep_scopes` (sensitive scopes whose key is not at hand)."""
     for table in ("memories_fts", "turns_fts", "turns", "fts_docs", "triggers"):
         s.exec(text(f"DELETE FROM {table}"))
+    vectors.clear_refs(s.connection().connection.driver_connection, keep_scopes)
     s.exec(
         text(
             "DELETE FROM memories WHERE slug NOT IN (SELECT source_session_slug FROM promotions) "
@@ -197,6 +199,29 @@ def clear_derived(s: Session, keep_scopes: Sequence[str] = ()) -> None:
 def get(s: Session, slug: str) -> dict[str, Any] | None:
     rows = _rows(s.exec(text(f"SELECT {_COLS} FROM memories WHERE slug = :slug"), params={"slug": slug}))
     return rows[0] if rows else None
+
+
+def get_many(s: Session, slugs: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Rows by slug in one statement (dense search candidates keyword search did not bring)."""
+    if not slugs:
+        return {}
+    sql = text(f"SELECT {_COLS} FROM memories WHERE slug IN :slugs").bindparams(
+        bindparam("slugs", expanding=True)
+    )
+    return {r["slug"]: r for r in _rows(s.exec(sql, params={"slugs": list(slugs)}))}
+
+
+def turns_at(s: Session, keys: Sequence[tuple[str, int]]) -> dict[tuple[str, int], TurnHit]:
+    """Turns by (slug, seq), score 0: dense level-2 candidates keyword search did not bring."""
+    out: dict[tuple[str, int], TurnHit] = {}
+    for slug in dict.fromkeys(k[0] for k in keys):
+        seqs = [k[1] for k in keys if k[0] == slug]
+        sql = text(
+            "SELECT slug, seq, role, ts, ext_id, text FROM turns WHERE slug = :slug AND seq IN :seqs"
+        ).bindparams(bindparam("seqs", expanding=True))
+        for r in s.exec(sql, params={"slug": slug, "seqs": seqs}):
+            out[(r[0], int(r[1]))] = TurnHit(*r[:6], 0.0)
+    return out
 
 
 def same_fingerprint(s: Session, scope_hash: str, memory_type: str, fingerprint: str) -> list[str]:

@@ -36,15 +36,27 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
 def run_reindex(args: argparse.Namespace) -> int:
     from memoryd.app import Memoryd
+    from memoryd.importers.common import stderr_progress
 
-    rep = Memoryd().reindex()
+    quiet = args.json
+    rep = Memoryd().reindex(
+        progress=None if quiet else stderr_progress("indexing"),
+        embed_progress=None if quiet else stderr_progress("embedding"),
+    )
     if args.json:
         output.emit_json(rep.__dict__)
         return 0
     kinds = ", ".join(f"{k} {v}" for k, v in sorted(rep.by_type.items())) or "none"
     output.line(f"indexed {rep.indexed} of {rep.files} files ({kinds}); {rep.turns} turns")
+    if rep.model:
+        line = f"vectors ({rep.model}): {rep.embedded} texts embedded"
+        if rep.vectors_missing:
+            line += f", {rep.vectors_missing} left (sensitive scopes whose key is not at hand)"
+        output.line(line)
     for s in rep.skipped:
         output.warn(f"skipped {s}")
+    for note in rep.notes:
+        output.warn(note)
     return 0
 
 
@@ -81,6 +93,18 @@ def run_doctor(args: argparse.Namespace) -> int:
             output.line(
                 f"sensitive scope {item}: its .memoryd-sensitive marker is missing (captures stay "
                 "sealed; `memoryd mark-sensitive` on that directory puts the marker back)"
+            )
+        if rep.vectors_model and (rep.vectors_missing or rep.vectors_stale or rep.vectors_unreferenced):
+            parts = []
+            if rep.vectors_missing:
+                parts.append(f"{rep.vectors_missing} texts without a vector")
+            if rep.vectors_unreferenced:
+                parts.append(f"{rep.vectors_unreferenced} memories never embedded")
+            if rep.vectors_stale:
+                parts.append(f"{rep.vectors_stale} stale vectors (another model, or deleted memories)")
+            output.line(
+                f"vectors ({rep.vectors_model}): {'; '.join(parts)}; `memoryd reindex` embeds what is "
+                "missing (keyword search finds these memories meanwhile)"
             )
         for h in rep.locked_scopes:
             if h not in rep.missing_keys:

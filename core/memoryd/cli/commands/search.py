@@ -8,6 +8,7 @@ from typing import Any
 
 from memoryd.cli import output
 from memoryd.cli.commands.memories import ALL_TYPES, _scope_args
+from memoryd.config import SEARCH_MODES
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -23,6 +24,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     s.add_argument("--type", choices=ALL_TYPES)
     s.add_argument("--limit", type=int)
     s.add_argument("--include-forgotten", action="store_true", help="also soft-forgotten and forgotten")
+    _mode_arg(s)
     s.set_defaults(handler=run_search)
 
     t = sub.add_parser(
@@ -36,7 +38,17 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     _scope_args(t)
     t.add_argument("--limit", type=int, default=10)
     t.add_argument("--include-forgotten", action="store_true")
+    _mode_arg(t)
     t.set_defaults(handler=run_traces)
+
+
+def _mode_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--mode",
+        choices=SEARCH_MODES,
+        help="hybrid: keywords and meaning (finds across languages); keyword: exact words only; "
+        "dense: meaning only (default: [search] mode in config.toml, else hybrid)",
+    )
 
 
 def run_search(args: argparse.Namespace) -> int:
@@ -52,6 +64,7 @@ def run_search(args: argparse.Namespace) -> int:
         memory_type=args.type,
         limit=args.limit,
         include_forgotten=args.include_forgotten,
+        mode=args.mode,
     )
     _withheld(app)
     if args.json:
@@ -77,6 +90,7 @@ def run_traces(args: argparse.Namespace) -> int:
         scopes=app.scope_filter(args.scope, args.all_scopes),
         limit=args.limit,
         include_forgotten=args.include_forgotten,
+        mode=args.mode,
     )
     _withheld(app, traces=True)
     if args.json:

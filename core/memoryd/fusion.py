@@ -1,0 +1,104 @@
+"""Hybrid ranking: keyword (bm25) relevance and dense cosines fused into one order.
+
+Measured on LongMemEval_S (issue 20): a weighted sum of per-query min-max normalised scores,
+0.3 x keyword + 0.7 x dense, beat either alone and beat reciprocal rank fusion; a candidate
+keyword search did not match gets keyword part 0. Min-max makes the two scales comparable
+within one query only, which is all a ranking needs.
+
+A sentence encoder blurs identifiers (ERR_PNPM_PEER_DEP, vite.config.ts, JIRA-1234, 1.4.2)
+into their neighbours, yet a user who types one wants the memory that has it: a memory
+holding an identifier of the query verbatim ranks above every memory that does not.
+
+Pure functions over plain mappings, so the product and bench/ share them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Hashable, Iterable, Mapping
+from typing import TypeVar
+
+K = TypeVar("K", bound=Hashable)
+
+KEYWORD_WEIGHT = 0.3
+DENSE_WEIGHT = 0.7
+# Added per identifier held verbatim: above the best fused score times the best rank factor.
+EXACT_STEP = 2.0
+
+# Tokens a plain word never looks like (ASCII rules, so a Han character next to one is a
+# boundary): a ticket (#1234, JIRA-1234), a version (1.4.2, v18.2), a file name with an
+# extension (vite.config.ts, src/app.py), snake_case or an error code (ERR_PNPM_PEER_DEP),
+# letters with digits (E0382, TS2345) and camelCase (useEffect).
+_IDENTIFIER = re.compile(
+    r"""
+    (?<![\w#])\#\d+\b
+  | \b[A-Z][A-Z0-9]+-\d+\b
+  | (?<![\w.])v?\d+(?:\.\d+)+(?:-[0-9A-Za-z.]+)?(?![\w.])
+  | (?<![\w.])(?:[\w-]+/)*[\w-]{2,}(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,7}\b
+  | \b[A-Za-z0-9]*[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b
+  | \b_[A-Za-z0-9_]+\b
+  | \b[A-Za-z]+\d[A-Za-z0-9]*\b
+  | \b[a-z]+[A-Z][A-Za-z0-9]*\b
+    """,
+    re.VERBOSE | re.ASCII,
+)
+
+
+def minmax(scores: Mapping[K, float]) -> dict[K, float]:
+    """Scores mapped onto [0, 1] within this query; all equal (one candidate, say) map to 1."""
+    if not scores:
+        return {}
+    lo, hi = min(scores.values()), max(scores.values())
+    if hi - lo <= 1e-12:
+        return dict.fromkeys(scores, 1.0)
+    return {k: (v - lo) / (hi - lo) for k, v in scores.items()}
+
+
+def fuse(
+    keyword: Mapping[K, float],
+    dense: Mapping[K, float],
+    *,
+    keyword_weight: float = KEYWORD_WEIGHT,
+    dense_weight: float = DENSE_WEIGHT,
+) -> dict[K, float]:
+    """One score per candidate of either list, higher is better. `keyword` holds
+    relevance (higher is better: negate bm25), `dense` cosines; a candidate missing from
+    one list gets 0 for that part."""
+    kw, dn = minmax(keyword), minmax(dense)
+    keys = dict.fromkeys([*keyword, *dense])
+    return {k: keyword_weight * kw.get(k, 0.0) + dense_weight * dn.get(k, 0.0) for k in keys}
+
+
+def identifiers(query: str) -> list[str]:
+    """The identifier-like tokens of a query, in order, without repeats."""
+    found = (m.group().rstrip(".") for m in _IDENTIFIER.finditer(query))
+    return list(dict.fromkeys(t for t in found if len(t) >= 2))
+
+
+def _pattern(ident: str) -> re.Pattern[str]:
+    # Whole token only: ERR_X must not match ERR_X_Y, #12 not #123, 1.2 not 1.2.3.
+    return re.compile(rf"(?<![\w#]){re.escape(ident)}(?![\w]|[.-]\w)", re.ASCII | re.IGNORECASE)
+
+
+def verbatim(idents: Iterable[str], text: str) -> int:
+    """How many of the identifiers occur in `text` as whole tokens (case aside)."""
+    return sum(1 for ident in idents if _pattern(ident).search(text))
+
+
+def order(
+    scores: Mapping[K, float],
+    *,
+    factors: Mapping[K, float] | None = None,
+    exact: Mapping[K, int] | None = None,
+) -> list[tuple[K, float]]:
+    """Candidates best first with their final score: `scores` (at most 1, as `fuse` gives)
+    times the candidate's rank factor (memoryd.search.factor: long-term above session, decay
+    state, superseded), plus EXACT_STEP per identifier of the query it holds verbatim. The
+    step is above any fused score, so whoever merges results by score (the facade, with
+    sensitive scopes' results) keeps exact matches first. Ties keep the given order."""
+    factors = factors or {}
+    exact = exact or {}
+    final = {k: s * factors.get(k, 1.0) + EXACT_STEP * exact.get(k, 0) for k, s in scores.items()}
+    pos = {k: i for i, k in enumerate(scores)}
+    ranked = sorted(final, key=lambda k: (-final[k], pos[k]))
+    return [(k, final[k]) for k in ranked]

@@ -1,0 +1,43 @@
+"""Small deterministic embedders for the vector tests, plugged in as `module:factory`
+through `[search] embedding_model` (the way a user plugs in another model). Each counts
+the texts it embedded, so a test can tell what was embedded again and what was not."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+
+import numpy as np
+
+DIM = 16
+embedded: list[str] = []  # every text any of these embedded, in order
+
+
+class Hashed:
+    """A vector from the text's hash: equal texts equal vectors, different ones unrelated."""
+
+    name = "hashed-test"
+    dim = DIM
+
+    def __init__(self, version: str) -> None:
+        self.version = version
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        embedded.extend(texts)
+        out = np.zeros((len(texts), DIM), dtype=np.float32)
+        for i, t in enumerate(texts):
+            seed = int.from_bytes(hashlib.sha256(f"{self.version}\0{t}".encode()).digest()[:8], "little")
+            v = np.random.default_rng(seed).standard_normal(DIM).astype(np.float32)
+            out[i] = v / np.linalg.norm(v)
+        return out
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed_documents([text])[0]
+
+
+def v1() -> Hashed:
+    return Hashed("1")
+
+
+def v2() -> Hashed:
+    return Hashed("2")

@@ -1,0 +1,192 @@
+"""Vectors as derived data (memoryd.store.vectors): one row per distinct text per model,
+refs rewritten when a memory is indexed, unchanged text never embedded twice, a model
+change re-embedding only what the new model lacks, and `similar` over the stored rows.
+Real SQLite files; the real model where what it says matters, a counting test embedder
+(tests/core/store/embedders.py, plugged in as `module:factory`) where counts matter."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from memoryd import embed
+from memoryd.app import Memoryd
+from memoryd.store import vectors
+
+from . import embedders
+
+V1 = "tests.core.store.embedders:v1"
+V2 = "tests.core.store.embedders:v2"
+LONG = " ".join(f"Step {i}: the deploy script copies build {i} to the staging host." for i in range(20))
+
+
+def configure(tmp_path: Path, model: str) -> None:
+    (tmp_path / "config.toml").write_text(f'[search]\nembedding_model = "{model}"\n')
+
+
+def record(cli, project: Path, body: str = "pnpm only") -> object:
+    return cli("record", "--type", "fact", "--title", "T", "--body", body, "--scope", str(project))
+
+
+def texts_in(db: Path) -> set[str]:
+    con = sqlite3.connect(db)
+    try:
+        return {r[0] for r in con.execute("SELECT DISTINCT fingerprint FROM vector_refs")}
+    finally:
+        con.close()
+
+
+def test_unchanged_text_is_never_embedded_twice_and_a_model_change_re_embeds(
+    isolated_home: Path, tmp_path: Path, project: Path
+) -> None:
+    configure(tmp_path, V1)
+    app = Memoryd()
+    short = app.record("fact", "Package manager", "This repository uses pnpm.", scope_path=project)[0]
+    app.record("playbook", "Deploy steps", LONG, scope_path=project)
+    distinct = texts_in(app.layout.index_db)
+    assert len(distinct) > 3  # the long body has several windows
+
+    embedders.embedded.clear()
+    rep = app.reindex()
+    assert rep.model == "hashed-test@1"
+    assert rep.embedded == len(distinct) == len(embedders.embedded) == len(set(embedders.embedded))
+    assert app.store.vectors.missing("hashed-test@1") == 0
+
+    embedders.embedded.clear()
+    assert app.reindex().embedded == 0 and embedders.embedded == []  # nothing changed, nothing embedded
+
+    # An edit embeds the edited memory's new text only, inline: the model is warm here.
+    app.update(short.meta.slug, body="This repository uses pnpm 9, never npm.")
+    assert embedders.embedded == ["Package manager. This repository uses pnpm 9, never npm."]
+
+    # Another model: everything is embedded again under its tag, and the old rows go.
+    configure(tmp_path, V2)
+    app = Memoryd()
+    report = app.doctor()
+    assert report.vectors_model == "hashed-test@2"
+    assert report.vectors_missing == len(texts_in(app.layout.index_db))
+    assert report.vectors_stale > 0
+    embedders.embedded.clear()
+    rep = app.reindex()
+    assert rep.embedded == len(texts_in(app.layout.index_db)) == len(embedders.embedded)
+    counts = app.store.vectors.counts()
+    assert counts["vectors"] == rep.embedded and app.store.vectors.stale("hashed-test@2") == 0
+    assert counts["bytes"] == rep.embedded * embedders.DIM * 2  # float16
+
+
+def test_the_same_text_in_two_memories_is_one_vector(isolated_home: Path, tmp_path: Path, project: Path):
+    configure(tmp_path, V1)
+    app = Memoryd()
+    app.record("playbook", "Deploy steps", LONG, scope_path=project)
+    app.record("playbook", "Deploy steps, again", LONG, scope_path=project)
+    embedders.embedded.clear()
+    app.reindex()
+    # Both share every body window; only their first window (title + start) differs.
+    assert len(embedders.embedded) == len(texts_in(app.layout.index_db))
+    con = sqlite3.connect(app.layout.index_db)
+    refs = con.execute("SELECT count(*) FROM vector_refs").fetchone()[0]
+    con.close()
+    assert refs == 2 * len(vectors.texts_of("Deploy steps", LONG, ()))
+    assert refs - len(embedders.embedded) == len(vectors.texts_of("Deploy steps", LONG, ())) - 1
+
+
+def test_forgotten_memories_lose_their_refs_and_gc_drops_their_vectors(
+    isolated_home: Path, tmp_path: Path, project: Path
+):
+    configure(tmp_path, V1)
+    app = Memoryd()
+    doc = app.record("fact", "Database", "Production runs PostgreSQL 16.", scope_path=project)[0]
+    app.reindex()
+    assert app.store.vectors.counts()["vectors"] == 1
+    app.forget(doc.meta.slug)
+    assert app.store.vectors.counts()["refs"] == 0
+    assert app.store.vectors.stale("hashed-test@1") == 1
+    assert app.store.vectors.gc() == 1 and app.store.vectors.counts()["vectors"] == 0
+
+
+def test_similar_ranks_best_first_filters_and_sees_new_vectors(
+    isolated_home: Path, tmp_path: Path, project: Path
+) -> None:
+    """The real model: a Chinese question finds the English memory it asks about; level 1
+    gives each memory once (its best window), level 2 gives turns."""
+    app = Memoryd()
+    pm = app.record("fact", "Package manager", "We use pnpm, never npm or yarn.", scope_path=project)[0]
+    db = app.record("fact", "Database", "Production runs PostgreSQL 16 on one host.", scope_path=project)[0]
+    deploy = app.record("decision", "Deploy steps", LONG, scope_path=project)[0]
+    app.reindex()
+    e = embed.load(app.config)
+    assert e is not None
+    h = app.scope(project).hash
+    v = app.store.vectors
+    question = e.embed_query("这个项目用什么包管理器？")
+    got = v.similar(question, scopes=[h], level=1, limit=3, model=embed.tag(e))
+    assert got[0][0] == pm.meta.slug
+    assert len({g[0] for g in got}) == len(got) == 3
+    assert got == sorted(got, key=lambda g: -g[2])
+    q = e.embed_query("which database runs in production")
+    assert v.similar(q, scopes=[h], level=1, limit=1)[0][0] == db.meta.slug  # default model: the only one
+    assert v.similar(q, scopes=["elsewhere"], level=1, limit=3) == []
+    decisions = v.similar(q, scopes=None, level=1, limit=5, types=["decision"])
+    assert {g[0] for g in decisions} == {deploy.meta.slug}
+    assert v.similar(q, scopes=[h], level=1, limit=5, states=["dormant"]) == []
+    step = v.similar(e.embed_query("build 17 to staging"), scopes=[h], level=1, limit=1)[0]
+    assert step[0] == deploy.meta.slug and step[1] > 0  # a window past the first
+
+    # A new memory is found once embedded (the cache notices), an edit replaces its vector.
+    new = app.record("fact", "Editor", "Everyone here writes code in Helix.", scope_path=project)[0]
+    assert app.store.vectors.missing(embed.tag(e)) == 0  # embedded inline: the model is warm
+    q = e.embed_query("what text editor do we use")
+    assert v.similar(q, scopes=[h], level=1, limit=1)[0][0] == new.meta.slug
+    app.update(new.meta.slug, body="Everyone here writes code in Helix; the CI runs on Fridays.")
+    assert app.store.vectors.missing(embed.tag(e)) == 0
+    assert app.store.vectors.gc() == 1  # the old body's window
+
+
+def test_turns_are_level_two(cli, isolated_home: Path, tmp_path: Path, project: Path) -> None:
+    from ..governance.sessions import capture
+
+    configure(tmp_path, V1)
+    slug = capture(
+        cli,
+        project,
+        tmp_path,
+        "vec-turns-1",
+        [("Which port does the API listen on?", "It listens on 8443."), ("And the admin UI?", "Port 9000.")],
+    )
+    assert slug
+    app = Memoryd()
+    app.reindex()
+    turns = app.store.files.read_turns(app.store.read(slug)[1])
+    e = embed.load(app.config)
+    assert e is not None
+    got = app.store.vectors.similar(
+        e.embed_query("And the admin UI?"), scopes=[app.scope(project).hash], level=2, limit=10
+    )
+    assert {(s, p) for s, p, _ in got} == {(slug, t.seq) for t in turns}
+    assert got[0][1] == next(t.seq for t in turns if t.text == "And the admin UI?")
+    assert got[0][2] == pytest.approx(1.0, abs=1e-2)  # the same text: float16 keeps the cosine near 1
+
+
+def test_embedding_model_none_embeds_nothing_and_fails_nothing(
+    cli, isolated_home: Path, tmp_path: Path, project: Path
+) -> None:
+    configure(tmp_path, "none")
+    assert record(cli, project).returncode == 0
+    out = cli("reindex", "--json")
+    assert out.returncode == 0, out.stderr
+    assert '"model": null' in out.stdout and '"embedded": 0' in out.stdout
+    doctor = cli("doctor")
+    assert doctor.returncode == 0 and "vectors" not in doctor.stdout, doctor.stdout
+    assert Memoryd().store.vectors.counts()["vectors"] == 0
+
+
+def test_an_unloadable_model_is_one_note_not_an_error(
+    cli, isolated_home: Path, tmp_path: Path, project: Path
+) -> None:
+    configure(tmp_path, "no_such_module_here:factory")
+    assert record(cli, project).returncode == 0
+    out = cli("reindex")
+    assert out.returncode == 0, out.stderr
+    assert out.stderr.count("unavailable") == 1 and "Traceback" not in out.stderr, out.stderr

@@ -1,0 +1,66 @@
+"""memoryd.fusion: the pure part of hybrid ranking (the product's path is tested through the
+CLI in tests/core/test_hybrid_search.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memoryd import fusion
+
+
+def test_minmax_maps_each_query_onto_zero_to_one() -> None:
+    assert fusion.minmax({"a": 12.0, "b": 7.0, "c": 2.0}) == {"a": 1.0, "b": 0.5, "c": 0.0}
+    assert fusion.minmax({"only": 3.2}) == {"only": 1.0}
+    assert fusion.minmax({}) == {}
+
+
+def test_fuse_weights_dense_over_keyword_and_gives_unmatched_keyword_zero() -> None:
+    keyword = {"kw-top": 9.0, "both": 5.0, "kw-low": 1.0}
+    dense = {"both": 0.6, "dense-only": 0.5, "kw-top": 0.1}
+    fused = fusion.fuse(keyword, dense)
+    assert fused["kw-top"] == pytest.approx(0.3 * 1.0 + 0.7 * 0.0)
+    assert fused["both"] == pytest.approx(0.3 * 0.5 + 0.7 * 1.0)
+    assert fused["dense-only"] == pytest.approx(0.7 * 0.8)  # keyword part 0: not matched
+    assert fused["kw-low"] == pytest.approx(0.0)  # lowest keyword, no vector in the pool
+    assert max(fused, key=fused.__getitem__) == "both"
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("why does pnpm fail with ERR_PNPM_PEER_DEP again?", ["ERR_PNPM_PEER_DEP"]),
+        ("what did we do about JIRA-1234 and #1234", ["JIRA-1234", "#1234"]),
+        ("upgrade to v18.2 or 1.4.2-rc1", ["v18.2", "1.4.2-rc1"]),
+        ("edit vite.config.ts and src/app.py", ["vite.config.ts", "src/app.py"]),
+        ("rustc E0382 and TS2345 in useEffect", ["E0382", "TS2345", "useEffect"]),
+        ("为什么又出现ERR_PNPM_PEER_DEP", ["ERR_PNPM_PEER_DEP"]),
+        ("what did we decide about the database, e.g. postgres?", []),
+        ("数据库用的是哪个", []),
+    ],
+)
+def test_identifiers_are_the_tokens_no_plain_word_looks_like(query: str, expected: list[str]) -> None:
+    assert fusion.identifiers(query) == expected
+
+
+def test_verbatim_counts_whole_tokens_only() -> None:
+    assert fusion.verbatim(["ERR_PNPM_PEER_DEP"], "pnpm said ERR_PNPM_PEER_DEP.") == 1
+    assert fusion.verbatim(["ERR_PNPM_PEER_DEP"], "pnpm said err_pnpm_peer_dep") == 1  # case aside
+    assert fusion.verbatim(["ERR_PNPM_PEER_DEP"], "ERR_PNPM_PEER_DEPS is another code") == 0
+    assert fusion.verbatim(["#12"], "see #123") == 0
+    assert fusion.verbatim(["1.2"], "released 1.2.3") == 0
+    assert fusion.verbatim(["app.py", "#12"], "src/app.py, see #12") == 2
+    assert fusion.verbatim(["JIRA-1234"], "工单JIRA-1234已关闭") == 1
+
+
+def test_order_puts_exact_matches_first_then_score_times_factor() -> None:
+    scores = {"close": 0.9, "exact": 0.2, "session": 0.8, "long-term": 0.7}
+    factors = {"session": 1.0, "long-term": 1.25, "close": 1.25}
+    ranked = fusion.order(scores, factors=factors, exact={"exact": 1})
+    assert [k for k, _ in ranked] == ["exact", "close", "long-term", "session"]
+    assert dict(ranked)["long-term"] == pytest.approx(0.875)
+    # the exact match's score says so, for callers that merge result lists by score
+    assert dict(ranked)["exact"] > max(s for k, s in ranked if k != "exact")
+    two = fusion.order({"one": 1.0, "two": 0.0}, factors={"one": 1.25}, exact={"one": 1, "two": 2})
+    assert [k for k, _ in two] == ["two", "one"]
+    # without identifiers, ties keep the order given
+    assert [k for k, _ in fusion.order({"a": 0.5, "b": 0.5})] == ["a", "b"]

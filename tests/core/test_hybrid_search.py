@@ -1,0 +1,160 @@
+"""Hybrid search through the real CLI, with the real default model (USE multilingual v3):
+a question in one language finds a memory written in the other, an identifier still ranks
+its exact match first, `--mode` chooses, and an unavailable model falls back to keywords
+with one warning instead of an error."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+Cli = Callable[..., Any]
+
+# Memories written in one language, each with a question in the other that shares no word
+# with it (so keyword search cannot find it), and a neighbour on another subject.
+ENGLISH = (
+    "Deploy target",
+    "We deploy the backend to Kubernetes on Google Cloud; staging and production are separate clusters.",
+)
+CHINESE = ("数据库选择", "我们决定使用 PostgreSQL 作为主数据库，因为它支持 JSONB 和全文检索。")
+NEIGHBOURS = (
+    ("Code style", "Python code is formatted with ruff; lines stay under 110 characters."),
+    ("Release notes", "Every release gets a changelog entry written by hand, not generated."),
+)
+ASK_ENGLISH_IN_CHINESE = "我们的后端服务部署在哪里？"  # where do we deploy the backend?
+ASK_CHINESE_IN_ENGLISH = "Which database did we choose and why?"
+
+
+def record(cli: Cli, project: Path, title: str, body: str, kind: str = "fact") -> str:
+    out = cli("record", "--type", kind, "--title", title, "--body", body, "--json", cwd=project)
+    assert out.returncode == 0, out.stderr
+    return str(json.loads(out.stdout)["slug"])
+
+
+def search(cli: Cli, project: Path, query: str, *flags: str) -> tuple[list[str], str]:
+    out = cli("search", query, "--json", *flags, cwd=project)
+    assert out.returncode == 0, out.stderr
+    return [r["slug"] for r in json.loads(out.stdout)], out.stderr
+
+
+@pytest.fixture
+def bilingual(cli: Cli, project: Path, isolated_home: Path) -> dict[str, str]:
+    slugs = {"english": record(cli, project, *ENGLISH), "chinese": record(cli, project, *CHINESE)}
+    for i, (title, body) in enumerate(NEIGHBOURS):
+        slugs[f"other{i}"] = record(cli, project, title, body)
+    return slugs
+
+
+def test_a_question_in_one_language_finds_a_memory_in_the_other(
+    cli: Cli, project: Path, bilingual: dict[str, str]
+) -> None:
+    found, err = search(cli, project, ASK_ENGLISH_IN_CHINESE)
+    assert found[:1] == [bilingual["english"]], found
+    assert err == ""
+    found, _ = search(cli, project, ASK_CHINESE_IN_ENGLISH)
+    assert found[:1] == [bilingual["chinese"]], found
+
+
+def test_keyword_mode_does_not_cross_languages_and_hybrid_does(
+    cli: Cli, project: Path, tmp_path: Path, bilingual: dict[str, str]
+) -> None:
+    keyword, _ = search(cli, project, ASK_ENGLISH_IN_CHINESE, "--mode", "keyword")
+    assert bilingual["english"] not in keyword
+    hybrid, _ = search(cli, project, ASK_ENGLISH_IN_CHINESE, "--mode", "hybrid")
+    assert hybrid[:1] == [bilingual["english"]]
+    dense, _ = search(cli, project, ASK_ENGLISH_IN_CHINESE, "--mode", "dense")
+    assert dense[:1] == [bilingual["english"]]
+    # the configured mode is the default; --mode still overrides it
+    (tmp_path / "config.toml").write_text('[search]\nmode = "keyword"\n', encoding="utf-8")
+    configured, _ = search(cli, project, ASK_ENGLISH_IN_CHINESE)
+    assert bilingual["english"] not in configured
+    again, _ = search(cli, project, ASK_ENGLISH_IN_CHINESE, "--mode", "hybrid")
+    assert again[:1] == [bilingual["english"]]
+
+
+def test_an_identifier_ranks_its_exact_match_first(cli: Cli, project: Path, isolated_home: Path) -> None:
+    """The memories about peer dependency conflicts are closer in meaning to the question;
+    the one that holds the error code verbatim still comes first."""
+    close = [
+        record(
+            cli,
+            project,
+            "Peer dependency conflicts",
+            "When installing packages fails because of a peer dependency conflict, align the "
+            "versions of the conflicting packages instead of forcing the install.",
+        ),
+        record(
+            cli,
+            project,
+            "Package install errors",
+            "Dependency resolution errors during package installation usually mean two "
+            "packages want different versions of the same peer.",
+        ),
+    ]
+    exact = record(
+        cli,
+        project,
+        "CI log from March",
+        "The nightly job stopped with ERR_PNPM_PEER_DEP; we pinned the runner image.",
+    )
+    query = "ERR_PNPM_PEER_DEP peer dependency conflict when installing packages"
+    dense, _ = search(cli, project, query, "--mode", "dense")
+    assert dense[0] in close  # the premise: by meaning alone another memory wins
+    found, _ = search(cli, project, query)
+    assert found[0] == exact, found
+    assert set(close) <= set(found)
+    # a ticket number and a file name work the same way
+    ticket = record(cli, project, "Flaky upload", "Tracked as JIRA-4821; retry uploads in vite.config.ts.")
+    assert search(cli, project, "what was JIRA-4821 about")[0][0] == ticket
+    assert search(cli, project, "who changed vite.config.ts")[0][0] == ticket
+
+
+def test_an_unavailable_model_falls_back_to_keywords_with_one_warning(
+    cli: Cli, project: Path, tmp_path: Path, isolated_home: Path
+) -> None:
+    plugin = tmp_path / "plugins"
+    plugin.mkdir()
+    (plugin / "broken_model.py").write_text(
+        "def make():\n    raise RuntimeError('weights missing')\n", encoding="utf-8"
+    )
+    (tmp_path / "config.toml").write_text(
+        '[search]\nembedding_model = "broken_model:make"\n', encoding="utf-8"
+    )
+    env = {"PYTHONPATH": os.pathsep.join([str(plugin), os.environ.get("PYTHONPATH", "")])}
+    slug = record(cli, project, *ENGLISH)
+    out = cli("search", "Kubernetes clusters", "--json", cwd=project, env=env)
+    assert out.returncode == 0, out.stderr
+    assert [r["slug"] for r in json.loads(out.stdout)] == [slug]
+    lines = out.stderr.splitlines()
+    assert len(lines) == 1 and "broken_model:make" in lines[0] and "keyword" in lines[0], lines
+    assert "Traceback" not in out.stderr
+    out = cli("traces", "Kubernetes clusters", "--json", cwd=project, env=env)
+    assert out.returncode == 0 and len(out.stderr.splitlines()) == 1, out.stderr
+    # --mode keyword never loads the model, so it has nothing to warn about
+    out = cli("search", "Kubernetes clusters", "--mode", "keyword", cwd=project, env=env)
+    assert out.returncode == 0 and out.stderr == "", out.stderr
+
+
+@pytest.mark.parametrize("command", ["search", "traces"])
+def test_a_bad_mode_is_a_one_line_usage_error(
+    cli: Cli, project: Path, isolated_home: Path, command: str
+) -> None:
+    out = cli(command, "anything", "--mode", "fuzzy", cwd=project)
+    assert out.returncode == 2
+    assert len(out.stderr.splitlines()) == 1 and "--mode" in out.stderr and "hybrid" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_a_bad_configured_mode_is_a_one_line_error(
+    cli: Cli, project: Path, tmp_path: Path, isolated_home: Path
+) -> None:
+    (tmp_path / "config.toml").write_text('[search]\nmode = "semantic"\n', encoding="utf-8")
+    out = cli("search", "anything", cwd=project)
+    assert out.returncode != 0
+    assert len(out.stderr.splitlines()) == 1, out.stderr
+    assert "[search] mode" in out.stderr and "'semantic'" in out.stderr
