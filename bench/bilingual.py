@@ -4,7 +4,7 @@ Why: half of what our users write is Chinese, and keyword search cannot match a 
 question to an English memory. The set (tests/data/bilingual/set.jsonl, 64 memories
 written by hand, half English, half Chinese, with near-neighbour distractors) is recorded
 through the product path, `Memoryd.record`, into one project of a throwaway home; the
-vectors are made as the worker makes them (`store.vectors.embed_missing`). Every question
+vectors are made as the worker makes them (`Store.embed_vectors`). Every question
 is then asked through `Memoryd.search` in that project, in each mode, against all 64
 memories; only the questions of the split are counted.
 
@@ -112,7 +112,7 @@ def record(app: Any, project: Path, items: list[Row]) -> tuple[dict[str, str], d
     vectors = app.store.vectors
     left = vectors.missing(embed.tag(embedder))
     t1 = time.perf_counter()
-    done = vectors.embed_missing(embedder) if left else 0
+    done = app.store.embed_vectors(embedder) if left else 0
     return slugs, {
         "model": embed.tag(embedder),
         "record_s": round(recorded, 2),

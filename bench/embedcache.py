@@ -5,7 +5,7 @@ holds a few hundred thousand texts (memory windows and session turns): hours of 
 build. The cache holds the model's own output, keyed by model tag and the text's SHA-256,
 under /tmp (never in the repository). `CachedEmbedder` wraps the real model with the same
 name, version and tag, answers from the cache and embeds what it lacks for real, so the
-vectors a home gets through the product's own path (`store.vectors.embed_missing`) are
+vectors a home gets through the product's own path (`Store.embed_vectors`) are
 exactly the model's. Throughput figures are never taken through it.
 
     python bench/embedcache.py --size 100000 --scopes 1   # fill the cache for that corpus

@@ -16,10 +16,10 @@ and the median wall time of a cold `memoryd search ... --json` process.
 Hybrid search (issue 20), at the largest size with every memory in ONE scope (the worst
 case for both halves: keyword search scores every matching memory, dense search every
 vector): warm p50/p95 of `Memoryd.search` in keyword, hybrid and dense mode; the embedding
-throughput (texts/s) of the worker's `store.vectors.embed_missing` and of `reindex` on a
+throughput (texts/s) of the worker's `Store.embed_vectors` and of `reindex` on a
 fresh home of 1,000 memories with the real model; and the bytes vectors add to index.db
 per 10k memories. The one-scope home with its vectors is built once through
-`embed_missing` and cached under /tmp (bench/embedcache.py keeps the model's vectors of
+`embed_vectors` and cached under /tmp (bench/embedcache.py keeps the model's vectors of
 the corpus's texts, so a rebuild after a code change does not embed 300k texts again).
 
     python bench/search_scale.py [--quick] [--sizes 10000,100000] [--part all|keyword|hybrid] [--json]
@@ -240,15 +240,12 @@ def hybrid_key(size: int) -> str:
     return f"one-scope-{size}-{h.hexdigest()[:10]}"
 
 
-def build_hybrid_home(size: int) -> tuple[Path, dict[str, Any]]:
-    """`size` memories in one scope, then their vectors through `store.vectors.embed_missing`
-    (resumable: a killed build goes on where it stopped). Cached under /tmp."""
+def index_hybrid_home(size: int) -> tuple[Path, dict[str, Any]]:
+    """`size` memories in one scope, indexed (and their vector refs written), no vectors."""
     import json
 
     home = HYBRID_HOMES / hybrid_key(size)
-    indexed, done = home / ".indexed.json", home / ".complete.json"
-    if done.exists():
-        return home, json.loads(done.read_text()) | {"cached": True}
+    indexed = home / ".indexed.json"
     if not indexed.exists():
         for old in HYBRID_HOMES.glob(f"one-scope-{size}-*"):
             shutil.rmtree(old, ignore_errors=True)
@@ -259,15 +256,28 @@ def build_hybrid_home(size: int) -> tuple[Path, dict[str, Any]]:
         store.engine.dispose()
         info = {"generated_s": round(time.perf_counter() - t0, 1), "bytes_before_vectors": _index_bytes(home)}
         indexed.write_text(json.dumps(info))
-    info = json.loads(indexed.read_text())
+    return home, json.loads(indexed.read_text())
+
+
+def build_hybrid_home(size: int) -> tuple[Path, dict[str, Any]]:
+    """The indexed home, then its vectors through the worker's path, `Store.embed_vectors`
+    (resumable: a killed build goes on where it stopped). Cached under /tmp."""
+    import json
+
+    home = HYBRID_HOMES / hybrid_key(size)
+    done = home / ".complete.json"
+    if done.exists():
+        return home, json.loads(done.read_text()) | {"cached": True}
+    home, info = index_hybrid_home(size)
     model = embedcache.CachedEmbedder(_embedder())
     store = Store.open(Layout(home))
     t0 = time.perf_counter()
 
     def progress(done_n: int, total: int) -> None:
-        print(f"  vectors {done_n}/{total}", file=sys.stderr, flush=True)
+        if done_n % (256 * 40) == 0 or done_n == total:
+            print(f"  vectors {done_n}/{total}", file=sys.stderr, flush=True)
 
-    store.vectors.embed_missing(model, batch=256, progress=progress)
+    store.embed_vectors(model, batch=256, progress=progress)
     model.cache.flush()
     store.engine.dispose()
     info |= {
@@ -281,7 +291,7 @@ def build_hybrid_home(size: int) -> tuple[Path, dict[str, Any]]:
 
 
 def throughput(n: int = THROUGHPUT_MEMORIES) -> dict[str, Any]:
-    """Texts/s of the real model where memoryd embeds: the worker's `embed_missing` after
+    """Texts/s of the real model where memoryd embeds: the worker's `embed_vectors` after
     memories arrive, and `reindex` (index and vectors) of a home that has none. Each on a
     fresh home of `n` corpus memories in one scope."""
     from memoryd import embed
@@ -295,7 +305,7 @@ def throughput(n: int = THROUGHPUT_MEMORIES) -> dict[str, Any]:
         before = _index_bytes(home)
         todo = store.vectors.missing(embed.tag(model))
         t0 = time.perf_counter()
-        made = store.vectors.embed_missing(model, batch=64)
+        made = store.embed_vectors(model, batch=64)
         took = time.perf_counter() - t0
         store.engine.dispose()
         added = _index_bytes(home) - before
@@ -312,12 +322,12 @@ def throughput(n: int = THROUGHPUT_MEMORIES) -> dict[str, Any]:
         store.save_many(corpus.generate(n, SEED + 7, ONE_SCOPE_BASE, 1), actor="bench", batch=1000)
         store.engine.dispose()
         app = Memoryd(layout=Layout(home2), config=Config())
-        todo = app.store.vectors.missing(embed.tag(model))
         t0 = time.perf_counter()
-        app.reindex()
+        report = app.reindex()
         took = time.perf_counter() - t0
         app.store.engine.dispose()
-        out["reindex"] = {"texts": todo, "s": round(took, 2), "texts_per_s": round(todo / took, 1)}
+        made = report.embedded
+        out["reindex"] = {"texts": made, "s": round(took, 2), "texts_per_s": round(made / took, 1)}
     return out
 
 
