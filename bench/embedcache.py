@@ -85,15 +85,24 @@ class Cache:
 
 class CachedEmbedder:
     """The wrapped model's name, version and dimension; vectors from the cache where it
-    has them, from the model (and then cached) where it does not."""
+    has them, from the model (and then cached) where it does not. With `stand_in`, a text
+    the cache lacks gets a deterministic random unit vector instead (never cached): for
+    latency only, whose cost does not depend on the values, when there is no time to embed
+    a big corpus; the report says how many texts got one."""
 
-    def __init__(self, inner: Any, cache: Cache | None = None) -> None:
+    def __init__(self, inner: Any, cache: Cache | None = None, *, stand_in: bool = False) -> None:
         from memoryd import embed
 
         self.inner = inner
         self.name, self.version, self.dim = inner.name, inner.version, inner.dim
         self.cache = cache or Cache(embed.tag(inner))
-        self.hits = self.computed = 0
+        self.stand_in = stand_in
+        self.hits = self.computed = self.stand_ins = 0
+
+    def _stand_in(self, text: str) -> np.ndarray:
+        rng = np.random.default_rng(int.from_bytes(_key(text)[:8], "little"))
+        vec = rng.standard_normal(self.dim).astype(np.float32)
+        return vec / np.linalg.norm(vec)
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
@@ -105,7 +114,11 @@ class CachedEmbedder:
             else:
                 out[i] = vec
         self.hits += len(texts) - len(todo)
-        if todo:
+        if todo and self.stand_in:
+            for i in todo:
+                out[i] = self._stand_in(texts[i])
+            self.stand_ins += len(todo)
+        elif todo:
             fresh = self.inner.embed_documents([texts[i] for i in todo])
             out[todo] = fresh
             self.cache.put([texts[i] for i in todo], fresh)

@@ -227,27 +227,37 @@ def _index_bytes(home: Path) -> int:
     return (home / "index.db").stat().st_size
 
 
-def hybrid_key(size: int) -> str:
-    """cache_key plus the code that decides which texts get vectors and how they are stored."""
-    import memoryd.store.vectors as vecmod
-    from memoryd import embed
+def index_key(size: int) -> str:
+    """cache_key plus what decides which texts of a memory get vector refs at index time."""
     from memoryd.embed import texts
 
     h = hashlib.sha256(cache_key(size).encode())
-    h.update(Path(vecmod.__file__ or "").read_bytes())
     h.update(Path(texts.__file__ or "").read_bytes())
+    for version, _name, sql in migrations():
+        if "vector" in sql.lower():
+            h.update(f"{version}:{sql}".encode())
+    return f"indexed-one-scope-{size}-{h.hexdigest()[:10]}"
+
+
+def hybrid_key(size: int, stand_in: bool = False) -> str:
+    """index_key plus how vectors are stored and which model made them."""
+    import memoryd.store.vectors as vecmod
+    from memoryd import embed
+
+    h = hashlib.sha256(index_key(size).encode())
+    h.update(Path(vecmod.__file__ or "").read_bytes())
     h.update(embed.tag(_embedder()).encode())
-    return f"one-scope-{size}-{h.hexdigest()[:10]}"
+    return f"one-scope-{size}-{'stand-in-' if stand_in else ''}{h.hexdigest()[:10]}"
 
 
 def index_hybrid_home(size: int) -> tuple[Path, dict[str, Any]]:
     """`size` memories in one scope, indexed (and their vector refs written), no vectors."""
     import json
 
-    home = HYBRID_HOMES / hybrid_key(size)
+    home = HYBRID_HOMES / index_key(size)
     indexed = home / ".indexed.json"
     if not indexed.exists():
-        for old in HYBRID_HOMES.glob(f"one-scope-{size}-*"):
+        for old in HYBRID_HOMES.glob(f"indexed-one-scope-{size}-*"):
             shutil.rmtree(old, ignore_errors=True)
         home.mkdir(parents=True)
         t0 = time.perf_counter()
@@ -259,17 +269,19 @@ def index_hybrid_home(size: int) -> tuple[Path, dict[str, Any]]:
     return home, json.loads(indexed.read_text())
 
 
-def build_hybrid_home(size: int) -> tuple[Path, dict[str, Any]]:
+def build_hybrid_home(size: int, stand_in: bool = False) -> tuple[Path, dict[str, Any]]:
     """The indexed home, then its vectors through the worker's path, `Store.embed_vectors`
     (resumable: a killed build goes on where it stopped). Cached under /tmp."""
     import json
 
-    home = HYBRID_HOMES / hybrid_key(size)
+    home = HYBRID_HOMES / hybrid_key(size, stand_in)
     done = home / ".complete.json"
     if done.exists():
         return home, json.loads(done.read_text()) | {"cached": True}
-    home, info = index_hybrid_home(size)
-    model = embedcache.CachedEmbedder(_embedder())
+    indexed, info = index_hybrid_home(size)
+    if not home.exists():  # the indexed home is cloned: the stand-in and the real one share it
+        c.clone(indexed, home)
+    model = embedcache.CachedEmbedder(_embedder(), stand_in=stand_in)
     store = Store.open(Layout(home))
     t0 = time.perf_counter()
 
@@ -285,6 +297,7 @@ def build_hybrid_home(size: int) -> tuple[Path, dict[str, Any]]:
         "bytes_after_vectors": _index_bytes(home),
         "texts_from_cache": model.hits,
         "texts_embedded": model.computed,
+        "texts_stand_in": model.stand_ins,
     }
     done.write_text(json.dumps(info))
     return home, info | {"cached": False}
@@ -331,8 +344,8 @@ def throughput(n: int = THROUGHPUT_MEMORIES) -> dict[str, Any]:
     return out
 
 
-def measure_hybrid(size: int, n_queries: int, rounds: int) -> dict[str, Any]:
-    home, info = build_hybrid_home(size)
+def measure_hybrid(size: int, n_queries: int, rounds: int, stand_in: bool = False) -> dict[str, Any]:
+    home, info = build_hybrid_home(size, stand_in)
     ONE_SCOPE_BASE.joinpath("proj-00").mkdir(parents=True, exist_ok=True)
     scope = hash_root(corpus.scope_root(0, ONE_SCOPE_BASE).resolve())
     qs = [(q, scope) for q, _ in corpus.queries(n_queries, SEED, 1)]
@@ -358,7 +371,8 @@ def measure_hybrid(size: int, n_queries: int, rounds: int) -> dict[str, Any]:
 def print_hybrid(h: dict[str, Any], t: dict[str, Any] | None) -> None:
     print(
         f"{h['memories']:>7} memories in ONE scope (vectors {'cached' if h['cached'] else 'built'}: "
-        f"{h['texts_from_cache']} texts from the embedding cache, {h['texts_embedded']} embedded), "
+        f"{h['texts_from_cache']} texts from the embedding cache, {h['texts_embedded']} embedded, "
+        f"{h.get('texts_stand_in', 0)} stand-ins), "
         f"{h['queries']} queries"
     )
     for mode in MODES:
@@ -389,6 +403,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sizes", default="10000,100000")
     ap.add_argument("--queries", type=int, default=300)
     ap.add_argument("--part", choices=("all", "keyword", "hybrid"), default="all")
+    ap.add_argument(
+        "--stand-in-vectors",
+        action="store_true",
+        help="latency only: corpus texts not in bench/embedcache.py's cache get random vectors",
+    )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     sizes = [2000] if args.quick else [int(s) for s in args.sizes.split(",")]
@@ -396,7 +415,7 @@ def main(argv: list[str] | None = None) -> int:
     results = [measure(size, n_q, rounds, cli_n) for size in sizes] if args.part != "hybrid" else []
     hybrid, through = None, None
     if args.part != "keyword":
-        hybrid = measure_hybrid(max(sizes), n_q, rounds)
+        hybrid = measure_hybrid(max(sizes), n_q, rounds, args.stand_in_vectors)
         through = throughput(200 if args.quick else THROUGHPUT_MEMORIES)
     out = {
         "benchmark": "search_scale",
