@@ -30,6 +30,10 @@ from memoryd.store import DoctorReport, ReindexReport, Store, Turn, TurnHit
 
 log = logging.getLogger(__name__)
 
+# Texts a search embeds before it answers (see Memoryd._embed_pending): about a second of
+# the default model on a 2-core machine.
+INLINE_EMBED = 200
+
 if TYPE_CHECKING:  # governance pulls in the LLM layer: imported when first used
     from memoryd.consolidate import Report as ConsolidationReport
     from memoryd.embed import Embedder
@@ -182,6 +186,7 @@ class Memoryd(Upkeep):
         self.warn: Callable[[str], None] = _warn
         self._embedder: Any = None
         self._embedder_loaded = False
+        self._vectors_caught_up = False
 
     def settle(self) -> None:
         if self._store is not None and self._store.changed_scopes:
@@ -498,7 +503,28 @@ class Memoryd(Upkeep):
 
     def _search_mode(self, mode: str | None) -> tuple[str, Embedder | None]:
         mode = search.check_mode(mode or self.config.search.mode)
-        return mode, (None if mode == "keyword" else self.embedder())
+        if mode == "keyword":
+            return mode, None
+        embedder = self.embedder()
+        if embedder is not None and not self._vectors_caught_up:
+            self._vectors_caught_up = True
+            self._embed_pending(embedder)
+        return mode, embedder
+
+    def _embed_pending(self, embedder: Embedder) -> None:
+        """The first search that loads the model embeds what has no vector yet, when that
+        is quick: a memory a cold `record` (or a drain in this process) wrote a moment ago
+        is then found by its meaning, not only by its words. More than INLINE_EMBED texts
+        (a new model, an upgrade) are left to the worker and `reindex`; keyword search
+        covers them meanwhile. A failure never fails the search."""
+        from memoryd import embed
+        from memoryd.capture.worker import embed_new
+
+        try:
+            if 0 < self.store.vectors.missing(embed.tag(embedder)) <= INLINE_EMBED:
+                embed_new(self.store, self.config)
+        except Exception:
+            log.warning("embedding before the search failed; the worker or reindex retries", exc_info=True)
 
     def search(
         self,

@@ -3,29 +3,28 @@
 Relevance is bm25 over title, body, triggers, tags and the session's turns; long-term
 memory then ranks above working memory and alive above dim. A hit is a recall.
 
-Raw turns are short and lean on their context, so level 2 re-ranks a deeper bm25 pool:
-a turn next to a matching turn (the question before an answer, the reply after a
-statement) and a turn from the session that matches best gain a share of their score, and
-a query that names a date ("in August 2023", "2023年5月") lifts turns from that date.
-On LoCoMo each of the three adds 2-4 points of recall@5 over plain bm25 (docs/benchmarks.md).
+Raw turns are short and lean on their context, so level 2 re-ranks a deeper bm25 pool
+with what the turns carry (memoryd.turnrank).
 
 Hybrid mode (the default when an embedder is at hand) adds dense candidates from the
-stored vectors (memoryd.store.vectors) and fuses both lists (memoryd.fusion): a question in
-Chinese finds a memory written in English. Without an embedder every mode is keyword search.
+stored vectors (memoryd.store.vectors) and fuses both lists (memoryd.fusion at level 1,
+memoryd.turnrank at level 2): a question in Chinese finds a memory written in English.
+Without an embedder every mode is keyword search.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from memoryd import fusion
+from memoryd import fusion, turnrank
 from memoryd.config import SEARCH_MODES
 from memoryd.embed import tag
 from memoryd.models import DecayState, MemoryType
 from memoryd.store import Store, TurnHit
-from memoryd.textproc import DateRef, date_match, dates, match_query, snippet, terms
+from memoryd.textproc import dates, match_query, snippet, terms
+from memoryd.turnrank import TRACE_POOL, rerank_turns
 
 if TYPE_CHECKING:
     from memoryd.embed import Embedder
@@ -47,13 +46,8 @@ STATE_FACTOR = {
 }
 # A superseded memory is kept for history but must not outrank what replaced it.
 SUPERSEDED_FACTOR = 0.3
-
-# Level-2 re-ranking (see the module docstring): candidates fetched by bm25, and the share
-# of a neighbouring turn's, the session's best turn's and the top score's relevance added.
-TRACE_POOL = 100
-NEIGHBOUR_SHARE = 0.3
-SESSION_SHARE = 0.3
-DATE_SHARE = 0.5
+# Sessions whose level-1 relevance informs level 2 (memoryd.turnrank).
+SESSION_POOL = 50
 
 
 @dataclass(frozen=True)
@@ -127,7 +121,7 @@ def search(
     embedder: Embedder | None = None,
 ) -> list[Result]:
     check_mode(mode)
-    if limit <= 0:
+    if limit <= 0 or not query.strip():
         return []
     if mode == "keyword" or embedder is None:
         return _keyword_search(store, query, scopes, types, limit, include_forgotten, with_snippets)
@@ -266,73 +260,54 @@ def traces(
     embedder: Embedder | None = None,
 ) -> list[TurnHit]:
     check_mode(mode)
-    if limit <= 0:
+    if limit <= 0 or not query.strip():
         return []
     states = states_for(include_forgotten)
     pool_size = max(limit, TRACE_POOL)
     dense = mode != "keyword" and embedder is not None
     match = match_query(query) if not dense or mode == "hybrid" else None
     pool = store.search_turns(match, scopes=scopes, states=states, limit=pool_size) if match else []
+
+    def sessions() -> dict[str, float]:
+        found = search(
+            store,
+            query,
+            scopes=scopes,
+            types=[MemoryType.session.value],
+            limit=SESSION_POOL,
+            include_forgotten=include_forgotten,
+            with_snippets=False,
+            mode=mode,
+            embedder=embedder,
+        )
+        return {r.slug: r.score for r in found}
+
     if not dense:
-        return rerank_turns(pool, dates(query))[:limit]
+        return turnrank.rank(query, pool, sessions=sessions(), limit=limit) if pool else []
     assert embedder is not None
-    qvec = embedder.embed_query(query)
     near = store.vectors.similar(
-        qvec, scopes=scopes, level=2, limit=pool_size, states=states, model=tag(embedder)
+        embedder.embed_query(query),
+        scopes=scopes,
+        level=2,
+        limit=turnrank.COSINE_POOL,
+        states=states,
+        model=tag(embedder),
     )
-    extra: list[TurnHit] = []
+    cosines = {(slug, part): cos for slug, part, cos in near}
+    wanted = [k for k in list(cosines)[: turnrank.DENSE_POOL] if cosines[k] >= DENSE_FLOOR]
+    extra = list(store.turns_at(wanted).values())
     for match in _identifier_matches(query if mode == "hybrid" else ""):
         extra += store.search_turns(match, scopes=scopes, states=states, limit=pool_size)
-    return fuse_turns(store, pool, near, query, extra=extra, hybrid=mode == "hybrid")[:limit]
+    ranked = turnrank.rank(query, pool, extra=extra, cosines=cosines, sessions=sessions())
+    return _exact_first(query if mode == "hybrid" else "", ranked)[:limit]
 
 
-def fuse_turns(
-    store: Store,
-    pool: Sequence[TurnHit],
-    near: Sequence[tuple[str, int, float]],
-    query: str,
-    *,
-    extra: Sequence[TurnHit] = (),
-    hybrid: bool = True,
-    lookup: Callable[[list[tuple[str, int]]], Mapping[tuple[str, int], TurnHit]] | None = None,
-) -> list[TurnHit]:
-    """Level-2 candidates of both kinds in one order: fused relevance, then rerank_turns'
-    context, then turns holding the query's identifiers verbatim first. Each hit's score
-    is the negated result, like bm25's (lower is better). `extra` are candidates for an
-    identifier match only (their bm25 belongs to another query); `lookup` finds the turns
-    only the dense side brought (default: the index's turns table)."""
-    hits = {(h.slug, h.seq): h for h in [*extra, *pool]}
-    keyword = {(h.slug, h.seq): -h.score for h in pool}
-    cosine = {(slug, part): cos for slug, part, cos in near}
-    idents = fusion.identifiers(query) if hybrid else []
-    exact = {k: n for k, h in hits.items() if (n := fusion.verbatim(idents, h.text))}
-    kept = _kept(keyword, cosine, exact, hybrid=hybrid)
-    if missing := [k for k in kept if k not in hits]:
-        hits.update((lookup or store.turns_at)(missing))
-    ordered = sorted((k for k in kept if k in hits), key=lambda k: -kept[k])
-    ranked = rerank_turns([replace(hits[k], score=-kept[k]) for k in ordered], dates(query))
-    return sorted(ranked, key=lambda h: -exact.get((h.slug, h.seq), 0))
-
-
-def rerank_turns(pool: Sequence[TurnHit], refs: Sequence[DateRef] = ()) -> list[TurnHit]:
-    """Order bm25 turn hits by relevance plus context (see the module docstring). The
-    returned score keeps bm25's sign: lower is better."""
-    if not pool:
-        return []
-    rel = {(h.slug, h.seq): -h.score for h in pool}
-    best: dict[str, float] = {}
-    for (slug, _), r in rel.items():
-        best[slug] = max(best.get(slug, 0.0), r)
-    top = max(rel.values())
-    refs = list(refs)
-
-    def combined(h: TurnHit) -> float:
-        near = max(rel.get((h.slug, h.seq - 1), 0.0), rel.get((h.slug, h.seq + 1), 0.0))
-        when = DATE_SHARE * top * date_match(refs, h.ts) if refs else 0.0
-        return -h.score + NEIGHBOUR_SHARE * near + SESSION_SHARE * best[h.slug] + when
-
-    scored = sorted(((combined(h), i, h) for i, h in enumerate(pool)), key=lambda x: (-x[0], x[1]))
-    return [replace(h, score=round(-score, 4)) for score, _, h in scored]
+def _exact_first(query: str, ranked: list[TurnHit]) -> list[TurnHit]:
+    """Turns holding more of the query's identifiers verbatim first, in rank order otherwise."""
+    idents = fusion.identifiers(query)
+    if not idents:
+        return ranked
+    return sorted(ranked, key=lambda h: -fusion.verbatim(idents, h.text))
 
 
 def matched_triggers(store: Store, results: Sequence[Result], query: str) -> list[tuple[str, str]]:
@@ -374,7 +349,7 @@ def search_sensitive(
     check_mode(mode)
     dense = mode != "keyword" and embedder is not None
     match = match_query(query) if not dense or mode == "hybrid" else None
-    if limit <= 0 or (match is None and not dense):
+    if limit <= 0 or not query.strip() or (match is None and not dense):
         return []
     states = states_for(include_forgotten)
     pool_size = max(limit * 3, 30)
@@ -468,7 +443,7 @@ def traces_sensitive(
     check_mode(mode)
     dense = mode != "keyword" and embedder is not None
     match = match_query(query) if not dense or mode == "hybrid" else None
-    if limit <= 0 or (match is None and not dense):
+    if limit <= 0 or not query.strip() or (match is None and not dense):
         return []
     states = states_for(include_forgotten)
     pool_size = max(limit, TRACE_POOL)
@@ -510,13 +485,15 @@ def traces_sensitive(
         scope_hash,
         store.keys.get(scope_hash),
         level=2,
-        limit=pool_size,
+        limit=turnrank.COSINE_POOL,
         states=states,
         model=tag(embedder),
     )
+    cosines = {(slug, part): cos for slug, part, cos in near if (slug, part) in everything}
+    wanted = [k for k in list(cosines)[: turnrank.DENSE_POOL] if cosines[k] >= DENSE_FLOOR]
     idents = fusion.identifiers(query) if mode == "hybrid" else []
-    extra = [h for h in everything.values() if idents and fusion.verbatim(idents, h.text)]
-    near = [n for n in near if (n[0], n[1]) in everything]
-    return fuse_turns(
-        store, pool, near, query, extra=extra, hybrid=mode == "hybrid", lookup=lambda keys: everything
+    extra = [everything[k] for k in wanted]
+    extra += [h for h in everything.values() if idents and fusion.verbatim(idents, h.text)]
+    return _exact_first(
+        query if mode == "hybrid" else "", turnrank.rank(query, pool, extra=extra, cosines=cosines)
     )[:limit]

@@ -332,7 +332,8 @@ def test_reindex_cancelled_leaves_the_index_as_it_was(
     assert facade.audit_events(event_type="reindex") == []
 
     assert search(qtbot, window, "wheel") == 1
-    assert search(qtbot, window, "postgres") == 1
+    # hybrid search may also bring the database port memory, close in meaning
+    assert search(qtbot, window, "postgres") >= 1 and titles(window)[0] == "Use Postgres"
     assert len(facade.list(scopes=None)) == 3
 
 
