@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import inspect
+import os
 import shutil
 import sqlite3
 import subprocess
@@ -351,6 +352,7 @@ def measure_hybrid(size: int, n_queries: int, rounds: int, stand_in: bool = Fals
     qs = [(q, scope) for q, _ in corpus.queries(n_queries, SEED, 1)]
     app = Memoryd(layout=Layout(home), config=Config())
     out: dict[str, Any] = {"memories": size, "scopes": 1, "queries": len(qs), "rounds": rounds, **info}
+    out["load_average_1min"] = [round(os.getloadavg()[0], 1)]  # a busy machine inflates every figure
     for mode in MODES:
 
         def run(q: str, s: str, mode: str = mode) -> Any:
@@ -362,6 +364,7 @@ def measure_hybrid(size: int, n_queries: int, rounds: int, stand_in: bool = Fals
         for q, s in qs[:30]:
             run(q, s)
         out[f"{mode}_ms"] = summary(timed(run, qs, rounds)) | {"first_query": round(first, 1)}
+    out["load_average_1min"].append(round(os.getloadavg()[0], 1))
     app.store.engine.dispose()
     added = info["bytes_after_vectors"] - info["bytes_before_vectors"]
     out["vector_bytes_per_10k"] = round(added * 10_000 / size)
@@ -373,7 +376,7 @@ def print_hybrid(h: dict[str, Any], t: dict[str, Any] | None) -> None:
         f"{h['memories']:>7} memories in ONE scope (vectors {'cached' if h['cached'] else 'built'}: "
         f"{h['texts_from_cache']} texts from the embedding cache, {h['texts_embedded']} embedded, "
         f"{h.get('texts_stand_in', 0)} stand-ins), "
-        f"{h['queries']} queries"
+        f"{h['queries']} queries, 1-minute load average {h['load_average_1min']}"
     )
     for mode in MODES:
         m = h[f"{mode}_ms"]
