@@ -121,7 +121,7 @@ def search(
     embedder: Embedder | None = None,
 ) -> list[Result]:
     check_mode(mode)
-    if limit <= 0 or not query.strip():
+    if limit <= 0 or match_query(query) is None:  # no word to search for, nor a meaning
         return []
     if mode == "keyword" or embedder is None:
         return _keyword_search(store, query, scopes, types, limit, include_forgotten, with_snippets)
@@ -260,7 +260,7 @@ def traces(
     embedder: Embedder | None = None,
 ) -> list[TurnHit]:
     check_mode(mode)
-    if limit <= 0 or not query.strip():
+    if limit <= 0 or match_query(query) is None:  # no word to search for, nor a meaning
         return []
     states = states_for(include_forgotten)
     pool_size = max(limit, TRACE_POOL)
@@ -349,7 +349,7 @@ def search_sensitive(
     check_mode(mode)
     dense = mode != "keyword" and embedder is not None
     match = match_query(query) if not dense or mode == "hybrid" else None
-    if limit <= 0 or not query.strip() or (match is None and not dense):
+    if limit <= 0 or match_query(query) is None:
         return []
     states = states_for(include_forgotten)
     pool_size = max(limit * 3, 30)
@@ -443,7 +443,7 @@ def traces_sensitive(
     check_mode(mode)
     dense = mode != "keyword" and embedder is not None
     match = match_query(query) if not dense or mode == "hybrid" else None
-    if limit <= 0 or not query.strip() or (match is None and not dense):
+    if limit <= 0 or match_query(query) is None:
         return []
     states = states_for(include_forgotten)
     pool_size = max(limit, TRACE_POOL)
