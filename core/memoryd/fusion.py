@@ -73,8 +73,10 @@ def fuse(
     relevance (higher is better: negate bm25), `dense` cosines; a candidate missing from
     one list gets 0 for that part, except one in `blind` (keyword search could not have
     matched it: another script than the query's), whose keyword part is at least its
-    dense part."""
+    dense part. When keyword search matched nothing it has no say: every candidate's
+    keyword part is 0, `blind` or not, and meaning alone orders them."""
     kw, dn = minmax(keyword), minmax(dense)
+    blind = blind if keyword else ()
     keys = dict.fromkeys([*keyword, *dense])
     out = {}
     for k in keys:

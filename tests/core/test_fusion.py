@@ -41,6 +41,9 @@ def test_a_candidate_in_another_script_is_not_held_back_by_its_missing_keyword_m
     assert max(fused, key=fused.__getitem__) == "en-the-answer"
     # a matched keyword part above the dense part is kept, never lowered
     assert fusion.fuse({"a": 5.0, "b": 1.0}, {"a": 0.1, "b": 0.3}, blind={"a"})["a"] == pytest.approx(0.3)
+    # keyword search matched nothing: it has no say, and the order is the dense order
+    alone = fusion.fuse({}, dense, blind={"en-the-answer", "zh-other"})
+    assert alone == pytest.approx({k: 0.7 * v for k, v in fusion.minmax(dense).items()})
 
 
 @pytest.mark.parametrize(
