@@ -263,7 +263,12 @@ WHY = [
     "dev from 94% to 91% (no floor), and principled means would be per-script means of the "
     "stored vectors, which the store does not keep; a floor relative to the best cosine "
     "(within 0.1) also gave 94% on dev, but a question about nothing stored would then always "
-    "find its nearest neighbour.",
+    "find its nearest neighbour."
+    " Held-out, measured once after these changes: top-3 across languages 88% (28 of 32) as "
+    "before, top-1 59% -> 78%; three of its four misses are questions whose memory the model "
+    "itself ranks 9th, 10th and 40th, and the fourth (what did my annual physical show?) is "
+    "the model's second at cosine 0.148, under the floor. Nothing was changed after seeing it, "
+    "so the held-out target stays missed by one question.",
 ]
 
 
