@@ -25,6 +25,53 @@ def test_fuse_weights_dense_over_keyword_and_gives_unmatched_keyword_zero() -> N
     assert max(fused, key=fused.__getitem__) == "both"
 
 
+def test_a_candidate_in_another_script_is_not_held_back_by_its_missing_keyword_match() -> None:
+    """A Chinese question cannot share a token with an English memory: its keyword part is
+    its dense part, while a Chinese memory that keyword search could have matched and did
+    not keeps 0. Without `blind` the Chinese memory sharing one word wins."""
+    keyword = {"zh-shares-a-word": 4.0, "zh-other": 1.0}
+    dense = {"en-the-answer": 0.30, "zh-shares-a-word": 0.22, "zh-unmatched": 0.26, "zh-other": 0.10}
+    plain = fusion.fuse(keyword, dense)
+    assert max(plain, key=plain.__getitem__) == "zh-shares-a-word"
+    fused = fusion.fuse(keyword, dense, blind={"en-the-answer", "zh-other"})
+    assert fused["en-the-answer"] == pytest.approx(1.0)  # best cosine: both parts 1
+    assert fused["zh-unmatched"] == pytest.approx(0.7 * 0.8)  # same script, no match: 0
+    assert fused["zh-other"] == pytest.approx(0.3 * 0.0)  # keyword part max(0, 0): unchanged
+    assert fused["zh-shares-a-word"] == plain["zh-shares-a-word"]
+    assert max(fused, key=fused.__getitem__) == "en-the-answer"
+    # a matched keyword part above the dense part is kept, never lowered
+    assert fusion.fuse({"a": 5.0, "b": 1.0}, {"a": 0.1, "b": 0.3}, blind={"a"})["a"] == pytest.approx(0.3)
+    # keyword search matched nothing: it has no say, and the order is the dense order
+    alone = fusion.fuse({}, dense, blind={"en-the-answer", "zh-other"})
+    assert alone == pytest.approx({k: 0.7 * v for k, v in fusion.minmax(dense).items()})
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Use PostgreSQL 16 for the ledger service", "latin"),
+        ("账本服务最后定了用哪个数据库？", "cjk"),
+        ("手机 App 发新版本要走哪些步骤？", "cjk"),  # one English word among Chinese ones
+        ("我们用 PostgreSQL 和 Redis", "cjk"),
+        ("Deploy with kubectl 部署", "latin"),
+        ("Как настроить базу данных", "cyrillic"),
+        ("データベースの設定", "cjk"),
+        ("ERR_PNPM_PEER_DEP 1.4.2", "latin"),
+        ("1234 #!?", None),
+        ("", None),
+    ],
+)
+def test_script_is_the_writing_system_most_of_a_text_is_in(text: str, expected: str | None) -> None:
+    assert fusion.script(text) == expected
+
+
+def test_other_script_picks_the_candidates_keyword_search_cannot_judge() -> None:
+    titles = {"en": "Background jobs go through Redis streams", "zh": "数据库连接池大小", "none": "42"}
+    assert fusion.other_script("后台任务的队列是用什么做的？", titles) == {"en"}
+    assert fusion.other_script("what is the connection pool size?", titles) == {"zh"}
+    assert fusion.other_script("???", titles) == set()  # a query of no script judges nothing
+
+
 @pytest.mark.parametrize(
     ("query", "expected"),
     [

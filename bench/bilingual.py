@@ -1,0 +1,346 @@
+"""Bilingual retrieval: does a question in one language find a memory written in the other?
+
+Why: half of what our users write is Chinese, and keyword search cannot match a Chinese
+question to an English memory. The set (tests/data/bilingual/set.jsonl, 64 memories
+written by hand, half English, half Chinese, with near-neighbour distractors) is recorded
+through the product path, `Memoryd.record`, into one project of a throwaway home; the
+vectors are made as the worker makes them (`Store.embed_vectors`). Every question
+is then asked through `Memoryd.search` in that project, in each mode, against all 64
+memories; only the questions of the split are counted.
+
+Directions: zh->en (a Chinese question, an English memory), en->zh, en->en, zh->zh.
+Hit@k: the memory the question was written for is among the first k results.
+Targets (issue 20): top-3 across languages >= 90% in hybrid mode, and on same-language
+questions hybrid loses nothing against keyword search.
+
+    python bench/bilingual.py [--split dev|held_out|all] [--show] [--json] [--write-docs]
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+SET = REPO / "tests" / "data" / "bilingual" / "set.jsonl"
+SPLITS = ("dev", "held_out")
+MODES = ("keyword", "hybrid", "dense")
+DIRECTIONS = ("zh->en", "en->zh", "en->en", "zh->zh")
+CROSS = ("zh->en", "en->zh")
+SAME = ("en->en", "zh->zh")
+TARGET_CROSS_TOP3 = 0.90
+
+
+@dataclass(frozen=True)
+class Row:
+    id: str
+    split: str
+    lang: str
+    domain: str
+    type: str
+    title: str
+    body: str
+    q_cross: str
+    q_same: str
+
+
+@dataclass(frozen=True)
+class Ask:
+    row: Row
+    direction: str
+    question: str
+
+
+def rows(path: Path = SET) -> list[Row]:
+    return [Row(**json.loads(line)) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def asks(items: list[Row]) -> list[Ask]:
+    out = []
+    for r in items:
+        other = "zh" if r.lang == "en" else "en"
+        out.append(Ask(r, f"{other}->{r.lang}", r.q_cross))
+        out.append(Ask(r, f"{r.lang}->{r.lang}", r.q_same))
+    return out
+
+
+@contextmanager
+def home() -> Iterator[tuple[Any, Path]]:
+    """A throwaway memoryd home and one project folder, with no user config read."""
+    from memoryd.app import Memoryd
+    from memoryd.config import Config
+    from memoryd.paths import Layout
+
+    with tempfile.TemporaryDirectory(prefix="memoryd-bilingual-") as tmp:
+        project = Path(tmp) / "project"
+        project.mkdir()
+        app = Memoryd(layout=Layout(Path(tmp) / "home"), config=Config())
+        try:
+            yield app, project
+        finally:
+            app.store.engine.dispose()
+
+
+def check_api(app: Any) -> None:
+    if "mode" not in inspect.signature(app.search).parameters:
+        raise SystemExit("this memoryd has no search modes yet (Memoryd.search takes no mode=)")
+
+
+def record(app: Any, project: Path, items: list[Row]) -> tuple[dict[str, str], dict[str, Any]]:
+    """Each row through `Memoryd.record`, then the vectors `record` left to the worker."""
+    from memoryd import embed
+
+    warned: list[str] = []
+    embedder = embed.load(app.config, warned.append)
+    if embedder is None:
+        raise SystemExit(f"no embedding model: {'; '.join(warned) or 'embedding_model is none'}")
+    slugs: dict[str, str] = {}
+    t0 = time.perf_counter()
+    for r in items:
+        doc, _ = app.record(r.type, r.title, r.body, scope_path=project, actor="bench")
+        slugs[r.id] = doc.meta.slug
+    recorded = time.perf_counter() - t0
+    vectors = app.store.vectors
+    left = vectors.missing(embed.tag(embedder))
+    t1 = time.perf_counter()
+    done = app.store.embed_vectors(embedder) if left else 0
+    return slugs, {
+        "model": embed.tag(embedder),
+        "record_s": round(recorded, 2),
+        "left_to_worker": left,
+        "embedded_after": done,
+        "embed_after_s": round(time.perf_counter() - t1, 2),
+    }
+
+
+def measure(split: str = "all", limit: int = 3) -> dict[str, Any]:
+    items = rows()
+    with home() as (app, project):
+        check_api(app)
+        slugs, setup = record(app, project, items)
+        scope = [app.scope(project).hash]
+        results: list[dict[str, Any]] = []
+        for a in asks(items):
+            if split != "all" and a.row.split != split:
+                continue
+            got = {}
+            for mode in MODES:
+                hits = app.search(a.question, scopes=scope, limit=limit, count_recall=False, mode=mode)
+                got[mode] = [h.slug for h in hits]
+            results.append(
+                {
+                    "id": a.row.id,
+                    "split": a.row.split,
+                    "direction": a.direction,
+                    "question": a.question,
+                    "want": slugs[a.row.id],
+                    "got": got,
+                }
+            )
+    names = {v: k for k, v in slugs.items()}
+    return {"setup": setup, "table": table(results), "misses": misses(results, names), "asks": len(results)}
+
+
+def rate(rs: list[dict[str, Any]], mode: str, k: int) -> float | None:
+    if not rs:
+        return None
+    return sum(r["want"] in r["got"][mode][:k] for r in rs) / len(rs)
+
+
+def table(results: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
+    """split -> group (each direction, 'across', 'same') -> n and per mode top-1 / top-3."""
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    groups = {**{d: (d,) for d in DIRECTIONS}, "across": CROSS, "same": SAME}
+    for split in (*SPLITS, "all"):
+        part = [r for r in results if split == "all" or r["split"] == split]
+        if not part:
+            continue
+        out[split] = {}
+        for name, dirs in groups.items():
+            rs = [r for r in part if r["direction"] in dirs]
+            out[split][name] = {"n": len(rs)} | {
+                f"{mode}@{k}": rate(rs, mode, k) for mode in MODES for k in (1, 3)
+            }
+    return out
+
+
+def misses(results: list[dict[str, Any]], names: dict[str, str]) -> list[dict[str, Any]]:
+    """Hybrid top-3 misses, with what came first instead."""
+    return [
+        {
+            "split": r["split"],
+            "direction": r["direction"],
+            "id": r["id"],
+            "question": r["question"],
+            "hybrid_top3": [names.get(s, s) for s in r["got"]["hybrid"]],
+        }
+        for r in results
+        if r["want"] not in r["got"]["hybrid"][:3]
+    ]
+
+
+def verdicts(tab: dict[str, dict[str, dict[str, Any]]]) -> dict[str, list[str]]:
+    """Per split, the targets missed (empty: met)."""
+    out: dict[str, list[str]] = {}
+    for split in SPLITS:
+        if split not in tab:
+            continue
+        t, failed = tab[split], []
+        if (t["across"]["hybrid@3"] or 0) < TARGET_CROSS_TOP3:
+            failed.append(f"across-language hybrid top-3 {t['across']['hybrid@3']:.1%} < 90%")
+        for d in SAME:
+            for k in (1, 3):
+                if t[d][f"hybrid@{k}"] < t[d][f"keyword@{k}"]:
+                    failed.append(
+                        f"{d} hybrid top-{k} {t[d][f'hybrid@{k}']:.1%} < keyword {t[d][f'keyword@{k}']:.1%}"
+                    )
+        out[split] = failed
+    return out
+
+
+def pct(x: float | None) -> str:
+    return "   -" if x is None else f"{100 * x:4.0f}"
+
+
+def print_report(r: dict[str, Any], show: bool) -> None:
+    s = r["setup"]
+    print(
+        f"bilingual set: {len(rows())} memories recorded in {s['record_s']} s; model {s['model']}; "
+        f"{s['left_to_worker']} texts left to the worker, embedded after in {s['embed_after_s']} s"
+    )
+    print("hit rate, % (top-1 / top-3), every question against all 64 memories of one project")
+    head = f"{'split':<9}{'direction':<10}{'n':>3}  " + "  ".join(f"{m:>11}" for m in MODES)
+    for split, groups in r["table"].items():
+        print(head)
+        for name, v in groups.items():
+            cells = "  ".join(f"{pct(v[f'{m}@1'])} / {pct(v[f'{m}@3'])}" for m in MODES)
+            print(f"{split:<9}{name:<10}{v['n']:>3}  {cells}")
+    for split, failed in verdicts(r["table"]).items():
+        print(f"targets on {split}: {'met' if not failed else 'MISSED: ' + '; '.join(failed)}")
+    if show:
+        for m in r["misses"]:
+            print(
+                f"  miss {m['split']:<8} {m['direction']} {m['id']}: {m['question']!r} -> {m['hybrid_top3']}"
+            )
+
+
+# What the across-language misses came from and what changed (issue20-lang): prose, kept by
+# --write-docs with the figures of the run above it.
+WHY = [
+    "Where the across-language misses came from, and what changed. At 6ce43b1 hybrid top-3 "
+    "across languages was 72% (dev) and 88% (held-out), below dense alone (81% / 88%). A side "
+    "measurement with the same model, texts (`embed/texts.py`) and fusion function, outside the "
+    "product, told the parts apart: the model alone, every memory ranked by its best window's "
+    "cosine with no floor, put the target in the top 3 for 28 of 32 (dev) and 29 of 32 "
+    "(held-out) across-language questions. Then `search.DENSE_FLOOR` = 0.2 dropped a dense "
+    "candidate below that cosine, and 7 of the 64 across-language targets scored 0.13-0.19 "
+    "against their question; and the keyword part (0.3 after min-max, 0 where keyword search "
+    "did not match) lifted memories in the question's own language that shared a word with it "
+    "(数据库, 支付接口, 日志) above the memory in the other language the question was about, "
+    "which keyword search can never match. Two changes, tuned on the dev split only (held-out "
+    "measured once, after): (1) `fusion.fuse(..., blind=...)`: a memory written in another "
+    "script than the question (`fusion.script`: the writing system most of its title is in) "
+    "that keyword search did not match gets its dense part as its keyword part, since keyword "
+    "search has no evidence about it either way; when keyword search matched nothing at all, "
+    "it has no say for any candidate. (2) Level-1 dense candidates need cosine 0.16 "
+    "(`search.MEMORY_FLOOR`) instead of 0.2: eight off-topic questions written for the "
+    "measurement (banana bread, the weather in Paris, football, a film, Everest, quantum "
+    "computers, guitar, cats; half in Chinese) reached at most 0.10-0.158 against this set, "
+    "except 猫为什么喜欢睡觉 (0.33); turns (level 2) keep 0.2, which LoCoMo was measured with. "
+    "On the dev split, in the side measurement: (1) alone 88% (the floor still drops the "
+    "targets under 0.2), (1) and (2) 91%, (1) with no floor 94%. Weighed and not taken: "
+    "centring the cosines per memory language (each minus the mean of its language's 10 best "
+    "cosines for the query) lifted dense alone to 91% on both splits, but with (1) it took "
+    "dev from 94% to 91% (no floor), and principled means would be per-script means of the "
+    "stored vectors, which the store does not keep; a floor relative to the best cosine "
+    "(within 0.1) also gave 94% on dev, but a question about nothing stored would then always "
+    "find its nearest neighbour."
+    " Held-out, measured once after these changes: top-3 across languages 88% (28 of 32) as "
+    "before, top-1 59% -> 78%; three of its four misses are questions whose memory the model "
+    "itself ranks 9th, 10th and 40th, and the fourth (what did my annual physical show?) is "
+    "the model's second at cosine 0.148, under the floor. Nothing was changed after seeing it, "
+    "so the held-out target stays missed by one question.",
+]
+
+
+def write_docs(r: dict[str, Any], commit: str) -> Path:
+    """The "Bilingual retrieval" section of docs/benchmarks.md, from this run."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import _common as c
+
+    s = r["setup"]
+    lines = [
+        "## Bilingual retrieval (issue 20)",
+        "",
+        f"`python bench/bilingual.py --show` (at {commit}): the hand-written set "
+        "`tests/data/bilingual/set.jsonl`, 64 memories (32 English, 32 Simplified Chinese; coding "
+        "decisions, preferences, warnings, playbooks and facts, and everyday life: health, travel, "
+        "family, finance; several memories on each topic: three database decisions, two allergies, "
+        "two fathers' medicines, two tax playbooks...). Each memory has a question in the other "
+        "language and one in its own, phrased as people ask, not translated from the title; "
+        "the set was written before any model ran on it. Every memory is recorded through "
+        f"`Memoryd.record` into one project of a fresh home ({s['record_s']} s for 64, the model "
+        f"{s['model']} warm, so `record` embedded inline: {s['left_to_worker']} texts were left "
+        "to the worker), and every question is asked through `Memoryd.search(mode=...)` in that "
+        "project against all 64. Hit@k: the memory the question was written for is among the "
+        "first k. Cells: top-1 / top-3, %; n questions per row. `test_bilingual.py` asserts "
+        f"the target on each split.",
+        "",
+        "| split | direction | n | keyword | hybrid | dense |",
+        "|---|---|---|---|---|---|",
+    ]
+    for split in SPLITS:
+        for name, v in r["table"][split].items():
+            cells = " | ".join(f"{pct(v[f'{m}@1']).strip()} / {pct(v[f'{m}@3']).strip()}" for m in MODES)
+            bold = "**" if name in ("across", "same") else ""
+            lines.append(f"| {split} | {bold}{name}{bold} | {v['n']} | {cells} |")
+    lines.append("")
+    for split, failed in verdicts(r["table"]).items():
+        verdict = "met." if not failed else "**missed**: " + "; ".join(failed) + "."
+        lines.append(
+            f"Targets on {split} (hybrid top-3 across languages >= 90%; same-language hybrid "
+            f"top-1 and top-3 >= keyword): {verdict}"
+        )
+        lines.append("")
+    lines += [*WHY, "", "Hybrid top-3 misses:", ""]
+    for m in r["misses"]:
+        lines.append(
+            f"- {m['split']} {m['direction']} `{m['id']}`: {m['question']} -> {', '.join(m['hybrid_top3'])}"
+        )
+    lines.append("")
+    return c.write_section("## Bilingual retrieval (issue 20)", lines, before="## LoCoMo")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--split", choices=(*SPLITS, "all"), default="all")
+    ap.add_argument("--show", action="store_true", help="list the hybrid top-3 misses")
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--write-docs", action="store_true", help="write the section of docs/benchmarks.md")
+    args = ap.parse_args(argv)
+    r = measure("all" if args.write_docs else args.split)
+    if args.write_docs:
+        import subprocess
+
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=REPO
+        )
+        write_docs(r, head.stdout.strip() or "?")
+    if args.json:
+        print(json.dumps(r, ensure_ascii=False, indent=2))
+    else:
+        print_report(r, args.show)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
