@@ -147,7 +147,7 @@ def main() -> int:
         one.append(time.perf_counter() - t0)
 
     # similar(): warm, level 1, over the short memories' biggest scope.
-    from memoryd.store import vectors as v
+    from memoryd import vectors as v
 
     con = sqlite3.connect(db)
     top_scope = con.execute(

@@ -28,12 +28,9 @@ from memoryd.models import LONG_TERM_TYPES, DecayState, Frontmatter, MemoryType,
 from memoryd.reader import SENSITIVE_TITLE
 from memoryd.scope import Scope, resolve
 from memoryd.store import DoctorReport, ReindexReport, Store, Turn, TurnHit
+from memoryd.vectors import INLINE_EMBED
 
 log = logging.getLogger(__name__)
-
-# Texts a search embeds before it answers (see Memoryd._embed_pending): about a second of
-# the default model on a 2-core machine.
-INLINE_EMBED = 200
 
 if TYPE_CHECKING:  # governance pulls in the LLM layer: imported when first used
     from memoryd.consolidate import Report as ConsolidationReport

@@ -24,9 +24,9 @@ def vectors(store: Store, config: Config, report: DoctorReport) -> None:
     from deleted memories, memories indexed before vectors existed. Loading the embedder
     builds nothing yet (the model is built at its first text), so this stays quick."""
     from memoryd import embed
+    from memoryd import vectors as vsql
     from memoryd.db.engine import read_session
     from memoryd.store import raw_connection
-    from memoryd.store import vectors as vsql
 
     embedder = embed.load(config)
     if embedder is None:

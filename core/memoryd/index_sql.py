@@ -41,6 +41,7 @@ COLS = ", ".join(MEMORY_COLUMNS)
 BM25_WEIGHTS = (4.0, 1.0, 3.0, 2.0, 0.6)
 
 GET = f"SELECT {COLS} FROM memories WHERE slug = :slug"
+STORED_TRACES = "SELECT text FROM turns WHERE slug = :slug ORDER BY seq"
 TRIGGERS_OF = 'SELECT "trigger" FROM triggers WHERE slug = :slug ORDER BY "trigger"'
 MARK_RECALLED = (
     "UPDATE memories SET recall_count = recall_count + 1, last_recalled_at = :ts, "
@@ -110,6 +111,27 @@ def filters(
     if states:
         where.append(_in("m.decay_state", "states", list(states), params))
     return (" AND ".join(where) or "1"), params
+
+
+def get_many(slugs: Sequence[str]) -> tuple[str, dict[str, Any]]:
+    """Rows by slug in one statement (dense search candidates keyword search did not bring)."""
+    params: dict[str, Any] = {}
+    return f"SELECT {COLS} FROM memories m WHERE {_in('m.slug', 'slugs', list(slugs), params)}", params
+
+
+def turns_at(slug: str, seqs: Sequence[int]) -> tuple[str, dict[str, Any]]:
+    """One session's turns by seq, as TurnHit's first six fields."""
+    params: dict[str, Any] = {"slug": slug}
+    where = _in("seq", "seqs", list(seqs), params)
+    return f"SELECT slug, seq, role, ts, ext_id, text FROM turns WHERE slug = :slug AND {where}", params
+
+
+def by_slug(keys: Sequence[tuple[str, int]]) -> dict[str, list[int]]:
+    """(slug, seq) keys grouped by slug, in first-seen order (one turns_at each)."""
+    out: dict[str, list[int]] = {}
+    for slug, seq in keys:
+        out.setdefault(slug, []).append(seq)
+    return out
 
 
 def list_rows(

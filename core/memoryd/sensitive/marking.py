@@ -20,11 +20,11 @@ from typing import Any
 
 from sqlalchemy import text
 
-from memoryd import atomic, clock, crypto, frontmatter, inject
+from memoryd import atomic, clock, crypto, frontmatter, inject, vectors
 from memoryd.db.engine import write_session
 from memoryd.errors import CorruptFile, KeyUnavailable, UsageError
 from memoryd.scope import MARKER, Scope
-from memoryd.store import Store, raw_connection, vectors
+from memoryd.store import Store, raw_connection
 from memoryd.store import governance as gsql
 from memoryd.store import index as isql
 from memoryd.store.files import ENC, MD

@@ -19,7 +19,7 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from memoryd import clock, crypto, envpaths, faults
+from memoryd import clock, crypto, envpaths, faults, vectors
 from memoryd.audit import AuditLog, Verdict
 from memoryd.db.engine import open_index, read_session, write_session
 from memoryd.errors import CorruptFile, KeyUnavailable, NotFound
@@ -27,11 +27,11 @@ from memoryd.frontmatter import Document
 from memoryd.models import DecayState
 from memoryd.paths import Layout
 from memoryd.sensitive.keys import Keys
-from memoryd.store import governance, index, kg, vectors
+from memoryd.store import governance, index, kg
 from memoryd.store.files import ENC, MemoryFiles, Turn
 from memoryd.store.index import Hit, TurnHit
-from memoryd.store.vectors import Texts, Vectors
 from memoryd.store.writelock import WriteLock, serialised
+from memoryd.vectors import Texts, Vectors
 
 __all__ = ["Hit", "Store", "Turn", "TurnHit"]
 
@@ -160,7 +160,7 @@ def rolled_back(doc: Document, row: dict[str, Any] | None, path: Path) -> str | 
 
 def raw_connection(s: Any) -> Any:
     """The sqlite3 connection under a session, inside its transaction (for
-    memoryd.store.vectors, which speaks sqlite3 directly)."""
+    memoryd.vectors, which speaks sqlite3 directly)."""
     return s.connection().connection.driver_connection
 
 
@@ -373,7 +373,7 @@ class Store:
         *,
         moved: bool = False,
     ) -> None:
-        """Which texts of this memory get a vector (memoryd.store.vectors); the vectors
+        """Which texts of this memory get a vector (memoryd.vectors); the vectors
         themselves come later (`embed_vectors`), keyed by these fingerprints."""
         if turns is None:
             turns = self.files.read_turns(path)

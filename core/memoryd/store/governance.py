@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import bindparam, text
 from sqlmodel import Session
 
-from memoryd.store import vectors
+from memoryd import vectors
 from memoryd.store.index import MEMORY_COLUMNS, _rows
 
 PROMOTION_COLUMNS = (

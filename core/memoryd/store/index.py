@@ -9,8 +9,8 @@ from sqlalchemy import bindparam, text
 from sqlmodel import Session
 
 from memoryd import index_sql as sql
+from memoryd import vectors
 from memoryd.index_sql import BM25_WEIGHTS, MEMORY_COLUMNS, Hit, TurnHit
-from memoryd.store import vectors
 from memoryd.store.files import Turn
 from memoryd.textproc import segment
 
@@ -100,7 +100,7 @@ def drop_words(s: Session, slug: str) -> None:
 
 
 def stored_traces(s: Session, slug: str) -> str:
-    rows = s.exec(text("SELECT text FROM turns WHERE slug = :slug ORDER BY seq"), params={"slug": slug}).all()
+    rows = s.exec(text(sql.STORED_TRACES), params={"slug": slug}).all()
     return "\n".join(r[0] for r in rows)
 
 
@@ -155,21 +155,16 @@ def get_many(s: Session, slugs: Sequence[str]) -> dict[str, dict[str, Any]]:
     """Rows by slug in one statement (dense search candidates keyword search did not bring)."""
     if not slugs:
         return {}
-    sql = text(f"SELECT {_COLS} FROM memories WHERE slug IN :slugs").bindparams(
-        bindparam("slugs", expanding=True)
-    )
-    return {r["slug"]: r for r in _rows(s.exec(sql, params={"slugs": list(slugs)}))}
+    statement, params = sql.get_many(slugs)
+    return {r["slug"]: r for r in _rows(s.exec(text(statement), params=params))}
 
 
 def turns_at(s: Session, keys: Sequence[tuple[str, int]]) -> dict[tuple[str, int], TurnHit]:
     """Turns by (slug, seq), score 0: dense level-2 candidates keyword search did not bring."""
     out: dict[tuple[str, int], TurnHit] = {}
-    for slug in dict.fromkeys(k[0] for k in keys):
-        seqs = [k[1] for k in keys if k[0] == slug]
-        sql = text(
-            "SELECT slug, seq, role, ts, ext_id, text FROM turns WHERE slug = :slug AND seq IN :seqs"
-        ).bindparams(bindparam("seqs", expanding=True))
-        for r in s.exec(sql, params={"slug": slug, "seqs": seqs}):
+    for slug, seqs in sql.by_slug(keys).items():
+        statement, params = sql.turns_at(slug, seqs)
+        for r in s.exec(text(statement), params=params):
             out[(r[0], int(r[1]))] = TurnHit(*r[:6], 0.0)
     return out
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from memoryd import embed
 from memoryd.app import Memoryd
 from memoryd.models import DecayState
 
@@ -30,6 +31,19 @@ def _run(args: list[str], home: Path, cwd: Path, *, full: bool = False, importti
     head += ["-c", FULL] if full else ["-m", "memoryd.cli.main"]
     env = {**os.environ, "MEMORYD_HOME": str(home), "MEMORYD_NOW": NOW}
     return subprocess.run([*head, *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=120)
+
+
+@pytest.fixture(autouse=True)
+def cold_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No embedding model loaded in this process, as in a fresh one: `record` here leaves
+    the vectors to the worker (or the first search), whatever ran before in this worker."""
+    monkeypatch.setattr(embed, "_loaded", {})
+
+
+def _said(out: subprocess.CompletedProcess[str], home: Path) -> tuple[int, str, str]:
+    """Exit code, stdout and stderr (without `-X importtime` lines), the home path masked."""
+    err = "".join(line for line in out.stderr.splitlines(True) if not line.startswith("import time:"))
+    return out.returncode, out.stdout.replace(str(home), "HOME"), err.replace(str(home), "HOME")
 
 
 def _heavy(stderr: str) -> list[str]:
@@ -70,6 +84,20 @@ def _store(project: Path, other: Path) -> dict[str, str]:
     return slugs
 
 
+def _missing_vectors(home: Path) -> int:
+    """Texts with a vector ref and no vector of any model."""
+    con = sqlite3.connect(home / "index.db")
+    try:
+        return int(
+            con.execute(
+                "SELECT count(*) FROM vector_refs r WHERE NOT EXISTS "
+                "(SELECT 1 FROM vectors v WHERE v.fingerprint = r.fingerprint)"
+            ).fetchone()[0]
+        )
+    finally:
+        con.close()
+
+
 def _tables(home: Path) -> dict[str, list[tuple[object, ...]]]:
     con = sqlite3.connect(home / "index.db")
     try:
@@ -95,8 +123,16 @@ def test_the_read_commands_import_no_sqlalchemy_sqlmodel_or_pydantic(
     other = tmp_path / "other"
     other.mkdir()
     slugs = _store(project, other)
+    # the memories have no vectors yet (a cold record leaves them to the worker): the first
+    # hybrid search embeds them before it answers, a write, so it takes the full path
+    out = _run(["search", "postgres"], isolated_home, project, importtime=True)
+    assert out.returncode == 0 and slugs["pg"] in out.stdout, out.stderr[-2000:]
+    assert _heavy(out.stderr), "embedding missing vectors is the full path's"
+    assert _missing_vectors(isolated_home) == 0
     for args in (
         ["search", "postgres"],
+        ["search", "postgres", "--mode", "dense"],
+        ["search", "postgres", "--mode", "keyword"],
         ["search", "postgres", "--json", "--all-scopes"],
         ["search", "kubernetes"],  # nothing here: the hint searches the other scopes
         ["get", slugs["pg"]],
@@ -148,6 +184,41 @@ def test_fast_and_full_paths_say_and_do_the_same(project: Path, tmp_path: Path, 
     assert counted[slugs["pg"]] >= 3 and counted[slugs["hand"]] >= 2  # recalls were counted
 
 
+def test_hybrid_search_on_the_read_path_finds_across_languages_as_the_full_path_does(
+    project: Path, tmp_path: Path, isolated_home
+):
+    """The default (hybrid) and dense modes on the read path: a Chinese question finds the
+    English memory, with numpy and the model but no SQLAlchemy, and every mode says and
+    does what the full path does."""
+    app = Memoryd()
+    english = app.record(
+        "fact",
+        "Deploy target",
+        "We deploy the backend to Kubernetes on Google Cloud; staging and production are separate clusters.",
+        scope_path=project,
+    )[0].meta.slug
+    app.record("fact", "Code style", "Python code is formatted with ruff.", scope_path=project)
+    app.record("fact", "Release notes", "Every release gets a changelog entry.", scope_path=project)
+    assert _run(["search", "kubernetes"], isolated_home, project).returncode == 0  # embeds them
+    assert _missing_vectors(isolated_home) == 0
+    fast_home, full_home = tmp_path / "fast", tmp_path / "full"
+    shutil.copytree(isolated_home, fast_home)
+    shutil.copytree(isolated_home, full_home)
+    ask = "我们的后端服务部署在哪里？"  # where do we deploy the backend? (no word in common)
+    found = {}
+    for mode in ("hybrid", "dense", "keyword"):
+        args = ["search", ask, "--json", *(["--mode", mode] if mode != "hybrid" else [])]
+        fast = _run(args, fast_home, project, importtime=True)
+        assert fast.returncode == 0 and _heavy(fast.stderr) == [], (mode, fast.stderr[-2000:])
+        full = _run(args, full_home, project, full=True)
+        assert _said(fast, fast_home) == _said(full, full_home), mode
+        found[mode] = [r["slug"] for r in json.loads(fast.stdout)]
+    assert found["hybrid"][:1] == [english] and found["dense"][:1] == [english], found
+    assert english not in found["keyword"]
+    assert _tables(fast_home) == _tables(full_home)
+    assert _files(fast_home) == _files(full_home)
+
+
 def test_sensitive_scopes_take_the_full_path_with_its_gate_and_audit(
     cli, secret_service: str, project: Path, tmp_path: Path, isolated_home
 ):
@@ -185,7 +256,10 @@ def test_sensitive_scopes_take_the_full_path_with_its_gate_and_audit(
 
 @pytest.mark.parametrize("change", ["pending", "newer", "absent"])
 def test_an_index_not_at_the_current_version_takes_the_full_path(change: str, project: Path, isolated_home):
-    slug = Memoryd().record("decision", "Use Postgres", "SQLite locked up.", scope_path=project)[0].meta.slug
+    app = Memoryd()
+    slug = app.record("decision", "Use Postgres", "SQLite locked up.", scope_path=project)[0].meta.slug
+    app.store.vectors.close()  # no connection of this process keeps index.db's WAL
+    app.store.engine.dispose()
     if change == "absent":
         (isolated_home / "index.db").unlink()
     else:

@@ -45,7 +45,7 @@ def test_blank_to_latest_matches_sqlmodel(tmp_path: Path):
     assert {"consolidation_state", "consolidation_phases", "consolidation_done"} <= set(cols)
     # sync's ledger of applied versions and what a sync is about to write (013): plain SQL
     assert {"sync_applied", "sync_pending"} <= set(cols)
-    # vectors for hybrid search (017): plain SQL, read through sqlite3 by memoryd.store.vectors
+    # vectors for hybrid search (017): plain SQL, read through sqlite3 by memoryd.vectors
     assert cols["vectors"] == {"fingerprint", "model", "dim", "sealed", "data"}
     assert cols["vector_refs"] == {"slug", "level", "part", "fingerprint"}
     con = sqlite3.connect(db)

@@ -1,4 +1,4 @@
-"""Vectors as derived data (memoryd.store.vectors): one row per distinct text per model,
+"""Vectors as derived data (memoryd.vectors): one row per distinct text per model,
 refs rewritten when a memory is indexed, unchanged text never embedded twice, a model
 change re-embedding only what the new model lacks, and `similar` over the stored rows.
 Real SQLite files; the real model where what it says matters, a counting test embedder
@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from memoryd import embed
+from memoryd import embed, vectors
 from memoryd.app import Memoryd
-from memoryd.store import vectors
 
 from . import embedders
 

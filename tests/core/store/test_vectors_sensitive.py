@@ -11,10 +11,9 @@ from pathlib import Path
 
 import numpy as np
 
-from memoryd import embed
+from memoryd import embed, vectors
 from memoryd.app import Memoryd
 from memoryd.sensitive.keys import Keys
-from memoryd.store import vectors
 
 from ..sensitive.support import CANARY, PIN, grant_tty, record, set_pin
 
