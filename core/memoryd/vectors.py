@@ -207,6 +207,35 @@ def carry(
     return written
 
 
+def _still_wanted(con: sqlite3.Connection, rows: list[tuple[str, str, int, int, bytes]]) -> list[Any]:
+    """The rows of a batch to insert, checked in the write transaction: texts were read
+    before it, and meanwhile a memory may have been forgotten or its scope marked
+    sensitive (which drops its plain refs). Only fingerprints still referred to, and a
+    clear row only when a memory outside every sensitive scope refers to it."""
+    fps = list({r[0] for r in rows})
+    live: set[str] = set()
+    clear_ok: set[str] = set()
+    for i in range(0, len(fps), 500):
+        chunk = fps[i : i + 500]
+        marks = ",".join("?" * len(chunk))
+        live |= {
+            r[0]
+            for r in con.execute(
+                f"SELECT DISTINCT fingerprint FROM vector_refs WHERE fingerprint IN ({marks})", chunk
+            ).fetchall()
+        }
+        clear_ok |= {
+            r[0]
+            for r in con.execute(
+                "SELECT DISTINCT r.fingerprint FROM vector_refs r JOIN memories m ON m.slug = r.slug "
+                f"WHERE r.fingerprint IN ({marks}) AND m.scope_sensitive = 0 AND m.scope_hash NOT IN "
+                "(SELECT scope_hash FROM sensitive_scopes)",
+                chunk,
+            ).fetchall()
+        }
+    return [r for r in rows if r[0] in live and (r[3] == 1 or r[0] in clear_ok)]
+
+
 # -- sealing ------------------------------------------------------------------------------
 def _aad_kind(model: str) -> str:
     return f"vector:{model}"
@@ -336,6 +365,8 @@ class Vectors:
                     self.db, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
                 )
                 con.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+                # Deleted vectors (gc after a mark) are zeroed, not left in free pages.
+                con.execute("PRAGMA secure_delete = ON")
                 self._con = con
             yield self._con
 
@@ -448,12 +479,12 @@ class Vectors:
                     out.append((fp, model, embedder.dim, 1, seal(key, scope, fp, model, blob)))
                 else:
                     out.append((fp, model, embedder.dim, 0, blob))
+            faults.pause("vectors:flush")
             with self._write() as con:
-                con.executemany(
-                    _INSERT,
-                    out,
-                )
-                bump(con)
+                out = _still_wanted(con, out)
+                if out:
+                    con.executemany(_INSERT, out)
+                    bump(con)
             done += len(items)
             faults.point("vectors:batch")
             faults.pause("vectors:batch")
