@@ -111,17 +111,33 @@ def write_refs(
         "INSERT INTO vector_refs (slug, level, part, fingerprint) VALUES (?, ?, ?, ?)",
         [(slug, lp[0], lp[1], fp) for lp, fp in want],
     )
+    _drop_orphans(con, {fp for _, fp in have} - {fp for _, fp in want})
     bump(con)
 
 
 def drop_refs(con: sqlite3.Connection, slugs: Iterable[str]) -> None:
-    """A memory's refs go with its rows (its vectors stay until `gc`: another memory may
-    share the text)."""
+    """A memory's refs go with its rows, and the vectors no other memory shares with them
+    (a forgotten text's vector, and its plain sha256, should not wait for `gc`)."""
     slugs = list(slugs)
     if not slugs:
         return
+    gone: set[str] = set()
+    for s in slugs:
+        gone |= {
+            r[0] for r in con.execute("SELECT fingerprint FROM vector_refs WHERE slug = ?", (s,)).fetchall()
+        }
     con.executemany("DELETE FROM vector_refs WHERE slug = ?", [(s,) for s in slugs])
+    _drop_orphans(con, gone)
     bump(con)
+
+
+def _drop_orphans(con: sqlite3.Connection, fps: set[str]) -> None:
+    """Vectors of `fps` that no ref uses any more, in the caller's transaction."""
+    con.executemany(
+        "DELETE FROM vectors WHERE fingerprint = ? AND NOT EXISTS "
+        "(SELECT 1 FROM vector_refs WHERE fingerprint = ?)",
+        [(fp, fp) for fp in fps],
+    )
 
 
 def drop_clear_refs(con: sqlite3.Connection, slugs: Iterable[str]) -> None:

@@ -115,8 +115,29 @@ def test_forgotten_memories_lose_their_refs_and_gc_drops_their_vectors(
     app.forget(doc.meta.slug)
     assert app.store.vectors.similar(q, scopes=[h], level=1, limit=3) == []
     assert app.store.vectors.counts()["refs"] == 0
-    assert app.store.vectors.stale("hashed-test@1") == 1
-    assert app.store.vectors.gc() == 1 and app.store.vectors.counts()["vectors"] == 0
+    # Its vector (and the text's plain sha256) went with it, not at the next gc.
+    assert app.store.vectors.counts()["vectors"] == 0 and app.store.vectors.stale("hashed-test@1") == 0
+
+
+def test_an_edit_drops_the_old_text_vector_a_shared_text_keeps_its_own(
+    isolated_home: Path, tmp_path: Path, project: Path
+):
+    configure(tmp_path, V1)
+    app = Memoryd()
+    a = app.record("playbook", "Deploy steps", LONG, scope_path=project)[0]
+    app.record("playbook", "Deploy steps, again", LONG, scope_path=project)
+    app.reindex()
+    app.forget(a.meta.slug)
+    # Its first window (title + start) is gone; the body windows the other memory shares stay.
+    assert app.store.vectors.counts()["vectors"] == len(vectors.texts_of("Deploy steps", LONG, ()))
+    assert app.store.vectors.stale("hashed-test@1") == 0
+    b = app.record("fact", "Cache", "The cache is Redis 7.", scope_path=project)[0]
+    app.reindex()
+    before = app.store.vectors.counts()["vectors"]
+    app.update(b.meta.slug, body="The cache is Valkey 8.")
+    app.reindex()
+    assert app.store.vectors.counts()["vectors"] == before  # the old text's vector is gone
+    assert app.store.vectors.stale("hashed-test@1") == 0
 
 
 def test_similar_ranks_best_first_filters_and_sees_new_vectors(
@@ -154,7 +175,7 @@ def test_similar_ranks_best_first_filters_and_sees_new_vectors(
     assert v.similar(q, scopes=[h], level=1, limit=1)[0][0] == new.meta.slug
     app.update(new.meta.slug, body="Everyone here writes code in Helix; the CI runs on Fridays.")
     assert app.store.vectors.missing(embed.tag(e)) == 0
-    assert app.store.vectors.gc() == 1  # the old body's window
+    assert app.store.vectors.gc() == 0  # the old body's window went with the edit
 
 
 def test_turns_are_level_two(cli, isolated_home: Path, tmp_path: Path, project: Path) -> None:
