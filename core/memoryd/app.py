@@ -714,6 +714,7 @@ class Memoryd(Upkeep):
         if embedder is None:
             return
         report.model = embed.tag(embedder)
+        self.store.vectors.invalid(report.model, drop=True)  # unusable rows: embedded anew
         report.embedded = self.store.embed_vectors(embedder, progress=progress)
         self.store.vectors.gc(keep_model=report.model)
         report.vectors_missing = self.store.vectors.missing(

@@ -36,5 +36,6 @@ def vectors(store: Store, config: Config, report: DoctorReport) -> None:
     report.vectors_model = model
     report.vectors_missing = store.vectors.missing(model, skip_scopes=locked)
     report.vectors_stale = store.vectors.stale(model)
+    report.vectors_invalid = store.vectors.invalid(model)
     with read_session(store.engine) as s:
         report.vectors_unreferenced = len(vsql.unreferenced(raw_connection(s), locked))

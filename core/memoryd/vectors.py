@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 import os
 import sqlite3
 import threading
@@ -38,6 +39,8 @@ from memoryd import faults
 if TYPE_CHECKING:
     from memoryd.embed import Embedder
 
+log = logging.getLogger(__name__)
+
 MEMORY = 1  # level 1: a memory's windows
 TURN = 2  # level 2: one turn each
 BUSY_TIMEOUT_S = 60.0
@@ -46,6 +49,8 @@ _HMAC_LABEL = b"memoryd vector v1\0"
 # the default model on a 2-core machine. Here, not in memoryd.app, for the CLI's read path.
 INLINE_EMBED = 200
 _INSERT = "INSERT OR IGNORE INTO vectors (fingerprint, model, dim, sealed, data) VALUES (?, ?, ?, ?, ?)"
+# A batch replaces what it embedded: a row it picked may be there but unusable (wrong length).
+_REPLACE = "INSERT OR REPLACE INTO vectors (fingerprint, model, dim, sealed, data) VALUES (?, ?, ?, ?, ?)"
 
 
 def fingerprint(text: str, key: bytes | None = None) -> str:
@@ -111,17 +116,33 @@ def write_refs(
         "INSERT INTO vector_refs (slug, level, part, fingerprint) VALUES (?, ?, ?, ?)",
         [(slug, lp[0], lp[1], fp) for lp, fp in want],
     )
+    _drop_orphans(con, {fp for _, fp in have} - {fp for _, fp in want})
     bump(con)
 
 
 def drop_refs(con: sqlite3.Connection, slugs: Iterable[str]) -> None:
-    """A memory's refs go with its rows (its vectors stay until `gc`: another memory may
-    share the text)."""
+    """A memory's refs go with its rows, and the vectors no other memory shares with them
+    (a forgotten text's vector, and its plain sha256, should not wait for `gc`)."""
     slugs = list(slugs)
     if not slugs:
         return
+    gone: set[str] = set()
+    for s in slugs:
+        gone |= {
+            r[0] for r in con.execute("SELECT fingerprint FROM vector_refs WHERE slug = ?", (s,)).fetchall()
+        }
     con.executemany("DELETE FROM vector_refs WHERE slug = ?", [(s,) for s in slugs])
+    _drop_orphans(con, gone)
     bump(con)
+
+
+def _drop_orphans(con: sqlite3.Connection, fps: set[str]) -> None:
+    """Vectors of `fps` that no ref uses any more, in the caller's transaction."""
+    con.executemany(
+        "DELETE FROM vectors WHERE fingerprint = ? AND NOT EXISTS "
+        "(SELECT 1 FROM vector_refs WHERE fingerprint = ?)",
+        [(fp, fp) for fp in fps],
+    )
 
 
 def drop_clear_refs(con: sqlite3.Connection, slugs: Iterable[str]) -> None:
@@ -205,6 +226,53 @@ def carry(
     if written:
         bump(con)
     return written
+
+
+NORM_TOLERANCE = 0.05  # float16 storage and model rounding stay far inside it
+
+
+def valid(vec: np.ndarray, dim: int) -> bool:
+    """A vector worth storing or scoring: shape (dim,), finite, unit length (cosine is a
+    dot product here; a NaN or a scaled row would rank nonsense first or last)."""
+    v = np.asarray(vec, dtype=np.float32)
+    if v.shape != (dim,) or not np.all(np.isfinite(v)):
+        return False
+    return abs(float(np.linalg.norm(v)) - 1.0) <= NORM_TOLERANCE
+
+
+def _blob_valid(data: bytes, dim: int) -> bool:
+    if len(data) != dim * 2:
+        return False
+    return valid(np.frombuffer(data, dtype="<f2").astype(np.float32), dim)
+
+
+def _still_wanted(con: sqlite3.Connection, rows: list[tuple[str, str, int, int, bytes]]) -> list[Any]:
+    """The rows of a batch to insert, checked in the write transaction: texts were read
+    before it, and meanwhile a memory may have been forgotten or its scope marked
+    sensitive (which drops its plain refs). Only fingerprints still referred to, and a
+    clear row only when a memory outside every sensitive scope refers to it."""
+    fps = list({r[0] for r in rows})
+    live: set[str] = set()
+    clear_ok: set[str] = set()
+    for i in range(0, len(fps), 500):
+        chunk = fps[i : i + 500]
+        marks = ",".join("?" * len(chunk))
+        live |= {
+            r[0]
+            for r in con.execute(
+                f"SELECT DISTINCT fingerprint FROM vector_refs WHERE fingerprint IN ({marks})", chunk
+            ).fetchall()
+        }
+        clear_ok |= {
+            r[0]
+            for r in con.execute(
+                "SELECT DISTINCT r.fingerprint FROM vector_refs r JOIN memories m ON m.slug = r.slug "
+                f"WHERE r.fingerprint IN ({marks}) AND m.scope_sensitive = 0 AND m.scope_hash NOT IN "
+                "(SELECT scope_hash FROM sensitive_scopes)",
+                chunk,
+            ).fetchall()
+        }
+    return [r for r in rows if r[0] in live and (r[3] == 1 or r[0] in clear_ok)]
 
 
 # -- sealing ------------------------------------------------------------------------------
@@ -336,6 +404,8 @@ class Vectors:
                     self.db, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
                 )
                 con.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+                # Deleted vectors (gc after a mark) are zeroed, not left in free pages.
+                con.execute("PRAGMA secure_delete = ON")
                 self._con = con
             yield self._con
 
@@ -365,10 +435,31 @@ class Vectors:
         with self._connection() as con:
             row = con.execute(
                 "SELECT count(DISTINCT r.fingerprint) FROM vector_refs r LEFT JOIN vectors v "
-                "ON v.fingerprint = r.fingerprint AND v.model = ? WHERE v.fingerprint IS NULL" + where,
+                "ON v.fingerprint = r.fingerprint AND v.model = ? WHERE (v.fingerprint IS NULL "
+                "OR (v.sealed = 0 AND length(v.data) != v.dim * 2))" + where,
                 (model_tag, *params),
             ).fetchall()[0]
         return int(row[0])
+
+    def invalid(self, model_tag: str, *, drop: bool = False) -> int:
+        """Clear rows of this model that cannot be scored (wrong length, NaN or inf, not
+        unit length: a damaged or hand-edited file). `drop`: delete them, so they count as
+        missing and the next embedding run replaces them. Reads every clear row: for
+        doctor and reindex, not for every search."""
+        bad: list[tuple[str]] = []
+        with self._connection() as con:
+            rows = con.execute(
+                "SELECT fingerprint, dim, data FROM vectors WHERE model = ? AND sealed = 0", (model_tag,)
+            ).fetchall()
+            bad = [(fp,) for fp, dim, data in rows if not _blob_valid(data, int(dim))]
+        if drop and bad:
+            with self._write() as con:
+                con.executemany(
+                    "DELETE FROM vectors WHERE fingerprint = ? AND model = ? AND sealed = 0",
+                    [(fp, model_tag) for (fp,) in bad],
+                )
+                bump(con)
+        return len(bad)
 
     def stale(self, model_tag: str) -> int:
         """Vectors of another model, or of no memory any more (removed by `gc`)."""
@@ -426,9 +517,8 @@ class Vectors:
         with self._connection() as con:
             rows = con.execute(
                 "SELECT r.slug, r.fingerprint FROM vector_refs r LEFT JOIN vectors v "
-                "ON v.fingerprint = r.fingerprint AND v.model = ? WHERE v.fingerprint IS NULL"
-                + where
-                + " ORDER BY r.slug",
+                "ON v.fingerprint = r.fingerprint AND v.model = ? WHERE (v.fingerprint IS NULL "
+                "OR (v.sealed = 0 AND length(v.data) != v.dim * 2))" + where + " ORDER BY r.slug",
                 (model, *params),
             ).fetchall()
         need: dict[str, set[str]] = {}
@@ -442,18 +532,31 @@ class Vectors:
             nonlocal done
             vecs = embedder.embed_documents([text for _, (text, _, _) in items])
             out = []
+            bad = 0
             for (fp, (_, scope, key)), vec in zip(items, vecs, strict=True):
+                if not valid(vec, embedder.dim):
+                    bad += 1
+                    continue
                 blob = to_blob(vec)
                 if key is not None:
                     out.append((fp, model, embedder.dim, 1, seal(key, scope, fp, model, blob)))
                 else:
                     out.append((fp, model, embedder.dim, 0, blob))
-            with self._write() as con:
-                con.executemany(
-                    _INSERT,
-                    out,
+            if bad:
+                log.warning(
+                    "%s returned %d invalid vectors of %d (not (%d,), not finite or not unit length): "
+                    "not stored, keyword search covers those texts",
+                    model,
+                    bad,
+                    len(items),
+                    embedder.dim,
                 )
-                bump(con)
+            faults.pause("vectors:flush")
+            with self._write() as con:
+                out = _still_wanted(con, out)
+                if out:
+                    con.executemany(_REPLACE, out)
+                    bump(con)
             done += len(items)
             faults.point("vectors:batch")
             faults.pause("vectors:batch")
@@ -651,7 +754,7 @@ class Vectors:
         if pool is None or (pool.n == 0 and got):
             pool = _Pool(int(got[0][1]) if got else 0)
         pool = pool.kept(live)
-        fresh = [(fp, data) for fp, dim, data in got if dim == pool.dim and len(data) == dim * 2]
+        fresh = [(fp, data) for fp, dim, data in got if dim == pool.dim and _blob_valid(data, dim)]
         pool.add([fp for fp, _ in fresh], [data for _, data in fresh])
         refs = [r for r in refs if r[4] in pool.index]
         type_codes: dict[str, int] = {}

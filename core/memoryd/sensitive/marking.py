@@ -130,21 +130,26 @@ def mark(
         )
     # Words out of the index first: while the files are being encrypted (or after a
     # kill, until the rerun) nothing of the scope is listed or found without a grant.
-    _scrub_index(store, scope.hash)
-    _seal_proposals(store, scope.hash, key)
-    _encrypt_files(store, scope.hash, key, report, progress)
-    rename = _audit_renames(store, scope.hash, key)
-    report.audit_rewritten = store.audit.redact_scope(scope.hash, rename, drop_keys=("reason", "title"))[
-        "rewritten"
-    ]
-    store.audit.append(
-        "mark_sensitive",
-        actor=actor,
-        scope_hash=scope.hash,
-        details={"key_source": settings.key_source, "encrypted": report.encrypted, "resumed": resumed},
-    )
-    store.vectors.gc()  # the clear vectors of the scope (unless a plain memory has the same text)
-    compact(store)
+    # Under the write lock (the one every vectors batch takes to commit) from the scrub to
+    # the compaction: a batch that read the scope's texts before the mark commits before
+    # the scrub (its clear rows are then sealed, dropped and vacuumed) or after it all,
+    # when its fingerprints are no longer referred to and it writes nothing.
+    with store.writing():
+        _scrub_index(store, scope.hash)
+        _seal_proposals(store, scope.hash, key)
+        _encrypt_files(store, scope.hash, key, report, progress)
+        rename = _audit_renames(store, scope.hash, key)
+        report.audit_rewritten = store.audit.redact_scope(scope.hash, rename, drop_keys=("reason", "title"))[
+            "rewritten"
+        ]
+        store.audit.append(
+            "mark_sensitive",
+            actor=actor,
+            scope_hash=scope.hash,
+            details={"key_source": settings.key_source, "encrypted": report.encrypted, "resumed": resumed},
+        )
+        store.vectors.gc()  # the clear vectors of the scope (unless a plain memory has the same text)
+        compact(store)
     return report
 
 
@@ -339,30 +344,31 @@ def unmark(store: Store, scope: Scope, *, actor: str = "cli") -> int:
             atomic.write_text(files.turns_path(plain), "".join(t.to_json() + "\n" for t in turns))
         files.remove(path)
         count += 1
-    with write_session(store.engine) as s:
-        for row in gsql.promotions(s, status=None, scopes=[scope.hash]):
-            if content.is_sealed(row["proposed_body"]):
-                opened = content.open_proposal(key, scope.hash, row)
-                s.exec(
-                    text(
-                        "UPDATE promotions SET proposed_title = :t, proposed_body = :b, "
-                        "proposed_triggers = :tr, reasoning = :r WHERE id = :id"
-                    ),
-                    params={
-                        "t": opened["proposed_title"],
-                        "b": opened["proposed_body"],
-                        "tr": json.dumps(opened["proposed_triggers"], ensure_ascii=False),
-                        "r": opened["reasoning"],
-                        "id": row["id"],
-                    },
-                )
-        s.exec(text("DELETE FROM sensitive_scopes WHERE scope_hash = :h"), params={"h": scope.hash})
-        for items in texts:  # plain again: the vectors need no new embedding
-            vectors.carry(raw_connection(s), items, (scope.hash, key), (scope.hash, None))
-    state.remove(store.layout, scope.hash)
-    store.keys.forget(scope.hash)
-    store.reindex_scope(scope.hash)
-    store.vectors.gc()
+    with store.writing():  # no vectors batch commits between the refs' change and gc
+        with write_session(store.engine) as s:
+            for row in gsql.promotions(s, status=None, scopes=[scope.hash]):
+                if content.is_sealed(row["proposed_body"]):
+                    opened = content.open_proposal(key, scope.hash, row)
+                    s.exec(
+                        text(
+                            "UPDATE promotions SET proposed_title = :t, proposed_body = :b, "
+                            "proposed_triggers = :tr, reasoning = :r WHERE id = :id"
+                        ),
+                        params={
+                            "t": opened["proposed_title"],
+                            "b": opened["proposed_body"],
+                            "tr": json.dumps(opened["proposed_triggers"], ensure_ascii=False),
+                            "r": opened["reasoning"],
+                            "id": row["id"],
+                        },
+                    )
+            s.exec(text("DELETE FROM sensitive_scopes WHERE scope_hash = :h"), params={"h": scope.hash})
+            for items in texts:  # plain again: the vectors need no new embedding
+                vectors.carry(raw_connection(s), items, (scope.hash, key), (scope.hash, None))
+        state.remove(store.layout, scope.hash)
+        store.keys.forget(scope.hash)
+        store.reindex_scope(scope.hash)
+        store.vectors.gc()
     for entry in (state.key_entry(scope.hash), state.grant_entry(scope.hash)):
         with contextlib.suppress(KeyUnavailable):
             state.keyring_delete(entry)
@@ -434,11 +440,12 @@ def rotate(store: Store, scope: Scope, *, new_passphrase: str | None, actor: str
         grants.revoke(store.keys, scope.hash, None)
     store.keys.forget(scope.hash)
     store.keys.remember(scope.hash, new)
-    with store.writing(), write_session(store.engine) as s:  # re-sealed, not embedded anew
-        for items in texts:
-            vectors.carry(raw_connection(s), items, (scope.hash, old), (scope.hash, new))
-    store.reindex_scope(scope.hash)  # fingerprints are keyed: recompute them
-    store.vectors.gc()
+    with store.writing():  # no vectors batch commits between the refs' change and gc
+        with write_session(store.engine) as s:  # re-sealed, not embedded anew
+            for items in texts:
+                vectors.carry(raw_connection(s), items, (scope.hash, old), (scope.hash, new))
+        store.reindex_scope(scope.hash)  # fingerprints are keyed: recompute them
+        store.vectors.gc()
     store.audit.append("rotate_key", actor=actor, scope_hash=scope.hash, details={"files": count})
     return count
 

@@ -208,6 +208,7 @@ class DoctorReport:
     vectors_model: str | None = None
     vectors_missing: int = 0
     vectors_stale: int = 0
+    vectors_invalid: int = 0  # clear rows that cannot be scored (wrong length, NaN): reindex replaces them
     vectors_unreferenced: int = 0
 
     @property

@@ -44,3 +44,20 @@ def v1() -> Hashed:
 
 def v2() -> Hashed:
     return Hashed("2")
+
+
+class Broken(Hashed):
+    """Passes embed.check (its own texts embed fine), then returns NaN for a memory's."""
+
+    name = "broken-test"
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        out = super().embed_documents(texts)
+        for i, t in enumerate(texts):
+            if t not in CHECK_TEXTS:
+                out[i] = np.nan
+        return out
+
+
+def broken() -> Broken:
+    return Broken("1")

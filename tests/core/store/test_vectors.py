@@ -115,8 +115,29 @@ def test_forgotten_memories_lose_their_refs_and_gc_drops_their_vectors(
     app.forget(doc.meta.slug)
     assert app.store.vectors.similar(q, scopes=[h], level=1, limit=3) == []
     assert app.store.vectors.counts()["refs"] == 0
-    assert app.store.vectors.stale("hashed-test@1") == 1
-    assert app.store.vectors.gc() == 1 and app.store.vectors.counts()["vectors"] == 0
+    # Its vector (and the text's plain sha256) went with it, not at the next gc.
+    assert app.store.vectors.counts()["vectors"] == 0 and app.store.vectors.stale("hashed-test@1") == 0
+
+
+def test_an_edit_drops_the_old_text_vector_a_shared_text_keeps_its_own(
+    isolated_home: Path, tmp_path: Path, project: Path
+):
+    configure(tmp_path, V1)
+    app = Memoryd()
+    a = app.record("playbook", "Deploy steps", LONG, scope_path=project)[0]
+    app.record("playbook", "Deploy steps, again", LONG, scope_path=project)
+    app.reindex()
+    app.forget(a.meta.slug)
+    # Its first window (title + start) is gone; the body windows the other memory shares stay.
+    assert app.store.vectors.counts()["vectors"] == len(vectors.texts_of("Deploy steps", LONG, ()))
+    assert app.store.vectors.stale("hashed-test@1") == 0
+    b = app.record("fact", "Cache", "The cache is Redis 7.", scope_path=project)[0]
+    app.reindex()
+    before = app.store.vectors.counts()["vectors"]
+    app.update(b.meta.slug, body="The cache is Valkey 8.")
+    app.reindex()
+    assert app.store.vectors.counts()["vectors"] == before  # the old text's vector is gone
+    assert app.store.vectors.stale("hashed-test@1") == 0
 
 
 def test_similar_ranks_best_first_filters_and_sees_new_vectors(
@@ -154,7 +175,7 @@ def test_similar_ranks_best_first_filters_and_sees_new_vectors(
     assert v.similar(q, scopes=[h], level=1, limit=1)[0][0] == new.meta.slug
     app.update(new.meta.slug, body="Everyone here writes code in Helix; the CI runs on Fridays.")
     assert app.store.vectors.missing(embed.tag(e)) == 0
-    assert app.store.vectors.gc() == 1  # the old body's window
+    assert app.store.vectors.gc() == 0  # the old body's window went with the edit
 
 
 def test_turns_are_level_two(cli, isolated_home: Path, tmp_path: Path, project: Path) -> None:
@@ -225,3 +246,47 @@ def test_a_memory_that_changes_type_is_found_under_its_new_type(
     assert (
         app.store.vectors.similar(q, scopes=[h], level=1, limit=3, types=["decision"])[0][0] == doc.meta.slug
     )
+
+
+def test_an_embedder_returning_nan_stores_nothing_and_says_so_once(
+    isolated_home: Path, tmp_path: Path, project: Path, caplog: pytest.LogCaptureFixture
+):
+    configure(tmp_path, "tests.core.store.embedders:broken")
+    app = Memoryd()
+    app.record("playbook", "Deploy steps", LONG, scope_path=project)
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="memoryd.vectors"):
+        app.reindex()
+    assert app.store.vectors.counts()["vectors"] == 0
+    assert app.store.vectors.missing("broken-test@1") == len(texts_in(app.layout.index_db))
+    assert len([r for r in caplog.records if "invalid vectors" in r.getMessage()]) == 1
+
+
+def test_a_damaged_vector_row_counts_as_missing_and_reindex_replaces_it(
+    isolated_home: Path, tmp_path: Path, project: Path
+):
+    import numpy as np
+
+    configure(tmp_path, V1)
+    app = Memoryd()
+    app.record("fact", "Database", "Production runs PostgreSQL 16.", scope_path=project)
+    app.record("fact", "Cache", "The cache is Redis 7.", scope_path=project)
+    app.reindex()
+    con = sqlite3.connect(app.layout.index_db)
+    fps = [r[0] for r in con.execute("SELECT fingerprint FROM vectors ORDER BY fingerprint")]
+    nan = np.full(embedders.DIM, np.nan, dtype="<f2").tobytes()
+    con.execute("UPDATE vectors SET data = ? WHERE fingerprint = ?", (b"\0" * 6, fps[0]))
+    con.execute("UPDATE vectors SET data = ? WHERE fingerprint = ?", (nan, fps[1]))
+    con.commit()
+    con.close()
+    app = Memoryd()
+    e = embed.load(app.config)
+    assert e is not None
+    h = app.scope(project).hash
+    hits = app.store.vectors.similar(e.embed_query("cache"), scopes=[h], level=1, limit=5)
+    assert all(np.isfinite(s) for _, _, s in hits) and len(hits) == 0  # neither row is scored
+    assert app.store.vectors.missing("hashed-test@1") >= 1  # the wrong length, in SQL
+    assert app.doctor().vectors_invalid == 2
+    assert app.reindex().embedded == 2
+    assert app.store.vectors.missing("hashed-test@1") == 0 and app.store.vectors.invalid("hashed-test@1") == 0
+    assert len(app.store.vectors.similar(e.embed_query("cache"), scopes=[h], level=1, limit=5)) == 2

@@ -111,3 +111,54 @@ def test_without_the_key_nothing_is_embedded(cli, secret_service: str, project: 
     assert out.returncode == 0 and '"embedded": 1' in out.stdout, (out.stdout, out.stderr)
     counts = Memoryd().store.vectors.counts()
     assert counts["vectors"] == counts["sealed"] == 1
+
+
+WORKER_EMBED = (
+    "from memoryd.app import Memoryd\n"
+    "from memoryd.capture.worker import embed_new\n"
+    "app = Memoryd()\n"
+    "print(embed_new(app.store, app.config))\n"
+)
+
+
+def test_a_batch_embedded_across_a_mark_writes_no_clear_vector(
+    cli, secret_service: str, project: Path, isolated_home: Path, tmp_path: Path
+) -> None:
+    """Two processes: the capture worker's embedding run reads a plain memory's text and is
+    held before its batch commits; the scope is marked sensitive meanwhile; then the batch goes on. Its clear
+    vector, keyed by the plain sha256 of the text, must not be written."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    title, body = f"Bank {CANARY}", f"We bank with {CANARY} for every invoice, since March."
+    record(cli, project, title, body)
+    app = Memoryd()
+    pieces = needles(app, title, body)
+    assert found(isolated_home, pieces, app) == []  # the CLI's record embeds nothing
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    env = {**os.environ, "MEMORYD_PAUSE_AT": "vectors:flush", "MEMORYD_PAUSE_DIR": str(gate)}
+    embedding = subprocess.Popen(
+        [sys.executable, "-c", WORKER_EMBED],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 90
+        while not (gate / "vectors:flush.reached").exists():
+            assert embedding.poll() is None, embedding.communicate()
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        set_pin(cli)
+        out = cli("mark-sensitive", str(project), stdin=PIN + "\n")
+        assert out.returncode == 0, out.stderr
+    finally:
+        (gate / "vectors:flush.go").touch()
+        _out, stderr = embedding.communicate(timeout=120)
+    assert embedding.returncode == 0, stderr
+    assert found(isolated_home, pieces) == []
+    app = Memoryd()
+    assert app.store.vectors.counts()["sealed"] == app.store.vectors.counts()["vectors"]
