@@ -501,6 +501,13 @@ class Memoryd(Upkeep):
             self._embedder_loaded = True
         return cast("Embedder | None", self._embedder)
 
+    def _model_failed(self, line: str) -> None:
+        """The model loaded but failed on a query: one warning, then keyword search for the
+        rest of this facade's life (it is not tried again on every search)."""
+        if self._embedder is not None:
+            self._embedder = None
+            self.warn(line)
+
     def _search_mode(self, mode: str | None) -> tuple[str, Embedder | None]:
         mode = search.check_mode(mode or self.config.search.mode)
         if mode == "keyword":
@@ -553,6 +560,7 @@ class Memoryd(Upkeep):
             include_forgotten=include_forgotten,
             mode=mode,
             embedder=embedder,
+            warn=self._model_failed,
         )
         self.withheld, self.unopened = [], []
         for h in self._sensitive_in(scopes):
@@ -581,6 +589,7 @@ class Memoryd(Upkeep):
                         unopened=unopened,
                         mode=mode,
                         embedder=embedder,
+                        warn=self._model_failed,
                     )
             except KeyUnavailable as exc:
                 n = len(self.store.list(scopes=[h], types=types, states=search.states_for(include_forgotten)))
@@ -663,6 +672,7 @@ class Memoryd(Upkeep):
             include_forgotten=include_forgotten,
             mode=mode,
             embedder=embedder,
+            warn=self._model_failed,
         )
         sealed: list[TurnHit] = []
         for h in self._sensitive_in(scopes):
@@ -676,6 +686,7 @@ class Memoryd(Upkeep):
                     include_forgotten=include_forgotten,
                     mode=mode,
                     embedder=embedder,
+                    warn=self._model_failed,
                 )
             elif n := len(self.store.list(scopes=[h], states=search.states_for(include_forgotten))):
                 self.withheld.append((h, self.store.keys.settings(h).root, n))  # type: ignore[union-attr]
@@ -712,12 +723,23 @@ class Memoryd(Upkeep):
         committed batches (a kill loses one batch; a rerun does only what is left), then
         drop vectors no memory or model uses any more."""
         from memoryd import embed
+        from memoryd.errors import MemorydError
 
         embedder = embed.load(self.config, report.notes.append)
         if embedder is None:
             return
         report.model = embed.tag(embedder)
-        report.embedded = self.store.embed_vectors(embedder, progress=progress)
+        try:
+            report.embedded = self.store.embed_vectors(embedder, progress=progress)
+        except MemorydError:  # Cancelled among them: as it came
+            raise
+        except Exception as exc:  # the model broke after it loaded: the index itself is done
+            log.warning("embedding during reindex failed", exc_info=True)
+            report.notes.append(
+                f"embedding model {report.model} failed ({exc.__class__.__name__}: {exc}): "
+                "vectors not updated; search uses keywords for what has none"
+            )
+            return
         self.store.vectors.gc(keep_model=report.model)
         report.vectors_missing = self.store.vectors.missing(
             report.model, skip_scopes=sorted(self.store._locked_scopes())

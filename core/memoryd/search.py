@@ -14,7 +14,8 @@ Without an embedder every mode is keyword search.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Hashable, Mapping, Sequence
+import logging
+from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -31,6 +32,12 @@ if TYPE_CHECKING:  # the CLI's read path passes a memoryd.reader.Reader: no SQLA
     from memoryd.store import Store
 
 MODES = SEARCH_MODES
+T = TypeVar("T")
+log = logging.getLogger("memoryd.search")
+# Only the head of a query is embedded: a sentence encoder's cost grows with the text (a
+# 1 MB query took 20-30 s, issue 20) while its meaning is set by the first few sentences,
+# and USE reads at most a few hundred tokens anyway. Keyword search still sees all of it.
+QUERY_CHARS = 2000
 K = TypeVar("K", bound=Hashable)
 # A candidate only the dense side found must be at least this close to the question: nearest
 # neighbours always exist, and a query about nothing stored must still find nothing. USE
@@ -101,6 +108,26 @@ def check_mode(mode: str) -> str:
     return mode
 
 
+def _dense(embedder: Embedder, warn: Callable[[str], None] | None, run: Callable[[], T]) -> T | None:
+    """`run` (the model embedding the query, the vectors it is compared with), or None when
+    it fails: a model that loaded and then breaks (out of memory, a plug-in's bug) must not
+    fail a search. The caller answers by keywords; `warn` gets one line."""
+    try:
+        return run()
+    except Exception as exc:
+        log.warning("dense search failed; searching by keywords", exc_info=True)
+        if warn is not None:
+            name = getattr(embedder, "name", type(embedder).__name__)
+            warn(
+                f"embedding model {name} failed ({exc.__class__.__name__}: {exc}): searching by keywords only"
+            )
+        return None
+
+
+def _query(query: str) -> str:
+    return query[:QUERY_CHARS]
+
+
 def successors_first(results: list[Result]) -> list[Result]:
     """A superseded hit never stands above its successor when both are found."""
     out = list(results)
@@ -125,7 +152,9 @@ def search(
     with_snippets: bool = True,
     mode: str = "hybrid",
     embedder: Embedder | None = None,
+    warn: Callable[[str], None] | None = None,
 ) -> list[Result]:
+    """`warn` gets one line when the model fails on the query (keywords answer instead)."""
     check_mode(mode)
     if limit <= 0 or match_query(query) is None:  # no word to search for, nor a meaning
         return []
@@ -133,14 +162,25 @@ def search(
         return _keyword_search(store, query, scopes, types, limit, include_forgotten, with_snippets)
     states = states_for(include_forgotten)
     pool_size = max(limit * 3, 30)
+    near = _dense(
+        embedder,
+        warn,
+        lambda: store.vectors.similar(
+            embedder.embed_query(_query(query)),
+            scopes=scopes,
+            level=1,
+            limit=pool_size,
+            types=types,
+            states=states,
+            model=tag(embedder),
+        ),
+    )
+    if near is None:
+        return _keyword_search(store, query, scopes, types, limit, include_forgotten, with_snippets)
     match = match_query(query) if mode == "hybrid" else None
     pool = store.search(match, scopes=scopes, types=types, states=states, limit=pool_size) if match else []
     rows = {row["slug"]: row for _, row in pool}
     keyword = {hit.slug: -hit.score for hit, _ in pool}
-    qvec = embedder.embed_query(query)
-    near = store.vectors.similar(
-        qvec, scopes=scopes, level=1, limit=pool_size, types=types, states=states, model=tag(embedder)
-    )
     cosine = {slug: cos for slug, _, cos in near}
     idents = fusion.identifiers(query) if mode == "hybrid" else []
     exact: dict[str, int] = {}
@@ -276,13 +316,29 @@ def traces(
     include_forgotten: bool = False,
     mode: str = "hybrid",
     embedder: Embedder | None = None,
+    warn: Callable[[str], None] | None = None,
 ) -> list[TurnHit]:
     check_mode(mode)
     if limit <= 0 or match_query(query) is None:  # no word to search for, nor a meaning
         return []
     states = states_for(include_forgotten)
     pool_size = max(limit, TRACE_POOL)
-    dense = mode != "keyword" and embedder is not None
+    near = None
+    if mode != "keyword" and embedder is not None:
+        model = embedder
+        near = _dense(
+            model,
+            warn,
+            lambda: store.vectors.similar(
+                model.embed_query(_query(query)),
+                scopes=scopes,
+                level=2,
+                limit=turnrank.COSINE_POOL,
+                states=states,
+                model=tag(model),
+            ),
+        )
+    dense = near is not None
     match = match_query(query) if not dense or mode == "hybrid" else None
     pool = store.search_turns(match, scopes=scopes, states=states, limit=pool_size) if match else []
 
@@ -304,15 +360,7 @@ def traces(
 
     if not dense:
         return turnrank.rank(query, pool, sessions=sessions(), limit=limit) if pool else []
-    assert embedder is not None
-    near = store.vectors.similar(
-        embedder.embed_query(query),
-        scopes=scopes,
-        level=2,
-        limit=turnrank.COSINE_POOL,
-        states=states,
-        model=tag(embedder),
-    )
+    assert near is not None
     cosines = {(slug, part): cos for slug, part, cos in near}
     wanted = [k for k in list(cosines)[: turnrank.DENSE_POOL] if cosines[k] >= DENSE_FLOOR]
     extra = list(store.turns_at(wanted).values())
@@ -353,6 +401,7 @@ def search_sensitive(
     unopened: list[str] | None = None,
     mode: str = "hybrid",
     embedder: Embedder | None = None,
+    warn: Callable[[str], None] | None = None,
 ) -> list[Result]:
     """A sensitive scope has no words in the index: under a grant its memories are
     decrypted and searched in a private in-memory SQLite (same tokens, same bm25), which
@@ -367,12 +416,29 @@ def search_sensitive(
     from memoryd.textproc import segment
 
     check_mode(mode)
-    dense = mode != "keyword" and embedder is not None
-    match = match_query(query) if not dense or mode == "hybrid" else None
     if limit <= 0 or match_query(query) is None:
         return []
     states = states_for(include_forgotten)
     pool_size = max(limit * 3, 30)
+    near = None
+    if mode != "keyword" and embedder is not None:
+        model, key = embedder, store.keys.get(scope_hash)  # a lost key is the caller's to report
+        near = _dense(
+            model,
+            warn,
+            lambda: store.vectors.similar_sealed(
+                model.embed_query(_query(query)),
+                scope_hash,
+                key,
+                level=1,
+                limit=pool_size,
+                types=types,
+                states=states,
+                model=tag(model),
+            ),
+        )
+    dense = near is not None
+    match = match_query(query) if not dense or mode == "hybrid" else None
     rows = store.list(scopes=[scope_hash], types=types, states=states)
     db = sqlite3.connect(":memory:")
     docs: dict[str, tuple[dict[str, Any], str, str, str]] = {}  # slug: row, title, body, all text
@@ -421,18 +487,8 @@ def search_sensitive(
             row, title, body, _ = docs[order[rowid]]
             out.append(_result(row, title, score, snippet(body, query)))
         return sorted(out, key=lambda r: r.score, reverse=True)[:limit]
-    assert embedder is not None
+    assert near is not None
     keyword = {order[rowid]: -score for rowid, score in hits}
-    near = store.vectors.similar_sealed(
-        embedder.embed_query(query),
-        scope_hash,
-        store.keys.get(scope_hash),
-        level=1,
-        limit=pool_size,
-        types=types,
-        states=states,
-        model=tag(embedder),
-    )
     cosine = {slug: cos for slug, _, cos in near if slug in docs}
     idents = fusion.identifiers(query) if mode == "hybrid" else []
     exact = {k: n for k, d in docs.items() if idents and (n := fusion.verbatim(idents, d[3]))}
@@ -453,6 +509,7 @@ def traces_sensitive(
     include_forgotten: bool = False,
     mode: str = "hybrid",
     embedder: Embedder | None = None,
+    warn: Callable[[str], None] | None = None,
 ) -> list[TurnHit]:
     """Level 2 in a sensitive scope, under a grant: its sessions' turns are decrypted and
     searched in a private in-memory FTS table, like search_sensitive does for memories."""
@@ -462,12 +519,28 @@ def traces_sensitive(
     from memoryd.textproc import segment
 
     check_mode(mode)
-    dense = mode != "keyword" and embedder is not None
-    match = match_query(query) if not dense or mode == "hybrid" else None
     if limit <= 0 or match_query(query) is None:
         return []
     states = states_for(include_forgotten)
     pool_size = max(limit, TRACE_POOL)
+    near = None
+    if mode != "keyword" and embedder is not None:
+        model, key = embedder, store.keys.get(scope_hash)
+        near = _dense(
+            model,
+            warn,
+            lambda: store.vectors.similar_sealed(
+                model.embed_query(_query(query)),
+                scope_hash,
+                key,
+                level=2,
+                limit=turnrank.COSINE_POOL,
+                states=states,
+                model=tag(model),
+            ),
+        )
+    dense = near is not None
+    match = match_query(query) if not dense or mode == "hybrid" else None
     rows = store.list(scopes=[scope_hash], types=["session"], states=states)
     db = sqlite3.connect(":memory:")
     turns: list[tuple[str, Any]] = []
@@ -499,17 +572,8 @@ def traces_sensitive(
     pool = [hit(i, score) for i, score in hits]
     if not dense:
         return turnrank.rank(query, pool, limit=limit)
-    assert embedder is not None
+    assert near is not None
     everything = {(h.slug, h.seq): h for h in (hit(i, 0.0) for i in range(len(turns)))}
-    near = store.vectors.similar_sealed(
-        embedder.embed_query(query),
-        scope_hash,
-        store.keys.get(scope_hash),
-        level=2,
-        limit=turnrank.COSINE_POOL,
-        states=states,
-        model=tag(embedder),
-    )
     cosines = {(slug, part): cos for slug, part, cos in near if (slug, part) in everything}
     wanted = [k for k in list(cosines)[: turnrank.DENSE_POOL] if cosines[k] >= DENSE_FLOOR]
     idents = fusion.identifiers(query) if mode == "hybrid" else []

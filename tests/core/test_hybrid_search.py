@@ -158,3 +158,31 @@ def test_a_bad_configured_mode_is_a_one_line_error(
     assert out.returncode != 0
     assert len(out.stderr.splitlines()) == 1, out.stderr
     assert "[search] mode" in out.stderr and "'semantic'" in out.stderr
+
+
+def test_a_model_that_fails_at_query_time_falls_back_to_keywords_with_one_warning(
+    cli: Cli, project: Path, tmp_path: Path, isolated_home: Path
+) -> None:
+    from memoryd import embed
+    from memoryd.app import Memoryd
+
+    embed._loaded.clear()
+    (tmp_path / "config.toml").write_text(
+        '[search]\nembedding_model = "tests.core.store.embedders:fails_after_load"\n', encoding="utf-8"
+    )
+    app = Memoryd()
+    warnings: list[str] = []
+    app.warn = warnings.append
+    slug = app.record("fact", *ENGLISH, scope_path=project)[0].meta.slug
+    for mode in ("hybrid", "dense"):
+        found = app.search("Kubernetes clusters", scopes=None, mode=mode)
+        assert [r.slug for r in found] == [slug], mode
+        app.traces("Kubernetes clusters", scopes=None, mode=mode)  # no turns here: it must not raise
+    assert len(warnings) == 1 and "keyword" in warnings[0], warnings
+    fresh = Memoryd()  # traces first: the model fails there too
+    fresh.warn = warnings.append
+    fresh.traces("Kubernetes clusters", scopes=None, mode="hybrid")
+    assert len(warnings) == 2, warnings
+    out = cli("reindex", cwd=project)
+    assert out.returncode == 0, out.stderr
+    assert "internal error" not in out.stderr + out.stdout and "Traceback" not in out.stderr
