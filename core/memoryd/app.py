@@ -550,6 +550,7 @@ class Memoryd(Upkeep):
         limit = self.config.search.default_limit if limit is None else limit
         if limit < 1:
             raise UsageError("--limit must be at least 1")
+        query = query[: search.MAX_QUERY_CHARS]
         mode, embedder = self._search_mode(mode)
         results = search.search(
             self.store,
@@ -663,6 +664,7 @@ class Memoryd(Upkeep):
         from memoryd.sensitive import gate
 
         self.withheld = []
+        query = query[: search.MAX_QUERY_CHARS]
         mode, embedder = self._search_mode(mode)
         hits = search.traces(
             self.store,

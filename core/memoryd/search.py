@@ -38,6 +38,10 @@ log = logging.getLogger("memoryd.search")
 # 1 MB query took 20-30 s, issue 20) while its meaning is set by the first few sentences,
 # and USE reads at most a few hundred tokens anyway. Keyword search still sees all of it.
 QUERY_CHARS = 2000
+# Beyond this a query is a pasted document, not a question: the facade searches with its
+# head, since every pass over the words (tokens, identifiers, snippets) grows with it. The
+# MCP tools' query parameter has the same maximum.
+MAX_QUERY_CHARS = 10_000
 K = TypeVar("K", bound=Hashable)
 # A candidate only the dense side found must be at least this close to the question: nearest
 # neighbours always exist, and a query about nothing stored must still find nothing. USE

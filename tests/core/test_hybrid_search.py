@@ -186,3 +186,20 @@ def test_a_model_that_fails_at_query_time_falls_back_to_keywords_with_one_warnin
     out = cli("reindex", cwd=project)
     assert out.returncode == 0, out.stderr
     assert "internal error" not in out.stderr + out.stdout and "Traceback" not in out.stderr
+
+
+def test_a_huge_query_is_answered_in_seconds(project: Path, isolated_home: Path) -> None:
+    """Only the head of a query is embedded (search.QUERY_CHARS): a 1 MB query took 20-30 s."""
+    import time
+
+    from memoryd.app import Memoryd
+
+    app = Memoryd()
+    slug = app.record("fact", *ENGLISH, scope_path=project)[0].meta.slug
+    app.search("warm the model up", scopes=None, mode="hybrid")
+    query = "Where do we deploy the backend Kubernetes " + "lorem ipsum dolor sit amet " * 40_000
+    assert len(query) > 1_000_000
+    start = time.monotonic()
+    found = app.search(query, scopes=None, mode="hybrid")
+    assert time.monotonic() - start < 5
+    assert [r.slug for r in found][:1] == [slug]
