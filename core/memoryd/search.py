@@ -160,7 +160,7 @@ def search(
 ) -> list[Result]:
     """`warn` gets one line when the model fails on the query (keywords answer instead)."""
     check_mode(mode)
-    if limit <= 0 or match_query(query) is None:  # no word to search for, nor a meaning
+    if limit <= 0 or _nothing(query):
         return []
     if mode == "keyword" or embedder is None:
         return _keyword_search(store, query, scopes, types, limit, include_forgotten, with_snippets)
@@ -187,13 +187,16 @@ def search(
     keyword = {hit.slug: -hit.score for hit, _ in pool}
     cosine = {slug: cos for slug, _, cos in near}
     idents = fusion.identifiers(query) if mode == "hybrid" else []
-    exact: dict[str, int] = {}
     for row in _identifier_pool(store, idents, scopes, types, states, pool_size):
-        if n := fusion.verbatim(idents, _memory_text(store, row)):
-            exact[row["slug"]] = n
-            rows.setdefault(row["slug"], row)
-    if missing := [k for k, c in cosine.items() if c >= MEMORY_FLOOR and k not in rows]:
+        rows.setdefault(row["slug"], row)
+    # Every candidate's row: identifiers are counted on all of them, not only on the
+    # identifier pool's (a dense or keyword candidate may hold one too).
+    wanted = cosine if idents else {k: c for k, c in cosine.items() if c >= MEMORY_FLOOR}
+    if missing := [k for k in wanted if k not in rows]:
         rows.update(store.rows(missing))
+    exact = {
+        k: n for k, row in rows.items() if idents and (n := fusion.verbatim(idents, _memory_text(store, row)))
+    }
     blind = _blind(query, keyword, {k: rows[k]["title"] for k in cosine if k in rows})
     kept = _kept(keyword, cosine, exact, hybrid=mode == "hybrid", blind=blind)
     kept = {k: v for k, v in kept.items() if k in rows}  # gone since the vectors were read
@@ -265,7 +268,18 @@ def _identifier_pool(
     for match in _identifier_matches(" ".join(idents)):
         for _, row in store.search(match, scopes=scopes, types=types, states=states, limit=limit):
             out.setdefault(row["slug"], row)
+    # An identifier the tokenizer splits to nothing (1.4.2: no term) is looked for verbatim.
+    # The CLI's read path (memoryd.reader) has no such lookup; it searches by keywords only.
+    bare = [i.lower() for i in idents if not terms(i)]
+    if bare and (lookup := getattr(store, "verbatim", None)) is not None:
+        for row in lookup(bare, scopes=scopes, types=types, states=states, limit=limit):
+            out.setdefault(row["slug"], row)
     return list(out.values())
+
+
+def _nothing(query: str) -> bool:
+    """No word to search for, nor an identifier (1.4.2 has no word)."""
+    return match_query(query) is None and not fusion.identifiers(query)
 
 
 def _identifier_matches(query: str) -> list[str]:
@@ -420,7 +434,7 @@ def search_sensitive(
     from memoryd.textproc import segment
 
     check_mode(mode)
-    if limit <= 0 or match_query(query) is None:
+    if limit <= 0 or _nothing(query):
         return []
     states = states_for(include_forgotten)
     pool_size = max(limit * 3, 30)

@@ -203,3 +203,26 @@ def test_a_huge_query_is_answered_in_seconds(project: Path, isolated_home: Path)
     found = app.search(query, scopes=None, mode="hybrid")
     assert time.monotonic() - start < 5
     assert [r.slug for r in found][:1] == [slug]
+
+
+def test_a_version_ranks_its_exact_match_first(project: Path, isolated_home: Path) -> None:
+    """A version has no search terms (terms("1.4.2") == []): it is still found verbatim, and
+    counted on every candidate, not only on what an identifier search returned."""
+    from memoryd.app import Memoryd
+
+    app = Memoryd()
+    broke = app.record(
+        "fact",
+        "Android SDK regression",
+        "Release 1.4.2 of the SDK broke login on Android.",
+        scope_path=project,
+    )[0].meta.slug
+    app.record(
+        "fact",
+        "Android SDK fix",
+        "release 1.4.3 fixed the Android login crash in the SDK.",
+        scope_path=project,
+    )
+    for query in ("SDK release 1.4.2 Android login", "1.4.2"):
+        found = app.search(query, scopes=None, mode="hybrid")
+        assert [r.slug for r in found][:1] == [broke], (query, found)
