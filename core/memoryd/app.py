@@ -552,6 +552,7 @@ class Memoryd(Upkeep):
             raise UsageError("--limit must be at least 1")
         query = query[: search.MAX_QUERY_CHARS]
         mode, embedder = self._search_mode(mode)
+        evidence: list[search.Evidence] = []  # hybrid/dense lists, fused once over every scope
         results = search.search(
             self.store,
             query,
@@ -562,6 +563,7 @@ class Memoryd(Upkeep):
             mode=mode,
             embedder=embedder,
             warn=self._model_failed,
+            evidence=evidence,
         )
         self.withheld, self.unopened = [], []
         for h in self._sensitive_in(scopes):
@@ -591,6 +593,7 @@ class Memoryd(Upkeep):
                         mode=mode,
                         embedder=embedder,
                         warn=self._model_failed,
+                        evidence=evidence,
                     )
             except KeyUnavailable as exc:
                 n = len(self.store.list(scopes=[h], types=types, states=search.states_for(include_forgotten)))
@@ -607,6 +610,8 @@ class Memoryd(Upkeep):
                     self.store.audit.append(
                         "access_denied", actor=actor, scope_hash=h, details={"what": "search", "withheld": n}
                     )
+        if evidence:
+            results += search.fused(self.store, query, evidence, limit=limit, hybrid=mode == "hybrid")
         results = search.successors_first(sorted(results, key=lambda r: r.score, reverse=True)[:limit])
         if count_recall and results:
             self.store.record_recall(

@@ -85,6 +85,60 @@ class Result:
         return dict(self.__dict__)
 
 
+@dataclass
+class Evidence:
+    """One scope's (or the index's) raw hybrid evidence, fused with the others' in one
+    normalisation (`fused`): each list normalised alone made a sensitive scope's lone weak
+    match score as high as the best of the rest, and rank first in an all-scope search.
+    `titles` and `bodies` hold what a sealed memory's index row does not."""
+
+    keyword: dict[str, float]
+    cosine: dict[str, float]
+    exact: dict[str, int]
+    blind: set[str]
+    rows: dict[str, dict[str, Any]]
+    titles: dict[str, str]
+    bodies: dict[str, str]
+
+
+def fused(
+    store: Store,
+    query: str,
+    evidence: Sequence[Evidence],
+    *,
+    limit: int,
+    hybrid: bool,
+    with_snippets: bool = True,
+) -> list[Result]:
+    """Hybrid (or dense) results over every list of evidence, normalised together."""
+    keyword: dict[str, float] = {}
+    cosine: dict[str, float] = {}
+    exact: dict[str, int] = {}
+    blind: set[str] = set()
+    rows: dict[str, dict[str, Any]] = {}
+    titles: dict[str, str] = {}
+    bodies: dict[str, str] = {}
+    for e in evidence:
+        keyword.update(e.keyword)
+        cosine.update(e.cosine)
+        exact.update(e.exact)
+        blind |= e.blind
+        rows.update(e.rows)
+        titles.update(e.titles)
+        bodies.update(e.bodies)
+    kept = _kept(keyword, cosine, exact, hybrid=hybrid, blind=blind)
+    kept = {k: v for k, v in kept.items() if k in rows}  # gone since the vectors were read
+    ranked = fusion.order(kept, factors={k: factor(rows[k]) for k in kept}, exact=exact)[:limit]
+    out = []
+    for slug, score in ranked:
+        row = rows[slug]
+        text = ""
+        if with_snippets:
+            text = snippet(bodies[slug] if slug in bodies else _body(store, row), query)
+        out.append(_result(row, titles.get(slug, row["title"]), 0.0, text, score=score))
+    return successors_first(out)
+
+
 def states_for(include_forgotten: bool) -> list[str]:
     states = [DecayState.alive.value, DecayState.dim.value]
     if include_forgotten:  # soft-forgotten only: forgotten memories left the index
@@ -157,8 +211,12 @@ def search(
     mode: str = "hybrid",
     embedder: Embedder | None = None,
     warn: Callable[[str], None] | None = None,
+    evidence: list[Evidence] | None = None,
 ) -> list[Result]:
-    """`warn` gets one line when the model fails on the query (keywords answer instead)."""
+    """`warn` gets one line when the model fails on the query (keywords answer instead).
+    Given `evidence`, a hybrid or dense search appends its raw evidence there and returns
+    nothing, for the caller to fuse with other scopes' (`fused`); keyword results are
+    returned as ever."""
     check_mode(mode)
     if limit <= 0 or _nothing(query):
         return []
@@ -198,15 +256,11 @@ def search(
         k: n for k, row in rows.items() if idents and (n := fusion.verbatim(idents, _memory_text(store, row)))
     }
     blind = _blind(query, keyword, {k: rows[k]["title"] for k in cosine if k in rows})
-    kept = _kept(keyword, cosine, exact, hybrid=mode == "hybrid", blind=blind)
-    kept = {k: v for k, v in kept.items() if k in rows}  # gone since the vectors were read
-    ranked = fusion.order(kept, factors={k: factor(rows[k]) for k in kept}, exact=exact)[:limit]
-    out = []
-    for slug, score in ranked:
-        row = rows[slug]
-        text = snippet(_body(store, row), query) if with_snippets else ""
-        out.append(_result(row, row["title"], 0.0, text, score=score))
-    return successors_first(out)
+    found = Evidence(keyword, cosine, exact, blind, rows, {}, {})
+    if evidence is not None:
+        evidence.append(found)
+        return []
+    return fused(store, query, [found], limit=limit, hybrid=mode == "hybrid", with_snippets=with_snippets)
 
 
 def _blind(query: str, keyword: Mapping[K, float], titles: Mapping[K, str]) -> set[K]:
@@ -420,13 +474,14 @@ def search_sensitive(
     mode: str = "hybrid",
     embedder: Embedder | None = None,
     warn: Callable[[str], None] | None = None,
+    evidence: list[Evidence] | None = None,
 ) -> list[Result]:
     """A sensitive scope has no words in the index: under a grant its memories are
     decrypted and searched in a private in-memory SQLite (same tokens, same bm25), which
     never touches the disk and is gone when the search ends; its vectors are sealed with
     the scope's key and opened for the query only (Vectors.similar_sealed). The slugs of
     memories that do not decrypt (a damaged or swapped file) go to `unopened`, for the
-    caller to report."""
+    caller to report. `evidence` as in `search`."""
     import sqlite3
 
     from memoryd.errors import CorruptFile
@@ -511,11 +566,19 @@ def search_sensitive(
     idents = fusion.identifiers(query) if mode == "hybrid" else []
     exact = {k: n for k, d in docs.items() if idents and (n := fusion.verbatim(idents, d[3]))}
     blind = _blind(query, keyword, {k: docs[k][1] for k in cosine})
-    kept = _kept(keyword, cosine, exact, hybrid=mode == "hybrid", blind=blind)
-    ranked = fusion.order(kept, factors={k: factor(docs[k][0]) for k in kept}, exact=exact)[:limit]
-    return [
-        _result(docs[k][0], docs[k][1], 0.0, snippet(docs[k][2], query), score=score) for k, score in ranked
-    ]
+    found = Evidence(
+        keyword,
+        cosine,
+        exact,
+        blind,
+        {k: d[0] for k, d in docs.items()},
+        {k: d[1] for k, d in docs.items()},
+        {k: d[2] for k, d in docs.items()},
+    )
+    if evidence is not None:
+        evidence.append(found)
+        return []
+    return fused(store, query, [found], limit=limit, hybrid=mode == "hybrid")
 
 
 def traces_sensitive(
