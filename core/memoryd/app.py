@@ -498,6 +498,13 @@ class Memoryd(Upkeep):
             self._embedder_loaded = True
         return cast("Embedder | None", self._embedder)
 
+    def _model_failed(self, line: str) -> None:
+        """The model loaded but failed on a query: one warning, then keyword search for the
+        rest of this facade's life (it is not tried again on every search)."""
+        if self._embedder is not None:
+            self._embedder = None
+            self.warn(line)
+
     def _search_mode(self, mode: str | None) -> tuple[str, Embedder | None]:
         mode = search.check_mode(mode or self.config.search.mode)
         if mode == "keyword":
@@ -540,7 +547,9 @@ class Memoryd(Upkeep):
         limit = self.config.search.default_limit if limit is None else limit
         if limit < 1:
             raise UsageError("--limit must be at least 1")
+        query = query[: search.MAX_QUERY_CHARS]
         mode, embedder = self._search_mode(mode)
+        evidence: list[search.Evidence] = []  # hybrid/dense lists, fused once over every scope
         results = search.search(
             self.store,
             query,
@@ -550,6 +559,8 @@ class Memoryd(Upkeep):
             include_forgotten=include_forgotten,
             mode=mode,
             embedder=embedder,
+            warn=self._model_failed,
+            evidence=evidence,
         )
         self.withheld, self.unopened = [], []
         for h in self._sensitive_in(scopes):
@@ -578,6 +589,8 @@ class Memoryd(Upkeep):
                         unopened=unopened,
                         mode=mode,
                         embedder=embedder,
+                        warn=self._model_failed,
+                        evidence=evidence,
                     )
             except KeyUnavailable as exc:
                 n = len(self.store.list(scopes=[h], types=types, states=search.states_for(include_forgotten)))
@@ -594,6 +607,8 @@ class Memoryd(Upkeep):
                     self.store.audit.append(
                         "access_denied", actor=actor, scope_hash=h, details={"what": "search", "withheld": n}
                     )
+        if evidence:
+            results += search.fused(self.store, query, evidence, limit=limit, hybrid=mode == "hybrid")
         results = search.successors_first(sorted(results, key=lambda r: r.score, reverse=True)[:limit])
         if count_recall and results:
             self.store.record_recall(
@@ -651,6 +666,7 @@ class Memoryd(Upkeep):
         from memoryd.sensitive import gate
 
         self.withheld = []
+        query = query[: search.MAX_QUERY_CHARS]
         mode, embedder = self._search_mode(mode)
         hits = search.traces(
             self.store,
@@ -660,6 +676,7 @@ class Memoryd(Upkeep):
             include_forgotten=include_forgotten,
             mode=mode,
             embedder=embedder,
+            warn=self._model_failed,
         )
         sealed: list[TurnHit] = []
         for h in self._sensitive_in(scopes):
@@ -673,6 +690,7 @@ class Memoryd(Upkeep):
                     include_forgotten=include_forgotten,
                     mode=mode,
                     embedder=embedder,
+                    warn=self._model_failed,
                 )
             elif n := len(self.store.list(scopes=[h], states=search.states_for(include_forgotten))):
                 self.withheld.append((h, self.store.keys.settings(h).root, n))  # type: ignore[union-attr]
@@ -709,13 +727,24 @@ class Memoryd(Upkeep):
         committed batches (a kill loses one batch; a rerun does only what is left), then
         drop vectors no memory or model uses any more."""
         from memoryd import embed
+        from memoryd.errors import MemorydError
 
         embedder = embed.load(self.config, report.notes.append)
         if embedder is None:
             return
         report.model = embed.tag(embedder)
-        self.store.vectors.invalid(report.model, drop=True)  # unusable rows: embedded anew
-        report.embedded = self.store.embed_vectors(embedder, progress=progress)
+        try:
+            self.store.vectors.invalid(report.model, drop=True)  # unusable rows: embedded anew
+            report.embedded = self.store.embed_vectors(embedder, progress=progress)
+        except MemorydError:  # Cancelled among them: as it came
+            raise
+        except Exception as exc:  # the model broke after it loaded: the index itself is done
+            log.warning("embedding during reindex failed", exc_info=True)
+            report.notes.append(
+                f"embedding model {report.model} failed ({exc.__class__.__name__}: {exc}): "
+                "vectors not updated; search uses keywords for what has none"
+            )
+            return
         self.store.vectors.gc(keep_model=report.model)
         report.vectors_missing = self.store.vectors.missing(
             report.model, skip_scopes=sorted(self.store._locked_scopes())

@@ -169,6 +169,31 @@ def search(
     return sql, params
 
 
+def verbatim(
+    needles: Sequence[str],
+    scopes: Sequence[str] | None,
+    types: Sequence[str] | None,
+    states: Sequence[str] | None,
+    limit: int,
+) -> tuple[str, dict[str, Any]]:
+    """Memories whose title or body holds one of `needles` (lower case) as a substring, newest
+    first: for identifiers the tokenizer splits to nothing (1.4.2). A scan of the scope's
+    rows, bounded by `limit`; the caller checks whole-token matches."""
+    where, params = filters(scopes, types, states)
+    cols = ", ".join(f"m.{c}" for c in MEMORY_COLUMNS)
+    held = []
+    for i, needle in enumerate(needles):
+        params[f"n{i}"] = needle
+        held.append(f"instr(lower(f.title), :n{i}) > 0 OR instr(lower(f.body), :n{i}) > 0")
+    sql = (
+        f"SELECT {cols}, 0.0 AS score "
+        "FROM memories_fts f JOIN fts_docs d ON d.id = f.rowid JOIN memories m ON m.slug = d.slug "
+        f"WHERE ({' OR '.join(held) or '0'}) AND {where} ORDER BY m.created_at DESC, m.slug LIMIT :limit"
+    )
+    params["limit"] = limit
+    return sql, params
+
+
 def search_turns(
     match: str, scopes: Sequence[str] | None, states: Sequence[str] | None, limit: int
 ) -> tuple[str, dict[str, Any]]:

@@ -44,6 +44,7 @@ from pydantic import Field, ValidationError
 
 from memoryd import mcpviews, quoting, version
 from memoryd.errors import AuthorizationRequired, MemorydError, NotFound
+from memoryd.search import MAX_QUERY_CHARS
 
 if TYPE_CHECKING:
     from memoryd.app import Memoryd
@@ -430,7 +431,8 @@ Query = Annotated[
     str,
     Field(
         description="Keywords or a question, English or Chinese (either finds memories written in the "
-        "other); an identifier such as an error code, file name or ticket number is matched exactly."
+        "other); an identifier such as an error code, file name or ticket number is matched exactly.",
+        max_length=MAX_QUERY_CHARS,
     ),
 ]
 MemoryType = Annotated[

@@ -14,7 +14,8 @@ Without an embedder every mode is keyword search.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Hashable, Mapping, Sequence
+import logging
+from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -31,6 +32,16 @@ if TYPE_CHECKING:  # the CLI's read path passes a memoryd.reader.Reader: no SQLA
     from memoryd.store import Store
 
 MODES = SEARCH_MODES
+T = TypeVar("T")
+log = logging.getLogger("memoryd.search")
+# Only the head of a query is embedded: a sentence encoder's cost grows with the text (a
+# 1 MB query took 20-30 s, issue 20) while its meaning is set by the first few sentences,
+# and USE reads at most a few hundred tokens anyway. Keyword search still sees all of it.
+QUERY_CHARS = 2000
+# Beyond this a query is a pasted document, not a question: the facade searches with its
+# head, since every pass over the words (tokens, identifiers, snippets) grows with it. The
+# MCP tools' query parameter has the same maximum.
+MAX_QUERY_CHARS = 10_000
 K = TypeVar("K", bound=Hashable)
 # A candidate only the dense side found must be at least this close to the question: nearest
 # neighbours always exist, and a query about nothing stored must still find nothing. USE
@@ -74,6 +85,60 @@ class Result:
         return dict(self.__dict__)
 
 
+@dataclass
+class Evidence:
+    """One scope's (or the index's) raw hybrid evidence, fused with the others' in one
+    normalisation (`fused`): each list normalised alone made a sensitive scope's lone weak
+    match score as high as the best of the rest, and rank first in an all-scope search.
+    `titles` and `bodies` hold what a sealed memory's index row does not."""
+
+    keyword: dict[str, float]
+    cosine: dict[str, float]
+    exact: dict[str, int]
+    blind: set[str]
+    rows: dict[str, dict[str, Any]]
+    titles: dict[str, str]
+    bodies: dict[str, str]
+
+
+def fused(
+    store: Store,
+    query: str,
+    evidence: Sequence[Evidence],
+    *,
+    limit: int,
+    hybrid: bool,
+    with_snippets: bool = True,
+) -> list[Result]:
+    """Hybrid (or dense) results over every list of evidence, normalised together."""
+    keyword: dict[str, float] = {}
+    cosine: dict[str, float] = {}
+    exact: dict[str, int] = {}
+    blind: set[str] = set()
+    rows: dict[str, dict[str, Any]] = {}
+    titles: dict[str, str] = {}
+    bodies: dict[str, str] = {}
+    for e in evidence:
+        keyword.update(e.keyword)
+        cosine.update(e.cosine)
+        exact.update(e.exact)
+        blind |= e.blind
+        rows.update(e.rows)
+        titles.update(e.titles)
+        bodies.update(e.bodies)
+    kept = _kept(keyword, cosine, exact, hybrid=hybrid, blind=blind)
+    kept = {k: v for k, v in kept.items() if k in rows}  # gone since the vectors were read
+    ranked = fusion.order(kept, factors={k: factor(rows[k]) for k in kept}, exact=exact)[:limit]
+    out = []
+    for slug, score in ranked:
+        row = rows[slug]
+        text = ""
+        if with_snippets:
+            text = snippet(bodies[slug] if slug in bodies else _body(store, row), query)
+        out.append(_result(row, titles.get(slug, row["title"]), 0.0, text, score=score))
+    return successors_first(out)
+
+
 def states_for(include_forgotten: bool) -> list[str]:
     states = [DecayState.alive.value, DecayState.dim.value]
     if include_forgotten:  # soft-forgotten only: forgotten memories left the index
@@ -101,6 +166,26 @@ def check_mode(mode: str) -> str:
     return mode
 
 
+def _dense(embedder: Embedder, warn: Callable[[str], None] | None, run: Callable[[], T]) -> T | None:
+    """`run` (the model embedding the query, the vectors it is compared with), or None when
+    it fails: a model that loaded and then breaks (out of memory, a plug-in's bug) must not
+    fail a search. The caller answers by keywords; `warn` gets one line."""
+    try:
+        return run()
+    except Exception as exc:
+        log.warning("dense search failed; searching by keywords", exc_info=True)
+        if warn is not None:
+            name = getattr(embedder, "name", type(embedder).__name__)
+            warn(
+                f"embedding model {name} failed ({exc.__class__.__name__}: {exc}): searching by keywords only"
+            )
+        return None
+
+
+def _query(query: str) -> str:
+    return query[:QUERY_CHARS]
+
+
 def successors_first(results: list[Result]) -> list[Result]:
     """A superseded hit never stands above its successor when both are found."""
     out = list(results)
@@ -125,41 +210,57 @@ def search(
     with_snippets: bool = True,
     mode: str = "hybrid",
     embedder: Embedder | None = None,
+    warn: Callable[[str], None] | None = None,
+    evidence: list[Evidence] | None = None,
 ) -> list[Result]:
+    """`warn` gets one line when the model fails on the query (keywords answer instead).
+    Given `evidence`, a hybrid or dense search appends its raw evidence there and returns
+    nothing, for the caller to fuse with other scopes' (`fused`); keyword results are
+    returned as ever."""
     check_mode(mode)
-    if limit <= 0 or match_query(query) is None:  # no word to search for, nor a meaning
+    if limit <= 0 or _nothing(query):
         return []
     if mode == "keyword" or embedder is None:
         return _keyword_search(store, query, scopes, types, limit, include_forgotten, with_snippets)
     states = states_for(include_forgotten)
     pool_size = max(limit * 3, 30)
+    near = _dense(
+        embedder,
+        warn,
+        lambda: store.vectors.similar(
+            embedder.embed_query(_query(query)),
+            scopes=scopes,
+            level=1,
+            limit=pool_size,
+            types=types,
+            states=states,
+            model=tag(embedder),
+        ),
+    )
+    if near is None:
+        return _keyword_search(store, query, scopes, types, limit, include_forgotten, with_snippets)
     match = match_query(query) if mode == "hybrid" else None
     pool = store.search(match, scopes=scopes, types=types, states=states, limit=pool_size) if match else []
     rows = {row["slug"]: row for _, row in pool}
     keyword = {hit.slug: -hit.score for hit, _ in pool}
-    qvec = embedder.embed_query(query)
-    near = store.vectors.similar(
-        qvec, scopes=scopes, level=1, limit=pool_size, types=types, states=states, model=tag(embedder)
-    )
     cosine = {slug: cos for slug, _, cos in near}
     idents = fusion.identifiers(query) if mode == "hybrid" else []
-    exact: dict[str, int] = {}
     for row in _identifier_pool(store, idents, scopes, types, states, pool_size):
-        if n := fusion.verbatim(idents, _memory_text(store, row)):
-            exact[row["slug"]] = n
-            rows.setdefault(row["slug"], row)
-    if missing := [k for k, c in cosine.items() if c >= MEMORY_FLOOR and k not in rows]:
+        rows.setdefault(row["slug"], row)
+    # Every candidate's row: identifiers are counted on all of them, not only on the
+    # identifier pool's (a dense or keyword candidate may hold one too).
+    wanted = cosine if idents else {k: c for k, c in cosine.items() if c >= MEMORY_FLOOR}
+    if missing := [k for k in wanted if k not in rows]:
         rows.update(store.rows(missing))
+    exact = {
+        k: n for k, row in rows.items() if idents and (n := fusion.verbatim(idents, _memory_text(store, row)))
+    }
     blind = _blind(query, keyword, {k: rows[k]["title"] for k in cosine if k in rows})
-    kept = _kept(keyword, cosine, exact, hybrid=mode == "hybrid", blind=blind)
-    kept = {k: v for k, v in kept.items() if k in rows}  # gone since the vectors were read
-    ranked = fusion.order(kept, factors={k: factor(rows[k]) for k in kept}, exact=exact)[:limit]
-    out = []
-    for slug, score in ranked:
-        row = rows[slug]
-        text = snippet(_body(store, row), query) if with_snippets else ""
-        out.append(_result(row, row["title"], 0.0, text, score=score))
-    return successors_first(out)
+    found = Evidence(keyword, cosine, exact, blind, rows, {}, {})
+    if evidence is not None:
+        evidence.append(found)
+        return []
+    return fused(store, query, [found], limit=limit, hybrid=mode == "hybrid", with_snippets=with_snippets)
 
 
 def _blind(query: str, keyword: Mapping[K, float], titles: Mapping[K, str]) -> set[K]:
@@ -221,7 +322,18 @@ def _identifier_pool(
     for match in _identifier_matches(" ".join(idents)):
         for _, row in store.search(match, scopes=scopes, types=types, states=states, limit=limit):
             out.setdefault(row["slug"], row)
+    # An identifier the tokenizer splits to nothing (1.4.2: no term) is looked for verbatim.
+    # The CLI's read path (memoryd.reader) has no such lookup; it searches by keywords only.
+    bare = [i.lower() for i in idents if not terms(i)]
+    if bare and (lookup := getattr(store, "verbatim", None)) is not None:
+        for row in lookup(bare, scopes=scopes, types=types, states=states, limit=limit):
+            out.setdefault(row["slug"], row)
     return list(out.values())
+
+
+def _nothing(query: str) -> bool:
+    """No word to search for, nor an identifier (1.4.2 has no word)."""
+    return match_query(query) is None and not fusion.identifiers(query)
 
 
 def _identifier_matches(query: str) -> list[str]:
@@ -276,13 +388,29 @@ def traces(
     include_forgotten: bool = False,
     mode: str = "hybrid",
     embedder: Embedder | None = None,
+    warn: Callable[[str], None] | None = None,
 ) -> list[TurnHit]:
     check_mode(mode)
     if limit <= 0 or match_query(query) is None:  # no word to search for, nor a meaning
         return []
     states = states_for(include_forgotten)
     pool_size = max(limit, TRACE_POOL)
-    dense = mode != "keyword" and embedder is not None
+    near = None
+    if mode != "keyword" and embedder is not None:
+        model = embedder
+        near = _dense(
+            model,
+            warn,
+            lambda: store.vectors.similar(
+                model.embed_query(_query(query)),
+                scopes=scopes,
+                level=2,
+                limit=turnrank.COSINE_POOL,
+                states=states,
+                model=tag(model),
+            ),
+        )
+    dense = near is not None
     match = match_query(query) if not dense or mode == "hybrid" else None
     pool = store.search_turns(match, scopes=scopes, states=states, limit=pool_size) if match else []
 
@@ -304,15 +432,7 @@ def traces(
 
     if not dense:
         return turnrank.rank(query, pool, sessions=sessions(), limit=limit) if pool else []
-    assert embedder is not None
-    near = store.vectors.similar(
-        embedder.embed_query(query),
-        scopes=scopes,
-        level=2,
-        limit=turnrank.COSINE_POOL,
-        states=states,
-        model=tag(embedder),
-    )
+    assert near is not None
     cosines = {(slug, part): cos for slug, part, cos in near}
     wanted = [k for k in list(cosines)[: turnrank.DENSE_POOL] if cosines[k] >= DENSE_FLOOR]
     extra = list(store.turns_at(wanted).values())
@@ -353,13 +473,15 @@ def search_sensitive(
     unopened: list[str] | None = None,
     mode: str = "hybrid",
     embedder: Embedder | None = None,
+    warn: Callable[[str], None] | None = None,
+    evidence: list[Evidence] | None = None,
 ) -> list[Result]:
     """A sensitive scope has no words in the index: under a grant its memories are
     decrypted and searched in a private in-memory SQLite (same tokens, same bm25), which
     never touches the disk and is gone when the search ends; its vectors are sealed with
     the scope's key and opened for the query only (Vectors.similar_sealed). The slugs of
     memories that do not decrypt (a damaged or swapped file) go to `unopened`, for the
-    caller to report."""
+    caller to report. `evidence` as in `search`."""
     import sqlite3
 
     from memoryd.errors import CorruptFile
@@ -367,12 +489,29 @@ def search_sensitive(
     from memoryd.textproc import segment
 
     check_mode(mode)
-    dense = mode != "keyword" and embedder is not None
-    match = match_query(query) if not dense or mode == "hybrid" else None
-    if limit <= 0 or match_query(query) is None:
+    if limit <= 0 or _nothing(query):
         return []
     states = states_for(include_forgotten)
     pool_size = max(limit * 3, 30)
+    near = None
+    if mode != "keyword" and embedder is not None:
+        model, key = embedder, store.keys.get(scope_hash)  # a lost key is the caller's to report
+        near = _dense(
+            model,
+            warn,
+            lambda: store.vectors.similar_sealed(
+                model.embed_query(_query(query)),
+                scope_hash,
+                key,
+                level=1,
+                limit=pool_size,
+                types=types,
+                states=states,
+                model=tag(model),
+            ),
+        )
+    dense = near is not None
+    match = match_query(query) if not dense or mode == "hybrid" else None
     rows = store.list(scopes=[scope_hash], types=types, states=states)
     db = sqlite3.connect(":memory:")
     docs: dict[str, tuple[dict[str, Any], str, str, str]] = {}  # slug: row, title, body, all text
@@ -421,27 +560,25 @@ def search_sensitive(
             row, title, body, _ = docs[order[rowid]]
             out.append(_result(row, title, score, snippet(body, query)))
         return sorted(out, key=lambda r: r.score, reverse=True)[:limit]
-    assert embedder is not None
+    assert near is not None
     keyword = {order[rowid]: -score for rowid, score in hits}
-    near = store.vectors.similar_sealed(
-        embedder.embed_query(query),
-        scope_hash,
-        store.keys.get(scope_hash),
-        level=1,
-        limit=pool_size,
-        types=types,
-        states=states,
-        model=tag(embedder),
-    )
     cosine = {slug: cos for slug, _, cos in near if slug in docs}
     idents = fusion.identifiers(query) if mode == "hybrid" else []
     exact = {k: n for k, d in docs.items() if idents and (n := fusion.verbatim(idents, d[3]))}
     blind = _blind(query, keyword, {k: docs[k][1] for k in cosine})
-    kept = _kept(keyword, cosine, exact, hybrid=mode == "hybrid", blind=blind)
-    ranked = fusion.order(kept, factors={k: factor(docs[k][0]) for k in kept}, exact=exact)[:limit]
-    return [
-        _result(docs[k][0], docs[k][1], 0.0, snippet(docs[k][2], query), score=score) for k, score in ranked
-    ]
+    found = Evidence(
+        keyword,
+        cosine,
+        exact,
+        blind,
+        {k: d[0] for k, d in docs.items()},
+        {k: d[1] for k, d in docs.items()},
+        {k: d[2] for k, d in docs.items()},
+    )
+    if evidence is not None:
+        evidence.append(found)
+        return []
+    return fused(store, query, [found], limit=limit, hybrid=mode == "hybrid")
 
 
 def traces_sensitive(
@@ -453,6 +590,7 @@ def traces_sensitive(
     include_forgotten: bool = False,
     mode: str = "hybrid",
     embedder: Embedder | None = None,
+    warn: Callable[[str], None] | None = None,
 ) -> list[TurnHit]:
     """Level 2 in a sensitive scope, under a grant: its sessions' turns are decrypted and
     searched in a private in-memory FTS table, like search_sensitive does for memories."""
@@ -462,12 +600,28 @@ def traces_sensitive(
     from memoryd.textproc import segment
 
     check_mode(mode)
-    dense = mode != "keyword" and embedder is not None
-    match = match_query(query) if not dense or mode == "hybrid" else None
     if limit <= 0 or match_query(query) is None:
         return []
     states = states_for(include_forgotten)
     pool_size = max(limit, TRACE_POOL)
+    near = None
+    if mode != "keyword" and embedder is not None:
+        model, key = embedder, store.keys.get(scope_hash)
+        near = _dense(
+            model,
+            warn,
+            lambda: store.vectors.similar_sealed(
+                model.embed_query(_query(query)),
+                scope_hash,
+                key,
+                level=2,
+                limit=turnrank.COSINE_POOL,
+                states=states,
+                model=tag(model),
+            ),
+        )
+    dense = near is not None
+    match = match_query(query) if not dense or mode == "hybrid" else None
     rows = store.list(scopes=[scope_hash], types=["session"], states=states)
     db = sqlite3.connect(":memory:")
     turns: list[tuple[str, Any]] = []
@@ -499,17 +653,8 @@ def traces_sensitive(
     pool = [hit(i, score) for i, score in hits]
     if not dense:
         return turnrank.rank(query, pool, limit=limit)
-    assert embedder is not None
+    assert near is not None
     everything = {(h.slug, h.seq): h for h in (hit(i, 0.0) for i in range(len(turns)))}
-    near = store.vectors.similar_sealed(
-        embedder.embed_query(query),
-        scope_hash,
-        store.keys.get(scope_hash),
-        level=2,
-        limit=turnrank.COSINE_POOL,
-        states=states,
-        model=tag(embedder),
-    )
     cosines = {(slug, part): cos for slug, part, cos in near if (slug, part) in everything}
     wanted = [k for k in list(cosines)[: turnrank.DENSE_POOL] if cosines[k] >= DENSE_FLOOR]
     idents = fusion.identifiers(query) if mode == "hybrid" else []

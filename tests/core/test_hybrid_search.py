@@ -158,3 +158,71 @@ def test_a_bad_configured_mode_is_a_one_line_error(
     assert out.returncode != 0
     assert len(out.stderr.splitlines()) == 1, out.stderr
     assert "[search] mode" in out.stderr and "'semantic'" in out.stderr
+
+
+def test_a_model_that_fails_at_query_time_falls_back_to_keywords_with_one_warning(
+    cli: Cli, project: Path, tmp_path: Path, isolated_home: Path
+) -> None:
+    from memoryd import embed
+    from memoryd.app import Memoryd
+
+    embed._loaded.clear()
+    (tmp_path / "config.toml").write_text(
+        '[search]\nembedding_model = "tests.core.store.embedders:fails_after_load"\n', encoding="utf-8"
+    )
+    app = Memoryd()
+    warnings: list[str] = []
+    app.warn = warnings.append
+    slug = app.record("fact", *ENGLISH, scope_path=project)[0].meta.slug
+    for mode in ("hybrid", "dense"):
+        found = app.search("Kubernetes clusters", scopes=None, mode=mode)
+        assert [r.slug for r in found] == [slug], mode
+        app.traces("Kubernetes clusters", scopes=None, mode=mode)  # no turns here: it must not raise
+    assert len(warnings) == 1 and "keyword" in warnings[0], warnings
+    fresh = Memoryd()  # traces first: the model fails there too
+    fresh.warn = warnings.append
+    fresh.traces("Kubernetes clusters", scopes=None, mode="hybrid")
+    assert len(warnings) == 2, warnings
+    out = cli("reindex", cwd=project)
+    assert out.returncode == 0, out.stderr
+    assert "internal error" not in out.stderr + out.stdout and "Traceback" not in out.stderr
+
+
+def test_a_huge_query_is_answered_in_seconds(project: Path, isolated_home: Path) -> None:
+    """Only the head of a query is embedded (search.QUERY_CHARS): a 1 MB query took 20-30 s."""
+    import time
+
+    from memoryd.app import Memoryd
+
+    app = Memoryd()
+    slug = app.record("fact", *ENGLISH, scope_path=project)[0].meta.slug
+    app.search("warm the model up", scopes=None, mode="hybrid")
+    query = "Where do we deploy the backend Kubernetes " + "lorem ipsum dolor sit amet " * 40_000
+    assert len(query) > 1_000_000
+    start = time.monotonic()
+    found = app.search(query, scopes=None, mode="hybrid")
+    assert time.monotonic() - start < 5
+    assert [r.slug for r in found][:1] == [slug]
+
+
+def test_a_version_ranks_its_exact_match_first(project: Path, isolated_home: Path) -> None:
+    """A version has no search terms (terms("1.4.2") == []): it is still found verbatim, and
+    counted on every candidate, not only on what an identifier search returned."""
+    from memoryd.app import Memoryd
+
+    app = Memoryd()
+    broke = app.record(
+        "fact",
+        "Android SDK regression",
+        "Release 1.4.2 of the SDK broke login on Android.",
+        scope_path=project,
+    )[0].meta.slug
+    app.record(
+        "fact",
+        "Android SDK fix",
+        "release 1.4.3 fixed the Android login crash in the SDK.",
+        scope_path=project,
+    )
+    for query in ("SDK release 1.4.2 Android login", "1.4.2"):
+        found = app.search(query, scopes=None, mode="hybrid")
+        assert [r.slug for r in found][:1] == [broke], (query, found)

@@ -729,6 +729,19 @@ class Store:
         with read_session(self.engine) as s:
             return index.search(s, match, scopes=scopes, types=types, states=states, limit=limit)
 
+    def verbatim(
+        self,
+        needles: Sequence[str],
+        *,
+        scopes: Sequence[str] | None,
+        types: Sequence[str] | None,
+        states: Sequence[str] | None,
+        limit: int,
+    ) -> list[dict[str, Any]]:
+        """Rows whose title or body holds a needle (lower case) as a substring (index.verbatim)."""
+        with read_session(self.engine) as s:
+            return index.verbatim(s, needles, scopes=scopes, types=types, states=states, limit=limit)
+
     def search_turns(
         self, match: str, *, scopes: Sequence[str] | None, states: Sequence[str] | None, limit: int
     ) -> list[TurnHit]:

@@ -220,6 +220,19 @@ def search(
     return [sql.hit(tuple(r)) for r in s.exec(text(statement), params=params)]
 
 
+def verbatim(
+    s: Session,
+    needles: Sequence[str],
+    *,
+    scopes: Sequence[str] | None,
+    types: Sequence[str] | None,
+    states: Sequence[str] | None,
+    limit: int,
+) -> list[dict[str, Any]]:
+    statement, params = sql.verbatim(needles, scopes, types, states, limit)
+    return [sql.hit(tuple(r))[1] for r in s.exec(text(statement), params=params)]
+
+
 def search_turns(
     s: Session, match: str, *, scopes: Sequence[str] | None, states: Sequence[str] | None, limit: int
 ) -> list[TurnHit]:

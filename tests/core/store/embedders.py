@@ -61,3 +61,24 @@ class Broken(Hashed):
 
 def broken() -> Broken:
     return Broken("1")
+
+
+class FailsAfterLoad(Hashed):
+    """Passes the load-time check, then fails on every memory and query: a model whose
+    runtime breaks after it loaded (out of memory, a remote model gone)."""
+
+    name = "fails-after-load"
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        if any(t not in CHECK_TEXTS for t in texts):
+            raise RuntimeError("model crashed")
+        return super().embed_documents(texts)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        if text not in CHECK_TEXTS:
+            raise RuntimeError("model crashed")
+        return super().embed_query(text)
+
+
+def fails_after_load() -> FailsAfterLoad:
+    return FailsAfterLoad("1")
