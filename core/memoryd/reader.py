@@ -119,6 +119,19 @@ class Reader:
     def traces_text(self, slug: str) -> str:
         return "\n".join(r[0] for r in self._all(sql.STORED_TRACES, {"slug": slug}))
 
+    def verbatim(
+        self,
+        needles: Sequence[str],
+        *,
+        scopes: Sequence[str] | None,
+        types: Sequence[str] | None,
+        states: Sequence[str] | None,
+        limit: int,
+    ) -> list[dict[str, Any]]:
+        """Store.verbatim: identifiers the tokenizer splits to nothing (1.4.2)."""
+        statement, params = sql.verbatim(needles, scopes, types, states, limit)
+        return [sql.hit(tuple(r))[1] for r in self._all(statement, params)]
+
     def list(
         self,
         *,

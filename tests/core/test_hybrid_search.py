@@ -226,3 +226,13 @@ def test_a_version_ranks_its_exact_match_first(project: Path, isolated_home: Pat
     for query in ("SDK release 1.4.2 Android login", "1.4.2"):
         found = app.search(query, scopes=None, mode="hybrid")
         assert [r.slug for r in found][:1] == [broke], (query, found)
+
+
+def test_a_version_finds_its_exact_match_through_the_cli_read_path(cli: Cli, project: Path) -> None:
+    """The same through cold `memoryd search` processes: the first search after a cold record
+    takes the full path (it embeds the new memories), the next one the stdlib read path."""
+    broke = record(cli, project, "Android SDK regression", "Release 1.4.2 of the SDK broke login on Android.")
+    record(cli, project, "Android SDK fix", "release 1.4.3 fixed the Android login crash in the SDK.")
+    for _ in range(2):
+        slugs, _err = search(cli, project, "1.4.2")
+        assert slugs[:1] == [broke]
