@@ -138,7 +138,7 @@ def test_round_trip_into_an_empty_home(cli, secret_service: str, tmp_path: Path,
     assert (isolated_home / "grants" / f"{h}.json").exists()
 
     before_list = cli("list", "--all-scopes", "--json")
-    before_search = cli("search", "postgres", "queue", "--all-scopes", "--json")
+    before_search = cli("search", "postgres", "queue", "--mode", "keyword", "--all-scopes", "--json")
     assert before_list.returncode == 0 and before_search.returncode == 0, before_list.stderr
     pending = _spool(tmp_path, b, "sess-2", [("Set up the nightly rsync to the NAS", "Done, cron at 2am.")])
 
@@ -180,7 +180,9 @@ def test_round_trip_into_an_empty_home(cli, secret_service: str, tmp_path: Path,
     for p in [fresh, *fresh.rglob("*")]:
         assert (p.stat().st_mode & 0o777) == (0o700 if p.is_dir() else 0o600), p
 
-    after_search = _cli_home(cli, fresh, "search", "postgres", "queue", "--all-scopes", "--json")
+    after_search = _cli_home(
+        cli, fresh, "search", "postgres", "queue", "--mode", "keyword", "--all-scopes", "--json"
+    )
     after_list = _cli_home(cli, fresh, "list", "--all-scopes", "--json")  # takes in the spooled capture
     assert after_search.returncode == 0 and after_list.returncode == 0, after_list.stderr
     hits = [r["slug"] for r in json.loads(before_search.stdout)]

@@ -50,7 +50,11 @@ def test_session_walks_every_state_and_a_recall_resets_it(
     assert _moves(_sweep(cli, 90)) == []  # idempotent: the same day again changes nothing
     assert _state(cli, slug) == "dim"
     # dim stays searchable; a hit is a recall and brings it back to alive.
-    hits = json.loads(cli("search", "ansible deploy", "--scope", str(project), "--json", env=at(100)).stdout)
+    hits = json.loads(
+        cli(
+            "search", "ansible deploy", "--mode", "keyword", "--scope", str(project), "--json", env=at(100)
+        ).stdout
+    )
     assert [h["slug"] for h in hits] == [slug] and hits[0]["decay_state"] == "dim"
     assert _state(cli, slug) == "alive"
     assert "decay_state: alive" in next(isolated_home.glob(f"scopes/*/sessions/{slug}.md")).read_text()
@@ -60,7 +64,7 @@ def test_session_walks_every_state_and_a_recall_resets_it(
     assert _moves(_sweep(cli, 190)) == [(slug, "alive", "dim")]
     assert _moves(_sweep(cli, 220)) == [(slug, "dim", "soft-forgotten")]
     # soft-forgotten: hidden from search unless asked for.
-    query = ("search", "ansible deploy", "--scope", str(project), "--json")
+    query = ("search", "ansible deploy", "--mode", "keyword", "--scope", str(project), "--json")
     assert json.loads(cli(*query, env=at(221)).stdout) == []
     assert _state(cli, slug) == "soft-forgotten"
     # dry run names the next step and changes nothing.

@@ -38,7 +38,7 @@ def week(cli, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     assert cli("analyze-session", slug).returncode == 0
     capture(cli, project, tmp_path, "week-2", [ROUTINE])
     for _ in range(3):
-        assert cli("search", "db-2 staging", "--scope", str(project)).returncode == 0
+        assert cli("search", "db-2 staging", "--mode", "keyword", "--scope", str(project)).returncode == 0
     monkeypatch.setenv("MEMORYD_NOW", _at(0))
     return {"old": old or "", "keep": keep.meta.slug, "dup": dup.meta.slug, "session": slug or ""}
 

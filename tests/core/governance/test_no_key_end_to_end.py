@@ -64,7 +64,9 @@ def test_capture_analyze_digest_promote_without_any_key(
     assert f"promoted_from: {session_slug}" in text and "pnpm" in text
 
     # Searchable as long-term memory; queue and audit agree.
-    hits = json.loads(cli("search", "pnpm lockfile", "--scope", str(project), "--json").stdout)
+    hits = json.loads(
+        cli("search", "pnpm lockfile", "--mode", "keyword", "--scope", str(project), "--json").stdout
+    )
     assert hits[0]["slug"] == promoted["slug"] and hits[0]["type"] == "preference"
     assert json.loads(cli("promotions", "--status", "pending", "--json").stdout) == []
     (approved,) = json.loads(cli("promotions", "--status", "approved", "--json").stdout)

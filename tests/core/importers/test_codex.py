@@ -84,7 +84,7 @@ def test_import_counts_and_sessions(codex: CodexFixture, workdir: Path, isolated
     pathlib_sid = next(
         s for s in codex.session_ids if any("pathlib" in p for p in prompts_in(codex.files[s]))
     )
-    out = run_cli("traces", "pathlib", "--scope", str(workdir), "--json")
+    out = run_cli("traces", "pathlib", "--mode", "keyword", "--scope", str(workdir), "--json")
     assert out.returncode == 0, out.stderr
     hits = json.loads(out.stdout)
     assert hits and {h["slug"] for h in hits} == {rows[f"{SOURCE}:{pathlib_sid}"]["slug"]}
