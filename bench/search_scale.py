@@ -241,12 +241,21 @@ def index_key(size: int) -> str:
 
 
 def hybrid_key(size: int, stand_in: bool = False) -> str:
-    """index_key plus how vectors are stored and which model made them."""
+    """index_key plus how vectors are stored and which model made them: the code that names,
+    encodes and writes them, not the whole module (its search-time code may change without
+    making the stored vectors wrong, and rebuilding 300k of them takes most of an hour)."""
     import memoryd.store.vectors as vecmod
     from memoryd import embed
 
     h = hashlib.sha256(index_key(size).encode())
-    h.update(Path(vecmod.__file__ or "").read_bytes())
+    for fn in (
+        vecmod.fingerprint,
+        vecmod.texts_of,
+        vecmod.write_refs,
+        vecmod.to_blob,
+        vecmod.Vectors.embed_missing,
+    ):
+        h.update(inspect.getsource(fn).encode())
     h.update(embed.tag(_embedder()).encode())
     return f"one-scope-{size}-{'stand-in-' if stand_in else ''}{h.hexdigest()[:10]}"
 
