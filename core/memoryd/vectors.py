@@ -350,6 +350,18 @@ RESCORE_PER = 10
 _CHUNK = 16_384  # rows projected at once (bounds the temporary copy)
 
 
+def _one_blas_thread() -> AbstractContextManager[Any]:
+    """OpenBLAS limited to one thread (threadpoolctl, as for the query embedding): eigh of
+    a 512 x 512 covariance makes hundreds of small BLAS calls, and with two spinning
+    threads on a busy 2-core machine took 1.4-9.8 s against 0.12 s on one."""
+    try:
+        from threadpoolctl import threadpool_limits
+
+        return threadpool_limits(limits=1, user_api="blas")
+    except Exception:  # not installed or no BLAS found: the fit is only slower
+        return nullcontext()
+
+
 @dataclass(frozen=True)
 class _Projection:
     """A pool's rows, centred and projected on the leading principal components.
@@ -382,7 +394,9 @@ class _Projection:
             sample = data.copy()
         mean = sample.mean(axis=0, dtype=np.float64).astype(np.float32)
         sample -= mean
-        _, vecs = np.linalg.eigh((sample.T @ sample).astype(np.float64))  # ascending eigenvalues
+        cov = (sample.T @ sample).astype(np.float64)
+        with _one_blas_thread():
+            _, vecs = np.linalg.eigh(cov)  # ascending eigenvalues
         basis = np.ascontiguousarray(vecs[:, ::-1][:, :k], dtype=np.float32)
         out = _Projection(mean, basis, np.zeros((capacity, k), dtype=np.float32), n)
         out.put(0, data)
@@ -422,14 +436,17 @@ class _Pool:
             return
         need = self.n + len(fps)
         proj = self.projection
-        if need > len(self.data):
+        if self.n == 0 and proj is None:  # a first load keeps the array it read (330 MB at 100k)
+            self.data = np.ascontiguousarray(vecs, dtype=np.float32)
+        elif need > len(self.data):
             grown = np.zeros((max(need, 2 * len(self.data), 1024), self.dim), dtype=np.float32)
-            if self.n:
-                grown[: self.n] = self.data[: self.n]
+            grown[: self.n] = self.data[: self.n]
+            grown[self.n : need] = vecs
             if proj is not None:
                 proj = proj.grown(len(grown), self.n)
             self.data = grown
-        self.data[self.n : need] = vecs
+        else:
+            self.data[self.n : need] = vecs
         if proj is not None:
             proj.put(self.n, self.data[self.n : need])
             self.projection = proj
