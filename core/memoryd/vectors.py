@@ -804,12 +804,11 @@ class Vectors:
             s = approx[m.rows[a:b]]
             if ok is not None:
                 s = np.where(ok[m.types[a:b]], s, -np.inf)
-            if b - a > r:
-                top = np.argpartition(-s, r - 1)[:r]
+            top = np.argpartition(-s, r - 1)[:r] if b - a > r else np.arange(b - a)
+            finite = np.isfinite(s[top])
+            if b - a > r and finite.all():  # else every ref the filter keeps is in
                 complete = False
-            else:
-                top = np.arange(b - a)
-            top = top[np.isfinite(s[top])]
+            top = top[finite]
             if not len(top):
                 continue
             refs = a + np.sort(top)
