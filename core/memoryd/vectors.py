@@ -296,6 +296,20 @@ def to_blob(vec: np.ndarray) -> bytes:
     return np.asarray(vec, dtype="<f2").tobytes()
 
 
+def _checked(rows: Sequence[tuple[str, int, bytes]], dim: int) -> tuple[list[str], np.ndarray]:
+    """The (fingerprint, dim, data) rows `valid` accepts, as float32 rows; checked at once
+    (one row at a time took half of a first load)."""
+    ok = [(fp, data) for fp, d, data in rows if d == dim and len(data) == dim * 2]
+    vecs = from_blobs([data for _, data in ok], dim)
+    # float16 values square well inside float32: the sum is not finite only for NaN or inf
+    with np.errstate(invalid="ignore"):
+        squares = np.einsum("ij,ij->i", vecs, vecs)
+        good = np.isfinite(squares) & (np.abs(np.sqrt(squares) - 1.0) <= NORM_TOLERANCE)
+    if good.all():
+        return [fp for fp, _ in ok], vecs
+    return [fp for (fp, _), g in zip(ok, good, strict=True) if g], vecs[good]
+
+
 def from_blobs(blobs: Sequence[bytes], dim: int) -> np.ndarray:
     if not blobs:
         return np.zeros((0, dim), dtype=np.float32)
@@ -322,46 +336,164 @@ class Source(Protocol):
 
 
 # -- the matrix cache -------------------------------------------------------------------------
+# A pool of more rows than this keeps a projection for a two-stage scan (`_Projection`).
+# Below it one exact product over every row costs a few ms and nothing changes; above it
+# the full product reads 2 KB a row (330 MB at 100k memories) on every query.
+PROJECT_ABOVE = 25_000
+PROJECT_DIM = 128  # leading components kept: 89% of the variance of the default model
+FIT_SAMPLE = 20_000  # rows the covariance is estimated from
+FIT_SEED = 0
+# Rows rescored exactly per scope range: at least this many, and RESCORE_PER per result
+# wanted (with a states filter _top wants 3 x limit + 10).
+RESCORE_MIN = 1000
+RESCORE_PER = 10
+_CHUNK = 16_384  # rows projected at once (bounds the temporary copy)
+
+
+def _one_blas_thread() -> AbstractContextManager[Any]:
+    """OpenBLAS limited to one thread (threadpoolctl, as for the query embedding): eigh of
+    a 512 x 512 covariance makes hundreds of small BLAS calls, and with two spinning
+    threads on a busy 2-core machine took 1.4-9.8 s against 0.12 s on one."""
+    try:
+        from threadpoolctl import threadpool_limits
+
+        return threadpool_limits(limits=1, user_api="blas")
+    except Exception:  # not installed or no BLAS found: the fit is only slower
+        return nullcontext()
+
+
+@dataclass(frozen=True)
+class _Projection:
+    """A pool's rows, centred and projected on the leading principal components.
+
+    x . q = mean . q + (x - mean) . q, and the second term is nearly (B'(x - mean)) . (B'q)
+    for the basis B of the top components; mean . q is the same for every row, so rows
+    rank by `rows @ (B'q)`. That ranking picks the candidates, the full rows score them.
+
+    The fit is deterministic (a fixed-seed sample of the rows, `eigh` of its covariance),
+    so two processes over the same pool rank alike. Rows added later are projected on the
+    basis as it is: any basis gives a correct score after the exact rescoring, a stale one
+    only picks candidates a little worse. The pool refits when it has doubled since the
+    fit, so at least half its rows were in the population the basis was fitted on, and the
+    refit work (one fit and one projection of every row) stays proportional to the rows
+    added, like the growth of the arrays themselves."""
+
+    mean: np.ndarray  # (dim,)
+    basis: np.ndarray  # (dim, k)
+    rows: np.ndarray  # (capacity, k); the first pool.n are valid
+    fit_n: int  # pool rows when fitted
+
+    @staticmethod
+    def fit(data: np.ndarray, capacity: int) -> _Projection:
+        n, dim = data.shape
+        k = min(PROJECT_DIM, dim)
+        if n > FIT_SAMPLE:
+            pick = np.sort(np.random.default_rng(FIT_SEED).choice(n, FIT_SAMPLE, replace=False))
+            sample = data[pick]
+        else:
+            sample = data.copy()
+        mean = sample.mean(axis=0, dtype=np.float64).astype(np.float32)
+        sample -= mean
+        cov = (sample.T @ sample).astype(np.float64)
+        with _one_blas_thread():
+            _, vecs = np.linalg.eigh(cov)  # ascending eigenvalues
+        basis = np.ascontiguousarray(vecs[:, ::-1][:, :k], dtype=np.float32)
+        out = _Projection(mean, basis, np.zeros((capacity, k), dtype=np.float32), n)
+        out.put(0, data)
+        return out
+
+    def put(self, at: int, data: np.ndarray) -> None:
+        for i in range(0, len(data), _CHUNK):
+            chunk = data[i : i + _CHUNK]
+            self.rows[at + i : at + i + len(chunk)] = (chunk - self.mean) @ self.basis
+
+    def grown(self, capacity: int, n: int) -> _Projection:
+        rows = np.zeros((capacity, self.rows.shape[1]), dtype=np.float32)
+        rows[:n] = self.rows[:n]
+        return _Projection(self.mean, self.basis, rows, self.fit_n)
+
+
 @dataclass
 class _Pool:
     """The unsealed vectors of one (db, model, level) as float32 rows, by fingerprint. Kept
-    across reloads, so a write costs reading its new vectors, not all of them again; a
-    query scores every row at once (one matrix-vector product) and picks its rows."""
+    across reloads, so a write costs reading its new vectors, not all of them again. A
+    small pool is scored whole (one matrix-vector product); a big one (more than
+    PROJECT_ABOVE rows) also keeps a `_Projection`, so `similar` scans 128 floats a row
+    and rescores only the best rows in full.
+
+    Queries read a pool while a loader may add to it: rows are written before `n` grows,
+    and the projection is replaced whole, never changed under a reader's `n`."""
 
     dim: int
     index: dict[str, int] = field(default_factory=dict)
     data: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
     n: int = 0
+    projection: _Projection | None = None
 
-    def add(self, fps: Sequence[str], blobs: Sequence[bytes]) -> None:
+    def add(self, fps: Sequence[str], vecs: np.ndarray) -> None:
+        """Append rows (float32, already checked)."""
         if not fps:
             return
         need = self.n + len(fps)
-        if need > len(self.data):
+        proj = self.projection
+        if self.n == 0 and proj is None:  # a first load keeps the array it read (330 MB at 100k)
+            self.data = np.ascontiguousarray(vecs, dtype=np.float32)
+        elif need > len(self.data):
             grown = np.zeros((max(need, 2 * len(self.data), 1024), self.dim), dtype=np.float32)
-            if self.n:
-                grown[: self.n] = self.data[: self.n]
+            grown[: self.n] = self.data[: self.n]
+            grown[self.n : need] = vecs
+            if proj is not None:
+                proj = proj.grown(len(grown), self.n)
             self.data = grown
-        self.data[self.n : need] = from_blobs(blobs, self.dim)
+        else:
+            self.data[self.n : need] = vecs
+        if proj is not None:
+            proj.put(self.n, self.data[self.n : need])
+            self.projection = proj
         for i, fp in enumerate(fps):
             self.index[fp] = self.n + i
         self.n = need
+
+    def project(self) -> None:
+        """Keep a projection exactly when the pool is big: fit it when the pool crosses
+        PROJECT_ABOVE, refit when the pool has doubled since the fit (see _Projection)."""
+        if self.n <= PROJECT_ABOVE:
+            self.projection = None
+        elif self.projection is None or self.n > 2 * self.projection.fit_n:
+            self.projection = _Projection.fit(self.data[: self.n], len(self.data))
 
     def kept(self, live: set[str]) -> _Pool:
         """A copy holding only `live` (rows of deleted texts go once they are half)."""
         if self.n <= 2 * len(live) + 1024:
             return self
         fps = [fp for fp in self.index if fp in live]
+        rows = [self.index[fp] for fp in fps]
         out = _Pool(self.dim)
-        out.data = self.data[[self.index[fp] for fp in fps]].copy()
+        out.data = self.data[rows].copy()
         out.index = {fp: i for i, fp in enumerate(fps)}
         out.n = len(fps)
+        p = self.projection
+        if p is not None:
+            out.projection = _Projection(p.mean, p.basis, p.rows[rows].copy(), p.fit_n)
         return out
 
     def scores(self, q: np.ndarray) -> np.ndarray:
         if not self.n:
             return np.zeros(0, dtype=np.float32)
         return self.data[: self.n] @ q
+
+    def approx(self, q: np.ndarray) -> np.ndarray | None:
+        """First-stage scores of every row (None without a projection): they rank rows
+        nearly as `scores` does, up to a constant, at a quarter of the reading."""
+        n, p = self.n, self.projection
+        if p is None:
+            return None
+        return p.rows[:n] @ (q @ p.basis)
+
+    def exact(self, rows: np.ndarray, q: np.ndarray) -> np.ndarray:
+        """Full scores of some rows. einsum, not BLAS: for a few thousand rows the threads
+        BLAS wakes cost more than the product (ms on a busy 2-core machine)."""
+        return np.einsum("ij,j->i", self.data[rows], q)
 
 
 @dataclass
@@ -378,6 +510,7 @@ class _Matrix:
     type_codes: dict[str, int]
     scopes: dict[str, tuple[int, int]]  # scope -> ref range
     starts: np.ndarray  # level 1: the ref where each memory's windows start
+    ends: np.ndarray  # level 1: where they end (the next start)
 
 
 _cache: dict[tuple[str, str, int], _Matrix] = {}
@@ -600,7 +733,10 @@ class Vectors:
     ) -> list[tuple[str, int, float]]:
         """(slug, part, cosine), best first, over unsealed vectors of `model` (default: the
         model most vectors have); level 1 gives one row per memory, its best window.
-        Memories of sensitive scopes never appear. `scopes` None: every scope."""
+        Memories of sensitive scopes never appear. `scopes` None: every scope.
+
+        A big pool is scanned in two stages (`_two_stage`); when its candidates cannot fill
+        `limit` (a states filter dropped most of them) the exact scan answers."""
         if limit <= 0:
             return []
         m = self._matrix(model, level)
@@ -612,15 +748,26 @@ class Vectors:
         ranges = list(m.scopes.values()) if scopes is None else [m.scopes[s] for s in scopes if s in m.scopes]
         if not ranges:
             return []
-        pool_scores = m.pool.scores(q)
+        ok = None  # per type code: wanted
         if types is not None:
-            wanted = np.array([m.type_codes[t] for t in types if t in m.type_codes], dtype=np.int64)
+            ok = np.zeros(len(m.type_codes), dtype=bool)
+            ok[[m.type_codes[t] for t in types if t in m.type_codes]] = True
+        approx = m.pool.approx(q)
+        if approx is not None:
+            want = limit if states is None else limit * 3 + 10
+            scored, rows, scores, complete = self._two_stage(
+                m, q, approx, ranges, ok, level, max(RESCORE_MIN, RESCORE_PER * want)
+            )
+            got = self._top(m, scored, rows, scores, level, limit, states, complete)
+            if got is not None:
+                return got
+        pool_scores = m.pool.scores(q)
         cand_rows: list[np.ndarray] = []
         cand_scores: list[np.ndarray] = []
         for a, b in ranges:
             scores = pool_scores[m.rows[a:b]]
-            if types is not None:
-                scores = np.where(np.isin(m.types[a:b], wanted), scores, -np.inf)
+            if ok is not None:
+                scores = np.where(ok[m.types[a:b]], scores, -np.inf)
             if level == MEMORY:
                 ga, gb = np.searchsorted(m.starts, [a, b])
                 starts = m.starts[ga:gb]
@@ -632,7 +779,57 @@ class Vectors:
         rows = np.concatenate(cand_rows)
         scores = np.concatenate(cand_scores)
         keep = np.isfinite(scores)
-        return self._top(m, pool_scores, rows[keep], scores[keep], level, limit, states)
+        return self._top(m, pool_scores, rows[keep], scores[keep], level, limit, states, True) or []
+
+    @staticmethod
+    def _two_stage(
+        m: _Matrix,
+        q: np.ndarray,
+        approx: np.ndarray,
+        ranges: list[tuple[int, int]],
+        ok: np.ndarray | None,
+        level: int,
+        r: int,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+        """Candidates by first-stage score, scored exactly: per scope range the `r` refs
+        that rank best by `approx` (level 1: every window of the memories those refs belong
+        to, so a candidate's best window and score are exact). Returns the exact scores by
+        pool row (-inf where not scored), the candidates as `_top` takes them, and whether
+        they are every ref that passed the filters."""
+        scored = np.full(len(approx), -np.inf, dtype=np.float32)
+        complete = True
+        cand_rows: list[np.ndarray] = []
+        cand_scores: list[np.ndarray] = []
+        for a, b in ranges:
+            s = approx[m.rows[a:b]]
+            if ok is not None:
+                s = np.where(ok[m.types[a:b]], s, -np.inf)
+            top = np.argpartition(-s, r - 1)[:r] if b - a > r else np.arange(b - a)
+            finite = np.isfinite(s[top])
+            if b - a > r and finite.all():  # else every ref the filter keeps is in
+                complete = False
+            top = top[finite]
+            if not len(top):
+                continue
+            refs = a + np.sort(top)
+            if level == MEMORY:
+                groups = np.unique(np.searchsorted(m.starts, refs, side="right") - 1)
+                starts = m.starts[groups]
+                lens = m.ends[groups] - starts
+                offs = np.cumsum(lens) - lens
+                refs = np.repeat(starts - offs, lens) + np.arange(int(lens.sum()))
+            prow = m.rows[refs]
+            exact = m.pool.exact(prow, q)
+            scored[prow] = exact
+            if level == MEMORY:
+                cand_rows.append(starts)
+                cand_scores.append(np.maximum.reduceat(exact, offs))
+            else:
+                cand_rows.append(refs)
+                cand_scores.append(exact)
+        if not cand_rows:
+            return scored, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32), complete
+        return scored, np.concatenate(cand_rows), np.concatenate(cand_scores), complete
 
     def _top(
         self,
@@ -643,12 +840,15 @@ class Vectors:
         level: int,
         limit: int,
         states: Sequence[str] | None,
-    ) -> list[tuple[str, int, float]]:
+        complete: bool,
+    ) -> list[tuple[str, int, float]] | None:
+        """The best `limit` of the candidates; None when they fall short of it and are not
+        `complete` (the caller scans every ref instead)."""
         want = limit if states is None else limit * 3 + 10
         while True:
             k = min(want, len(rows))
             if k == 0:
-                return []
+                return [] if complete else None
             idx = np.argpartition(-scores, k - 1)[:k] if k < len(rows) else np.arange(len(rows))
             idx = idx[np.argsort(-scores[idx], kind="stable")]
             picked = []
@@ -656,22 +856,20 @@ class Vectors:
                 row = int(rows[i])
                 part = int(m.parts[row])
                 if level == MEMORY:  # the best window of this memory
-                    end = self._group_end(m, row)
+                    end = int(m.ends[np.searchsorted(m.starts, row)])
                     if end - row > 1:
                         part = int(m.parts[row + int(np.argmax(pool_scores[m.rows[row:end]]))])
                 picked.append((m.slugs[row], part, float(scores[i])))
             if states is None:
-                return picked[:limit]
-            alive = self._in_states({s for s, _, _ in picked}, states)
-            out = [p for p in picked if p[0] in alive]
-            if len(out) >= limit or k == len(rows):
+                out = picked
+            else:
+                alive = self._in_states({s for s, _, _ in picked}, states)
+                out = [p for p in picked if p[0] in alive]
+            if len(out) >= limit:
                 return out[:limit]
+            if k == len(rows):
+                return out if complete else None
             want *= 4
-
-    @staticmethod
-    def _group_end(m: _Matrix, row: int) -> int:
-        i = int(np.searchsorted(m.starts, row, side="right"))
-        return int(m.starts[i]) if i < len(m.starts) else len(m.slugs)
 
     def _in_states(self, slugs: set[str], states: Sequence[str]) -> set[str]:
         """Which of `slugs` are in `states`. `+decay_state` keeps SQLite on the slug key: with
@@ -754,8 +952,9 @@ class Vectors:
         if pool is None or (pool.n == 0 and got):
             pool = _Pool(int(got[0][1]) if got else 0)
         pool = pool.kept(live)
-        fresh = [(fp, data) for fp, dim, data in got if dim == pool.dim and _blob_valid(data, dim)]
-        pool.add([fp for fp, _ in fresh], [data for _, data in fresh])
+        fps, vecs = _checked(got, pool.dim)
+        pool.add(fps, vecs)
+        pool.project()
         refs = [r for r in refs if r[4] in pool.index]
         type_codes: dict[str, int] = {}
         scopes: dict[str, tuple[int, int]] = {}
@@ -776,6 +975,7 @@ class Vectors:
             type_codes=type_codes,
             scopes=scopes,
             starts=np.array(starts, dtype=np.int64),
+            ends=np.array([*starts[1:], len(refs)] if starts else [], dtype=np.int64),
         )
 
     # -- sensitive scopes, under a grant ---------------------------------------------------
