@@ -255,14 +255,18 @@ def _embeds_first(app: ReadApp, mode: str | None) -> bool:
     """Settle the search's mode and model as Memoryd._search_mode does; True when the full
     path would embed missing texts before it searches (Memoryd._embed_pending)."""
     from memoryd import embed, search
-    from memoryd.vectors import INLINE_EMBED
 
     app.mode = search.check_mode(mode or app.config.search.mode)
     if app.mode == "keyword":
-        return False
+        return False  # numpy is not imported: keyword search does not need it
+    from memoryd.embed import blas
+
+    blas.import_single_threaded()
     app.embedder = embed.load(app.config, app.warnings.append)
     if app.embedder is None:
         return False
+    from memoryd.vectors import INLINE_EMBED
+
     return 0 < app.reader.vectors.missing(embed.tag(app.embedder)) <= INLINE_EMBED
 
 

@@ -46,6 +46,15 @@ def _said(out: subprocess.CompletedProcess[str], home: Path) -> tuple[int, str, 
     return out.returncode, out.stdout.replace(str(home), "HOME"), err.replace(str(home), "HOME")
 
 
+def _imported(stderr: str) -> set[str]:
+    """Top-level packages in `-X importtime` output."""
+    return {
+        line.rsplit("|", 1)[-1].strip().split(".")[0]
+        for line in stderr.splitlines()
+        if line.startswith("import time:")
+    }
+
+
 def _heavy(stderr: str) -> list[str]:
     """Modules of SQLAlchemy, SQLModel or pydantic in `-X importtime` output."""
     names = [
@@ -145,6 +154,8 @@ def test_the_read_commands_import_no_sqlalchemy_sqlmodel_or_pydantic(
         out = _run(args, isolated_home, project, importtime=True)
         assert out.returncode == 0, (args, out.stderr[-2000:])
         assert _heavy(out.stderr) == [], (args, _heavy(out.stderr)[:5])
+        if args[0] != "search" or "keyword" in args:  # no model, so no numpy (~100 ms cold)
+            assert "numpy" not in _imported(out.stderr), args
     # a search whose hit is a hand-edited file still counts it, through the full model
     out = _run(["search", "make", "deploy"], isolated_home, project, importtime=True)
     assert out.returncode == 0 and slugs["hand"] in out.stdout, out.stderr[-2000:]
