@@ -291,3 +291,23 @@ def test_an_index_not_at_the_current_version_takes_the_full_path(change: str, pr
         con = sqlite3.connect(isolated_home / "index.db")
         assert con.execute("SELECT 1 FROM schema_migrations WHERE version = 16").fetchone()
         con.close()
+
+
+def test_the_read_path_closes_the_index_before_exit_its_recalls_checkpointed(project: Path, isolated_home):
+    """memoryd.cli.fastread.finish closes the index and freezes the collector: the recall a
+    search wrote is in index.db itself, the WAL checkpointed and gone, as when the process
+    closes its connections on the way out."""
+    app = Memoryd()
+    slug = app.record("decision", "Use Postgres", "SQLite locked up.", scope_path=project)[0].meta.slug
+    app.store.vectors.close()  # no connection of this process keeps index.db's WAL
+    app.store.engine.dispose()
+    out = _run(["search", "postgres", "--mode", "keyword"], isolated_home, project, importtime=True)
+    assert out.returncode == 0 and slug in out.stdout, out.stderr[-2000:]
+    assert _heavy(out.stderr) == []  # the read path served it
+    wal = isolated_home / "index.db-wal"
+    assert not wal.exists() or wal.stat().st_size == 0
+    con = sqlite3.connect(isolated_home / "index.db")
+    try:
+        assert con.execute("SELECT recall_count FROM memories WHERE slug = ?", (slug,)).fetchone()[0] == 1
+    finally:
+        con.close()
