@@ -49,8 +49,11 @@ _HMAC_LABEL = b"memoryd vector v1\0"
 # the default model on a 2-core machine. Here, not in memoryd.app, for the CLI's read path.
 INLINE_EMBED = 200
 _INSERT = "INSERT OR IGNORE INTO vectors (fingerprint, model, dim, sealed, data) VALUES (?, ?, ?, ?, ?)"
-# A batch replaces what it embedded: a row it picked may be there but unusable (wrong length).
-_REPLACE = "INSERT OR REPLACE INTO vectors (fingerprint, model, dim, sealed, data) VALUES (?, ?, ?, ?, ?)"
+# A batch replaces what it embedded: a row it picked may be there but unusable (wrong
+# length). DELETE then INSERT, not INSERT OR REPLACE, whose delete fires no trigger and
+# would leave migration 018's counts off by one.
+_UNSET = "DELETE FROM vectors WHERE fingerprint = ? AND model = ?"
+_SET = "INSERT INTO vectors (fingerprint, model, dim, sealed, data) VALUES (?, ?, ?, ?, ?)"
 
 
 def fingerprint(text: str, key: bytes | None = None) -> str:
@@ -562,8 +565,22 @@ class Vectors:
 
     # -- counts --------------------------------------------------------------------------
     def missing(self, model_tag: str, *, skip_scopes: Sequence[str] = ()) -> int:
-        """Distinct texts referred to that have no vector of this model (`skip_scopes`:
-        sensitive scopes whose key is not at hand, which cannot be embedded here)."""
+        """Distinct texts referred to that have no usable vector of this model
+        (`skip_scopes`: sensitive scopes whose key is not at hand, which cannot be embedded
+        here). Without `skip_scopes`, from the counts migration 018's triggers keep (two
+        rows, for every search that loads the model); with them, counted by `missing_join`."""
+        if skip_scopes:
+            return self.missing_join(model_tag, skip_scopes=skip_scopes)
+        with self._connection() as con:
+            row = con.execute(
+                "SELECT (SELECT n FROM vector_texts WHERE id = 1) - "
+                "coalesce((SELECT n FROM vector_have WHERE model = ?), 0)",
+                (model_tag,),
+            ).fetchall()[0]
+        return int(row[0])
+
+    def missing_join(self, model_tag: str, *, skip_scopes: Sequence[str] = ()) -> int:
+        """`missing` counted over every ref (a join: 90 ms at 10k memories, 3.3 s at 100k)."""
         where, params = self._skip(skip_scopes)
         with self._connection() as con:
             row = con.execute(
@@ -688,7 +705,8 @@ class Vectors:
             with self._write() as con:
                 out = _still_wanted(con, out)
                 if out:
-                    con.executemany(_REPLACE, out)
+                    con.executemany(_UNSET, [(r[0], r[1]) for r in out])
+                    con.executemany(_SET, out)
                     bump(con)
             done += len(items)
             faults.point("vectors:batch")

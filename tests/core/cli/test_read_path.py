@@ -46,6 +46,15 @@ def _said(out: subprocess.CompletedProcess[str], home: Path) -> tuple[int, str, 
     return out.returncode, out.stdout.replace(str(home), "HOME"), err.replace(str(home), "HOME")
 
 
+def _imported(stderr: str) -> set[str]:
+    """Top-level packages in `-X importtime` output."""
+    return {
+        line.rsplit("|", 1)[-1].strip().split(".")[0]
+        for line in stderr.splitlines()
+        if line.startswith("import time:")
+    }
+
+
 def _heavy(stderr: str) -> list[str]:
     """Modules of SQLAlchemy, SQLModel or pydantic in `-X importtime` output."""
     names = [
@@ -145,6 +154,8 @@ def test_the_read_commands_import_no_sqlalchemy_sqlmodel_or_pydantic(
         out = _run(args, isolated_home, project, importtime=True)
         assert out.returncode == 0, (args, out.stderr[-2000:])
         assert _heavy(out.stderr) == [], (args, _heavy(out.stderr)[:5])
+        if args[0] != "search" or "keyword" in args:  # no model, so no numpy (~100 ms cold)
+            assert "numpy" not in _imported(out.stderr), args
     # a search whose hit is a hand-edited file still counts it, through the full model
     out = _run(["search", "make", "deploy"], isolated_home, project, importtime=True)
     assert out.returncode == 0 and slugs["hand"] in out.stdout, out.stderr[-2000:]
@@ -279,4 +290,24 @@ def test_an_index_not_at_the_current_version_takes_the_full_path(change: str, pr
     if change == "pending":
         con = sqlite3.connect(isolated_home / "index.db")
         assert con.execute("SELECT 1 FROM schema_migrations WHERE version = 16").fetchone()
+        con.close()
+
+
+def test_the_read_path_closes_the_index_before_exit_its_recalls_checkpointed(project: Path, isolated_home):
+    """memoryd.cli.fastread.finish closes the index and freezes the collector: the recall a
+    search wrote is in index.db itself, the WAL checkpointed and gone, as when the process
+    closes its connections on the way out."""
+    app = Memoryd()
+    slug = app.record("decision", "Use Postgres", "SQLite locked up.", scope_path=project)[0].meta.slug
+    app.store.vectors.close()  # no connection of this process keeps index.db's WAL
+    app.store.engine.dispose()
+    out = _run(["search", "postgres", "--mode", "keyword"], isolated_home, project, importtime=True)
+    assert out.returncode == 0 and slug in out.stdout, out.stderr[-2000:]
+    assert _heavy(out.stderr) == []  # the read path served it
+    wal = isolated_home / "index.db-wal"
+    assert not wal.exists() or wal.stat().st_size == 0
+    con = sqlite3.connect(isolated_home / "index.db")
+    try:
+        assert con.execute("SELECT recall_count FROM memories WHERE slug = ?", (slug,)).fetchone()[0] == 1
+    finally:
         con.close()

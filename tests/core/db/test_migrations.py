@@ -22,7 +22,7 @@ def _columns(db: Path) -> dict[str, set[str]]:
 def test_blank_to_latest_matches_sqlmodel(tmp_path: Path):
     db = tmp_path / "index.db"
     engine = open_index(db)
-    assert schema_version(engine) == migrations()[-1][0] == 17
+    assert schema_version(engine) == migrations()[-1][0] == 18
     cols = _columns(db)
     for name, table in SQLModel.metadata.tables.items():
         assert name in cols, f"table {name} missing from migrations"
@@ -48,10 +48,13 @@ def test_blank_to_latest_matches_sqlmodel(tmp_path: Path):
     # vectors for hybrid search (017): plain SQL, read through sqlite3 by memoryd.vectors
     assert cols["vectors"] == {"fingerprint", "model", "dim", "sealed", "data"}
     assert cols["vector_refs"] == {"slug", "level", "part", "fingerprint"}
+    # what migration 018's triggers count for Vectors.missing: plain SQL
+    assert cols["vector_texts"] == {"id", "n"}
+    assert cols["vector_have"] == {"model", "n"}
     con = sqlite3.connect(db)
     assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     applied = [r[0] for r in con.execute("SELECT version FROM schema_migrations")]
-    assert applied == list(range(1, 18))
+    assert applied == list(range(1, 19))
 
 
 def test_reopen_is_idempotent_and_old_schema_upgrades(tmp_path: Path):
@@ -71,7 +74,7 @@ def test_reopen_is_idempotent_and_old_schema_upgrades(tmp_path: Path):
     con.commit()
     con.close()
     engine = open_index(db)
-    assert schema_version(engine) == 17
+    assert schema_version(engine) == 18
     open_index(db)  # again: nothing to do, nothing breaks
     con = sqlite3.connect(db)
     assert con.execute("SELECT slug, scope_sensitive, session_key, suspect FROM memories").fetchall() == [
