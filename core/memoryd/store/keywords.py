@@ -58,14 +58,13 @@ K1 = 1.2
 B = 0.75
 BUSY_TIMEOUT_S = 60.0
 # Instances read per statement while building (bounds the build's peak memory).
-CHUNK_INSTANCES = 2_000_000
+CHUNK_INSTANCES = 1_000_000
 # Candidate rows checked against the filters beyond `limit` by the first statement (filters
 # rarely reject many); later statements check 4x more.
 FIRST_CHECK = 8
 MAX_CHECK = 4096
 # Scored phrases kept between queries, counted in postings.
 CACHE_POSTINGS = 4_000_000
-_SATURATED = np.iinfo(np.uint16).max
 _PHRASE = re.compile(r'"((?:[^"]|"")*)"(\*?)')
 _TOKENIZE = re.compile(r"tokenize\s*=\s*'((?:[^']|'')*)'", re.I)
 
@@ -112,17 +111,14 @@ def accumulate(start: np.ndarray, counts: np.ndarray, weight: float) -> np.ndarr
     adds it: bm25() adds one weight per instance, and for a weight like 0.6 that differs
     from `start + weight * count` in the last bits."""
     f = start.astype(np.float64, copy=True)
-    if not len(f) or float(weight).is_integer():
+    if float(weight).is_integer():
         return f + weight * counts
-    order = np.argsort(-counts, kind="stable")
-    ranked = counts[order]
-    g = f[order]
-    top = int(ranked[0]) if len(ranked) else 0
-    # how many elements still have an addition to do after k of them
-    left = np.searchsorted(-ranked, -np.arange(1, top + 1), side="right")
-    for k in range(top):
-        g[: left[k]] += weight
-    f[order] = g
+    todo = np.flatnonzero(counts > 0)
+    done = 0
+    while len(todo):
+        f[todo] += weight
+        done += 1
+        todo = todo[counts[todo] > done]
     return f
 
 
@@ -138,8 +134,12 @@ class _Postings:
     term_ids: dict[str, int]
     ptr: np.ndarray  # int64, len(terms) + 1
     docs: np.ndarray  # int32 dense doc index per posting
-    freq: np.ndarray  # float64 weighted frequency per posting, as bm25() sums it
-    last: np.ndarray  # uint16 instances in the last column (saturating), for prefix sums
+    # Per posting, the code of its (integral part, instances in the last column) pair: few
+    # distinct pairs, so 4 bytes a posting instead of a float64 frequency and a count.
+    pair: np.ndarray  # int32
+    pair_base: np.ndarray  # float64: weighted count of the integral-weight columns
+    pair_last: np.ndarray  # int64: instances in the last column
+    pair_freq: np.ndarray  # float64: the frequency bm25() sums for the pair
     norm: np.ndarray  # float64 per doc: k1 * (1 - b + b * D / avgdl)
     slugs: list[str | None]  # per doc (None: an FTS row without fts_docs)
     rank: np.ndarray  # int32 per doc: order of its slug, -1 without one
@@ -152,7 +152,8 @@ class _Postings:
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def nbytes(self) -> int:
-        arrays = (self.ptr, self.docs, self.freq, self.last, self.norm, self.rank, self.scope)
+        arrays = (self.ptr, self.docs, self.pair, self.pair_base, self.pair_last, self.pair_freq)
+        arrays += (self.norm, self.rank, self.scope)
         size = sum(a.nbytes for a in arrays)
         size += sys.getsizeof(self.terms) + sum(sys.getsizeof(t) for t in self.terms)
         size += sys.getsizeof(self.term_ids)
@@ -186,26 +187,22 @@ class _Postings:
             hi = bisect.bisect_left(self.terms, token[:-1] + chr(last + 1), lo)
             a, z = int(self.ptr[lo]), int(self.ptr[hi])
             if hi - lo == 1:
-                docs, freq = self.docs[a:z], self.freq[a:z]
+                docs, freq = self.docs[a:z], self.pair_freq[self.pair[a:z]]
             else:
-                docs_all, last_n = self.docs[a:z], self.last[a:z]
-                if len(last_n) and int(last_n.max()) >= _SATURATED:
-                    return None
-                w = BM25_WEIGHTS[-1]
-                # the integral part each term's frequency started from, then all the last
-                # column's additions of every term in one run, as bm25() makes them
-                base = np.rint(self.freq[a:z] - w * last_n)
+                # per doc, the integral parts of all its terms, then the last column's
+                # additions of all of them in one run, as bm25() makes them
+                docs_all, pair = self.docs[a:z], self.pair[a:z]
                 docs = np.unique(docs_all)
                 at = np.searchsorted(docs, docs_all)
-                base_sum = np.bincount(at, weights=base, minlength=len(docs))
-                n_sum = np.bincount(at, weights=last_n, minlength=len(docs)).astype(np.int64)
-                freq = accumulate(base_sum, n_sum, w)
+                base = np.bincount(at, weights=self.pair_base[pair], minlength=len(docs))
+                last = np.bincount(at, weights=self.pair_last[pair], minlength=len(docs))
+                freq = accumulate(base, last.astype(np.int64), BM25_WEIGHTS[-1])
         else:
             tid = self.term_ids.get(token)
             if tid is None:
                 return np.empty(0, np.int32), np.empty(0, np.float64)
             a, z = int(self.ptr[tid]), int(self.ptr[tid + 1])
-            docs, freq = self.docs[a:z], self.freq[a:z]
+            docs, freq = self.docs[a:z], self.pair_freq[self.pair[a:z]]
         hits = len(docs)
         idf = math.log((self.rows - hits + 0.5) / (hits + 0.5))
         if idf <= 0.0:
@@ -273,7 +270,6 @@ class Keywords:
         self.debounce_s = debounce_s
         self._postings: _Postings | None = None
         self._local = threading.local()
-        self._cons: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
         self._built = threading.Condition(self._lock)
         self._building = False
@@ -300,9 +296,9 @@ class Keywords:
                 self.db, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
             )
             con.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+            # held by this thread only: it closes when the thread ends (a build's thread, a
+            # server's worker thread), so none is kept here
             self._local.con, self._local.inode = con, inode
-            with self._lock:
-                self._cons.append(con)
         return con
 
     @contextmanager
@@ -320,11 +316,14 @@ class Keywords:
         return (self._local.inode, bytes(rows[0][0]) if rows else None)
 
     def close(self) -> None:
+        """No more builds; this thread's connections close (other threads' close with them)."""
         with self._lock:
             self._closed = True
-            cons, self._cons = self._cons, []
-        for con in cons:
-            con.close()
+        for name in ("con", "scratch"):
+            con = getattr(self._local, name, None)
+            if con is not None:
+                con.close()
+                delattr(self._local, name)
 
     # -- state ----------------------------------------------------------------------------
     def built(self) -> Built | None:
@@ -523,8 +522,8 @@ def build(con: sqlite3.Connection, stamp: tuple[Any, ...]) -> _Postings:
     last_col = len(weights) - 1
 
     docs_parts: list[np.ndarray] = []
-    base_parts: list[np.ndarray] = []
-    last_parts: list[np.ndarray] = []
+    pair_parts: list[np.ndarray] = []
+    codes_of: dict[int, int] = {}  # (base << 32 | last) -> pair code
     per_term = np.zeros(len(terms), dtype=np.int64)
     start = 0
     while start < len(terms):
@@ -540,23 +539,30 @@ def build(con: sqlite3.Connection, stamp: tuple[Any, ...]) -> _Postings:
         keys = np.fromstring(text, dtype=np.int64, sep=",") if text else np.empty(0, np.int64)
         if len(keys) != n:
             raise ValueError("fts5vocab instances do not add up to its row counts")
-        term_of = np.repeat(np.arange(start, stop, dtype=np.int64), counts[start:stop])
+        term_of = np.repeat(np.arange(start, stop, dtype=np.int32), counts[start:stop])
         doc = keys >> 3
         col = keys & 7
         new = np.ones(len(keys), dtype=bool)
         new[1:] = (term_of[1:] != term_of[:-1]) | (doc[1:] != doc[:-1])
         starts = np.flatnonzero(new)
-        in_last = (col == last_col).astype(np.int64)
-        base_parts.append(np.add.reduceat(int_w[col], starts) if len(starts) else np.empty(0))
-        last_parts.append(np.add.reduceat(in_last, starts) if len(starts) else np.empty(0, np.int64))
-        docs_parts.append(doc[starts])
+        # instances are in (term, doc, column, offset) order: one posting per (term, doc)
+        base = np.add.reduceat(int_w[col], starts).astype(np.int64)
+        last = np.add.reduceat((col == last_col).astype(np.int64), starts)
+        if len(base) and (int(base.max()) >= 1 << 31 or int(last.max()) >= 1 << 32):
+            raise ValueError("a term too frequent in one memory")
+        uniq, inverse = np.unique((base << 32) | last, return_inverse=True)
+        code = np.array([codes_of.setdefault(int(k), len(codes_of)) for k in uniq], dtype=np.int32)
+        pair_parts.append(code[inverse.reshape(-1)])
+        docs_parts.append(np.searchsorted(rowids, doc[starts]).astype(np.int32))
         per_term[start:stop] = np.bincount(term_of[starts] - start, minlength=stop - start)
         start = stop
-    raw_docs = np.concatenate(docs_parts) if docs_parts else np.empty(0, np.int64)
-    base = np.concatenate(base_parts) if base_parts else np.empty(0)
-    last_n = np.concatenate(last_parts) if last_parts else np.empty(0, np.int64)
-    freq = accumulate(base, last_n, weights[-1])
-    docs = np.searchsorted(rowids, raw_docs).astype(np.int32)
+    docs = np.concatenate(docs_parts) if docs_parts else np.empty(0, np.int32)
+    del docs_parts
+    pair = np.concatenate(pair_parts) if pair_parts else np.empty(0, np.int32)
+    del pair_parts
+    packed = np.fromiter(codes_of, dtype=np.int64, count=len(codes_of))  # in code order
+    pair_base = (packed >> 32).astype(np.float64)
+    pair_last = packed & 0xFFFFFFFF
     ptr = np.zeros(len(terms) + 1, dtype=np.int64)
     np.cumsum(per_term, out=ptr[1:])
 
@@ -585,8 +591,10 @@ def build(con: sqlite3.Connection, stamp: tuple[Any, ...]) -> _Postings:
         term_ids={t: i for i, t in enumerate(terms)},
         ptr=ptr,
         docs=docs,
-        freq=freq,
-        last=np.minimum(last_n, _SATURATED).astype(np.uint16),
+        pair=pair,
+        pair_base=pair_base,
+        pair_last=pair_last,
+        pair_freq=accumulate(pair_base, pair_last, weights[-1]),
         norm=norm,
         slugs=slugs,
         rank=rank,
