@@ -420,7 +420,7 @@ class Keywords:
                 return []
             out: list[tuple[Hit, dict[str, Any]]] = []
             where, params = sql.filters(scopes, types, states)
-            for chunk, scores in p.ranked(parts, p.mask(scopes), limit + limit // 2 + FIRST_CHECK):
+            for chunk, scores in p.ranked(parts, p.mask(scopes), limit + FIRST_CHECK):
                 slugs = [p.slugs[int(d)] for d in chunk]
                 statement, got_params = sql.get_many([s for s in slugs if s is not None])
                 # by slug first: left to itself the planner may walk the scope's index instead
