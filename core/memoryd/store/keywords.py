@@ -396,6 +396,20 @@ class Keywords:
     ) -> list[tuple[Hit, dict[str, Any]]] | None:
         """`index.search`'s answer, or None when this index cannot give it (the caller then
         runs the statement): not built, stale, or an expression it does not score."""
+        try:
+            return self._search(match, scopes, types, states, limit)
+        except sqlite3.Error:  # say, index.db replaced under a connection: the statement answers
+            log.warning("warm keyword search failed; searching with SQL", exc_info=True)
+            return None
+
+    def _search(
+        self,
+        match: str,
+        scopes: Sequence[str] | None,
+        types: Sequence[str] | None,
+        states: Sequence[str] | None,
+        limit: int,
+    ) -> list[tuple[Hit, dict[str, Any]]] | None:
         phrases = parse_match(match)
         if phrases is None or limit <= 0:
             return None
@@ -438,17 +452,19 @@ class Keywords:
     def _tokenize(self, texts: Sequence[str]) -> dict[str, str] | None:
         """Each phrase's one token as FTS5 makes it at query time; None if one has not
         exactly one."""
-        todo = [t for t in dict.fromkeys(texts) if t not in self._tokens]
+        known = {t: self._tokens.get(t) for t in texts}
+        todo = [t for t, toks in known.items() if toks is None]
         if todo:
             got = self._run_tokenizer(todo)
             if got is None:
                 return None
+            known.update(got)
             if len(self._tokens) > 100_000:
-                self._tokens.clear()
+                self._tokens = {}  # swapped, not cleared: other threads may be reading it
             self._tokens.update(got)
         out = {}
         for t in texts:
-            toks = self._tokens[t]
+            toks = known[t] or ()
             if len(toks) != 1:
                 return None
             out[t] = toks[0]

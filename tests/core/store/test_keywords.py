@@ -354,3 +354,20 @@ def test_long_lived_processes_warm_it_and_short_commands_do_not(isolated_home: P
     assert Memoryd().store.keywords is None
     assert Memoryd(warm=True).store.keywords is not None
     assert Tools().app.store.keywords is not None
+
+
+def test_threads_search_one_index_at_once(big: Store) -> None:
+    """The MCP server answers from worker threads: each has its own connection, all share
+    one index and its caches."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    kw = Keywords(big.layout.index_db, debounce_s=0)
+    assert kw.ready(60)
+    f: dict[str, Any] = {"scopes": [SCOPES[0]], "types": None, "states": ["alive", "dim"], "limit": 10}
+    matches = queries(seed=5)[:40]
+    want = {m: sql_search(big, m, **f) for m in matches}
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda m: (m, kw.search(m, **f)), matches * 3))
+    for m, answer in got:
+        same(answer, want[m])
+    kw.close()
