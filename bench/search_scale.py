@@ -11,11 +11,15 @@ questions, Chinese words and phrases) of
   * the facade `Memoryd.search(count_recall=False)` (snippets on, as the CLI shows them),
   * `memoryd.search.search(with_snippets=False)` (ranking only),
   * the recall bookkeeping a real hit costs (`count_recall=True` minus the above),
-and the median wall time of a cold `memoryd search ... --json` process.
+and the median wall time of a cold `memoryd search ... --json` process. Warm searches run
+as the MCP server and the tray run them, with the warm keyword index
+(memoryd.store.keywords) built and current before timing; its build time and its size in
+memory are printed.
 
 Hybrid search (issue 20), at the largest size with every memory in ONE scope (the worst
 case for both halves: keyword search scores every matching memory, dense search every
-vector): warm p50/p95 of `Memoryd.search` in keyword, hybrid and dense mode; the embedding
+vector): warm p50/p95 of `Memoryd.search` in keyword, hybrid and dense mode, and of
+`Store.search` alone through the FTS5 statement and through the warm index; the embedding
 throughput (texts/s) of the worker's `Store.embed_vectors` and of `reindex` on a
 fresh home of 1,000 memories with the real model; and the bytes vectors add to index.db
 per 10k memories. The one-scope home with its vectors is built once through
@@ -163,6 +167,40 @@ def sqlite_floor(home: Path, qs: list[tuple[str, str]]) -> dict[str, Any]:
     }
 
 
+def warm_keywords(store: Store) -> dict[str, Any]:
+    """The warm keyword index (memoryd.store.keywords) built and current before any timing:
+    its build time and its size in memory."""
+    kw = store.warm_keywords()
+    t0 = time.perf_counter()
+    if not kw.ready(timeout=1800):
+        raise SystemExit("the warm keyword index was not built")
+    built = kw.built()
+    assert built is not None
+    return {
+        "ready_s": round(time.perf_counter() - t0, 2),
+        "build_s": round(built.seconds, 2),
+        "bytes": built.nbytes,
+        "postings": built.postings,
+        "terms": built.terms,
+    }
+
+
+def store_search(store: Store, qs: list[tuple[str, str]], rounds: int) -> dict[str, Any]:
+    """`Store.search` alone (the keyword pool of a search: limit 30, live states), through
+    the FTS5 statement and through the warm index."""
+    matches = [(m, s) for q, s in qs if (m := textproc.match_query(q))]
+    kw = store.keywords
+
+    def run(m: str, scope: str) -> Any:
+        return store.search(m, scopes=[scope], types=None, states=["alive", "dim"], limit=30)
+
+    store.keywords = None
+    sql_ms = timed(run, matches, rounds)
+    store.keywords = kw
+    warm_ms = timed(run, matches, rounds)
+    return {"sql": summary(sql_ms), "warm": summary(warm_ms)}
+
+
 def measure(size: int, n_queries: int, rounds: int, cli_n: int) -> dict[str, Any]:
     cached = (c.OUT / cache_key(size) / ".complete").exists()
     home, gen_s = build_home(size)
@@ -171,8 +209,9 @@ def measure(size: int, n_queries: int, rounds: int, cli_n: int) -> dict[str, Any
     scopes = [hash_root(corpus.scope_root(i, SCOPE_BASE).resolve()) for i in range(SCOPES)]
     asked = corpus.queries(n_queries, SEED, SCOPES)
     qs = [(q, scopes[i]) for q, i in asked]
-    app = Memoryd(layout=Layout(home), config=Config())
+    app = Memoryd(layout=Layout(home), config=Config(), warm=True)  # as the MCP server runs it
     store = app.store
+    warm = warm_keywords(store)
 
     def facade(q: str, scope: str) -> Any:
         return app.search(q, scopes=[scope], limit=10, count_recall=False)
@@ -204,6 +243,7 @@ def measure(size: int, n_queries: int, rounds: int, cli_n: int) -> dict[str, Any
         "search_snippets_ms": summary(snip),
         "search_no_snippets_ms": summary(nosnip),
         "recall_bookkeeping_ms": summary(bookkeeping),
+        "keyword_index": warm,
         **floor,
         "cli_cold_ms": {"median": round(c.median(cli), 1), "runs": cli_n},
     }
@@ -359,9 +399,11 @@ def measure_hybrid(size: int, n_queries: int, rounds: int, stand_in: bool = Fals
     ONE_SCOPE_BASE.joinpath("proj-00").mkdir(parents=True, exist_ok=True)
     scope = hash_root(corpus.scope_root(0, ONE_SCOPE_BASE).resolve())
     qs = [(q, scope) for q, _ in corpus.queries(n_queries, SEED, 1)]
-    app = Memoryd(layout=Layout(home), config=Config())
+    app = Memoryd(layout=Layout(home), config=Config(), warm=True)  # as the MCP server runs it
     out: dict[str, Any] = {"memories": size, "scopes": 1, "queries": len(qs), "rounds": rounds, **info}
     out["load_average_1min"] = [round(os.getloadavg()[0], 1)]  # a busy machine inflates every figure
+    out["keyword_index"] = warm_keywords(app.store)
+    out["store_search_ms"] = store_search(app.store, qs, rounds)
     for mode in MODES:
 
         def run(q: str, s: str, mode: str = mode) -> Any:
@@ -380,6 +422,13 @@ def measure_hybrid(size: int, n_queries: int, rounds: int, stand_in: bool = Fals
     return out
 
 
+def print_warm(k: dict[str, Any]) -> None:
+    print(
+        f"    warm keyword index: built in {k['build_s']} s ({k['postings']:,} postings, "
+        f"{k['terms']:,} terms), {k['bytes'] / 1e6:.1f} MB in memory"
+    )
+
+
 def print_hybrid(h: dict[str, Any], t: dict[str, Any] | None) -> None:
     print(
         f"{h['memories']:>7} memories in ONE scope (vectors {'cached' if h['cached'] else 'built'}: "
@@ -393,6 +442,12 @@ def print_hybrid(h: dict[str, Any], t: dict[str, Any] | None) -> None:
             f"    warm {mode:<8} search  p50 {m['p50']:>8.3f} ms   p95 {m['p95']:>8.3f} ms"
             f"   first {m['first_query']} ms"
         )
+    print_warm(h["keyword_index"])
+    st = h["store_search_ms"]
+    print(
+        f"    Store.search (limit 30): FTS5 statement p50 {st['sql']['p50']:.3f} ms, "
+        f"warm index p50 {st['warm']['p50']:.3f} ms (p95 {st['sql']['p95']:.3f} / {st['warm']['p95']:.3f})"
+    )
     print(f"    index.db bytes added by vectors per 10k memories: {h['vector_bytes_per_10k']:,}")
     ok_h, ok_k = h["hybrid_ms"]["p50"] <= 15.0, h["keyword_ms"]["p50"] <= 5.0
     print(
@@ -455,6 +510,7 @@ def main(argv: list[str] | None = None) -> int:
         ):
             print(f"    {label:<30} p50 {r[key]['p50']:>8.3f} ms   p95 {r[key]['p95']:>8.3f} ms")
         print(f"    {'cold CLI memoryd search --json':<30} median {r['cli_cold_ms']['median']} ms")
+        print_warm(r["keyword_index"])
         share = r["matching_memories_pct"]
         print(f"    queries match {share['p50']}% of all memories (p50), {share['p95']}% (p95)")
         if r["memories"] >= 100_000:

@@ -163,8 +163,12 @@ class Memoryd(Upkeep):
         *,
         llm_env: Mapping[str, str] | None = None,
         llm_transport: Any = None,
+        warm: bool = False,
     ) -> None:
         self.layout = layout or paths.layout()
+        # A long-lived process (the MCP server, the tray): keyword search keeps its postings
+        # in memory (Store.warm_keywords). A short command would pay the build for one query.
+        self.warm = warm
         self.config = config or config_mod.load()
         self._config_seen = self._config_stamp()  # reload_config_if_changed compares with it
         # Where the LLM's key is read (default: the environment) and an httpx transport
@@ -200,6 +204,8 @@ class Memoryd(Upkeep):
     def store(self) -> Store:
         if self._store is None:
             self._store = Store.open(self.layout)
+            if self.warm:
+                self._store.warm_keywords()
         return self._store
 
     # -- scopes -----------------------------------------------------------------------

@@ -74,7 +74,7 @@ class Tools:
         if self._app is None:
             from memoryd.app import Memoryd
 
-            self._app = Memoryd()
+            self._app = Memoryd(warm=True)  # a long-lived process: warm keyword search
         return self._app
 
     # -- scope ------------------------------------------------------------------------

@@ -149,7 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     try:
         try:
-            facade: Memoryd | None = Memoryd()
+            facade: Memoryd | None = Memoryd(warm=True)  # long-lived: warm keyword search
             error = None
         except MemorydError as exc:  # e.g. a broken config.toml: say so where the user looks
             facade, error = None, exc

@@ -30,6 +30,7 @@ from memoryd.sensitive.keys import Keys
 from memoryd.store import governance, index, kg
 from memoryd.store.files import ENC, MemoryFiles, Turn
 from memoryd.store.index import Hit, TurnHit
+from memoryd.store.keywords import Keywords
 from memoryd.store.writelock import WriteLock, serialised
 from memoryd.vectors import Texts, Vectors
 
@@ -231,8 +232,19 @@ class Store:
         self.audit = AuditLog(layout, self)
         self._writes = WriteLock(layout.write_lock)
         self.vectors = Vectors(layout.index_db, source=self)
+        # The warm keyword index (memoryd.store.keywords): long-lived processes only.
+        self.keywords: Keywords | None = None
         # Scopes written through this Store since the last snapshot refresh.
         self.changed_scopes: set[str] = set()
+
+    def warm_keywords(self) -> Keywords:
+        """Keep keyword search's postings in memory from now on (built in the background;
+        searches use SQL until it is ready). For long-lived processes: a short command
+        would pay the build for one query."""
+        if self.keywords is None:
+            self.keywords = Keywords(self.layout.index_db)
+            self.keywords.refresh()
+        return self.keywords
 
     def writing(self) -> contextlib.AbstractContextManager[None]:
         """Held around every read-change-write of a memory file (memoryd.store.writelock):
@@ -726,6 +738,10 @@ class Store:
         states: Sequence[str] | None,
         limit: int,
     ) -> list[tuple[Hit, dict[str, Any]]]:
+        if self.keywords is not None:
+            got = self.keywords.search(match, scopes=scopes, types=types, states=states, limit=limit)
+            if got is not None:
+                return got
         with read_session(self.engine) as s:
             return index.search(s, match, scopes=scopes, types=types, states=states, limit=limit)
 
