@@ -133,6 +133,12 @@ def verbatim(idents: Iterable[str], text: str) -> int:
     return sum(1 for ident in idents if _pattern(ident).search(text))
 
 
+def held(idents: Iterable[str], text: str) -> list[str]:
+    """The identifiers that occur in `text` as whole tokens (case aside). Texts joined by
+    a line break hold what the parts hold: an identifier never spans one."""
+    return [ident for ident in idents if _pattern(ident).search(text)]
+
+
 def order(
     scores: Mapping[K, float],
     *,

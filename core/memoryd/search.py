@@ -90,7 +90,8 @@ class Evidence:
     """One scope's (or the index's) raw hybrid evidence, fused with the others' in one
     normalisation (`fused`): each list normalised alone made a sensitive scope's lone weak
     match score as high as the best of the rest, and rank first in an all-scope search.
-    `titles` and `bodies` hold what a sealed memory's index row does not."""
+    `titles` and `bodies` hold what a sealed memory's index row does not, and `bodies` the
+    bodies read already (a snippet reuses them)."""
 
     keyword: dict[str, float]
     cosine: dict[str, float]
@@ -129,12 +130,13 @@ def fused(
     kept = _kept(keyword, cosine, exact, hybrid=hybrid, blind=blind)
     kept = {k: v for k, v in kept.items() if k in rows}  # gone since the vectors were read
     ranked = fusion.order(kept, factors={k: factor(rows[k]) for k in kept}, exact=exact)[:limit]
+    words = terms(query) if with_snippets else []
     out = []
     for slug, score in ranked:
         row = rows[slug]
         text = ""
         if with_snippets:
-            text = snippet(bodies[slug] if slug in bodies else _body(store, row), query)
+            text = snippet(bodies[slug] if slug in bodies else _body(store, row), query, words=words)
         out.append(_result(row, titles.get(slug, row["title"]), 0.0, text, score=score))
     return successors_first(out)
 
@@ -252,11 +254,9 @@ def search(
     wanted = cosine if idents else {k: c for k, c in cosine.items() if c >= MEMORY_FLOOR}
     if missing := [k for k in wanted if k not in rows]:
         rows.update(store.rows(missing))
-    exact = {
-        k: n for k, row in rows.items() if idents and (n := fusion.verbatim(idents, _memory_text(store, row)))
-    }
+    exact, bodies = _exact(store, idents, rows) if idents else ({}, {})
     blind = _blind(query, keyword, {k: rows[k]["title"] for k in cosine if k in rows})
-    found = Evidence(keyword, cosine, exact, blind, rows, {}, {})
+    found = Evidence(keyword, cosine, exact, blind, rows, {}, bodies)
     if evidence is not None:
         evidence.append(found)
         return []
@@ -301,9 +301,10 @@ def _keyword_search(
         match, scopes=scopes, types=types, states=states_for(include_forgotten), limit=max(limit * 3, 30)
     )
     ranked = sorted(pool, key=lambda hr: rank(hr[0].score, hr[1]), reverse=True)[:limit]
+    words = terms(query) if with_snippets else []
     out = []
     for hit, row in ranked:
-        text = snippet(_body(store, row), query) if with_snippets else ""
+        text = snippet(_body(store, row), query, words=words) if with_snippets else ""
         out.append(_result(row, row["title"], hit.score, text))
     return successors_first(out)
 
@@ -346,9 +347,24 @@ def _identifier_matches(query: str) -> list[str]:
     return out
 
 
-def _memory_text(store: Store, row: dict[str, Any]) -> str:
-    """Where an identifier counts as held: the title, the body and a session's turns."""
-    return "\n".join((row.get("title") or "", _body(store, row), store.traces_text(row["slug"])))
+def _exact(
+    store: Store, idents: Sequence[str], rows: Mapping[str, dict[str, Any]]
+) -> tuple[dict[str, int], dict[str, str]]:
+    """How many of the identifiers each memory holds verbatim where an identifier counts as
+    held (its title, its body, a session's turns), and the bodies read on the way, which
+    the snippets reuse. The turns are one more read per memory: only for a memory whose
+    title and body lack an identifier."""
+    exact: dict[str, int] = {}
+    bodies: dict[str, str] = {}
+    for slug, row in rows.items():
+        body = bodies[slug] = _body(store, row)
+        held = fusion.held(idents, "\n".join((row.get("title") or "", body)))
+        n = len(held)
+        if n < len(idents):
+            n += len(fusion.held([i for i in idents if i not in held], store.traces_text(slug)))
+        if n:
+            exact[slug] = n
+    return exact, bodies
 
 
 def _result(row: dict[str, Any], title: str, bm25: float, text: str, *, score: float | None = None) -> Result:
@@ -370,11 +386,16 @@ def _result(row: dict[str, Any], title: str, bm25: float, text: str, *, score: f
 def _body(store: Store, row: dict[str, Any]) -> str:
     """The memory's body for a snippet: the file after its frontmatter, without parsing
     and validating the YAML (a full read cost a few ms a hit, most of a search). A damaged
-    or missing file still shows up as a hit, with no snippet; doctor reports it."""
+    or missing file still shows up as a hit, with no snippet; doctor reports it. Bytes decoded
+    by hand: a text-mode file object costs twice the read itself; newlines are translated
+    as text mode does."""
     try:
-        text = store.files.absolute(row["body_path"]).read_text(encoding="utf-8")
+        with open(store.files.absolute(row["body_path"]), "rb") as f:
+            text = f.read().decode("utf-8")
     except (KeyError, OSError, UnicodeDecodeError):
         return ""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     end = text.find("\n---\n", 3) if text.startswith("---\n") else -1
     return text[end + 5 :] if end >= 0 else ""
 
