@@ -645,10 +645,14 @@ class Memoryd(Upkeep):
         return settings.root if settings is not None else scope_hash
 
     def _sensitive_in(self, scopes: Sequence[str] | None) -> list[str]:
+        """Read from the disk on every search, never cached: a scope marked sensitive by
+        another process (the CLI beside a live MCP server or tray) is gated from the next
+        search on."""
         from memoryd.sensitive import state
 
-        hashes = state.sensitive_hashes(self.layout)
-        return sorted(hashes if scopes is None else hashes & set(scopes))
+        if scopes is None:
+            return sorted(state.sensitive_hashes(self.layout))
+        return sorted(h for h in set(scopes) if state.is_sensitive(self.layout, h))
 
     def traces(
         self,

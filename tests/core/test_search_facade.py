@@ -1,15 +1,22 @@
 """The search facade's own shortcuts (issue 20, warm search at 100k memories) keep what
-search promised: a memory file with Windows line ends keeps its snippet, and an identifier
-held only in a session's turns still counts as an exact match."""
+search promised: a memory file with Windows line ends keeps its snippet, an identifier
+held only in a session's turns still counts as an exact match, and a scope marked
+sensitive by another process is withheld from the very next search of a facade that
+searched it before."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from memoryd import fusion, search
 from memoryd.app import Memoryd
 from memoryd.scope import resolve
+from memoryd.sensitive import state
 from memoryd.testing import claude_exchange, stop_payload, write_jsonl
+
+from .sensitive.support import CANARY, PASSPHRASE
 
 
 def test_a_memory_file_with_windows_line_ends_keeps_its_snippet(project: Path) -> None:
@@ -85,3 +92,24 @@ def test_exact_counts_identifiers_across_title_body_and_turns(cli, project: Path
     exact, bodies = search._exact(app.store, idents, {slug: row})
     assert exact == {slug: fusion.verbatim(idents, whole)} == {slug: 2}
     assert bodies == {slug: body}
+
+
+@pytest.mark.parametrize("name", ["", ".", "..", "abc/def", "ABCDEF012345", "not-a-hash"])
+def test_is_sensitive_agrees_with_the_scan_for_any_name(project: Path, name: str) -> None:
+    """Whatever the name, the answer is the scan's: a settings file where joining a name that
+    is not a folder would land (the scopes folder itself, the home, a nested folder) is no
+    sensitive scope."""
+    app = Memoryd()
+    app.record("fact", "Vault", f"{CANARY} vault", scope_path=project)
+    app.mark_sensitive(project, passphrase=PASSPHRASE)
+    h = resolve(project).hash
+    assert state.is_sensitive(app.layout, h) and h in state.sensitive_hashes(app.layout)
+    decoy = app.layout.scopes / name / state.SETTINGS
+    decoy.parent.mkdir(parents=True, exist_ok=True)
+    decoy.write_bytes(state.settings_path(app.layout, h).read_bytes())
+    scanned = name in state.sensitive_hashes(app.layout)  # a plain folder name is one
+    assert scanned == (name in ("ABCDEF012345", "not-a-hash"))
+    assert state.is_sensitive(app.layout, name) == scanned
+    unmarked = "0123456789ab"
+    app.layout.scope_dir(unmarked).mkdir(parents=True)  # a scope's folder, not marked
+    assert not state.is_sensitive(app.layout, unmarked)
