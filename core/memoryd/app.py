@@ -651,8 +651,14 @@ class Memoryd(Upkeep):
         from memoryd.sensitive import state
 
         if scopes is None:
-            return sorted(state.sensitive_hashes(self.layout))
-        return sorted(h for h in set(scopes) if state.is_sensitive(self.layout, h))
+            hashes = sorted(state.sensitive_hashes(self.layout))
+        else:
+            hashes = sorted(h for h in set(scopes) if state.is_sensitive(self.layout, h))
+        if any(not self.store.keys.sensitive(h) for h in hashes):
+            # marked since this facade's keys looked (they keep what they read): the gate
+            # must see it too, or it lets the search through ungranted and unaudited
+            self.store.keys.refresh()
+        return hashes
 
     def traces(
         self,

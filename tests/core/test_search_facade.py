@@ -94,6 +94,23 @@ def test_exact_counts_identifiers_across_title_body_and_turns(cli, project: Path
     assert bodies == {slug: body}
 
 
+def test_a_scope_marked_sensitive_elsewhere_is_withheld_from_the_next_search(project: Path) -> None:
+    """Nothing about sensitive scopes is cached by a live facade (the MCP server, the tray):
+    once another process marks the scope, the next search withholds it."""
+    live = Memoryd()
+    live.record("fact", "Salary note", f"{CANARY} is the salary code.", scope_path=project)
+    h = resolve(project).hash
+    assert [r.title for r in live.search(CANARY, scopes=[h], count_recall=False, mode="keyword")] == [
+        "Salary note"
+    ]
+    assert live.withheld == []
+
+    Memoryd().mark_sensitive(project, passphrase=PASSPHRASE)  # another facade: another process
+
+    assert live.search(CANARY, scopes=[h], count_recall=False, mode="keyword") == []
+    assert [(w[0], w[2]) for w in live.withheld] == [(h, 1)]
+
+
 @pytest.mark.parametrize("name", ["", ".", "..", "abc/def", "ABCDEF012345", "not-a-hash"])
 def test_is_sensitive_agrees_with_the_scan_for_any_name(project: Path, name: str) -> None:
     """Whatever the name, the answer is the scan's: a settings file where joining a name that
