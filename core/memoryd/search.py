@@ -184,6 +184,43 @@ def _dense(embedder: Embedder, warn: Callable[[str], None] | None, run: Callable
         return None
 
 
+def _near(
+    store: Store,
+    query: str,
+    mode: str,
+    embedder: Embedder | None,
+    warn: Callable[[str], None] | None,
+    *,
+    level: int,
+    limit: int,
+    states: Sequence[str],
+    scopes: Sequence[str] | None = None,
+    types: Sequence[str] | None = None,
+    sealed: str | None = None,
+) -> list[tuple[str, int, float]] | None:
+    """The stored vectors nearest the query as (slug, part, cosine), best first: the clear
+    ones of `scopes`, or, given `sealed`, that sensitive scope's, opened with its key for
+    this query only. None in keyword mode, without a model, or when the model fails
+    (`_dense`): the caller searches by keywords. A sensitive scope's lost key raises here,
+    not inside `_dense`: it is the caller's to report, not a model's failure."""
+    if mode == "keyword" or embedder is None:
+        return None
+    model: Embedder = embedder
+    key = store.keys.get(sealed) if sealed is not None else b""
+
+    def run() -> list[tuple[str, int, float]]:
+        qvec = model.embed_query(_query(query))
+        if sealed is not None:
+            return store.vectors.similar_sealed(
+                qvec, sealed, key, level=level, limit=limit, types=types, states=states, model=tag(model)
+            )
+        return store.vectors.similar(
+            qvec, scopes=scopes, level=level, limit=limit, types=types, states=states, model=tag(model)
+        )
+
+    return _dense(model, warn, run)
+
+
 def _query(query: str) -> str:
     return query[:QUERY_CHARS]
 
@@ -222,22 +259,19 @@ def search(
     check_mode(mode)
     if limit <= 0 or _nothing(query):
         return []
-    if mode == "keyword" or embedder is None:
-        return _keyword_search(store, query, scopes, types, limit, include_forgotten, with_snippets)
     states = states_for(include_forgotten)
     pool_size = max(limit * 3, 30)
-    near = _dense(
+    near = _near(
+        store,
+        query,
+        mode,
         embedder,
         warn,
-        lambda: store.vectors.similar(
-            embedder.embed_query(_query(query)),
-            scopes=scopes,
-            level=1,
-            limit=pool_size,
-            types=types,
-            states=states,
-            model=tag(embedder),
-        ),
+        level=1,
+        limit=pool_size,
+        states=states,
+        scopes=scopes,
+        types=types,
     )
     if near is None:
         return _keyword_search(store, query, scopes, types, limit, include_forgotten, with_snippets)
@@ -416,21 +450,9 @@ def traces(
         return []
     states = states_for(include_forgotten)
     pool_size = max(limit, TRACE_POOL)
-    near = None
-    if mode != "keyword" and embedder is not None:
-        model = embedder
-        near = _dense(
-            model,
-            warn,
-            lambda: store.vectors.similar(
-                model.embed_query(_query(query)),
-                scopes=scopes,
-                level=2,
-                limit=turnrank.COSINE_POOL,
-                states=states,
-                model=tag(model),
-            ),
-        )
+    near = _near(
+        store, query, mode, embedder, warn, level=2, limit=turnrank.COSINE_POOL, states=states, scopes=scopes
+    )
     dense = near is not None
     match = match_query(query) if not dense or mode == "hybrid" else None
     pool = store.search_turns(match, scopes=scopes, states=states, limit=pool_size) if match else []
@@ -514,23 +536,18 @@ def search_sensitive(
         return []
     states = states_for(include_forgotten)
     pool_size = max(limit * 3, 30)
-    near = None
-    if mode != "keyword" and embedder is not None:
-        model, key = embedder, store.keys.get(scope_hash)  # a lost key is the caller's to report
-        near = _dense(
-            model,
-            warn,
-            lambda: store.vectors.similar_sealed(
-                model.embed_query(_query(query)),
-                scope_hash,
-                key,
-                level=1,
-                limit=pool_size,
-                types=types,
-                states=states,
-                model=tag(model),
-            ),
-        )
+    near = _near(
+        store,
+        query,
+        mode,
+        embedder,
+        warn,
+        level=1,
+        limit=pool_size,
+        states=states,
+        types=types,
+        sealed=scope_hash,
+    )
     dense = near is not None
     match = match_query(query) if not dense or mode == "hybrid" else None
     rows = store.list(scopes=[scope_hash], types=types, states=states)
@@ -625,22 +642,17 @@ def traces_sensitive(
         return []
     states = states_for(include_forgotten)
     pool_size = max(limit, TRACE_POOL)
-    near = None
-    if mode != "keyword" and embedder is not None:
-        model, key = embedder, store.keys.get(scope_hash)
-        near = _dense(
-            model,
-            warn,
-            lambda: store.vectors.similar_sealed(
-                model.embed_query(_query(query)),
-                scope_hash,
-                key,
-                level=2,
-                limit=turnrank.COSINE_POOL,
-                states=states,
-                model=tag(model),
-            ),
-        )
+    near = _near(
+        store,
+        query,
+        mode,
+        embedder,
+        warn,
+        level=2,
+        limit=turnrank.COSINE_POOL,
+        states=states,
+        sealed=scope_hash,
+    )
     dense = near is not None
     match = match_query(query) if not dense or mode == "hybrid" else None
     rows = store.list(scopes=[scope_hash], types=["session"], states=states)
