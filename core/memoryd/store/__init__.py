@@ -680,9 +680,10 @@ class Store:
         return row
 
     def rows(self, slugs: Sequence[str]) -> dict[str, dict[str, Any]]:
-        """The index rows of these slugs (missing ones left out)."""
-        with read_session(self.engine) as s:
-            return index.get_many(s, slugs)
+        """The index rows of these slugs (missing ones left out), on a pooled sqlite3
+        connection without an ORM session (a fifth of the cost; hybrid search asks once a query)."""
+        with contextlib.closing(self.engine.raw_connection()) as con:
+            return index.get_many(con.driver_connection, slugs)
 
     def turns_at(self, keys: Sequence[tuple[str, int]]) -> dict[tuple[str, int], TurnHit]:
         with read_session(self.engine) as s:
