@@ -15,6 +15,7 @@ Without an embedder every mode is keyword search.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -422,9 +423,9 @@ def _body(store: Store, row: dict[str, Any]) -> str:
     and validating the YAML (a full read cost a few ms a hit, most of a search). A damaged
     or missing file still shows up as a hit, with no snippet; doctor reports it. Bytes decoded
     by hand: a text-mode file object costs twice the read itself; newlines are translated
-    as text mode does."""
+    as text mode does. The path is joined as `files.absolute` does, without a Path object."""
     try:
-        with open(store.files.absolute(row["body_path"]), "rb") as f:
+        with open(os.path.join(store.layout.home, row["body_path"]), "rb") as f:
             text = f.read().decode("utf-8")
     except (KeyError, OSError, UnicodeDecodeError):
         return ""
