@@ -387,19 +387,23 @@ def _exact(
 ) -> tuple[dict[str, int], dict[str, str]]:
     """How many of the identifiers each memory holds verbatim where an identifier counts as
     held (its title, its body, a session's turns), and the bodies read on the way, which
-    the snippets reuse. The turns are one more read per memory: only for a memory whose
-    title and body lack an identifier."""
-    exact: dict[str, int] = {}
+    the snippets reuse. The turns are read (in one statement where the store can) only for
+    the memories whose title and body lack an identifier."""
+    counts: dict[str, int] = {}
+    lacking: dict[str, list[str]] = {}
     bodies: dict[str, str] = {}
     for slug, row in rows.items():
         body = bodies[slug] = _body(store, row)
         held = fusion.held(idents, "\n".join((row.get("title") or "", body)))
-        n = len(held)
-        if n < len(idents):
-            n += len(fusion.held([i for i in idents if i not in held], store.traces_text(slug)))
-        if n:
-            exact[slug] = n
-    return exact, bodies
+        counts[slug] = len(held)
+        if len(held) < len(idents):
+            lacking[slug] = [i for i in idents if i not in held]
+    if lacking:
+        many = getattr(store, "traces_texts", None)  # the CLI's Reader reads one by one
+        turns = many(list(lacking)) if many is not None else {k: store.traces_text(k) for k in lacking}
+        for slug, wanted in lacking.items():
+            counts[slug] += len(fusion.held(wanted, turns[slug]))
+    return {slug: n for slug, n in counts.items() if n}, bodies
 
 
 def _result(row: dict[str, Any], title: str, bm25: float, text: str, *, score: float | None = None) -> Result:

@@ -92,6 +92,11 @@ def test_exact_counts_identifiers_across_title_body_and_turns(cli, project: Path
     exact, bodies = search._exact(app.store, idents, {slug: row})
     assert exact == {slug: fusion.verbatim(idents, whole)} == {slug: 2}
     assert bodies == {slug: body}
+    # the turns of many memories in one statement, as one by one ("" without turns)
+    doc, _ = app.record("fact", "No turns", "Nothing said here.", scope_path=project)
+    both = [doc.meta.slug, slug]
+    assert app.store.traces_texts(both) == {s: app.store.traces_text(s) for s in both}
+    assert app.store.traces_texts(both)[doc.meta.slug] == "" and app.store.traces_texts([]) == {}
 
 
 def test_a_scope_marked_sensitive_elsewhere_is_withheld_from_the_next_search(project: Path) -> None:

@@ -694,6 +694,11 @@ class Store:
         with read_session(self.engine) as s:
             return index.stored_traces(s, slug)
 
+    def traces_texts(self, slugs: Sequence[str]) -> dict[str, str]:
+        """`traces_text` of many memories at once (a search's identifier check), as `rows`."""
+        with contextlib.closing(self.engine.raw_connection()) as con:
+            return index.stored_traces_many(con.driver_connection, slugs)
+
     def read(self, slug: str) -> tuple[Document, Path]:
         row = self.row(slug)
         path = self.files.absolute(row["body_path"])

@@ -105,6 +105,16 @@ def stored_traces(s: Session, slug: str) -> str:
     return "\n".join(r[0] for r in rows)
 
 
+def stored_traces_many(con: sqlite3.Connection, slugs: Sequence[str]) -> dict[str, str]:
+    """`stored_traces` of each slug ("" for a memory without turns), in one statement."""
+    texts: dict[str, list[str]] = {slug: [] for slug in slugs}
+    if texts:
+        statement, params = sql.traces_of(list(texts))
+        for slug, text in con.execute(statement, params):
+            texts[slug].append(text)
+    return {slug: "\n".join(t) for slug, t in texts.items()}
+
+
 def replace_turns(s: Session, slug: str, turns: Sequence[Turn]) -> None:
     s.exec(
         text("DELETE FROM turns_fts WHERE rowid IN (SELECT id FROM turns WHERE slug = :slug)"),
