@@ -191,10 +191,10 @@ def _near(
     mode: str,
     embedder: Embedder | None,
     warn: Callable[[str], None] | None,
+    states: Sequence[str],
     *,
     level: int,
     limit: int,
-    states: Sequence[str],
     scopes: Sequence[str] | None = None,
     types: Sequence[str] | None = None,
     sealed: str | None = None,
@@ -263,16 +263,7 @@ def search(
     states = states_for(include_forgotten)
     pool_size = max(limit * 3, 30)
     near = _near(
-        store,
-        query,
-        mode,
-        embedder,
-        warn,
-        level=1,
-        limit=pool_size,
-        states=states,
-        scopes=scopes,
-        types=types,
+        store, query, mode, embedder, warn, states, level=1, limit=pool_size, scopes=scopes, types=types
     )
     if near is None:
         return _keyword_search(store, query, scopes, types, limit, include_forgotten, with_snippets)
@@ -456,7 +447,7 @@ def traces(
     states = states_for(include_forgotten)
     pool_size = max(limit, TRACE_POOL)
     near = _near(
-        store, query, mode, embedder, warn, level=2, limit=turnrank.COSINE_POOL, states=states, scopes=scopes
+        store, query, mode, embedder, warn, states, level=2, limit=turnrank.COSINE_POOL, scopes=scopes
     )
     dense = near is not None
     match = match_query(query) if not dense or mode == "hybrid" else None
@@ -542,16 +533,7 @@ def search_sensitive(
     states = states_for(include_forgotten)
     pool_size = max(limit * 3, 30)
     near = _near(
-        store,
-        query,
-        mode,
-        embedder,
-        warn,
-        level=1,
-        limit=pool_size,
-        states=states,
-        types=types,
-        sealed=scope_hash,
+        store, query, mode, embedder, warn, states, level=1, limit=pool_size, types=types, sealed=scope_hash
     )
     dense = near is not None
     match = match_query(query) if not dense or mode == "hybrid" else None
@@ -648,15 +630,7 @@ def traces_sensitive(
     states = states_for(include_forgotten)
     pool_size = max(limit, TRACE_POOL)
     near = _near(
-        store,
-        query,
-        mode,
-        embedder,
-        warn,
-        level=2,
-        limit=turnrank.COSINE_POOL,
-        states=states,
-        sealed=scope_hash,
+        store, query, mode, embedder, warn, states, level=2, limit=turnrank.COSINE_POOL, sealed=scope_hash
     )
     dense = near is not None
     match = match_query(query) if not dense or mode == "hybrid" else None
