@@ -651,10 +651,20 @@ class Memoryd(Upkeep):
         return settings.root if settings is not None else scope_hash
 
     def _sensitive_in(self, scopes: Sequence[str] | None) -> list[str]:
+        """Read from the disk on every search, never cached: a scope marked sensitive by
+        another process (the CLI beside a live MCP server or tray) is gated from the next
+        search on."""
         from memoryd.sensitive import state
 
-        hashes = state.sensitive_hashes(self.layout)
-        return sorted(hashes if scopes is None else hashes & set(scopes))
+        if scopes is None:
+            hashes = sorted(state.sensitive_hashes(self.layout))
+        else:
+            hashes = sorted(h for h in set(scopes) if state.is_sensitive(self.layout, h))
+        if any(not self.store.keys.sensitive(h) for h in hashes):
+            # marked since this facade's keys looked (they keep what they read): the gate
+            # must see it too, or it lets the search through ungranted and unaudited
+            self.store.keys.refresh()
+        return hashes
 
     def traces(
         self,

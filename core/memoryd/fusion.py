@@ -90,6 +90,7 @@ def fuse(
 # Letters by writing system; a word of a spaced script counts as much as two Han characters
 # (a Chinese word is about two characters long).
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
+_ASCII_LETTER = re.compile(r"[A-Za-z]")
 _SPACED = {
     "latin": re.compile(r"[A-Za-z\u00c0-\u024f]+"),
     "cyrillic": re.compile(r"[\u0400-\u04ff]+"),
@@ -102,6 +103,8 @@ _SPACED = {
 def script(text: str) -> str | None:
     """The writing system most of `text` is in ("cjk" for Han, kana and hangul, "latin",
     "cyrillic"...), None when it has no letters. Keyword search matches within one."""
+    if text.isascii():  # most titles: no other script's letters can be there (six scans saved)
+        return "latin" if _ASCII_LETTER.search(text) else None
     counts = {"cjk": len(_HAN.findall(text)) / 2}
     counts.update({name: len(rx.findall(text)) for name, rx in _SPACED.items()})
     best = max(counts, key=lambda name: counts[name])
@@ -131,6 +134,12 @@ def _pattern(ident: str) -> re.Pattern[str]:
 def verbatim(idents: Iterable[str], text: str) -> int:
     """How many of the identifiers occur in `text` as whole tokens (case aside)."""
     return sum(1 for ident in idents if _pattern(ident).search(text))
+
+
+def held(idents: Iterable[str], text: str) -> list[str]:
+    """The identifiers that occur in `text` as whole tokens (case aside). Texts joined by
+    a line break hold what the parts hold: an identifier never spans one."""
+    return [ident for ident in idents if _pattern(ident).search(text)]
 
 
 def order(

@@ -119,6 +119,13 @@ def get_many(slugs: Sequence[str]) -> tuple[str, dict[str, Any]]:
     return f"SELECT {COLS} FROM memories m WHERE {_in('m.slug', 'slugs', list(slugs), params)}", params
 
 
+def traces_of(slugs: Sequence[str]) -> tuple[str, dict[str, Any]]:
+    """Many memories' turns in one statement, each memory's in order (STORED_TRACES for many)."""
+    params: dict[str, Any] = {}
+    where = _in("slug", "slugs", list(slugs), params)
+    return f"SELECT slug, text FROM turns WHERE {where} ORDER BY slug, seq", params
+
+
 def turns_at(slug: str, seqs: Sequence[int]) -> tuple[str, dict[str, Any]]:
     """One session's turns by seq, as TurnHit's first six fields."""
     params: dict[str, Any] = {"slug": slug}

@@ -15,6 +15,7 @@ Without an embedder every mode is keyword search.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -90,7 +91,8 @@ class Evidence:
     """One scope's (or the index's) raw hybrid evidence, fused with the others' in one
     normalisation (`fused`): each list normalised alone made a sensitive scope's lone weak
     match score as high as the best of the rest, and rank first in an all-scope search.
-    `titles` and `bodies` hold what a sealed memory's index row does not."""
+    `titles` and `bodies` hold what a sealed memory's index row does not, and `bodies` the
+    bodies read already (a snippet reuses them)."""
 
     keyword: dict[str, float]
     cosine: dict[str, float]
@@ -129,12 +131,13 @@ def fused(
     kept = _kept(keyword, cosine, exact, hybrid=hybrid, blind=blind)
     kept = {k: v for k, v in kept.items() if k in rows}  # gone since the vectors were read
     ranked = fusion.order(kept, factors={k: factor(rows[k]) for k in kept}, exact=exact)[:limit]
+    words = terms(query) if with_snippets else []
     out = []
     for slug, score in ranked:
         row = rows[slug]
         text = ""
         if with_snippets:
-            text = snippet(bodies[slug] if slug in bodies else _body(store, row), query)
+            text = snippet(bodies[slug] if slug in bodies else _body(store, row), query, words=words)
         out.append(_result(row, titles.get(slug, row["title"]), 0.0, text, score=score))
     return successors_first(out)
 
@@ -182,6 +185,43 @@ def _dense(embedder: Embedder, warn: Callable[[str], None] | None, run: Callable
         return None
 
 
+def _near(
+    store: Store,
+    query: str,
+    mode: str,
+    embedder: Embedder | None,
+    warn: Callable[[str], None] | None,
+    states: Sequence[str],
+    *,
+    level: int,
+    limit: int,
+    scopes: Sequence[str] | None = None,
+    types: Sequence[str] | None = None,
+    sealed: str | None = None,
+) -> list[tuple[str, int, float]] | None:
+    """The stored vectors nearest the query as (slug, part, cosine), best first: the clear
+    ones of `scopes`, or, given `sealed`, that sensitive scope's, opened with its key for
+    this query only. None in keyword mode, without a model, or when the model fails
+    (`_dense`): the caller searches by keywords. A sensitive scope's lost key raises here,
+    not inside `_dense`: it is the caller's to report, not a model's failure."""
+    if mode == "keyword" or embedder is None:
+        return None
+    model: Embedder = embedder
+    key = store.keys.get(sealed) if sealed is not None else b""
+
+    def run() -> list[tuple[str, int, float]]:
+        qvec = model.embed_query(_query(query))
+        if sealed is not None:
+            return store.vectors.similar_sealed(
+                qvec, sealed, key, level=level, limit=limit, types=types, states=states, model=tag(model)
+            )
+        return store.vectors.similar(
+            qvec, scopes=scopes, level=level, limit=limit, types=types, states=states, model=tag(model)
+        )
+
+    return _dense(model, warn, run)
+
+
 def _query(query: str) -> str:
     return query[:QUERY_CHARS]
 
@@ -220,22 +260,10 @@ def search(
     check_mode(mode)
     if limit <= 0 or _nothing(query):
         return []
-    if mode == "keyword" or embedder is None:
-        return _keyword_search(store, query, scopes, types, limit, include_forgotten, with_snippets)
     states = states_for(include_forgotten)
     pool_size = max(limit * 3, 30)
-    near = _dense(
-        embedder,
-        warn,
-        lambda: store.vectors.similar(
-            embedder.embed_query(_query(query)),
-            scopes=scopes,
-            level=1,
-            limit=pool_size,
-            types=types,
-            states=states,
-            model=tag(embedder),
-        ),
+    near = _near(
+        store, query, mode, embedder, warn, states, level=1, limit=pool_size, scopes=scopes, types=types
     )
     if near is None:
         return _keyword_search(store, query, scopes, types, limit, include_forgotten, with_snippets)
@@ -252,11 +280,9 @@ def search(
     wanted = cosine if idents else {k: c for k, c in cosine.items() if c >= MEMORY_FLOOR}
     if missing := [k for k in wanted if k not in rows]:
         rows.update(store.rows(missing))
-    exact = {
-        k: n for k, row in rows.items() if idents and (n := fusion.verbatim(idents, _memory_text(store, row)))
-    }
+    exact, bodies = _exact(store, idents, rows) if idents else ({}, {})
     blind = _blind(query, keyword, {k: rows[k]["title"] for k in cosine if k in rows})
-    found = Evidence(keyword, cosine, exact, blind, rows, {}, {})
+    found = Evidence(keyword, cosine, exact, blind, rows, {}, bodies)
     if evidence is not None:
         evidence.append(found)
         return []
@@ -301,9 +327,10 @@ def _keyword_search(
         match, scopes=scopes, types=types, states=states_for(include_forgotten), limit=max(limit * 3, 30)
     )
     ranked = sorted(pool, key=lambda hr: rank(hr[0].score, hr[1]), reverse=True)[:limit]
+    words = terms(query) if with_snippets else []
     out = []
     for hit, row in ranked:
-        text = snippet(_body(store, row), query) if with_snippets else ""
+        text = snippet(_body(store, row), query, words=words) if with_snippets else ""
         out.append(_result(row, row["title"], hit.score, text))
     return successors_first(out)
 
@@ -346,9 +373,28 @@ def _identifier_matches(query: str) -> list[str]:
     return out
 
 
-def _memory_text(store: Store, row: dict[str, Any]) -> str:
-    """Where an identifier counts as held: the title, the body and a session's turns."""
-    return "\n".join((row.get("title") or "", _body(store, row), store.traces_text(row["slug"])))
+def _exact(
+    store: Store, idents: Sequence[str], rows: Mapping[str, dict[str, Any]]
+) -> tuple[dict[str, int], dict[str, str]]:
+    """How many of the identifiers each memory holds verbatim where an identifier counts as
+    held (its title, its body, a session's turns), and the bodies read on the way, which
+    the snippets reuse. The turns are read (in one statement where the store can) only for
+    the memories whose title and body lack an identifier."""
+    counts: dict[str, int] = {}
+    lacking: dict[str, list[str]] = {}
+    bodies: dict[str, str] = {}
+    for slug, row in rows.items():
+        body = bodies[slug] = _body(store, row)
+        held = fusion.held(idents, "\n".join((row.get("title") or "", body)))
+        counts[slug] = len(held)
+        if len(held) < len(idents):
+            lacking[slug] = [i for i in idents if i not in held]
+    if lacking:
+        many = getattr(store, "traces_texts", None)  # the CLI's Reader reads one by one
+        turns = many(list(lacking)) if many is not None else {k: store.traces_text(k) for k in lacking}
+        for slug, wanted in lacking.items():
+            counts[slug] += len(fusion.held(wanted, turns[slug]))
+    return {slug: n for slug, n in counts.items() if n}, bodies
 
 
 def _result(row: dict[str, Any], title: str, bm25: float, text: str, *, score: float | None = None) -> Result:
@@ -370,11 +416,16 @@ def _result(row: dict[str, Any], title: str, bm25: float, text: str, *, score: f
 def _body(store: Store, row: dict[str, Any]) -> str:
     """The memory's body for a snippet: the file after its frontmatter, without parsing
     and validating the YAML (a full read cost a few ms a hit, most of a search). A damaged
-    or missing file still shows up as a hit, with no snippet; doctor reports it."""
+    or missing file still shows up as a hit, with no snippet; doctor reports it. Bytes decoded
+    by hand: a text-mode file object costs twice the read itself; newlines are translated
+    as text mode does. The path is joined as `files.absolute` does, without a Path object."""
     try:
-        text = store.files.absolute(row["body_path"]).read_text(encoding="utf-8")
+        with open(os.path.join(store.layout.home, row["body_path"]), "rb") as f:
+            text = f.read().decode("utf-8")
     except (KeyError, OSError, UnicodeDecodeError):
         return ""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     end = text.find("\n---\n", 3) if text.startswith("---\n") else -1
     return text[end + 5 :] if end >= 0 else ""
 
@@ -395,21 +446,9 @@ def traces(
         return []
     states = states_for(include_forgotten)
     pool_size = max(limit, TRACE_POOL)
-    near = None
-    if mode != "keyword" and embedder is not None:
-        model = embedder
-        near = _dense(
-            model,
-            warn,
-            lambda: store.vectors.similar(
-                model.embed_query(_query(query)),
-                scopes=scopes,
-                level=2,
-                limit=turnrank.COSINE_POOL,
-                states=states,
-                model=tag(model),
-            ),
-        )
+    near = _near(
+        store, query, mode, embedder, warn, states, level=2, limit=turnrank.COSINE_POOL, scopes=scopes
+    )
     dense = near is not None
     match = match_query(query) if not dense or mode == "hybrid" else None
     pool = store.search_turns(match, scopes=scopes, states=states, limit=pool_size) if match else []
@@ -493,23 +532,9 @@ def search_sensitive(
         return []
     states = states_for(include_forgotten)
     pool_size = max(limit * 3, 30)
-    near = None
-    if mode != "keyword" and embedder is not None:
-        model, key = embedder, store.keys.get(scope_hash)  # a lost key is the caller's to report
-        near = _dense(
-            model,
-            warn,
-            lambda: store.vectors.similar_sealed(
-                model.embed_query(_query(query)),
-                scope_hash,
-                key,
-                level=1,
-                limit=pool_size,
-                types=types,
-                states=states,
-                model=tag(model),
-            ),
-        )
+    near = _near(
+        store, query, mode, embedder, warn, states, level=1, limit=pool_size, types=types, sealed=scope_hash
+    )
     dense = near is not None
     match = match_query(query) if not dense or mode == "hybrid" else None
     rows = store.list(scopes=[scope_hash], types=types, states=states)
@@ -604,22 +629,9 @@ def traces_sensitive(
         return []
     states = states_for(include_forgotten)
     pool_size = max(limit, TRACE_POOL)
-    near = None
-    if mode != "keyword" and embedder is not None:
-        model, key = embedder, store.keys.get(scope_hash)
-        near = _dense(
-            model,
-            warn,
-            lambda: store.vectors.similar_sealed(
-                model.embed_query(_query(query)),
-                scope_hash,
-                key,
-                level=2,
-                limit=turnrank.COSINE_POOL,
-                states=states,
-                model=tag(model),
-            ),
-        )
+    near = _near(
+        store, query, mode, embedder, warn, states, level=2, limit=turnrank.COSINE_POOL, sealed=scope_hash
+    )
     dense = near is not None
     match = match_query(query) if not dense or mode == "hybrid" else None
     rows = store.list(scopes=[scope_hash], types=["session"], states=states)

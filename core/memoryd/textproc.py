@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 from typing import NamedTuple
 
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -94,12 +95,13 @@ def keywords(text: str, limit: int = 8) -> list[str]:
     return [t for t, _ in ranked[:limit]]
 
 
-def snippet(body: str, query: str, width: int = 160) -> str:
-    """A short window of the original text around the first query term found."""
+def snippet(body: str, query: str, width: int = 160, *, words: Sequence[str] | None = None) -> str:
+    """A short window of the original text around the first query term found. `words`:
+    the query's terms, when the caller already has them (one search, ten snippets)."""
     flat = " ".join(body.split())
     low = flat.lower()
     pos = -1
-    for term in terms(query):
+    for term in terms(query) if words is None else words:
         pos = low.find(term)
         if pos >= 0:
             break

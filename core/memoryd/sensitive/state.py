@@ -6,6 +6,7 @@ project is what the hook sees; this file is what the store trusts."""
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -75,6 +76,17 @@ def sensitive_hashes(layout: Layout) -> set[str]:
     if not layout.scopes.exists():
         return set()
     return {p.parent.name for p in layout.scopes.glob(f"*/{SETTINGS}")}
+
+
+_HASH = re.compile(r"[0-9a-f]{12}")
+
+
+def is_sensitive(layout: Layout, scope_hash: str) -> bool:
+    """`scope_hash in sensitive_hashes(layout)`, with one stat instead of a walk over every
+    scope's folder (a search asks it for its one scope each time)."""
+    if _HASH.fullmatch(scope_hash) is None:  # not a hash's shape: no path built from it
+        return scope_hash in sensitive_hashes(layout)
+    return settings_path(layout, scope_hash).exists()
 
 
 # -- the OS keyring -----------------------------------------------------------------------
