@@ -135,3 +135,24 @@ def test_is_sensitive_agrees_with_the_scan_for_any_name(project: Path, name: str
     unmarked = "0123456789ab"
     app.layout.scope_dir(unmarked).mkdir(parents=True)  # a scope's folder, not marked
     assert not state.is_sensitive(app.layout, unmarked)
+
+
+def test_a_scope_marked_sensitive_elsewhere_is_gated_on_the_next_get(project: Path) -> None:
+    """The gate itself sees a mark made by another process after this facade last looked:
+    `get` (and every other reader through the gate) asks for a grant and audits the
+    refusal; it does not read the file as if the scope were open."""
+    from memoryd.errors import AuthorizationRequired
+
+    live = Memoryd()
+    doc, _ = live.record("fact", "Salary note", f"{CANARY} is the salary code.", scope_path=project)
+    h = resolve(project).hash
+    assert live.get(doc.meta.slug, count_recall=False).doc.meta.title == "Salary note"
+
+    other = Memoryd()  # another facade: another process
+    other.mark_sensitive(project, passphrase=PASSPHRASE)
+    (row,) = other.list(scopes=[h])  # marking renames the memory (no title words in its slug)
+
+    with pytest.raises(AuthorizationRequired):
+        live.get(row["slug"], count_recall=False)
+    denied = [e for e in live.store.audit.events() if e.event_type == "access_denied"]
+    assert denied and denied[-1].scope_hash == h

@@ -32,9 +32,15 @@ class Keys:
         self._settings: dict[str, state.Settings | None] = {}
 
     def settings(self, scope_hash: str) -> state.Settings | None:
-        if scope_hash not in self._settings:
-            self._settings[scope_hash] = state.load(self.layout, scope_hash)
-        return self._settings[scope_hash]
+        """A scope's settings, read once. "Not sensitive" is looked at again each time (one
+        stat): another process may have marked the scope since, and a long-lived process
+        (the MCP server, the tray) that kept the old answer would let every reader past the
+        gate ungranted and unaudited. An unmark elsewhere is seen after `refresh`: until
+        then the scope stays gated, which fails closed."""
+        got = self._settings.get(scope_hash)
+        if got is None and (scope_hash not in self._settings or state.is_sensitive(self.layout, scope_hash)):
+            got = self._settings[scope_hash] = state.load(self.layout, scope_hash)
+        return got
 
     def sensitive(self, scope_hash: str) -> bool:
         return self.settings(scope_hash) is not None
