@@ -258,3 +258,42 @@ def test_a_store_migrated_from_017_starts_with_the_right_counts(tmp_path: Path) 
     con.close()
     open_index(db).dispose()
     assert agree(db) == {"hashed-test@1": 2, "hashed-test@2": 3, "nobody@0": 4}
+
+
+def _steps_to_insert(db: Path, n: int) -> int:
+    """SQLite VM steps (in thousands) to insert `n` refs of ONE text: the same short turn
+    ("yes", "continue") recurs in thousands of sessions and every one is a ref to it."""
+    con = sqlite3.connect(db)
+    steps = 0
+
+    def tick() -> int:
+        nonlocal steps
+        steps += 1
+        return 0
+
+    con.set_progress_handler(tick, 1000)
+    with con:
+        con.executemany(
+            "INSERT INTO vector_refs (slug, level, part, fingerprint) VALUES (?, 2, 0, 'same-text')",
+            [(f"s-{n}-{i}",) for i in range(n)],
+        )
+    con.set_progress_handler(None, 1000)
+    con.close()
+    return steps
+
+
+def test_refs_of_one_text_insert_in_linear_steps(isolated_home: Path) -> None:
+    """The insert trigger asks whether another ref of the text exists, which stops at the
+    first one; counting them all cost k^2 for k refs (40,000 took 35 s). Counted in VM steps,
+    not seconds, so a loaded machine cannot make it pass or fail: 4x the refs may cost about
+    4x the steps (16x if quadratic)."""
+    app = Memoryd()
+    db = app.layout.index_db
+    app.store.engine.dispose()
+    small, big = _steps_to_insert(db, 1000), _steps_to_insert(db, 4000)
+    assert big < small * 6, (small, big)
+    v = vectors.Vectors(db)
+    try:
+        assert v.missing("hashed-test@1") == v.missing_join("hashed-test@1") == 1
+    finally:
+        v.close()
