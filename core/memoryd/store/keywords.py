@@ -276,6 +276,11 @@ class Keywords:
         self._failed: tuple[Any, ...] | None = None  # the stamp a build failed at
         self._tokens: dict[str, tuple[str, ...]] = {}
         self._closed = False
+        # The file this process opened. A restore puts another index.db at the path while
+        # the process's engine and vectors stay on this one (docs/backup.md: restart them);
+        # answering from the new file would mix two stores in one search, so the statement
+        # answers instead, from wherever the engine reads.
+        self._origin = self._inode()
 
     # -- connections ----------------------------------------------------------------------
     def _inode(self) -> int:
@@ -335,7 +340,7 @@ class Keywords:
     def refresh(self) -> None:
         """Build in the background unless a build runs (or failed at this very state)."""
         with self._lock:
-            if self._building or self._closed:
+            if self._building or self._closed or self._inode() != self._origin:
                 return
             self._building = True
         threading.Thread(target=self._build_loop, name="memoryd-keywords", daemon=True).start()
@@ -344,6 +349,8 @@ class Keywords:
         """Wait until the index matches index.db as it is now (building it if needed)."""
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
+            if self._inode() != self._origin:
+                return False  # never built from a file put in place of the one opened
             with self._snapshot() as (_, stamp):
                 pass
             p = self._postings
@@ -396,6 +403,8 @@ class Keywords:
     ) -> list[tuple[Hit, dict[str, Any]]] | None:
         """`index.search`'s answer, or None when this index cannot give it (the caller then
         runs the statement): not built, stale, or an expression it does not score."""
+        if self._inode() != self._origin:
+            return None
         try:
             return self._search(match, scopes, types, states, limit)
         except sqlite3.Error:  # say, index.db replaced under a connection: the statement answers

@@ -254,6 +254,30 @@ def test_no_stale_answer_after_an_insert_an_edit_or_a_forget(tmp_path: Path) -> 
     store.engine.dispose()
 
 
+def test_an_index_db_put_in_its_place_is_not_read(tmp_path: Path) -> None:
+    """A restore renames another index.db into place while this process's engine stays on
+    the file it opened (docs/backup.md): the warm index answers nothing from the new file,
+    so one search never mixes two stores; the statement answers, as the engine reads."""
+    store = small_store(tmp_path)
+    kw = Keywords(store.layout.index_db, debounce_s=0)
+    assert kw.ready(30)
+    match = '"zebracorn"'
+    assert kw.search(match, scopes=None, types=None, states=None, limit=5) == []
+
+    other = Store.open(Layout(tmp_path / "other"))
+    note(other, "zebra-9", "Zebracorn notes", "the zebracorn pipeline deploys nightly")
+    other.engine.dispose()
+    with sqlite3.connect(other.layout.index_db) as con:
+        con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    (other.layout.index_db).replace(store.layout.index_db)  # a new inode at the path
+
+    assert kw.search(match, scopes=None, types=None, states=None, limit=5) is None
+    assert not kw.ready(10)  # no build from the new file either
+    assert kw.search(match, scopes=None, types=None, states=None, limit=5) is None
+    kw.close()
+    store.engine.dispose()
+
+
 def test_no_stale_answer_after_another_process_writes(tmp_path: Path) -> None:
     store = small_store(tmp_path)
     kw = store.keywords = Keywords(store.layout.index_db, debounce_s=0)
