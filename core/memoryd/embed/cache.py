@@ -32,6 +32,7 @@ import contextlib
 import marshal
 import mmap
 import os
+import stat
 import struct
 import sys
 import tempfile
@@ -230,10 +231,19 @@ def stamp_of(st: os.stat_result, header_crc: int) -> str:
 def _stamped(path: str, stamp: str) -> bool:
     """The pack's parts were checked whole in this very version of the file."""
     try:
-        with open(stamp_path(path), encoding="ascii") as fh:
-            return fh.read(len(stamp) + 1) == stamp
+        # Non-blocking and a regular file only: a FIFO put at this path would hang every
+        # model load in open() (red team); a device or directory is no stamp either.
+        fd = os.open(stamp_path(path), os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return False
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
+        return os.read(fd, len(stamp) + 1).decode("ascii") == stamp
     except (OSError, ValueError):
         return False
+    finally:
+        os.close(fd)
 
 
 def _record(path: str, st: os.stat_result, stamp: str) -> None:

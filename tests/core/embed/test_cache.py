@@ -107,3 +107,33 @@ def test_a_folder_that_cannot_be_written_still_opens(pack: Path, monkeypatch) ->
     assert bytes(cache.open_pack(str(pack), TAG).part("a")) == b"x" * 1000
     assert not Path(cache.stamp_path(str(pack))).exists()
     assert not [p for p in pack.parent.iterdir() if p.name.startswith(".tmp-")]
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory", "symlink"])
+def test_a_stamp_path_that_is_no_regular_file_is_not_trusted_and_never_blocks(pack: Path, kind: str) -> None:
+    """A FIFO put at the stamp's path hung every model load in open(); a directory, or a
+    symlink to a valid stamp, is no stamp of this file either. Run in a child process, so
+    a hang fails the test instead of stopping the suite."""
+    import subprocess
+    import sys
+
+    cache.open_pack(str(pack), TAG)
+    stamp = Path(cache.stamp_path(str(pack)))
+    if kind == "symlink":
+        real = pack.parent / "elsewhere.checked"
+        stamp.replace(real)
+        stamp.symlink_to(real)
+    else:
+        stamp.unlink()
+        os.mkfifo(stamp) if kind == "fifo" else stamp.mkdir()
+    _damage(pack)
+    code = (
+        "import sys; from memoryd.embed import cache\n"
+        "try:\n    cache.open_pack(sys.argv[1], sys.argv[2])\n"
+        "except cache.BadPack as e:\n    print('bad:', e)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(pack), TAG], capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 0, out.stderr
+    assert "corrupt" in out.stdout  # checked whole: the damage is found
