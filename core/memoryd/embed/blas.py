@@ -19,6 +19,8 @@ import os
 import sys
 
 VARIABLE = "OPENBLAS_NUM_THREADS"
+# What else decides OpenBLAS's thread count: a user who set one of them chose it.
+USER_CHOICES = (VARIABLE, "GOTO_NUM_THREADS", "OMP_NUM_THREADS")
 _single = False
 
 
@@ -26,7 +28,7 @@ def import_single_threaded() -> None:
     """Import numpy, its OpenBLAS started with one thread when this call is the first
     import and nothing else decided the thread count."""
     global _single
-    if "numpy" in sys.modules or VARIABLE in os.environ:
+    if "numpy" in sys.modules or any(v in os.environ for v in USER_CHOICES):
         return
     os.environ[VARIABLE] = "1"
     try:

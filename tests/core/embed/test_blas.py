@@ -60,6 +60,15 @@ def test_a_thread_count_the_user_set_is_left_alone_and_the_limit_kept() -> None:
     assert got["limit_imported_threadpoolctl"] is True
 
 
+@pytest.mark.parametrize("variable", ["OMP_NUM_THREADS", "GOTO_NUM_THREADS"])
+def test_other_thread_count_variables_the_user_set_are_left_alone(variable: str) -> None:
+    """OpenBLAS also reads these: forcing one thread would override the user's choice."""
+    got = _probe(**{variable: "2"})
+    assert got["single"] is False
+    assert got["env"] is None
+    assert got["limit_imported_threadpoolctl"] is True
+
+
 def test_numpy_imported_before_keeps_its_threads_and_the_limit() -> None:
     got = _probe("import numpy\n" + PROBE)
     assert got["single"] is False
