@@ -380,6 +380,25 @@ def test_long_lived_processes_warm_it_and_short_commands_do_not(isolated_home: P
     assert Tools().app.store.keywords is not None
 
 
+def test_the_first_search_not_the_open_starts_the_build(isolated_home: Path, project: Path) -> None:
+    """A tray that is never asked to search holds no postings; the first search answers
+    through the statement and starts the build."""
+    import threading
+
+    app = Memoryd(warm=True)
+    kw = app.store.keywords  # the store is open
+    assert kw is not None and kw.built() is None
+    assert not [t for t in threading.enumerate() if t.name == "memoryd-keywords"]
+    app.record("fact", "Zebracorn", "the zebracorn pipeline deploys nightly", scope_path=project)
+    hits = app.search("zebracorn", scopes=None, count_recall=False, mode="keyword")
+    assert [h.title for h in hits] == ["Zebracorn"]  # the statement's answer
+    assert kw.ready(30) and kw.built() is not None
+    assert [h.title for h in app.search("zebracorn", scopes=None, count_recall=False, mode="keyword")] == [
+        "Zebracorn"
+    ]
+    kw.close()
+
+
 def test_threads_search_one_index_at_once(big: Store) -> None:
     """The MCP server answers from worker threads: each has its own connection, all share
     one index and its caches."""
