@@ -149,9 +149,9 @@ def desktop(xvfb: str, session_bus: str, tmp_path: Path) -> Iterator[Desktop]:
 
 @pytest.fixture
 def wm_desktop(xvfb: str, session_bus: str, tmp_path: Path) -> Iterator[Desktop]:
-    """The `desktop` with a window manager (openbox), and xdotool and xprop for a test
-    that clicks and looks as a person does."""
-    _need("dunst", "trayer", "openbox", "xdotool", "xprop")
+    """The `desktop` with a window manager (openbox), and xdotool, xprop and xwininfo for
+    a test that clicks and looks as a person does."""
+    _need("dunst", "trayer", "openbox", "xdotool", "xprop", "xwininfo")
     with _desktop(xvfb, session_bus, tmp_path, wm=True) as desk:
         yield desk
 

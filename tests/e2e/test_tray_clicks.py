@@ -7,18 +7,22 @@ The menu opened, then closed by itself a moment later: opening it asks for fresh
 the menu was rebuilt (cleared and refilled) while open, which closes it when none of the
 app's windows is active (a left-click had opened, and activated, the status window).
 
-Windows are told apart as X sees them: the icon is the app's window inside trayer's panel,
-the menu the one of type _NET_WM_WINDOW_TYPE_POPUP_MENU, the others go by their titles.
+The full run (openbox as the window manager, English): right-click, left-click, and a
+middle-click on the digest notification; the report's other setting (trayer alone, Chinese):
+the right-click. Windows are told apart as X sees them: the icon is the app's window inside
+trayer's panel, the menu the one of type _NET_WM_WINDOW_TYPE_POPUP_MENU, the others go by
+their titles.
 """
 
 from __future__ import annotations
 
-import os
+import shutil
 import signal
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
@@ -28,7 +32,7 @@ from memoryd import clock
 from memoryd.app import Memoryd
 from memoryd.schedule import Ledger
 from tests.core.governance.sessions import REMEMBER, capture
-from tests.delivery import Desktop
+from tests.delivery import SYSTEM_PACKAGES, Desktop
 from tests.desktop_session import wait_for_tray
 
 MONDAY_EARLY = "2026-11-16T08:00:00Z"  # a Monday, before the 09:00 digest
@@ -111,65 +115,92 @@ class Screen:
         self.run("xdotool", "mousemove", "--window", window, x, y, "click", str(button))
 
 
-@pytest.fixture
-def tray_app(wm_desktop: Desktop, cli, project: Path, tmp_path: Path) -> Iterator[tuple[Screen, Path]]:  # type: ignore[no-untyped-def]
-    """memoryd-tray started on Tuesday with something to review and Monday's digest
-    missed, so the digest notification comes at start; (its screen, its log)."""
-    home = Path(os.environ["MEMORYD_HOME"])
-    capture(cli, project, tmp_path, "week-1", [REMEMBER])
-    facade = Memoryd()
-    facade.analyze_pending()
-    assert facade.promotions(status="pending")
-    Ledger(facade.layout).started(clock.parse_ts(MONDAY_EARLY))  # memoryd first looked on Monday
-    wait_for_tray(wm_desktop.env())
-    env = {**wm_desktop.env(), "MEMORYD_NOW": TUESDAY, "TZ": "UTC", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
+@contextmanager
+def _tray(desktop: Desktop, **env: str) -> Iterator[Screen]:
+    """memoryd-tray as a user starts it, on `desktop`; SIGTERM (a logout) at the end."""
+    wait_for_tray(desktop.env())
     proc = subprocess.Popen(
         [sys.executable, "-m", "memoryd_desktop.main"],
-        env=env,
+        env={**desktop.env(), "TZ": "UTC", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", **env},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
     try:
-        yield Screen(wm_desktop, proc.pid), home / "logs" / "tray.log"
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        yield Screen(desktop, proc.pid)
+    except BaseException:
+        _quit(proc)
+        raise
+    assert _quit(proc) == 0, "the tray did not quit cleanly on SIGTERM"
+
+
+def _quit(proc: subprocess.Popen[bytes]) -> int:
+    proc.send_signal(signal.SIGTERM)
+    try:
+        return proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        return proc.wait()
 
 
 def _log(path: Path) -> str:
     return path.read_text(encoding="utf-8") if path.exists() else ""
 
 
-def test_right_click_menu_left_click_window_middle_click_review(
-    tray_app: tuple[Screen, Path], wm_desktop: Desktop
-) -> None:
-    screen, log = tray_app
+def _right_click_opens_the_menu(screen: Screen) -> str:
+    """Right after start, a right-click on the icon opens the menu, and it stays open
+    until Escape; the icon's window."""
     icon = _wait("the icon in the tray", screen.icon)
-
-    # Right after start, a right-click opens the menu, and it stays open.
     screen.click(icon, 3)
     _wait("the menu", screen.menus, timeout=10)
     time.sleep(MENU_HOLD_S)  # the facts the opening asked for have come back by now
     assert screen.menus(), "the menu closed by itself"
     screen.run("xdotool", "key", "Escape")
     _wait("the menu to close on Escape", lambda: not screen.menus(), timeout=10)
+    return icon
 
-    # A left-click opens the status window.
-    assert not screen.titled("memoryd")
-    screen.click(icon, 1)
-    _wait("the status window", lambda: screen.titled("memoryd"), timeout=10)
 
-    # The digest notification (Monday's, caught up at start): a middle-click opens the review.
-    def digest_shown() -> list[str]:
-        shown = wm_desktop.shown.read_bytes().decode() if wm_desktop.shown.exists() else ""
-        return screen.notifications() if DIGEST_TITLE in shown else []
+def test_right_click_menu_left_click_window_middle_click_review(
+    wm_desktop: Desktop,
+    cli,
+    project: Path,
+    tmp_path: Path,  # type: ignore[no-untyped-def]
+) -> None:
+    # Started on Tuesday with something to review and Monday's digest missed (memoryd
+    # first looked on Monday): the digest notification comes at start.
+    capture(cli, project, tmp_path, "week-1", [REMEMBER])
+    facade = Memoryd()
+    facade.analyze_pending()
+    assert facade.promotions(status="pending")
+    Ledger(facade.layout).started(clock.parse_ts(MONDAY_EARLY))
+    log = facade.layout.home / "logs" / "tray.log"
 
-    note = _wait("the digest notification", digest_shown, timeout=60)
-    assert not screen.titled("weekly review")
-    screen.click(note[0], 2)
-    _wait("the weekly review", lambda: screen.titled("weekly review"), timeout=20)
-    assert "window digest opened" in _log(log)
+    with _tray(wm_desktop, MEMORYD_NOW=TUESDAY) as screen:
+        icon = _right_click_opens_the_menu(screen)
+
+        # A left-click opens the status window.
+        assert not screen.titled("memoryd")
+        screen.click(icon, 1)
+        _wait("the status window", lambda: screen.titled("memoryd"), timeout=10)
+
+        # The digest notification: a middle-click on it opens the weekly review.
+        def digest_shown() -> list[str]:
+            shown = wm_desktop.shown.read_bytes().decode() if wm_desktop.shown.exists() else ""
+            return screen.notifications() if DIGEST_TITLE in shown else []
+
+        note = _wait("the digest notification", digest_shown, timeout=60)
+        assert not screen.titled("weekly review")
+        screen.click(note[0], 2)
+        _wait("the weekly review", lambda: screen.titled("weekly review"), timeout=20)
+        assert "window digest opened" in _log(log)
+
+
+def test_right_click_in_chinese_without_a_window_manager(desktop: Desktop) -> None:
+    """The report's other setting: trayer alone, and the UI in Chinese."""
+    missing = [tool for tool in ("xdotool", "xprop", "xwininfo") if shutil.which(tool) is None]
+    if missing:
+        pytest.skip(f"needs {', '.join(missing)}: install {SYSTEM_PACKAGES}")
+    facade = Memoryd()
+    facade.update_config({"tray.language": "zh_CN"})
+    with _tray(desktop) as screen:
+        _right_click_opens_the_menu(screen)
+    assert "loaded for locale zh_CN" in _log(facade.layout.home / "logs" / "tray.log")
