@@ -42,6 +42,7 @@ FIRST = (
     "tests/bench/test_proposal_quality.py",
     "tests/e2e/test_tray_screenshots.py",
     "tests/e2e/test_tray_desktop.py",
+    "tests/e2e/test_tray_clicks.py",
 )
 # The `slow` marker (pyproject.toml), given per folder or module so that a new test there is
 # covered too: Qt windows and a desktop on Xvfb, the installer bundle (tests/packaging) and

@@ -122,13 +122,11 @@ def xvfb() -> Iterator[str]:
         ds.stop(proc)
 
 
-@pytest.fixture
-def desktop(xvfb: str, session_bus: str, tmp_path: Path) -> Iterator[Desktop]:
-    """Xvfb + a private session bus (what dbus-run-session starts) + dunst + trayer, the
-    tray host: every piece a Debian package `.ci/run` installs."""
-    _need("dunst", "trayer")
-    env = Desktop(xvfb, session_bus, tmp_path / "shown.bin").env()
-    daemon, record = ds.start_dunst(env, tmp_path)
+@contextmanager
+def _desktop(xvfb: str, session_bus: str, work: Path, *, wm: bool) -> Iterator[Desktop]:
+    env = Desktop(xvfb, session_bus, work / "shown.bin").env()
+    manager = ds.start_openbox(env) if wm else None  # first, as in a login session
+    daemon, record = ds.start_dunst(env, work)
     host = ds.start_trayer(env)
     try:
         ds.wait_for_owner(session_bus, "org.freedesktop.Notifications")
@@ -136,6 +134,26 @@ def desktop(xvfb: str, session_bus: str, tmp_path: Path) -> Iterator[Desktop]:
     finally:
         ds.stop(host)
         ds.stop(daemon)
+        if manager is not None:
+            ds.stop(manager)
+
+
+@pytest.fixture
+def desktop(xvfb: str, session_bus: str, tmp_path: Path) -> Iterator[Desktop]:
+    """Xvfb + a private session bus (what dbus-run-session starts) + dunst + trayer, the
+    tray host: every piece a Debian package `.ci/run` installs."""
+    _need("dunst", "trayer")
+    with _desktop(xvfb, session_bus, tmp_path, wm=False) as desk:
+        yield desk
+
+
+@pytest.fixture
+def wm_desktop(xvfb: str, session_bus: str, tmp_path: Path) -> Iterator[Desktop]:
+    """The `desktop` with a window manager (openbox), and xdotool, xprop and xwininfo for
+    a test that clicks and looks as a person does."""
+    _need("dunst", "trayer", "openbox", "xdotool", "xprop", "xwininfo")
+    with _desktop(xvfb, session_bus, tmp_path, wm=True) as desk:
+        yield desk
 
 
 @pytest.fixture

@@ -1,5 +1,6 @@
 """A small real desktop as plain processes: Xvfb, a private session bus (what
-dbus-run-session starts), dunst recording what it shows, and trayer as the tray host.
+dbus-run-session starts), dunst recording what it shows, trayer as the tray host, and
+openbox as the window manager where a test clicks as a person does.
 
 The pytest fixtures in tests/delivery.py and the tray benchmark (bench/tray.py, which
 runs without pytest) start the same programs the same way through these functions.
@@ -103,7 +104,13 @@ def start_dunst(env: dict[str, str], work: Path) -> tuple[subprocess.Popen[bytes
     script.write_text(f'#!/bin/sh\nprintf \'%s\\0%s\\0%s\\0\' "$1" "$2" "$3" >> \'{record}\'\n')
     script.chmod(0o755)
     dunstrc = work / "dunstrc"
-    dunstrc.write_text(f'[global]\n    markup = full\n[record]\n    summary = "*"\n    script = "{script}"\n')
+    # Bottom left, away from trayer's icons at the top right, so a click on the icon never
+    # lands on a notification; a middle click runs the notification's default action.
+    dunstrc.write_text(
+        "[global]\n    markup = full\n    origin = bottom-left\n    offset = 10x10\n"
+        "    mouse_middle_click = do_action, close_current\n"
+        f'[record]\n    summary = "*"\n    script = "{script}"\n'
+    )
     daemon = subprocess.Popen(
         ["dunst", "-config", str(dunstrc)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
@@ -117,6 +124,22 @@ def start_trayer(env: dict[str, str]) -> subprocess.Popen[bytes]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
+
+
+def start_openbox(env: dict[str, str], timeout: float = 10) -> subprocess.Popen[bytes]:
+    """openbox as the window manager, once it has taken the display (it sets the root's
+    _NET_SUPPORTING_WM_CHECK), or StartError."""
+    proc = subprocess.Popen(
+        ["openbox", "--sm-disable"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None:
+        check = ["xprop", "-root", "_NET_SUPPORTING_WM_CHECK"]
+        if "window id" in subprocess.run(check, env=env, capture_output=True, text=True, timeout=10).stdout:
+            return proc
+        time.sleep(0.05)
+    stop(proc)
+    raise StartError("openbox did not take the display")
 
 
 def wait_for_owner(address: str, name: str, timeout: float = 10) -> None:

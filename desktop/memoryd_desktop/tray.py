@@ -14,25 +14,35 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
 from memoryd_desktop import assets
-from memoryd_desktop.tray_state import Action, Kind, TrayState
+from memoryd_desktop.tray_state import Action, Item, Kind, TrayState
 
 INDENT = "    "
 
 
 def populate(menu: QMenu, state: TrayState) -> None:
-    """Replace the menu's entries with the state's items, top to bottom."""
-    menu.clear()
-    for item in state.items():
-        if item.kind is Kind.SEPARATOR:
-            menu.addSeparator()
-            continue
-        # a lone "&" would turn into a keyboard mnemonic, e.g. in a path or an error text
-        action = menu.addAction(INDENT * item.level + item.text.replace("&", "&&"))
-        action.setEnabled(item.kind is Kind.ACTION and item.enabled)
-        if item.tooltip:
-            action.setToolTip(item.tooltip)
-        if item.action is not None:
-            action.setData(item.action.value)
+    """Make the menu's entries the state's items, top to bottom, reusing the entries it has.
+
+    In place, never cleared and refilled: opening the menu asks for fresh facts, so this
+    runs while it is open, and Qt closes an open menu that was emptied when none of the
+    app's windows is active: a right-click right after start showed no menu (issue 22)."""
+    items = state.items()
+    entries = menu.actions()
+    for index, item in enumerate(items):
+        _render(entries[index] if index < len(entries) else menu.addAction(""), item)
+    for extra in entries[len(items) :]:
+        menu.removeAction(extra)
+        extra.deleteLater()
+
+
+def _render(action: QAction, item: Item) -> None:
+    """One entry as `item` says, whatever it showed before (a fact loses a command's data)."""
+    separator = item.kind is Kind.SEPARATOR
+    action.setSeparator(separator)
+    # a lone "&" would turn into a keyboard mnemonic, e.g. in a path or an error text
+    action.setText("" if separator else INDENT * item.level + item.text.replace("&", "&&"))
+    action.setEnabled(separator or (item.kind is Kind.ACTION and item.enabled))
+    action.setToolTip(item.tooltip or "")
+    action.setData(item.action.value if item.action is not None else None)
 
 
 def action_of(action: QAction) -> Action | None:

@@ -75,6 +75,31 @@ def test_menu_is_rebuilt_not_appended(qtbot: QtBot, home: Path) -> None:
     assert _find(menu, Action.DRAIN).isEnabled()
 
 
+def _entries(menu: QMenu) -> list[tuple[bool, str, bool, str, object]]:
+    return [(a.isSeparator(), a.text(), a.isEnabled(), a.toolTip(), a.data()) for a in menu.actions()]
+
+
+def test_menu_is_updated_in_place_while_it_may_be_open(qtbot: QtBot, home: Path, tmp_path: Path) -> None:
+    """Refreshed while open (opening it asks for fresh facts), the menu keeps its entries:
+    Qt closes an open menu that is emptied, as clear() did (issue 22)."""
+    menu = QMenu()
+    short = TrayState(home=home, error="store is locked")
+    full = TrayState(
+        home=home, loaded=True, by_type=(("decision", 2), ("fact", 1)), sync_folder=str(tmp_path)
+    )
+    populate(menu, full)
+    before = menu.actions()
+    kept = len(before)  # the entries every state so far had
+
+    for state in (short, full, TrayState(home=home, loaded=True, spool_pending=2), short):
+        populate(menu, state)
+        fresh = QMenu()
+        populate(fresh, state)
+        assert _entries(menu) == _entries(fresh)  # every field of every entry, separators too
+        kept = min(kept, len(menu.actions()))
+        assert menu.actions()[:kept] == before[:kept]  # the same QActions, changed in place
+
+
 def test_ampersand_in_a_fact_is_not_a_mnemonic(qtbot: QtBot, home: Path) -> None:
     menu = QMenu()
     populate(menu, TrayState(home=home, error="R&D folder is read-only"))
