@@ -224,7 +224,7 @@ def test_m_merges_the_group_into_the_chosen_memory(
     assert (event.actor, event.target_id, event.details_obj["into"]) == ("tui", home.older, home.newer)
     with pytest.raises(MemorydError):
         facade.get(home.older, count_recall=False)
-    assert not list((tmp_path / "h" / "data").rglob(f"{home.older}*"))
+    assert not list((tmp_path / "h" / "data" / "scopes").rglob(f"{home.older}*"))  # in trash/ for undo
     assert set(facade.get(home.newer, count_recall=False).doc.meta.triggers) == {"staging", "db-2"}
 
 
