@@ -178,6 +178,9 @@ class Memoryd(Upkeep):
         self._store: Store | None = None
         # What the knowledge graph learned from the last record / update / promote.
         self.learned: Learned | None = None
+        # The review action the last promote / reject / merge / not_duplicates recorded
+        # (what the tray's Undo takes back: memoryd.governance.undo).
+        self.last_action: int | None = None
         # Sensitive scopes the last search could not look into: (scope_hash, root, count).
         self.withheld: list[tuple[str, str, int]] = []
         # Granted sensitive scopes whose memories the last search could not decrypt:
@@ -836,29 +839,95 @@ class Memoryd(Upkeep):
         triggers: list[str] | None = None,
         actor: str = "cli",
     ) -> tuple[Document, Changes]:
-        from memoryd.governance import promotions
+        from memoryd.governance import promotions, undo
 
         hints = promotions.get(self.store, pid).get("proposed_supersedes") or []
         doc = promotions.promote(
             self.store, pid, memory_type=memory_type, title=title, body=body, triggers=triggers, actor=actor
         )
         doc, touched = self._learn(doc.meta.slug, actor=actor, hints=hints)
+        self.last_action = undo.note(
+            self.store,
+            "approve",
+            actor=actor,
+            scope_hash=doc.meta.scope_hash,
+            target=str(pid),
+            detail={"slug": doc.meta.slug, "version": undo.version_of(self.store, doc.meta.slug)},
+        )
         return doc, Changes(created=(doc.meta.slug,), updated=touched, scopes=(doc.meta.scope_hash,))
 
     def reject(self, pid: int, *, reason: str | None = None, actor: str = "cli") -> dict[str, Any]:
-        from memoryd.governance import promotions
+        from memoryd.governance import promotions, undo
 
-        return promotions.reject(self.store, pid, reason=reason, actor=actor)
+        row = promotions.reject(self.store, pid, reason=reason, actor=actor)
+        self.last_action = undo.note(
+            self.store,
+            "reject",
+            actor=actor,
+            scope_hash=row["scope_hash"],
+            target=str(pid),
+            detail={"decided_at": row["decided_at"]},
+        )
+        return row
 
     @_settles
     def merge(
         self, keep: str, drop: Sequence[str], *, force: bool = False, actor: str = "cli"
     ) -> tuple[MergeResult, Changes]:
+        from memoryd.governance import undo
         from memoryd.governance.merge import merge
 
         res = merge(self.store, keep, drop, force=force, actor=actor)
         self._release_orphans(dict.fromkeys(res.dropped, keep), actor=actor)
+        self.last_action = undo.note(
+            self.store,
+            "merge",
+            actor=actor,
+            scope_hash=res.kept.meta.scope_hash,
+            target=keep,
+            detail={
+                "trash": res.trash,
+                "kept_path": res.kept_path,
+                "version": undo.version_of(self.store, keep),
+                "dropped": [{"slug": d, "body_path": p, "scope_hash": h} for d, p, h in res.dropped_at],
+            },
+        )
         return res, Changes(updated=(keep,), removed=res.dropped, scopes=(res.kept.meta.scope_hash,))
+
+    def not_duplicates(self, slugs: Sequence[str], *, actor: str = "cli") -> int:
+        """A duplicate group a person says differs: the digest stops proposing it.
+        Returns the review action's id (`undo` takes it back)."""
+        from memoryd.governance import duplicates, undo
+
+        key, scope = duplicates.mark(self.store, slugs, actor=actor)
+        self.last_action = undo.note(
+            self.store,
+            "not_duplicates",
+            actor=actor,
+            scope_hash=scope,
+            target=key,
+            detail={"slugs": key.split(" ")},
+        )
+        return self.last_action
+
+    def review_actions(self, *, limit: int = 20, undone: bool = False) -> list[Any]:
+        """The latest review decisions (reject, approve, merge, not duplicates), newest first."""
+        from memoryd.governance import undo
+
+        return undo.listing(self.store, limit=limit, undone=undone)
+
+    @_settles
+    def undo(
+        self, action: int | None = None, *, force: bool = False, actor: str = "cli"
+    ) -> tuple[Any, Changes]:
+        """Take back a review decision: the given one, or the latest a person made."""
+        from memoryd.governance import undo
+
+        done = undo.undo(self.store, action, force=force, actor=actor)
+        if done.removed:
+            self._release_orphans(actor=actor)
+        updated = (done.action.target,) if done.action.kind == "merge" else ()
+        return done, Changes(created=done.restored, updated=updated, removed=done.removed, scopes=done.scopes)
 
     @_settles
     def decay_sweep(self, *, dry_run: bool = False, actor: str = "cli") -> SweepReport:
@@ -867,6 +936,9 @@ class Memoryd(Upkeep):
         report = decay.sweep(self.store, self.config.decay, dry_run=dry_run, actor=actor)
         if not dry_run:
             self._release_orphans(actor=actor)
+            from memoryd.store import trash
+
+            report.trash_emptied = trash.purge(self.layout)
         return report
 
     def digest(self, *, since: str | None = None, scopes: list[str] | None = None) -> Digest:

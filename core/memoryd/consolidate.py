@@ -486,7 +486,11 @@ def _decay(ctx: Context) -> dict[str, Any]:
         faults.point("decay:batch")
 
     rep = decay.sweep(store, ctx.app.config.decay, actor=ACTOR, skip=earlier, on_commit=noted)
+    from memoryd.store import trash
+
+    emptied = trash.purge(store.layout)  # undo's copies past their retention
     return {
+        "trash_emptied": emptied,
         "moved": len(rep.transitions) + len(earlier),
         "counts": rep.counts(),
         "earlier": len(earlier),

@@ -100,6 +100,13 @@ class Layout:
         return self.home / "write.lock"
 
     @property
+    def trash(self) -> Path:
+        """What a review action removed (a merge's dropped memories, an approval undone),
+        kept for its undo until the retention passes (memoryd.store.trash). Outside
+        scopes/, so nothing that lists, searches, indexes or injects memories sees it."""
+        return self.home / "trash"
+
+    @property
     def logs(self) -> Path:
         return self.home / "logs"
 

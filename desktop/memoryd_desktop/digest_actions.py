@@ -74,6 +74,30 @@ def merge(facade: Memoryd, kept: Any, dropped: Any) -> Action:
     )
 
 
+def not_duplicates(facade: Memoryd, slugs: Sequence[str]) -> Action:
+    """The person says a duplicate group's memories differ: the digest stops proposing it."""
+    return (
+        lambda: facade.not_duplicates(slugs, actor=ACTOR),
+        lambda _: translate("DigestWindow", "Marked {count} memories as not duplicates.").format(
+            count=len(slugs)
+        ),
+    )
+
+
+def undo(facade: Memoryd, action: int, kind: str, title: str) -> Action:
+    """Take back a review decision made in this window (core's `memoryd undo`)."""
+    messages = {
+        "reject": translate("DigestWindow", "Undone: “{title}” is no longer rejected and waits for review."),
+        "approve": translate("DigestWindow", "Undone: “{title}” is no longer approved and waits for review."),
+        "merge": translate("DigestWindow", "Undone: “{title}” is back, and the merge is taken back."),
+        "not_duplicates": translate("DigestWindow", "Undone: the group is proposed as duplicates again."),
+    }
+    return (
+        lambda: facade.undo(action, actor=ACTOR),
+        lambda _: messages[kind].format(title=title),
+    )
+
+
 def keep(facade: Memoryd, t: Any) -> Action:
     """Keep a fading memory: reading it is a recall, which resets its decay clock."""
     return (

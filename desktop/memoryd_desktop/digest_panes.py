@@ -259,8 +259,9 @@ class MemoryColumn(QWidget):
 
 
 class PairPane(QWidget):
-    """A duplicate pair side by side, a merge button under each side, and a note when the
-    two belong to different projects (which only the command line merges)."""
+    """A duplicate pair side by side, a merge button under each side, a note when the
+    two belong to different projects (which only the command line merges), and "Not
+    duplicates" for a group whose memories differ."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -291,6 +292,11 @@ class PairPane(QWidget):
         )
         self.pair_note.hide()
         grid.addWidget(self.pair_note, 2, 0, 1, 2)
+        self.not_duplicates = QPushButton(translate("DigestWindow", "Not duplicates"))
+        self.not_duplicates.setToolTip(
+            translate("DigestWindow", "These memories differ: stop proposing this group")
+        )
+        grid.addWidget(self.not_duplicates, 3, 0, 1, 2)
         grid.setRowStretch(0, 1)
 
 

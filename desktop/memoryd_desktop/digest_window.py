@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, Qt, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QHBoxLayout,
@@ -98,6 +99,9 @@ class DigestWindow(QWidget):
         self._grant_text = ""
         self.confirm_box: QMessageBox | None = None  # the open "Approve all" question, if any
         self.forget_box: QMessageBox | None = None  # the open "Forget" question, if any
+        self.merge_box: QMessageBox | None = None  # the open "Merge" question, if any
+        # The last decision made here that core can take back: (review action id, kind, title).
+        self.undoable: tuple[int, str, str] | None = None
         self._suspect_key: str | None = None  # the suspect memory whose text is shown or read
         self.versions_dialog: VersionsDialog | None = None  # the last "Show versions" window
         self.setWindowTitle(translate("DigestWindow", "memoryd: weekly review"))
@@ -108,9 +112,18 @@ class DigestWindow(QWidget):
         self.period = muted(QLabel())
         self.refresh = QPushButton(translate("DigestWindow", "Refresh"))
         self.refresh.clicked.connect(self.load)
+        self.undo_button = QPushButton(translate("DigestWindow", "Undo"))
+        self.undo_button.setToolTip(
+            translate("DigestWindow", "Undo the last review action taken here (Ctrl+Z)")
+        )
+        self.undo_button.clicked.connect(self.undo_last)
+        # Ctrl+Z in a text field of the editor still undoes typing: the field takes the key first.
+        self.undo_shortcut = QShortcut(QKeySequence(QKeySequence.StandardKey.Undo), self)
+        self.undo_shortcut.activated.connect(self.undo_last)
         top = QHBoxLayout()
         top.addWidget(heading)
         top.addWidget(self.period, 1)
+        top.addWidget(self.undo_button)
         top.addWidget(self.refresh)
 
         self.tabs = QTabWidget()
@@ -202,6 +215,7 @@ class DigestWindow(QWidget):
         self.merge_left, self.merge_right = body.merge_left, body.merge_right
         self.merge_left.clicked.connect(lambda: self.merge_current("left"))
         self.merge_right.clicked.connect(lambda: self.merge_current("right"))
+        body.not_duplicates.clicked.connect(self.not_duplicates_current)
         pane = Paned(body, translate("DigestWindow", "No duplicates found."))
         hint = translate("DigestWindow", "j/k move")
         return self._split(Tab.DUPLICATES, self._list_side(Tab.DUPLICATES, view, hint), pane)
@@ -329,6 +343,8 @@ class DigestWindow(QWidget):
         self.pair_note.setVisible(not same_scope)
         for button in (self.merge_left, self.merge_right):
             button.setEnabled(idle and same_scope)
+        self.pair_pane.not_duplicates.setEnabled(idle and pair is not None)
+        self.undo_button.setEnabled(idle and self.undoable is not None)
 
     # -- loading ----------------------------------------------------------------------
     def load(self) -> None:
@@ -507,13 +523,22 @@ class DigestWindow(QWidget):
         if action is not None:
             action()
 
-    def _act(self, fn: Any, message: Any) -> bool:
-        """Run one facade action, say what it did, then fetch the digest again."""
+    def _act(self, fn: Any, message: Any, undo: tuple[str, str] | None = None) -> bool:
+        """Run one facade action, say what it did, then fetch the digest again. `undo`
+        (kind, title): core recorded it as a review action, which Undo can take back; any
+        other action that works leaves nothing to undo here."""
         if self.busy:
             return False
         self._begin()
+        facade = self.facade
 
-        def done(result: Any) -> None:
+        def call() -> Any:
+            result = fn()
+            return result, facade.last_action  # read in the same worker call that set it
+
+        def done(both: Any) -> None:
+            result, action = both
+            self.undoable = (action, *undo) if undo is not None and action is not None else None
             text = message(result)
             self._say(text)
             self.done.emit(text)
@@ -529,7 +554,7 @@ class DigestWindow(QWidget):
             self._end()
             self.changed.emit(None)
 
-        self.ops.run(fn, done, failed)
+        self.ops.run(call, done, failed)
         return True
 
     def approve_current(self) -> bool:
@@ -538,13 +563,13 @@ class DigestWindow(QWidget):
         if p is None or self.editor.pid != p.id:
             return False
         edits = dm.changed_fields(p, self.editor.edits())
-        return self._act(*review.approve(self.facade, p, edits))
+        return self._act(*review.approve(self.facade, p, edits), undo=("approve", p.title))
 
     def reject_current(self) -> bool:
         p = self.current(Tab.PROMOTIONS)
         if p is None:
             return False
-        return self._act(*review.reject(self.facade, p))
+        return self._act(*review.reject(self.facade, p), undo=("reject", p.title))
 
     def ask_approve_all(self) -> QMessageBox | None:
         """The Approve all button: ask first (No is the default), then approve on Yes."""
@@ -587,13 +612,60 @@ class DigestWindow(QWidget):
             edits[current.id] = dm.changed_fields(current, self.editor.edits())
         return self._act(*review.approve_all(self.facade, targets, edits))
 
-    def merge_current(self, into: str) -> bool:
-        """Fold one memory of the selected pair into the other ("left" or "right" is kept)."""
+    def merge_current(self, into: str) -> QMessageBox | None:
+        """Fold one memory of the selected pair into the other ("left" or "right" is kept),
+        once the person confirms (Cancel is the default: a merge is undone with Undo)."""
         pair = self.current(Tab.DUPLICATES)
-        if pair is None:
-            return False
+        if pair is None or self.busy or self.merge_box is not None:
+            return self.merge_box
         keep, drop = (pair.left, pair.right) if into == "left" else (pair.right, pair.left)
-        return self._act(*review.merge(self.facade, keep, drop))
+        box = QMessageBox(self)
+        box.setIcon(QMessageBox.Icon.Question)
+        box.setTextFormat(Qt.TextFormat.PlainText)  # titles are the memories', markup and all
+        box.setWindowTitle(translate("DigestWindow", "Merge memories"))
+        box.setText(
+            translate("DigestWindow", "Merge “{dropped}” into “{kept}”?").format(
+                dropped=drop.title, kept=keep.title
+            )
+        )
+        box.setInformativeText(
+            translate(
+                "DigestWindow",
+                "“{kept}” takes over the other's triggers, tags and recalls. Undo (Ctrl+Z) brings "
+                "“{dropped}” back.",
+            ).format(dropped=drop.title, kept=keep.title)
+        )
+        confirm = box.addButton(translate("DigestWindow", "Merge"), QMessageBox.ButtonRole.AcceptRole)
+        cancel = box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(cancel)
+        box.setEscapeButton(cancel)
+        box.finished.connect(lambda _code: self._merge_answered(box, confirm, keep, drop))
+        self.merge_box = box
+        box.open()
+        return box
+
+    def _merge_answered(self, box: QMessageBox, confirm: QPushButton, keep: Any, drop: Any) -> None:
+        yes = box.clickedButton() is confirm
+        self.merge_box = None
+        box.deleteLater()
+        if yes:
+            self._act(*review.merge(self.facade, keep, drop), undo=("merge", drop.title))
+
+    def not_duplicates_current(self) -> bool:
+        """The selected pair's whole group differs: the digest stops proposing it."""
+        pair = self.current(Tab.DUPLICATES)
+        if pair is None or self.digest is None:
+            return False
+        group = next((g for g in self.digest.duplicates if g.fingerprint == pair.fingerprint), None)
+        slugs = [m.slug for m in group.memories] if group is not None else [pair.left.slug, pair.right.slug]
+        return self._act(*review.not_duplicates(self.facade, slugs), undo=("not_duplicates", ""))
+
+    def undo_last(self) -> bool:
+        """Undo (button or Ctrl+Z): take back the last decision made in this window."""
+        if self.undoable is None or self.busy:
+            return False
+        action, kind, title = self.undoable
+        return self._act(*review.undo(self.facade, action, kind, title))
 
     def keep_current(self) -> bool:
         """Keep a fading memory: reading it is a recall, which resets its decay clock."""

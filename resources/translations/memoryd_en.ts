@@ -1026,7 +1026,59 @@
             <source>Forget “{title}”? Agents will no longer recall it.</source>
             <translation>Forget “{title}”? Agents will no longer recall it.</translation>
         </message>
-    </context>
+        <message>
+        <source>Not duplicates</source>
+        <translation>Not duplicates</translation>
+    </message>
+    <message>
+        <source>These memories differ: stop proposing this group</source>
+        <translation>These memories differ: stop proposing this group</translation>
+    </message>
+    <message>
+        <source>Marked {count} memories as not duplicates.</source>
+        <translation>Marked {count} memories as not duplicates.</translation>
+    </message>
+    <message>
+        <source>Undone: “{title}” is no longer rejected and waits for review.</source>
+        <translation>Undone: “{title}” is no longer rejected and waits for review.</translation>
+    </message>
+    <message>
+        <source>Undone: “{title}” is no longer approved and waits for review.</source>
+        <translation>Undone: “{title}” is no longer approved and waits for review.</translation>
+    </message>
+    <message>
+        <source>Undone: “{title}” is back, and the merge is taken back.</source>
+        <translation>Undone: “{title}” is back, and the merge is taken back.</translation>
+    </message>
+    <message>
+        <source>Undone: the group is proposed as duplicates again.</source>
+        <translation>Undone: the group is proposed as duplicates again.</translation>
+    </message>
+    <message>
+        <source>Undo</source>
+        <translation>Undo</translation>
+    </message>
+    <message>
+        <source>Undo the last review action taken here (Ctrl+Z)</source>
+        <translation>Undo the last review action taken here (Ctrl+Z)</translation>
+    </message>
+    <message>
+        <source>Merge memories</source>
+        <translation>Merge memories</translation>
+    </message>
+    <message>
+        <source>Merge “{dropped}” into “{kept}”?</source>
+        <translation>Merge “{dropped}” into “{kept}”?</translation>
+    </message>
+    <message>
+        <source>“{kept}” takes over the other's triggers, tags and recalls. Undo (Ctrl+Z) brings “{dropped}” back.</source>
+        <translation>“{kept}” takes over the other's triggers, tags and recalls. Undo (Ctrl+Z) brings “{dropped}” back.</translation>
+    </message>
+    <message>
+        <source>Merge</source>
+        <translation>Merge</translation>
+    </message>
+</context>
     <context>
         <name>GrantDialog</name>
         <message>

@@ -1028,6 +1028,58 @@
         <source>Forget “{title}”? Agents will no longer recall it.</source>
         <translation>遗忘“{title}”吗？智能体将不再召回它。</translation>
     </message>
+    <message>
+        <source>Not duplicates</source>
+        <translation>不是重复</translation>
+    </message>
+    <message>
+        <source>These memories differ: stop proposing this group</source>
+        <translation>这些记忆并不相同：不再把这一组列为重复项</translation>
+    </message>
+    <message>
+        <source>Marked {count} memories as not duplicates.</source>
+        <translation>已将 {count} 条记忆标记为不是重复。</translation>
+    </message>
+    <message>
+        <source>Undone: “{title}” is no longer rejected and waits for review.</source>
+        <translation>已撤销：“{title}”不再被拒绝，重新等待审核。</translation>
+    </message>
+    <message>
+        <source>Undone: “{title}” is no longer approved and waits for review.</source>
+        <translation>已撤销：“{title}”不再被批准，重新等待审核。</translation>
+    </message>
+    <message>
+        <source>Undone: “{title}” is back, and the merge is taken back.</source>
+        <translation>已撤销合并：“{title}”已恢复。</translation>
+    </message>
+    <message>
+        <source>Undone: the group is proposed as duplicates again.</source>
+        <translation>已撤销：这一组重新列为重复项。</translation>
+    </message>
+    <message>
+        <source>Undo</source>
+        <translation>撤销</translation>
+    </message>
+    <message>
+        <source>Undo the last review action taken here (Ctrl+Z)</source>
+        <translation>撤销在此窗口中的上一次审核操作（Ctrl+Z）</translation>
+    </message>
+    <message>
+        <source>Merge memories</source>
+        <translation>合并记忆</translation>
+    </message>
+    <message>
+        <source>Merge “{dropped}” into “{kept}”?</source>
+        <translation>将“{dropped}”合并到“{kept}”吗？</translation>
+    </message>
+    <message>
+        <source>“{kept}” takes over the other&apos;s triggers, tags and recalls. Undo (Ctrl+Z) brings “{dropped}” back.</source>
+        <translation>“{kept}”将接收另一条记忆的触发词、标签和召回次数。撤销（Ctrl+Z）可恢复“{dropped}”。</translation>
+    </message>
+    <message>
+        <source>Merge</source>
+        <translation>合并</translation>
+    </message>
 </context>
 <context>
     <name>GrantDialog</name>

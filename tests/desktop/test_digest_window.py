@@ -152,6 +152,60 @@ def test_reject_button_rejects(qtbot: QtBot, facade: Memoryd, opened, cli, proje
     assert _ids(window) == []
 
 
+def test_undo_after_a_reject_brings_the_proposal_back(
+    qtbot: QtBot, facade: Memoryd, opened, cli, project, tmp_path
+):
+    (pid,) = _promotions(cli, project, tmp_path, POSTGRES)
+    window = opened()
+    assert not window.undo_button.isEnabled()
+    title = window.current(Tab.PROMOTIONS).title
+    _after(qtbot, window, lambda: _click(qtbot, window.editor.reject))
+    assert _ids(window) == [] and window.undo_button.isEnabled()
+
+    _after(qtbot, window, lambda: _click(qtbot, window.undo_button))
+
+    assert _ids(window) == [pid]
+    assert [r["id"] for r in facade.promotions(status="pending")] == [pid]
+    (event,) = facade.audit_events(event_type="undo")
+    assert (event.actor, event.target_id, event.details_obj["undid"]) == ("tray", str(pid), "reject")
+    assert window.status.text() == f"Undone: “{title}” is no longer rejected and waits for review."
+    assert not window.undo_button.isEnabled()
+    assert facade.audit_verify().ok
+
+
+def test_ctrl_z_in_a_text_field_undoes_typing_not_the_review(
+    qtbot: QtBot, facade: Memoryd, opened, cli, project, tmp_path
+):
+    first, _second = _promotions(cli, project, tmp_path, POSTGRES, MIGRATION)
+    window = opened()
+    window.views[Tab.PROMOTIONS].select_row(_ids(window).index(first))
+    _after(qtbot, window, lambda: _click(qtbot, window.editor.reject))
+    assert window.undoable is not None
+    title = window.editor.title
+    before = title.text()
+    title.setFocus()
+    title.end(False)
+    _type(title, "!")
+    assert title.text() == before + "!"
+    qtbot.keyClick(title, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert title.text() == before
+    assert facade.audit_events(event_type="undo") == [] and not window.busy
+
+
+def test_ctrl_z_undoes_an_approval(qtbot: QtBot, facade: Memoryd, opened, cli, project, tmp_path):
+    (pid,) = _promotions(cli, project, tmp_path, PNPM)
+    window = opened()
+    view = window.views[Tab.PROMOTIONS]
+    _after(qtbot, window, lambda: qtbot.keyClick(view, Qt.Key.Key_A))
+    (promoted,) = facade.audit_events(event_type="promote")
+    _after(qtbot, window, lambda: qtbot.keyClick(view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier))
+    assert _ids(window) == [pid]
+    with pytest.raises(MemorydError):
+        facade.get(str(promoted.target_id), count_recall=False)
+    (event,) = facade.audit_events(event_type="undo")
+    assert event.details_obj["undid"] == "approve" and event.details_obj["slug"] == promoted.target_id
+
+
 def test_edit_then_approve_saves_the_edits(qtbot: QtBot, facade: Memoryd, opened, cli, project, tmp_path):
     (pid,) = _promotions(cli, project, tmp_path, PNPM)
     window = opened()
@@ -267,7 +321,12 @@ def test_merge_into_left(qtbot: QtBot, facade: Memoryd, opened, project: Path):
     assert window.left.title.text() == pair.left.title and window.right.title.text() == pair.right.title
     assert "Recalled 0 times" in window.left.meta.text()  # the side-by-side read is no recall
 
-    _after(qtbot, window, lambda: _click(qtbot, window.merge_left))
+    _click(qtbot, window.merge_left)
+    box = window.merge_box  # asked first, Cancel the default
+    assert box is not None and box.defaultButton() is box.button(QMessageBox.StandardButton.Cancel)
+    assert box.text() == f"Merge “{pair.right.title}” into “{pair.left.title}”?"
+    merge = next(b for b in box.buttons() if b.text() == "Merge")
+    _after(qtbot, window, lambda: qtbot.mouseClick(merge, Qt.MouseButton.LeftButton))
 
     slugs = [r["slug"] for r in facade.list(scopes=None)]
     assert slugs == [pair.left.slug]
@@ -283,6 +342,66 @@ def test_merge_into_left(qtbot: QtBot, facade: Memoryd, opened, project: Path):
     assert set(kept.triggers) == {"staging", "db-2"}
     assert window.views[Tab.DUPLICATES].rows.rowCount() == 0
     assert window.status.text() == f"Merged “{pair.right.title}” into “{pair.left.title}”."
+
+
+def test_merge_cancelled_merges_nothing_and_undo_brings_a_merge_back(
+    qtbot: QtBot, facade: Memoryd, opened, project: Path, home: Path
+):
+    body = "Staging lives on db-2."
+    facade.record("fact", "Staging on db-2", body, triggers=["staging"], scope_path=project)
+    facade.record("fact", "db-2 is staging", body, triggers=["db-2"], scope_path=project)
+    files = {p: p.read_bytes() for p in home.glob("scopes/*/facts/*.md")}
+    window = opened()
+    window.show_tab(Tab.DUPLICATES)
+    pair = window.current(Tab.DUPLICATES)
+    box = window.merge_current("right")
+    assert box is not None
+    box.button(QMessageBox.StandardButton.Cancel).click()
+    qtbot.waitUntil(lambda: window.merge_box is None, timeout=WAIT_MS)
+    assert facade.audit_events(event_type="merge") == [] and len(facade.list(scopes=None)) == 2
+    assert not window.undo_button.isEnabled()
+
+    box = window.merge_current("right")
+    merge = next(b for b in box.buttons() if b.text() == "Merge")
+    _after(qtbot, window, lambda: qtbot.mouseClick(merge, Qt.MouseButton.LeftButton))
+    assert [r["slug"] for r in facade.list(scopes=None)] == [pair.right.slug]
+    assert window.undo_button.isEnabled()
+
+    window.activateWindow()  # back from the question, as after a real click on Merge
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=WAIT_MS)
+    _after(
+        qtbot,
+        window,
+        lambda: qtbot.keyClick(
+            window.views[Tab.DUPLICATES], Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier
+        ),
+    )
+    assert {p: p.read_bytes() for p in home.glob("scopes/*/facts/*.md")} == files
+    (event,) = facade.audit_events(event_type="undo")
+    assert event.actor == "tray" and event.details_obj["undid"] == "merge"
+    assert window.views[Tab.DUPLICATES].rows.rowCount() == 1 and not window.undo_button.isEnabled()
+    assert window.status.text() == f"Undone: “{pair.left.title}” is back, and the merge is taken back."
+    assert facade.audit_verify().ok
+
+
+def test_not_duplicates_hides_the_group_and_undo_shows_it_again(
+    qtbot: QtBot, facade: Memoryd, opened, project: Path
+):
+    body = "Lint with ruff."
+    facade.record("fact", "Linting", body, scope_path=project)
+    facade.record("fact", "Ruff", body, scope_path=project)
+    window = opened()
+    window.show_tab(Tab.DUPLICATES)
+    _after(qtbot, window, lambda: _click(qtbot, window.pair_pane.not_duplicates))
+    assert window.views[Tab.DUPLICATES].rows.rowCount() == 0
+    assert window.status.text() == "Marked 2 memories as not duplicates."
+    assert facade.digest().duplicates == []
+    (event,) = facade.audit_events(event_type="not_duplicates")
+    assert event.actor == "tray"
+
+    _after(qtbot, window, lambda: _click(qtbot, window.undo_button))
+    assert window.views[Tab.DUPLICATES].rows.rowCount() == 1
+    assert len(facade.digest().duplicates) == 1
 
 
 def test_duplicates_across_projects_are_not_merged_here(

@@ -54,6 +54,8 @@ class SweepReport:
     dry_run: bool
     transitions: list[Transition] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    # Trash entries (undo's copies of merged-away memories) past their retention, emptied.
+    trash_emptied: int = 0
 
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = {}
@@ -68,6 +70,7 @@ class SweepReport:
             "counts": self.counts(),
             "transitions": [asdict(t) for t in self.transitions],
             "skipped": self.skipped,
+            "trash_emptied": self.trash_emptied,
         }
 
 

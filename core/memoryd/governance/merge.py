@@ -1,6 +1,7 @@
 """`memoryd merge --keep A --drop B C` (seed 000): the kept entry absorbs the dropped
 ones' triggers, tags and recall counts; the dropped entries go, each with a `merge`
-audit event."""
+audit event. They go to the trash (memoryd.store.trash) with the kept file as it was, so
+the merge can be undone (memoryd.governance.undo) until the trash is emptied."""
 
 from __future__ import annotations
 
@@ -22,6 +23,10 @@ class MergeResult:
     dropped: tuple[str, ...]
     triggers_added: int
     recalls_added: int
+    # For the undo: the trash entry, the kept file's place, each dropped one's place and scope.
+    trash: str = ""
+    kept_path: str = ""
+    dropped_at: tuple[tuple[str, str, str], ...] = ()
 
 
 @serialised
@@ -54,6 +59,14 @@ def merge(
         except CorruptFile:
             docs[d] = None  # a damaged or missing file: its rows still go
 
+    from memoryd.governance import undo
+    from memoryd.store import trash
+
+    kept_path = store.row(keep)["body_path"]
+    entry = trash.new_entry(
+        store.layout, kind="merge", scopes=[kept.meta.scope_hash, *(r["scope_hash"] for r in rows.values())]
+    )
+    trash.keep_before(store.files, entry, kept_path)
     meta = kept.meta
     before_triggers, before_recalls = len(meta.triggers), meta.recall_count
     for d in drops:
@@ -69,9 +82,9 @@ def merge(
     meta.updated_at = clock.now()
     store.save(kept, event="update", actor=actor, details={"fields": ["merged"], "merged_from": drops})
 
+    tag = undo.round_tag(store, "merge", keep)
     for d in drops:
-        path = store.files.absolute(rows[d]["body_path"])
-        store.files.remove(path)
+        trash.move_in(store.files, entry, rows[d]["body_path"])
         with write_session(store.engine) as s:
             sql.delete_memory(s, d)
         store.audit.append(
@@ -80,8 +93,14 @@ def merge(
             scope_hash=rows[d]["scope_hash"],
             target_id=d,
             details={"into": keep, "into_scope": meta.scope_hash},
-            dedupe=f"merge:{d}:{keep}",
+            dedupe=f"merge:{d}:{keep}{tag}",
         )
     return MergeResult(
-        kept, tuple(drops), len(meta.triggers) - before_triggers, meta.recall_count - before_recalls
+        kept,
+        tuple(drops),
+        len(meta.triggers) - before_triggers,
+        meta.recall_count - before_recalls,
+        trash=entry,
+        kept_path=kept_path,
+        dropped_at=tuple((d, rows[d]["body_path"], rows[d]["scope_hash"]) for d in drops),
     )

@@ -24,7 +24,7 @@ from memoryd import atomic, clock, crypto, frontmatter, inject, vectors
 from memoryd.db.engine import write_session
 from memoryd.errors import CorruptFile, KeyUnavailable, UsageError
 from memoryd.scope import MARKER, Scope
-from memoryd.store import Store, raw_connection
+from memoryd.store import Store, raw_connection, trash
 from memoryd.store import governance as gsql
 from memoryd.store import index as isql
 from memoryd.store.files import ENC, MD
@@ -137,6 +137,7 @@ def mark(
     with store.writing():
         _scrub_index(store, scope.hash)
         _seal_proposals(store, scope.hash, key)
+        trash.drop_scope(store.layout, scope.hash)  # no clear copy stays behind in undo's trash
         _encrypt_files(store, scope.hash, key, report, progress)
         rename = _audit_renames(store, scope.hash, key)
         report.audit_rewritten = store.audit.redact_scope(scope.hash, rename, drop_keys=("reason", "title"))[
@@ -329,6 +330,7 @@ def unmark(store: Store, scope: Scope, *, actor: str = "cli") -> int:
         raise UsageError(f"{scope.root} is not a sensitive scope")
     gate.check_or_raise(store, scope.hash, actor=actor, what="unmark")
     key = store.keys.get(scope.hash)
+    trash.drop_scope(store.layout, scope.hash)  # sealed copies would not come back as plain files
     files = store.files
     count = 0
     texts: list[list[tuple[int, int, str]]] = []  # each memory's, to open its vectors
@@ -384,6 +386,7 @@ def rotate(store: Store, scope: Scope, *, new_passphrase: str | None, actor: str
         raise UsageError(f"{scope.root} is not a sensitive scope")
     gate.check_or_raise(store, scope.hash, actor=actor, what="rotate-key")
     old = store.keys.get(scope.hash)
+    trash.drop_scope(store.layout, scope.hash)  # sealed to the old key, which goes
     texts: list[list[tuple[int, int, str]]] = []  # each memory's, to re-seal its vectors
     next_entry = state.key_entry(scope.hash) + ":next"
     if settings.key_source == "random":

@@ -889,6 +889,21 @@ class Store:
                 locked.add(h)
         return locked
 
+    def index_files(self, paths: Sequence[Path]) -> list[Document]:
+        """Index memory files put back in place (an undo) as reindex does: rows, words,
+        triggers, graph links and vector refs, in one transaction. Raises CorruptFile (and
+        changes nothing in the index) when one does not read."""
+        docs: list[Document] = []
+        with write_session(self.engine) as s:
+            for path in paths:
+                doc = self.files.read(path)
+                sensitive = self.files.sensitive(doc.meta.scope_hash)
+                self._index(s, doc, path, None if sensitive else self.files.read_turns(path))
+                docs.append(doc)
+        for doc in docs:
+            self.changed(doc.meta.scope_hash)
+        return docs
+
     def reindex_scope(self, scope_hash: str) -> int:
         """Rebuild one scope's rows from its files (after it was encrypted or decrypted)."""
         seen: set[str] = set()

@@ -277,7 +277,9 @@ def delete_memory(s: Session, slug: str) -> None:
 
 # -- digest -----------------------------------------------------------------------------
 def duplicate_groups(s: Session, scopes: Sequence[str] | None) -> list[list[dict[str, Any]]]:
-    """Memories sharing a fingerprint (seed 002: sha1 of the body's first 500 chars)."""
+    """Memories sharing a fingerprint (seed 002: sha1 of the body's first 500 chars),
+    less the groups a person called "not duplicates" (any part of one: a new member makes
+    the group new)."""
     where, params, binds = "", {}, []
     if scopes is not None:
         where = "AND scope_hash IN :scopes"
@@ -292,7 +294,10 @@ def duplicate_groups(s: Session, scopes: Sequence[str] | None) -> list[list[dict
     groups: dict[str, list[dict[str, Any]]] = {}
     for row in _rows(s.exec(text(sql).bindparams(*binds), params=params)):
         groups.setdefault(row["fingerprint"], []).append(row)
-    return list(groups.values())
+    if not groups:
+        return []
+    decided = [set(k.split(" ")) for (k,) in s.exec(text("SELECT group_key FROM not_duplicates"))]
+    return [g for g in groups.values() if not any({m["slug"] for m in g} <= d for d in decided)]
 
 
 def top_triggers(

@@ -73,6 +73,19 @@ def merge(facade: Memoryd, group: Group, keep: int) -> Action:
     )
 
 
+def not_duplicates(facade: Memoryd, group: Group) -> Action:
+    """The group's memories differ: the digest stops proposing it (until undone)."""
+    return (
+        lambda: facade.not_duplicates([m.slug for m in group.memories], actor=ACTOR),
+        lambda _: f"Marked {len(group.memories)} memories as not duplicates.",
+    )
+
+
+def undo(facade: Memoryd) -> Action:
+    """Take back the latest review decision a person made (core's `memoryd undo`)."""
+    return (lambda: facade.undo(actor=ACTOR), lambda res: f"Undone: {res[0].action.describe()}.")
+
+
 def keep(facade: Memoryd, t: Any) -> Action:
     """Keep a fading memory: reading it is a recall, which resets its decay clock (the
     tray's Keep makes the same call)."""

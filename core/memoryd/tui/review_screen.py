@@ -25,6 +25,7 @@ SECTION_OF = {
     "edit": "promotions",
     "keep_side": "duplicates",
     "merge": "duplicates",
+    "not_duplicates": "duplicates",
     "keep": "expiring",
     "confirm": "supersedes",
     "dismiss": "supersedes",
@@ -43,6 +44,7 @@ class ReviewScreen(ReviewView):
         Binding("h", "keep_side(-1)", "Keep ◀"),
         Binding("l", "keep_side(1)", "Keep ▶"),
         Binding("m", "merge", "Merge"),
+        Binding("n", "not_duplicates", "Not duplicates"),
         Binding("K", "keep", "Keep"),
         Binding("a", "keep", "Keep", show=False),
         Binding("c", "confirm", "Confirm"),
@@ -54,6 +56,7 @@ class ReviewScreen(ReviewView):
         Binding("f", "forget", "Forget"),
         Binding("r", "forget", "Forget", show=False),
         Binding("R,f5", "refresh", "Refresh"),
+        Binding("u", "undo", "Undo"),
         Binding("question_mark", "help", "Help"),
         Binding("q", "quit", "Quit"),
         Binding("tab", "next_section(1)", "Next section", show=False, priority=True),
@@ -165,6 +168,13 @@ class ReviewScreen(ReviewView):
             self.say("These belong to different projects: use memoryd merge --force.", error=True)
             return
         self._act(review.merge(self.facade, group, self._kept(group)))
+
+    def action_not_duplicates(self) -> None:
+        if (group := self.current("duplicates")) is not None:
+            self._act(review.not_duplicates(self.facade, group))
+
+    def action_undo(self) -> None:
+        self._act(review.undo(self.facade))
 
     def action_keep(self) -> None:
         if (t := self.current("expiring")) is not None:

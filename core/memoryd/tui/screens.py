@@ -23,6 +23,7 @@ Everywhere
   j / ↓, k / ↑      move in the list
   1 … 6, Tab        Promotions, Duplicates, Expiring, Supersedes, Suspect, Trends
   R or F5           refresh: fetch the digest again
+  u                 undo the last review decision (memoryd undo)
   ?                 this help
   q                 quit
 
@@ -34,6 +35,7 @@ Promotions
 Duplicates (one row per group; the oldest memory is kept unless you choose another)
   h / l             choose which memory of the group is kept
   m                 merge the others into it (memoryd merge --keep KEPT --drop OTHERS)
+  n                 not duplicates: stop proposing this group (memoryd not-duplicates SLUGS)
 
 Expiring
   K or a            keep: read it as a recall, so its decay clock starts again

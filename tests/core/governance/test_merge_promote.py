@@ -50,7 +50,8 @@ def test_merge_absorbs_and_audits_each_dropped(cli, project: Path, isolated_home
     assert kept.recall_count == 5
     for gone in (drop1, drop2):
         assert cli("get", gone).returncode == 1
-        assert not list(isolated_home.rglob(f"{gone}*"))
+        assert not list((isolated_home / "scopes").rglob(f"{gone}*"))
+        assert list((isolated_home / "trash").rglob(f"{gone}.md"))  # kept for `memoryd undo`
     assert json.loads(cli("digest", "--json").stdout)["duplicates"] == []
     hits = json.loads(cli("search", "db-2", "--scope", str(project), "--json").stdout)
     assert [h["slug"] for h in hits] == [keep]

@@ -170,6 +170,34 @@ def test_r_rejects(tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatc
     assert audit(facade, "promote") == []
 
 
+def test_u_undoes_a_reject_and_n_hides_a_duplicate_group(
+    tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+):
+    home = build(tmp_path / "h", project, monkeypatch)
+    facade = Memoryd()
+
+    async def scenario(pilot: Pilot[Any], review: ReviewScreen) -> None:
+        await pilot.press("r")
+        await settle(pilot)
+        assert [p.id for p in review.rows["promotions"]] == home.pids[1:]
+        await pilot.press("u")
+        await settle(pilot)
+        assert [p.id for p in review.rows["promotions"]] == home.pids
+        assert review.status_text == f"Undone: reject of promotion #{home.pids[0]}."
+        await pilot.press("2")
+        await settle(pilot)
+        await pilot.press("n")
+        await settle(pilot)
+        assert (
+            review.rows["duplicates"] == [] and review.status_text == "Marked 2 memories as not duplicates."
+        )
+
+    drive(facade, scenario)
+    assert [e.details_obj["undid"] for e in audit(facade, "undo")] == ["reject"]
+    assert (audit(facade, "not_duplicates")[0].actor, facade.digest().duplicates) == ("tui", [])
+    assert facade.audit_verify().ok
+
+
 def test_e_edits_then_approves(tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch):
     home = build(tmp_path / "h", project, monkeypatch)
     facade = Memoryd()
@@ -224,7 +252,7 @@ def test_m_merges_the_group_into_the_chosen_memory(
     assert (event.actor, event.target_id, event.details_obj["into"]) == ("tui", home.older, home.newer)
     with pytest.raises(MemorydError):
         facade.get(home.older, count_recall=False)
-    assert not list((tmp_path / "h" / "data").rglob(f"{home.older}*"))
+    assert not list((tmp_path / "h" / "data" / "scopes").rglob(f"{home.older}*"))  # in trash/ for undo
     assert set(facade.get(home.newer, count_recall=False).doc.meta.triggers) == {"staging", "db-2"}
 
 

@@ -1,5 +1,5 @@
 """memoryd analyze-session / analyze-pending / promotions / promote / reject / merge /
-decay-sweep / digest / suspect."""
+not-duplicates / undo / decay-sweep / digest / suspect."""
 
 from __future__ import annotations
 
@@ -80,6 +80,33 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     m.add_argument("--drop", required=True, nargs="+")
     m.add_argument("--force", action="store_true", help="allow merging across scopes")
     m.set_defaults(handler=run_merge)
+
+    nd = sub.add_parser(
+        "not-duplicates",
+        parents=[common],
+        help="say a duplicate group's memories differ: the digest stops proposing them",
+        description="Recorded and audited; `memoryd undo` takes it back. "
+        "Example: memoryd not-duplicates SLUG1 SLUG2",
+    )
+    nd.add_argument("slugs", nargs="+", metavar="SLUG")
+    nd.set_defaults(handler=run_not_duplicates)
+
+    u = sub.add_parser(
+        "undo",
+        parents=[common],
+        help="undo a review decision: reject, approve, merge or not-duplicates",
+        description="Without ID: the latest decision a person made (not the nightly "
+        "consolidation's). A rejected proposal is pending again; an approved one too, its memory "
+        "moved to the trash; a merge brings the dropped memories back from the trash (kept "
+        "30 days) and the kept one as it was. Refused when what it would undo changed since "
+        "(--force undoes an approval or merge anyway, over the later changes). "
+        "Example: memoryd undo --list ; memoryd undo ; memoryd undo 12",
+    )
+    u.add_argument("id", nargs="?", type=positive("review action id"), help="from `memoryd undo --list`")
+    u.add_argument("--list", action="store_true", help="show the recent decisions that can be undone")
+    u.add_argument("--all", action="store_true", help="with --list: the undone ones too")
+    u.add_argument("--force", action="store_true", help="undo even though the memory changed since")
+    u.set_defaults(handler=run_undo)
 
     d = sub.add_parser(
         "decay-sweep",
@@ -232,6 +259,54 @@ def run_merge(args: argparse.Namespace) -> int:
             f"kept {res.kept.meta.slug}; dropped {len(res.dropped)} "
             f"(+{res.triggers_added} triggers, +{res.recalls_added} recalls)"
         )
+    return 0
+
+
+def run_not_duplicates(args: argparse.Namespace) -> int:
+    app = _app()
+    action = app.not_duplicates(args.slugs)
+    if args.json:
+        output.emit_json({"action": action, "slugs": sorted(set(args.slugs))})
+    else:
+        output.line(
+            f"{len(set(args.slugs))} memories marked as not duplicates "
+            f"(review action #{action}; `memoryd undo {action}` takes it back)"
+        )
+    return 0
+
+
+def run_undo(args: argparse.Namespace) -> int:
+    from memoryd.errors import UsageError
+
+    app = _app()
+    if args.list:
+        if args.id is not None or args.force:
+            raise UsageError("--list takes no ID and no --force")
+        actions = app.review_actions(undone=args.all)
+        if args.json:
+            output.emit_json([a.as_dict() for a in actions])
+            return 0
+        output.table(
+            [[str(a.id), a.at, a.actor, fit(a.describe(), 70), a.undone_at or ""] for a in actions],
+            ["ID", "AT", "BY", "WHAT", "UNDONE"],
+        )
+        if not actions:
+            output.line("nothing to undo")
+        return 0
+    if args.all:
+        raise UsageError("--all goes with --list")
+    done, _ = app.undo(args.id, force=args.force)
+    if args.json:
+        output.emit_json(done.as_dict())
+        return 0
+    line = f"undone #{done.action.id}: {done.action.describe()}"
+    if done.reopened is not None:
+        line += f"; promotion #{done.reopened} is pending again"
+    if done.removed:
+        line += f"; {', '.join(done.removed)} moved to the trash"
+    if done.restored:
+        line += f"; restored {', '.join(done.restored)}"
+    output.line(line)
     return 0
 
 

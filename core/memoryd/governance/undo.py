@@ -1,0 +1,376 @@
+"""Undo of the weekly review's decisions (issue 22): a reject, an approval, a merge and a
+"not duplicates" are recorded (table review_actions) when a person makes them through the
+facade, and each can be taken back once, audited as `undo`.
+
+What undo does, and when it refuses (a one-line UsageError, nothing changed):
+- reject: the proposal is pending again; refused once it was decided again meanwhile.
+- approve: the memory the approval wrote goes to the trash (memoryd.store.trash) and the
+  proposal is pending again. Refused when that memory changed since (edited, merged into,
+  retyped; recalls do not count) unless `force`, which moves it to the trash as it is now;
+  when it is gone (forgotten, merged away), `force` reopens the proposal alone.
+- merge: the dropped memories come back from the trash byte for byte and are indexed as
+  reindex would; the kept memory gets its file from before the merge back (recalls counted
+  since then are dropped with it). Refused when the kept memory changed since, unless
+  `force`; when a dropped slug exists again; when the trash was emptied (30 days).
+  Not restored: promotions the dropped sessions had (the index drops them with the
+  memory) and supersede links the merge moved to the kept memory.
+- not duplicates: the digest proposes the group again.
+
+Undo in a sensitive scope passes the gate as the action did (approve and merge do; reject
+and "not duplicates" read nothing). The audit event comes first with a dedupe key, then
+the change: a retry after a crash logs nothing twice."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import text
+
+from memoryd import clock
+from memoryd.db.engine import read_session, write_session
+from memoryd.errors import CorruptFile, KeyUnavailable, NotFound, UsageError
+from memoryd.store import Store, trash
+from memoryd.store import governance as sql
+from memoryd.store.writelock import serialised
+
+KINDS = ("reject", "approve", "merge", "not_duplicates")
+AUTOMATIC = ("consolidate",)  # actors whose actions `undo` without an id passes over
+
+
+@dataclass(frozen=True)
+class Action:
+    id: int
+    kind: str
+    at: str
+    actor: str
+    scope_hash: str | None
+    target: str
+    detail: dict[str, Any]
+    undone_at: str | None
+
+    def describe(self) -> str:
+        """One line a person recognises: what was done to what."""
+        d = self.detail
+        if self.kind == "reject":
+            return f"reject of promotion #{self.target}"
+        if self.kind == "approve":
+            return f"approval of promotion #{self.target} ({d.get('slug', '?')})"
+        if self.kind == "merge":
+            return f"merge of {', '.join(x['slug'] for x in d.get('dropped', []))} into {self.target}"
+        return f"not duplicates: {', '.join(d.get('slugs', []))}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "at": self.at,
+            "actor": self.actor,
+            "scope_hash": self.scope_hash,
+            "target": self.target,
+            "what": self.describe(),
+            "undone_at": self.undone_at,
+            **{k: v for k, v in self.detail.items() if k in ("slug", "slugs", "promotion")},
+            **(
+                {"kept": self.target, "dropped": [x["slug"] for x in self.detail.get("dropped", [])]}
+                if self.kind == "merge"
+                else {}
+            ),
+        }
+
+
+@dataclass(frozen=True)
+class Undone:
+    action: Action
+    event_seq: int
+    restored: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    reopened: int | None = None
+    scopes: tuple[str, ...] = field(default_factory=tuple)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "undone": self.action.as_dict(),
+            "audit_seq": self.event_seq,
+            "restored": list(self.restored),
+            "removed": list(self.removed),
+            "reopened_promotion": self.reopened,
+        }
+
+
+_COLS = "id, kind, at, actor, scope_hash, target, detail, undone_at"
+
+
+def _action(row: Any) -> Action:
+    try:
+        detail = json.loads(row[6] or "{}")
+    except ValueError:
+        detail = {}
+    return Action(int(row[0]), row[1], row[2], row[3], row[4], row[5], detail, row[7])
+
+
+def note(
+    store: Store, kind: str, *, actor: str, scope_hash: str | None, target: str, detail: dict[str, Any]
+) -> int:
+    """Record a decision so it can be undone; returns its id."""
+    assert kind in KINDS
+    with write_session(store.engine) as s:
+        new = s.exec(
+            text(
+                "INSERT INTO review_actions (kind, at, actor, scope_hash, target, detail) "
+                "VALUES (:kind, :at, :actor, :scope, :target, :detail) RETURNING id"
+            ),
+            params={
+                "kind": kind,
+                "at": clock.now_iso(),
+                "actor": actor,
+                "scope": scope_hash,
+                "target": target,
+                "detail": json.dumps(detail, sort_keys=True, ensure_ascii=False),
+            },
+        ).scalar()
+    return int(new)
+
+
+def listing(store: Store, *, limit: int = 20, undone: bool = False) -> list[Action]:
+    """The latest actions first; those already undone only with `undone`."""
+    where = "" if undone else "WHERE undone_at IS NULL "
+    with read_session(store.engine) as s:
+        rows = s.exec(
+            text(f"SELECT {_COLS} FROM review_actions {where}ORDER BY id DESC LIMIT :n"),
+            params={"n": int(limit)},
+        ).all()
+    return [_action(r) for r in rows]
+
+
+def get(store: Store, action_id: int) -> Action:
+    with read_session(store.engine) as s:
+        row = s.exec(
+            text(f"SELECT {_COLS} FROM review_actions WHERE id = :id"), params={"id": action_id}
+        ).first()
+    if row is None:
+        raise UsageError(f"no review action #{action_id}; `memoryd undo --list` shows them")
+    return _action(row)
+
+
+def round_tag(store: Store, kind: str, target: str) -> str:
+    """A suffix for an action's audit dedupe key: the same decision made again after an
+    undo is a new event, not the retry of the first ("" until something was undone)."""
+    with read_session(store.engine) as s:
+        n = s.exec(
+            text(
+                "SELECT count(*) FROM review_actions "
+                "WHERE kind = :kind AND target = :target AND undone_at IS NOT NULL"
+            ),
+            params={"kind": kind, "target": target},
+        ).scalar()
+    return f":u{int(n or 0)}" if n else ""
+
+
+def pick(store: Store, action_id: int | None) -> Action:
+    """The given action, or the latest one a person made that is not undone yet."""
+    if action_id is not None:
+        a = get(store, action_id)
+        if a.undone_at:
+            raise UsageError(f"review action #{a.id} ({a.describe()}) was already undone at {a.undone_at}")
+        return a
+    with read_session(store.engine) as s:
+        row = s.exec(
+            text(
+                f"SELECT {_COLS} FROM review_actions WHERE undone_at IS NULL "
+                f"AND actor NOT IN ({', '.join(repr(x) for x in AUTOMATIC)}) ORDER BY id DESC LIMIT 1"
+            )
+        ).first()
+    if row is None:
+        raise UsageError("nothing to undo: no review action waits to be undone (`memoryd undo --list`)")
+    return _action(row)
+
+
+def _superseded(a: Action, why: str) -> UsageError:
+    return UsageError(f"cannot undo review action #{a.id} ({a.describe()}): {why}")
+
+
+def _mark_undone(s: Any, a: Action) -> None:
+    res = s.exec(
+        text("UPDATE review_actions SET undone_at = :ts WHERE id = :id AND undone_at IS NULL"),
+        params={"ts": clock.now_iso(), "id": a.id},
+    )
+    if not res.rowcount:
+        raise _superseded(a, "it was undone meanwhile")
+
+
+def _audit(store: Store, a: Action, actor: str, scope_hash: str | None, **details: Any) -> int:
+    ev = store.audit.append(
+        "undo",
+        actor=actor,
+        scope_hash=scope_hash,
+        target_id=a.target,
+        details={"action": a.id, "undid": a.kind, **details},
+        dedupe=f"undo:{a.id}",
+    )
+    return ev.seq
+
+
+@serialised
+def undo(store: Store, action_id: int | None = None, *, force: bool = False, actor: str = "cli") -> Undone:
+    a = pick(store, action_id)
+    if a.kind == "reject":
+        return _undo_reject(store, a, actor)
+    if a.kind == "approve":
+        return _undo_approve(store, a, force, actor)
+    if a.kind == "merge":
+        return _undo_merge(store, a, force, actor)
+    return _undo_not_duplicates(store, a, actor)
+
+
+def _promotion(store: Store, a: Action) -> dict[str, Any]:
+    from memoryd.governance import promotions
+
+    try:
+        return promotions.get(store, int(a.target))
+    except NotFound:
+        raise _superseded(a, f"promotion #{a.target} is gone (its session was removed)") from None
+
+
+def _reopen(s: Any, pid: int, was: str) -> bool:
+    res = s.exec(
+        text(
+            "UPDATE promotions SET status = 'pending', decided_at = NULL, decided_type = NULL "
+            "WHERE id = :id AND status = :was"
+        ),
+        params={"id": pid, "was": was},
+    )
+    return bool(res.rowcount)
+
+
+def _undo_reject(store: Store, a: Action, actor: str) -> Undone:
+    row = _promotion(store, a)
+    if row["status"] != "rejected" or row["decided_at"] != a.detail.get("decided_at"):
+        raise _superseded(a, f"promotion #{a.target} was decided again since ({row['status']})")
+    seq = _audit(store, a, actor, row["scope_hash"], promotion=int(a.target))
+    with write_session(store.engine) as s:
+        if not _reopen(s, int(a.target), "rejected"):
+            raise _superseded(a, f"promotion #{a.target} was decided again meanwhile")
+        _mark_undone(s, a)
+    return Undone(a, seq, reopened=int(a.target), scopes=(row["scope_hash"],))
+
+
+def _version(row: dict[str, Any]) -> list[Any]:
+    """What says a memory changed: recalls rewrite its file but none of these."""
+    return [row.get("updated_at"), row.get("fingerprint"), row.get("type"), row.get("body_path")]
+
+
+def version_of(store: Store, slug: str) -> list[Any]:
+    return _version(store.row(slug))
+
+
+def _undo_approve(store: Store, a: Action, force: bool, actor: str) -> Undone:
+    from memoryd.sensitive import gate
+
+    pid, slug = int(a.target), str(a.detail.get("slug"))
+    row = _promotion(store, a)
+    if row["status"] != "approved":
+        raise _superseded(a, f"promotion #{pid} is {row['status']} now")
+    gate.check_or_raise(store, row["scope_hash"], actor=actor, what="undo", target=str(pid))
+    try:
+        mem: dict[str, Any] | None = store.row(slug)
+    except NotFound:
+        mem = None
+    if mem is None and not force:
+        raise _superseded(
+            a,
+            f"the memory it wrote ({slug}) is gone (merged away or forgotten); --force reopens it",
+        )
+    if mem is not None and _version(mem) != a.detail.get("version") and not force:
+        raise _superseded(
+            a, f"{slug} was changed since (edited or merged into); --force takes it back as it is now"
+        )
+    seq = _audit(store, a, actor, row["scope_hash"], promotion=pid, slug=slug, forced=force)
+    entry = None
+    if mem is not None:
+        entry = trash.new_entry(store.layout, kind="approve", scopes=[mem["scope_hash"]])
+        trash.move_in(store.files, entry, mem["body_path"])
+    with write_session(store.engine) as s:
+        if mem is not None:
+            sql.delete_memory(s, slug)
+        if not _reopen(s, pid, "approved"):
+            raise _superseded(a, f"promotion #{pid} was decided again meanwhile")
+        _mark_undone(s, a)
+        if entry:
+            s.exec(
+                text("UPDATE review_actions SET detail = json_set(detail, '$.trash', :e) WHERE id = :id"),
+                params={"e": entry, "id": a.id},
+            )
+    if mem is not None:
+        store.changed(mem["scope_hash"])
+    return Undone(
+        a, seq, removed=(slug,) if mem is not None else (), reopened=pid, scopes=(row["scope_hash"],)
+    )
+
+
+def _undo_merge(store: Store, a: Action, force: bool, actor: str) -> Undone:
+    from memoryd.sensitive import gate
+
+    d = a.detail
+    keep, kept_path, entry = a.target, str(d.get("kept_path")), str(d.get("trash") or "")
+    dropped: list[dict[str, str]] = list(d.get("dropped") or [])
+    if trash.entry(store.layout, entry) is None:
+        raise _superseded(a, f"the trash it needs was emptied (kept {trash.RETENTION_DAYS} days)")
+    try:
+        kept = store.row(keep)
+    except NotFound:
+        raise _superseded(a, f"the kept memory {keep} is gone since") from None
+    if _version(kept) != d.get("version") and not force:
+        raise _superseded(a, f"{keep} was changed since the merge; --force restores it as it was before")
+    if kept["body_path"] != kept_path:
+        raise _superseded(a, f"{keep} moved since the merge (retyped or forgotten)")
+    for scope in dict.fromkeys([kept["scope_hash"], *(x["scope_hash"] for x in dropped)]):
+        gate.check_or_raise(store, scope, actor=actor, what="undo", target=keep)
+    files = store.files
+    back: list[tuple[str, str]] = []
+    for x in dropped:
+        try:
+            store.row(x["slug"])
+        except NotFound:
+            pass
+        else:
+            raise _superseded(a, f"{x['slug']} exists again since the merge")
+        here, there = files.absolute(x["body_path"]), trash.trashed(files, entry, x["body_path"])
+        source = there if there.exists() else here
+        if not source.exists():
+            continue  # damaged or missing when merged: its rows went, nothing to bring back
+        try:
+            files.read(source)  # opens where it lies: a sealed file needs its scope's key
+        except (CorruptFile, KeyUnavailable) as exc:
+            raise _superseded(a, f"{x['slug']} in the trash does not open ({exc})") from None
+        back.append((x["slug"], x["body_path"]))
+    previous = trash.before(files, entry, kept_path)
+    if previous is None:
+        raise _superseded(a, f"the trash lacks {keep} as it was before the merge")
+    seq = _audit(store, a, actor, kept["scope_hash"], kept=keep, restored=[s for s, _ in back], forced=force)
+    from memoryd import atomic
+
+    for _, body_path in back:
+        trash.move_out(files, entry, body_path)
+    atomic.write_bytes(files.absolute(kept_path), previous)
+    store.index_files([files.absolute(p) for _, p in back] + [files.absolute(kept_path)])
+    with write_session(store.engine) as s:
+        _mark_undone(s, a)
+    trash.remove(store.layout, entry)
+    scopes = tuple(dict.fromkeys([kept["scope_hash"], *(x["scope_hash"] for x in dropped)]))
+    return Undone(a, seq, restored=tuple(s for s, _ in back), scopes=scopes)
+
+
+def _undo_not_duplicates(store: Store, a: Action, actor: str) -> Undone:
+    with read_session(store.engine) as s:
+        there = s.exec(
+            text("SELECT 1 FROM not_duplicates WHERE group_key = :k"), params={"k": a.target}
+        ).first()
+    if there is None:
+        raise _superseded(a, "that decision is no longer recorded")
+    seq = _audit(store, a, actor, a.scope_hash, slugs=a.detail.get("slugs", []))
+    with write_session(store.engine) as s:
+        s.exec(text("DELETE FROM not_duplicates WHERE group_key = :k"), params={"k": a.target})
+        _mark_undone(s, a)
+    return Undone(a, seq, scopes=(a.scope_hash,) if a.scope_hash else ())

@@ -1,0 +1,277 @@
+"""Undo of the review's decisions (issue 22): reject, approve, merge and "not duplicates",
+through the facade and the real CLI; each audited, the chain still verifying; refusals
+are one line and change nothing."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import timedelta
+from pathlib import Path
+
+from memoryd import clock
+from memoryd.app import Memoryd
+
+from .sessions import REMEMBER, capture
+
+
+def _record(cli, project: Path, title: str, *triggers: str, body: str) -> str:
+    args = ["record", "--type", "fact", "--title", title, "--scope", str(project), "--json"]
+    for t in triggers:
+        args += ["--trigger", t]
+    out = cli(*args, stdin=body)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)["slug"]
+
+
+def _one_line_error(out, code: int, *words: str) -> None:
+    assert out.returncode == code, (out.returncode, out.stdout, out.stderr)
+    assert out.stdout == "" and out.stderr.count("\n") == 1 and "Traceback" not in out.stderr, out.stderr
+    for w in words:
+        assert w in out.stderr, (w, out.stderr)
+
+
+def _files(home: Path) -> dict[str, str]:
+    """Every memory file and turns sidecar (scopes/<hash>/<folder>/), by path, with its
+    bytes' digest (not the snapshot, which is rendered from the index)."""
+    return {
+        p.relative_to(home).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(home.glob("scopes/*/*/*"))
+        if p.is_file() and not p.name.startswith(".")
+    }
+
+
+def _undo_events(cli) -> list[dict]:
+    return json.loads(cli("audit", "--event-type", "undo", "--json").stdout)
+
+
+def _verified(cli) -> None:
+    out = cli("audit", "verify", "--json")
+    assert out.returncode == 0 and json.loads(out.stdout)["ok"], out.stdout + out.stderr
+
+
+def _proposal(cli, project: Path, tmp_path: Path, sid: str) -> int:
+    slug = capture(cli, project, tmp_path, sid, [REMEMBER])
+    pid = json.loads(cli("analyze-session", slug, "--json").stdout)["promotion_id"]
+    assert pid
+    return int(pid)
+
+
+def _status(pid: int) -> str:
+    return Memoryd().promotions()[[p["id"] for p in Memoryd().promotions()].index(pid)]["status"]
+
+
+def test_undo_reject_through_the_cli_and_again_through_the_facade(cli, project: Path, tmp_path: Path):
+    pid = _proposal(cli, project, tmp_path, "undo-reject-1")
+    _one_line_error(cli("undo"), 2, "nothing to undo")
+    assert cli("reject", str(pid)).returncode == 0
+    listed = json.loads(cli("undo", "--list", "--json").stdout)
+    assert [(a["kind"], a["target"]) for a in listed] == [("reject", str(pid))]
+
+    out = cli("undo")
+    assert out.returncode == 0, out.stderr
+    assert f"promotion #{pid} is pending again" in out.stdout
+    assert _status(pid) == "pending"
+    (event,) = _undo_events(cli)
+    assert event["target_id"] == str(pid) and json.loads(event["details"])["undid"] == "reject"
+    _one_line_error(cli("undo", str(listed[0]["id"])), 2, "already undone")
+    _one_line_error(cli("undo"), 2, "nothing to undo")
+    _one_line_error(cli("undo", "999"), 2, "no review action #999")
+
+    # Rejected again: a new reject event (the first one's dedupe key does not swallow it),
+    # and the facade undoes it as the CLI did.
+    app = Memoryd()
+    app.reject(pid, actor="tray")
+    assert len(json.loads(cli("audit", "--event-type", "reject", "--json").stdout)) == 2
+    done, changes = app.undo(app.last_action, actor="tray")
+    assert done.reopened == pid and changes.removed == ()
+    assert _status(pid) == "pending"
+    assert len(_undo_events(cli)) == 2
+    _verified(cli)
+
+
+def test_undo_reject_refused_once_decided_again(cli, project: Path, tmp_path: Path):
+    pid = _proposal(cli, project, tmp_path, "undo-reject-2")
+    app = Memoryd()
+    app.reject(pid)
+    first = app.last_action
+    app.undo(first)
+    app.reject(pid)
+    app.undo()  # the latest: the second reject
+    assert cli("promote", str(pid)).returncode == 0
+    _one_line_error(cli("undo", str(first)), 2, "already undone")
+    # the approval is the one to undo now; the rejects are done with
+    listed = json.loads(cli("undo", "--list", "--json").stdout)
+    assert [a["kind"] for a in listed] == ["approve"]
+
+
+def test_undo_approve_trashes_the_memory_and_reopens_the_proposal(
+    cli, project: Path, tmp_path: Path, isolated_home: Path
+):
+    pid = _proposal(cli, project, tmp_path, "undo-approve-1")
+    out = cli("promote", str(pid), "--title", "Use pnpm, never npm", "--json")
+    assert out.returncode == 0, out.stderr
+    slug = json.loads(out.stdout)["slug"]
+    assert cli("get", slug).returncode == 0  # a recall rewrites the file: not a change
+
+    out = cli("undo", "--json")
+    assert out.returncode == 0, out.stderr
+    res = json.loads(out.stdout)
+    assert res["removed"] == [slug] and res["reopened_promotion"] == pid
+    assert _status(pid) == "pending"
+    _one_line_error(cli("get", slug), 1, slug)
+    assert slug not in cli("list", "--all-scopes", "--json").stdout
+    assert slug not in cli("search", "pnpm", "--scope", str(project), "--json").stdout
+    assert not list((isolated_home / "scopes").rglob(f"{slug}*"))
+    assert list((isolated_home / "trash").rglob(f"{slug}.md"))
+    (event,) = _undo_events(cli)
+    assert json.loads(event["details"])["slug"] == slug
+    _verified(cli)
+    assert cli("doctor").returncode == 0
+
+    # Approved again: the same memory, a second promote event.
+    assert cli("promote", str(pid), "--title", "Use pnpm, never npm").returncode == 0
+    assert len(json.loads(cli("audit", "--event-type", "promote", "--json").stdout)) == 2
+
+
+def test_undo_approve_refused_when_the_memory_changed_unless_forced(cli, project: Path, tmp_path: Path):
+    pid = _proposal(cli, project, tmp_path, "undo-approve-2")
+    slug = json.loads(cli("promote", str(pid), "--json").stdout)["slug"]
+    edited = cli("update", slug, "--body", "pnpm only, since 2026; never npm or yarn.")
+    assert edited.returncode == 0, edited.stderr
+    _one_line_error(cli("undo"), 2, f"{slug} was changed since", "--force")
+    assert cli("get", slug).returncode == 0 and _status(pid) == "approved"
+    assert _undo_events(cli) == []
+
+    out = cli("undo", "--force")
+    assert out.returncode == 0, out.stderr
+    assert _status(pid) == "pending" and cli("get", slug).returncode == 1
+    assert json.loads(_undo_events(cli)[0]["details"])["forced"] is True
+    _verified(cli)
+
+
+def test_undo_merge_restores_files_byte_for_byte(cli, project: Path, isolated_home: Path):
+    body = "Staging database is db-2; prod is db-1."
+    keep = _record(cli, project, "Staging DB host", "staging", body=body)
+    drop1 = _record(cli, project, "DB hosts", "database", body=body)
+    drop2 = _record(cli, project, "Where staging lives", "db-2", body=body)
+    for _ in range(2):
+        assert cli("get", drop1).returncode == 0
+    before = _files(isolated_home)
+    rows = {r["slug"]: r for r in json.loads(cli("list", "--all-scopes", "--json").stdout)}
+
+    out = cli("merge", "--keep", keep, "--drop", drop1, drop2)
+    assert out.returncode == 0, out.stderr
+    # Gone from every read, kept only in the trash.
+    for gone in (drop1, drop2):
+        _one_line_error(cli("get", gone), 1, gone)
+        assert gone not in cli("list", "--all-scopes", "--json").stdout
+    hits = json.loads(cli("search", "db-2", "--scope", str(project), "--json").stdout)
+    assert [h["slug"] for h in hits] == [keep]
+    kept = Memoryd().store.read(keep)[0].meta
+    assert kept.triggers == ["staging", "database", "db-2"] and kept.recall_count == 3  # 2 + the search
+
+    listed = json.loads(cli("undo", "--list", "--json").stdout)
+    assert listed[0]["kind"] == "merge" and listed[0]["dropped"] == [drop1, drop2]
+    out = cli("undo", str(listed[0]["id"]))
+    assert out.returncode == 0, out.stderr
+    assert _files(isolated_home) == before  # dropped ones back, the kept one as it was
+    assert not list((isolated_home / "trash").rglob("*.md"))
+    after = {r["slug"]: r for r in json.loads(cli("list", "--all-scopes", "--json").stdout)}
+    for slug in (keep, drop1, drop2):
+        assert {k: after[slug][k] for k in ("title", "type", "recall_count", "body_path")} == {
+            k: rows[slug][k] for k in ("title", "type", "recall_count", "body_path")
+        }
+    store = Memoryd().store
+    assert store.triggers(keep) == ["staging"] and store.triggers(drop2) == ["db-2"]
+    hits = json.loads(cli("search", "db-2", "--scope", str(project), "--json").stdout)
+    assert drop2 in {h["slug"] for h in hits}
+    with store.engine.connect() as c:
+        refs = {r[0] for r in c.exec_driver_sql("SELECT DISTINCT slug FROM vector_refs").fetchall()}
+    assert {drop1, drop2} <= refs
+    (event,) = _undo_events(cli)
+    assert json.loads(event["details"])["restored"] == [drop1, drop2]
+    _verified(cli)
+    assert cli("doctor").returncode == 0
+
+    # Merged again after the undo: new merge events, and the undo works again.
+    before = _files(isolated_home)  # the search above counted recalls in the files
+    assert cli("merge", "--keep", keep, "--drop", drop1).returncode == 0
+    merges = json.loads(cli("audit", "--event-type", "merge", "--json").stdout)
+    assert [m["target_id"] for m in merges] == [drop1, drop2, drop1]
+    assert cli("undo").returncode == 0
+    assert _files(isolated_home) == before
+
+
+def test_undo_merge_refused_when_the_kept_memory_changed_or_a_slug_returned(
+    cli, project: Path, isolated_home: Path
+):
+    body = "The build cache lives in /var/cache/ci."
+    keep = _record(cli, project, "CI cache", body=body)
+    drop = _record(cli, project, "Cache dir", body=body)
+    app = Memoryd()
+    app.merge(keep, [drop])
+    action = app.last_action
+    assert cli("update", keep, "--title", "CI cache folder").returncode == 0
+    after_edit = _files(isolated_home)
+    _one_line_error(cli("undo", str(action)), 2, f"{keep} was changed since the merge", "--force")
+    assert _files(isolated_home) == after_edit and cli("get", drop).returncode == 1
+    assert _undo_events(cli) == []
+    assert cli("undo", str(action), "--force").returncode == 0
+    assert cli("get", drop).returncode == 0
+    assert Memoryd().store.read(keep)[0].meta.title == "CI cache"
+    _one_line_error(cli("undo", str(action)), 2, "already undone")
+
+
+def test_trash_is_emptied_after_its_retention(cli, project: Path, isolated_home: Path, monkeypatch):
+    body = "Deploys go out on Tuesdays."
+    keep = _record(cli, project, "Deploy day", body=body)
+    drop = _record(cli, project, "When we deploy", body=body)
+    assert cli("merge", "--keep", keep, "--drop", drop).returncode == 0
+    trash = isolated_home / "trash"
+    assert list(trash.rglob(f"{drop}.md"))
+
+    at = clock.parse_ts(json.loads(cli("undo", "--list", "--json").stdout)[0]["at"])
+    monkeypatch.setenv("MEMORYD_NOW", clock.iso(at + timedelta(days=29)))
+    out = cli("decay-sweep", "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["trash_emptied"] == 0 and list(trash.rglob(f"{drop}.md"))
+
+    monkeypatch.setenv("MEMORYD_NOW", clock.iso(at + timedelta(days=31)))
+    out = cli("decay-sweep", "--json")
+    assert json.loads(out.stdout)["trash_emptied"] == 1
+    assert not list(trash.rglob("*.md"))
+    _one_line_error(cli("undo"), 2, "trash it needs was emptied")
+    assert cli("get", keep).returncode == 0
+
+
+def test_not_duplicates_hides_the_group_until_undone(cli, project: Path):
+    body = "Lint with ruff, format with ruff format."
+    a = _record(cli, project, "Linting", body=body)
+    b = _record(cli, project, "Formatting", body=body)
+
+    def groups() -> list[set[str]]:
+        d = json.loads(cli("digest", "--json").stdout)
+        return [{m["slug"] for m in g["memories"]} for g in d["duplicates"]]
+
+    assert groups() == [{a, b}]
+    _one_line_error(cli("not-duplicates", a), 2, "at least two")
+    _one_line_error(cli("not-duplicates", a, "no-such-slug"), 1, "no-such-slug")
+    out = cli("not-duplicates", a, b, "--json")
+    assert out.returncode == 0, out.stderr
+    action = json.loads(out.stdout)["action"]
+    assert groups() == []
+    _one_line_error(cli("not-duplicates", b, a), 2, "already marked")
+    (event,) = json.loads(cli("audit", "--event-type", "not_duplicates", "--json").stdout)
+    assert json.loads(event["details"])["slugs"] == sorted([a, b])
+
+    # A third copy makes a new group: proposed again.
+    c = _record(cli, project, "Ruff", body=body)
+    assert groups() == [{a, b, c}]
+    assert cli("forget", c).returncode == 0
+    assert groups() == []
+
+    assert cli("undo", str(action)).returncode == 0
+    assert groups() == [{a, b}]
+    assert json.loads(_undo_events(cli)[0]["details"])["undid"] == "not_duplicates"
+    _verified(cli)
