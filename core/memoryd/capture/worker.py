@@ -29,6 +29,7 @@ from memoryd.models import DecayState, Frontmatter, MemoryType, default_ttl
 from memoryd.paths import FILE_MODE, Layout
 from memoryd.redact import Redactor
 from memoryd.scope import resolve
+from memoryd.sensitive import names
 from memoryd.store import Store
 from memoryd.store.terms import rarity_for
 
@@ -128,6 +129,7 @@ def process(store: Store, config: Config, record: dict[str, Any]) -> str:
                 "hook_event": payload.get("hook_event_name"),
             },
         )
+    names.note(store, scope)  # the project's folder, for lists to show by name
     return meta.slug
 
 
