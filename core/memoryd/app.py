@@ -1510,4 +1510,4 @@ def _long_term_type(name: str) -> MemoryType:
     return mtype
 
 
-__all__ = ["Changes", "DecayState", "MemoryView", "Memoryd"]
+__all__ = ["Changes", "DecayState", "MemoryView", "Memoryd", "Project"]

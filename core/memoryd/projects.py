@@ -36,8 +36,14 @@ class Project:
         if self.name:
             return self.name
         if self.withheld:
-            return f"{WITHHELD} {self.scope_hash}"
+            return self.withheld_label(self.scope_hash)
         return self.scope_hash
+
+    @staticmethod
+    def withheld_label(scope_hash: str) -> str:
+        """What text output says for a sensitive project's name without a grant (a
+        digest entry's `project`, say); the desktop words it in the user's language."""
+        return f"{WITHHELD} {scope_hash}"
 
     def as_dict(self) -> dict[str, object]:
         return {
