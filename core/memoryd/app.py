@@ -322,10 +322,10 @@ class Memoryd(Upkeep):
             faults.pause("record:checked")
             if existing is None:
                 self.store.save(doc, event="record", actor=actor, details={"type": mtype.value})
+                self.note_project(scope)  # under the lock a mark seals the scope's name under
         if existing is not None:
             self.learned = None
             return self.store.read(existing)[0], Changes(existing=(existing,))
-        self.note_project(scope)
         doc, touched = self._learn(meta.slug, actor=actor, project=scope.root.name)
         self._embed_inline([meta.slug, *touched])
         return doc, Changes(created=(meta.slug,), updated=touched, scopes=(scope.hash,))

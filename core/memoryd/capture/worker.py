@@ -129,7 +129,9 @@ def process(store: Store, config: Config, record: dict[str, Any]) -> str:
                 "hook_event": payload.get("hook_event_name"),
             },
         )
-    names.note(store, scope)  # the project's folder, for lists to show by name
+        # The project's folder, for lists to show by name; under the write lock, which a
+        # mark holds while it seals the scope's row: never a clear name after a mark.
+        names.note(store, scope)
     return meta.slug
 
 

@@ -18,7 +18,7 @@ from memoryd.errors import KeyUnavailable, MemorydError
 from memoryd.scope import Scope
 from memoryd.store import Store, raw_connection
 
-from . import content, grants, state
+from . import content, grants, keys, state
 
 SEALED_AS = "project"  # the name the sealed value is bound to
 
@@ -34,7 +34,14 @@ def open_root(key: bytes, scope_hash: str, sealed: str) -> str:
 def note(store: Store, scope: Scope) -> None:
     """A write path resolved `scope`: remember its root. One read when nothing changed.
     A sensitive scope's row is sealed (with the key this process already has for the
-    write); a folder marked but not yet made sensitive is not named at all."""
+    write); a folder marked but not yet made sensitive is not named at all. Under the
+    store's write lock, which a mark holds while it seals the row: a note that began
+    before the mark is sealed by it, one after it sees the scope sensitive."""
+    with store.writing():
+        _note(store, scope)
+
+
+def _note(store: Store, scope: Scope) -> None:
     root = str(scope.root)
     sensitive = store.keys.sensitive(scope.hash)
     if scope.marked and not sensitive:
@@ -45,7 +52,8 @@ def note(store: Store, scope: Scope) -> None:
         if now_row is not None and now_row.sealed is not None:
             return
         try:
-            key = store.keys.get(scope.hash)
+            with keys.no_prompt():  # the write had the key; `memoryd scope` asks for none
+                key = store.keys.get(scope.hash)
         except KeyUnavailable:
             return
         sealed = seal(key, scope.hash, root)
@@ -102,7 +110,7 @@ def names(store: Store, hashes: Iterable[str]) -> dict[str, projects.Project]:
     for r in found:
         if r.sealed is None or r.scope_hash not in sensitive:
             continue
-        with contextlib.suppress(MemorydError):
+        with contextlib.suppress(MemorydError), keys.no_prompt():
             if grants.live(store.keys, r.scope_hash):
                 opened[r.scope_hash] = open_root(store.keys.get(r.scope_hash), r.scope_hash, r.sealed)
     return projects.describe(found, wanted, opened=opened, sensitive=sensitive)
