@@ -10,7 +10,7 @@ import functools
 import logging
 import sys
 import unicodedata
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
@@ -25,6 +25,7 @@ from memoryd.config import Config
 from memoryd.errors import UsageError
 from memoryd.frontmatter import Document
 from memoryd.models import LONG_TERM_TYPES, DecayState, Frontmatter, MemoryType, default_ttl
+from memoryd.projects import Project
 from memoryd.reader import SENSITIVE_TITLE
 from memoryd.scope import Scope, resolve
 from memoryd.store import DoctorReport, ReindexReport, Store, Turn, TurnHit
@@ -232,6 +233,20 @@ class Memoryd(Upkeep):
                 return Scope(hash=h, root=Path(settings.root), kind="dir")
         return self.scope(path)
 
+    def note_project(self, scope: Scope) -> None:
+        """A write path (or `memoryd scope`) met this scope: remember its folder, so lists
+        name the project (memoryd.sensitive.names seals a sensitive one's)."""
+        from memoryd.sensitive import names
+
+        names.note(self.store, scope)
+
+    def project_names(self, hashes: Iterable[str]) -> dict[str, Project]:
+        """How to show each scope hash: its project's name and root (memoryd.projects); a
+        sensitive project's name only under a live grant; a hash never seen as itself."""
+        from memoryd.sensitive import names
+
+        return names.names(self.store, hashes)
+
     def scope_filter(self, path: str | Path | None, all_scopes: bool) -> list[str] | None:
         if all_scopes:
             return None
@@ -310,6 +325,7 @@ class Memoryd(Upkeep):
             faults.pause("record:checked")
             if existing is None:
                 self.store.save(doc, event="record", actor=actor, details={"type": mtype.value})
+                self.note_project(scope)  # under the lock a mark seals the scope's name under
         if existing is not None:
             self.learned = None
             return self.store.read(existing)[0], Changes(existing=(existing,))
@@ -1566,4 +1582,4 @@ def _long_term_type(name: str) -> MemoryType:
     return mtype
 
 
-__all__ = ["Changes", "DecayState", "MemoryView", "Memoryd"]
+__all__ = ["Changes", "DecayState", "MemoryView", "Memoryd", "Project"]

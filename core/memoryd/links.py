@@ -100,6 +100,9 @@ def rehome(store: Store, mapping: dict[str, str]) -> int:
                 text("UPDATE promotions SET scope_hash = :t WHERE scope_hash = :a"),
                 params={"t": target, "a": alias},
             )
+            # The alias is no project of its own any more: its name would only make the
+            # target's look ambiguous ("app (laptop)" beside an "app (desktop)" never shown).
+            s.exec(text("DELETE FROM project_names WHERE scope_hash = :a"), params={"a": alias})
         for name in ("snapshot.md", inject.STALE):
             with contextlib.suppress(FileNotFoundError):
                 (folder / name).unlink()

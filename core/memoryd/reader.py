@@ -22,7 +22,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memoryd import clock, faults
+from memoryd import clock, faults, projects
 from memoryd import index_sql as sql
 from memoryd.index_sql import Hit, TurnHit
 from memoryd.kinds import MemoryType
@@ -95,6 +95,10 @@ class Reader:
         return self.con.execute(statement, params).fetchall()
 
     # -- what memoryd.search calls on a Store -------------------------------------------
+    def projects(self) -> list[projects.Row]:
+        """Every project name row (memoryd.projects)."""
+        return projects.rows(self.con)
+
     def row(self, slug: str) -> dict[str, Any] | None:
         rows = self._all(sql.GET, {"slug": slug})
         return sql.memory_row(dict(zip(sql.MEMORY_COLUMNS, rows[0], strict=True))) if rows else None

@@ -20,7 +20,8 @@ from PySide6.QtCore import (
     Qt,
 )
 
-from memoryd.app import Memoryd, MemoryView
+from memoryd.app import Memoryd, MemoryView, Project
+from memoryd_desktop import project_text
 from memoryd_desktop.memory_dialogs import type_name
 
 translate = QCoreApplication.translate  # the bare name lupdate recognises
@@ -60,6 +61,7 @@ class Listing:
     rows: list[dict[str, Any]]
     withheld: list[tuple[str, str, int]] = field(default_factory=list)
     scopes: dict[str, int] | None = None
+    projects: dict[str, Project] = field(default_factory=dict)  # each scope hash shown, named
 
 
 @dataclass
@@ -94,7 +96,8 @@ def fetch(facade: Memoryd, q: Query) -> Listing:
     if q.state in STATES:
         rows = [r for r in rows if r.get("decay_state") == q.state]
     by_scope = facade.stats()["by_scope"] if q.with_scopes else None
-    return Listing(rows, withheld, by_scope)
+    hashes = {str(r["scope_hash"]) for r in rows} | set(by_scope or ()) | ({q.scope} if q.scope else set())
+    return Listing(rows, withheld, by_scope, facade.project_names(sorted(hashes)))
 
 
 def frontmatter_lines(view: MemoryView) -> list[str]:
@@ -143,16 +146,26 @@ def history_lines(slug: str, history: dict[str, Any]) -> list[str]:
 class MemoryTableModel(QAbstractTableModel):
     """Rows as the facade returns them (dicts); sorted in place when a header is clicked."""
 
-    COLUMNS = ("title", "type", "decay_state", "scope_hash", "created_at", "recall_count")
+    COLUMNS = ("title", "type", "decay_state", "project", "created_at", "recall_count")
 
     def __init__(self) -> None:
         super().__init__()
         self.rows: list[dict[str, Any]] = []
+        self.projects: dict[str, Project] = {}
 
-    def set_rows(self, rows: Sequence[dict[str, Any]]) -> None:
+    def set_rows(self, rows: Sequence[dict[str, Any]], projects: dict[str, Project] | None = None) -> None:
         self.beginResetModel()
         self.rows = list(rows)
+        self.projects = dict(projects or {})
         self.endResetModel()
+
+    def project(self, row: dict[str, Any]) -> Project:
+        """The row's project as core names it (a hash core was not asked about as itself)."""
+        h = str(row.get("scope_hash") or "")
+        return self.projects.get(h) or Project(h, "", None)
+
+    def _value(self, row: dict[str, Any], key: str) -> Any:
+        return project_text.label(self.project(row)) if key == "project" else row.get(key)
 
     def slug_at(self, row: int) -> str:
         return str(self.rows[row]["slug"])
@@ -175,7 +188,7 @@ class MemoryTableModel(QAbstractTableModel):
             translate("BrowserWindow", "Title"),
             translate("BrowserWindow", "Type"),
             translate("BrowserWindow", "State"),
-            translate("BrowserWindow", "Scope"),
+            translate("Projects", "Project"),
             translate("BrowserWindow", "Created"),
             translate("BrowserWindow", "Recalls"),
         )
@@ -189,7 +202,7 @@ class MemoryTableModel(QAbstractTableModel):
         row = self.rows[index.row()]
         key = self.COLUMNS[index.column()]
         if role == Qt.ItemDataRole.DisplayRole:
-            value = row.get(key)
+            value = self._value(row, key)
             if key == "type":
                 return type_name(str(value))
             if key == "decay_state":
@@ -198,6 +211,8 @@ class MemoryTableModel(QAbstractTableModel):
                 return str(value or "").replace("T", " ")[:16]
             return "" if value is None else str(value)
         if role == Qt.ItemDataRole.ToolTipRole:
+            if key == "project":
+                return project_text.tooltip(self.project(row))
             return row.get("snippet") or row.get("slug")
         if role == Qt.ItemDataRole.UserRole:
             return row.get("slug")
@@ -207,7 +222,7 @@ class MemoryTableModel(QAbstractTableModel):
         key = self.COLUMNS[column]
 
         def value(row: dict[str, Any]) -> tuple[bool, Any]:
-            v = row.get(key)
+            v = self._value(row, key)
             return (v is None, (v or 0) if key == "recall_count" else str(v or ""))
 
         self.layoutAboutToBeChanged.emit()

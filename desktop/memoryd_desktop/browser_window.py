@@ -40,9 +40,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memoryd.app import Memoryd, MemoryView
+from memoryd.app import Memoryd, MemoryView, Project
 from memoryd.errors import AuthorizationRequired
-from memoryd_desktop import assets
+from memoryd_desktop import assets, project_text
 from memoryd_desktop.browser_edits import MemoryEdits
 from memoryd_desktop.browser_model import (
     ACTOR,
@@ -271,10 +271,10 @@ class BrowserWindow(MemoryEdits, QMainWindow):
         if generation != self._generation:
             return
         if listing.scopes is not None:
-            self._fill_scopes(listing.scopes)
+            self._fill_scopes(listing.scopes, listing.projects)
         selected = self._select_after or (self.view.doc.meta.slug if self.view else None)
         self._select_after = None
-        self.model.set_rows(listing.rows)
+        self.model.set_rows(listing.rows, listing.projects)
         self._show_outcome(listing)
         row = self.model.row_of(selected) if selected else -1
         if row >= 0:
@@ -313,16 +313,28 @@ class BrowserWindow(MemoryEdits, QMainWindow):
             )
         self.show_status(" ".join(texts), error, grant=bool(listing.withheld))
 
-    def _fill_scopes(self, by_scope: dict[str, int]) -> None:
-        """All scopes, then each scope with memories; the current choice survives."""
+    def _fill_scopes(self, by_scope: dict[str, int], projects: dict[str, Project]) -> None:
+        """All scopes, then each project with memories by name (its folder on hover); the
+        current choice survives."""
         current = self.scope_combo.currentData()
         self.scope_combo.blockSignals(True)
         try:
             while self.scope_combo.count() > 1:
                 self.scope_combo.removeItem(1)
-            for h in sorted(set(by_scope) | ({current} if current else set())):
+            named = {
+                h: projects.get(h) or Project(h, "", None)
+                for h in set(by_scope) | ({current} if current else set())
+            }
+            for h, project in sorted(
+                named.items(), key=lambda kv: (project_text.label(kv[1]).casefold(), kv[0])
+            ):
                 label = translate("BrowserWindow", "{scope} ({count})")
-                self.scope_combo.addItem(label.format(scope=h, count=by_scope.get(h, 0)), h)
+                self.scope_combo.addItem(
+                    label.format(scope=project_text.label(project), count=by_scope.get(h, 0)), h
+                )
+                self.scope_combo.setItemData(
+                    self.scope_combo.count() - 1, project_text.tooltip(project), Qt.ItemDataRole.ToolTipRole
+                )
             self.scope_combo.setCurrentIndex(max(self.scope_combo.findData(current), 0))
         finally:
             self.scope_combo.blockSignals(False)

@@ -22,6 +22,7 @@ from memoryd.review import Edits as Edits
 from memoryd.review import changed_fields as changed_fields
 from memoryd.review import enum_text as enum_text
 from memoryd.review import join_triggers as join_triggers
+from memoryd_desktop import project_text
 from memoryd_desktop.texts import local_time
 
 translate = QCoreApplication.translate  # the bare name lupdate recognises
@@ -176,7 +177,11 @@ def promotions_model() -> RowsModel:
             Column(lambda: translate("DigestWindow", "Mean"), lambda p: f"{p.mean:.2f}", align_right=True),
             Column(lambda: translate("DigestWindow", "Type"), lambda p: type_label(p.proposed_type)),
             Column(lambda: translate("DigestWindow", "Title"), lambda p: p.title),
-            Column(lambda: translate("DigestWindow", "From session"), lambda p: p.session_slug),
+            Column(
+                lambda: translate("Projects", "Project"),
+                project_text.from_digest,
+                tooltip=project_text.session_source,
+            ),
         ],
         key=lambda p: p.id,
     )

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memoryd_desktop import assets
+from memoryd_desktop import assets, project_text
 from memoryd_desktop import digest_model as dm
 from memoryd_desktop.side_by_side import SideBySide
 from memoryd_desktop.texts import local_time, parse_triggers
@@ -176,11 +176,8 @@ class PromotionEditor(QWidget):
 
     def show_proposal(self, p: Any) -> None:
         """Fill the pane; a reload of the row being edited keeps the user's edits."""
-        self.session.setText(
-            translate("DigestWindow", "From session {slug}, proposed {day}").format(
-                slug=p.session_slug, day=dm.day(p.created_at)
-            )
-        )
+        self.session.setText(project_text.session_source(p))
+        self.session.setToolTip(p.session_slug)
         s = p.dura
         self.dura.setText(
             translate("DigestWindow", "DURA  D {d}  U {u}  R {r}  A {a}   mean {mean}").format(

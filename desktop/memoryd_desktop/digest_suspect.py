@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from memoryd_desktop import digest_model as dm
+from memoryd_desktop import project_text
 
 translate = QCoreApplication.translate  # the bare name lupdate recognises
 
@@ -197,7 +198,7 @@ class SuspectPane(QWidget):
                 "DigestWindow", "{slug} · project {project} · {type} · {source} · created {day}"
             ).format(
                 slug=item.slug,
-                project=item.scope_hash,
+                project=project_text.from_digest(item),
                 type=dm.type_label(item.type),
                 source=item.source,
                 day=dm.day(item.created_at),

@@ -10,6 +10,8 @@ making the user start over.
 
 from __future__ import annotations
 
+from pathlib import PurePath
+
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QFont, QShowEvent
 from PySide6.QtWidgets import (
@@ -35,6 +37,11 @@ DURATIONS = ("once", "session", "task")  # the order core's `grant --duration` k
 Choice = tuple[str, str | None, str | None]  # (duration, task name, passphrase)
 
 
+def project_name(root: str) -> str:
+    """A project's name as core gives it (memoryd.projects.folder_name): its folder's."""
+    return PurePath(root).name or root
+
+
 class GrantDialog(QDialog):
     """Allow / Deny for one scope; `result_choice()` is the answer once the dialog closes."""
 
@@ -56,7 +63,14 @@ class GrantDialog(QDialog):
         self.setWindowIcon(assets.icon())
         self.setMinimumWidth(440)
 
-        heading = QLabel(translate("GrantDialog", "Allow access to a sensitive folder?"))
+        # The project by its folder's name, so the person knows which one asks; the request
+        # names the folder already (the prompt is the person's own screen).
+        self.project = project_name(root)
+        heading = QLabel(
+            translate("GrantDialog", "Allow access to the sensitive project \u201c{project}\u201d?").format(
+                project=self.project
+            )
+        )
         heading.setWordWrap(True)
         heading.setTextFormat(Qt.TextFormat.PlainText)
         font = QFont(heading.font())
@@ -67,6 +81,7 @@ class GrantDialog(QDialog):
         self.root_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.asker_label = self._plain(asker)
         facts = QFormLayout()
+        facts.addRow(translate("GrantDialog", "Project:"), self._plain(self.project))
         facts.addRow(translate("GrantDialog", "Folder:"), self.root_label)
         facts.addRow(translate("GrantDialog", "Scope:"), self._plain(scope_hash))
         facts.addRow(translate("GrantDialog", "Asked by:"), self.asker_label)

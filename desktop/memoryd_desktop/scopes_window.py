@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 
 from memoryd.app import Memoryd
 from memoryd_desktop import assets
-from memoryd_desktop.grant_dialog import GrantDialog
+from memoryd_desktop.grant_dialog import GrantDialog, project_name
 from memoryd_desktop.ops import Ops
 from memoryd_desktop.texts import describe, local_time
 
@@ -105,6 +105,7 @@ class ScopesWindow(QWidget):
         self.tree = QTreeWidget()
         self.tree.setHeaderLabels(
             [
+                translate("Projects", "Project"),
                 translate("ScopesWindow", "Folder"),
                 translate("ScopesWindow", "Protection"),
                 translate("ScopesWindow", "Marked"),
@@ -171,6 +172,7 @@ class ScopesWindow(QWidget):
         for scope in scopes:
             item = QTreeWidgetItem(
                 [
+                    project_name(str(scope["root"])),
                     str(scope["root"]),
                     key_label(str(scope.get("key_source") or "")),
                     local_time(scope.get("marked_at")),
@@ -178,7 +180,8 @@ class ScopesWindow(QWidget):
                 ]
             )
             item.setData(0, HASH_ROLE, scope["scope_hash"])
-            item.setToolTip(0, str(scope["scope_hash"]))
+            item.setToolTip(0, str(scope["root"]))
+            item.setToolTip(1, str(scope["scope_hash"]))
             self.tree.addTopLevelItem(item)
             if keep is not None and keep["scope_hash"] == scope["scope_hash"]:
                 item.setSelected(True)
@@ -206,7 +209,7 @@ class ScopesWindow(QWidget):
         """Select a scope by its folder (for callers that name one, e.g. a "grant needed")."""
         for i in range(self.tree.topLevelItemCount()):
             item = self.tree.topLevelItem(i)
-            if item.text(0) == root:
+            if item.text(1) == root:
                 self.tree.setCurrentItem(item)
                 item.setSelected(True)
                 return True

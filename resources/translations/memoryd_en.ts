@@ -57,10 +57,6 @@
             <translation>State</translation>
         </message>
         <message>
-            <source>Scope</source>
-            <translation>Scope</translation>
-        </message>
-        <message>
             <source>Created</source>
             <translation>Created</translation>
         </message>
@@ -379,10 +375,6 @@
             <translation>Title</translation>
         </message>
         <message>
-            <source>From session</source>
-            <translation>From session</translation>
-        </message>
-        <message>
             <source>Left</source>
             <translation>Left</translation>
         </message>
@@ -445,10 +437,6 @@
         <message>
             <source>Triggers</source>
             <translation>Triggers</translation>
-        </message>
-        <message>
-            <source>From session {slug}, proposed {day}</source>
-            <translation>From session {slug}, proposed {day}</translation>
         </message>
         <message>
             <source>DURA  D {d}  U {u}  R {r}  A {a}   mean {mean}</source>
@@ -1086,10 +1074,6 @@
             <translation>memoryd: allow access to a sensitive folder</translation>
         </message>
         <message>
-            <source>Allow access to a sensitive folder?</source>
-            <translation>Allow access to a sensitive folder?</translation>
-        </message>
-        <message>
             <source>Folder:</source>
             <translation>Folder:</translation>
         </message>
@@ -1136,6 +1120,14 @@
         <message>
             <source>Deny</source>
             <translation>Deny</translation>
+        </message>
+        <message>
+            <source>Allow access to the sensitive project “{project}”?</source>
+            <translation>Allow access to the sensitive project “{project}”?</translation>
+        </message>
+        <message>
+            <source>Project:</source>
+            <translation>Project:</translation>
         </message>
     </context>
     <context>
@@ -2027,6 +2019,25 @@
         <message>
             <source>Sync now</source>
             <translation>Sync now</translation>
+        </message>
+    </context>
+    <context>
+        <name>Projects</name>
+        <message>
+            <source>Project</source>
+            <translation>Project</translation>
+        </message>
+        <message>
+            <source>sensitive project {hash}</source>
+            <translation>sensitive project {hash}</translation>
+        </message>
+        <message>
+            <source>d MMM yyyy</source>
+            <translation>d MMM yyyy</translation>
+        </message>
+        <message>
+            <source>From the session of {day} in {project}</source>
+            <translation>From the session of {day} in {project}</translation>
         </message>
     </context>
 </TS>

@@ -59,10 +59,6 @@
         <translation>状态</translation>
     </message>
     <message>
-        <source>Scope</source>
-        <translation>范围</translation>
-    </message>
-    <message>
         <source>Created</source>
         <translation>创建时间</translation>
     </message>
@@ -381,10 +377,6 @@
         <translation>标题</translation>
     </message>
     <message>
-        <source>From session</source>
-        <translation>来源会话</translation>
-    </message>
-    <message>
         <source>Left</source>
         <translation>左侧</translation>
     </message>
@@ -447,10 +439,6 @@
     <message>
         <source>Triggers</source>
         <translation>触发词</translation>
-    </message>
-    <message>
-        <source>From session {slug}, proposed {day}</source>
-        <translation>来自会话 {slug}，提议于 {day}</translation>
     </message>
     <message>
         <source>DURA  D {d}  U {u}  R {r}  A {a}   mean {mean}</source>
@@ -1088,10 +1076,6 @@
         <translation>memoryd：允许访问敏感文件夹</translation>
     </message>
     <message>
-        <source>Allow access to a sensitive folder?</source>
-        <translation>允许访问敏感文件夹吗？</translation>
-    </message>
-    <message>
         <source>Folder:</source>
         <translation>文件夹：</translation>
     </message>
@@ -1138,6 +1122,14 @@
     <message>
         <source>Deny</source>
         <translation>拒绝</translation>
+    </message>
+    <message>
+        <source>Allow access to the sensitive project “{project}”?</source>
+        <translation>允许访问敏感项目“{project}”吗？</translation>
+    </message>
+    <message>
+        <source>Project:</source>
+        <translation>项目：</translation>
     </message>
 </context>
 <context>
@@ -2029,6 +2021,25 @@
     <message>
         <source>Sync now</source>
         <translation>立即同步</translation>
+    </message>
+</context>
+<context>
+    <name>Projects</name>
+    <message>
+        <source>Project</source>
+        <translation>项目</translation>
+    </message>
+    <message>
+        <source>sensitive project {hash}</source>
+        <translation>敏感项目 {hash}</translation>
+    </message>
+    <message>
+        <source>d MMM yyyy</source>
+        <translation>yyyy年M月d日</translation>
+    </message>
+    <message>
+        <source>From the session of {day} in {project}</source>
+        <translation>来自 {project} 于 {day} 的会话</translation>
     </message>
 </context>
 </TS>

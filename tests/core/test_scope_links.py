@@ -83,9 +83,14 @@ def test_link_moves_memories_under_the_smaller_hash(tmp_path: Path, monkeypatch,
     assert done == {"scope_hash": low, "aliases": [high], "moved": 1}
     assert _scope_dirs(home, m_low) == [low] and _scope_dirs(home, m_high) == [low]
     assert not list(home.path.glob(f"scopes/{high}/*/*.md"))
-    assert home.main_json("scope", str(low_p)) == {"scope_hash": low, "root": str(low_p), "kind": "dir"}
+    assert home.main_json("scope", str(low_p)) == {
+        "scope_hash": low,
+        "project": "app",  # the alias's own name went with the link
+        "root": str(low_p),
+        "kind": "dir",
+    }
     shown = home.main_json("scope", str(high_p))
-    assert shown["scope_hash"] == low and shown["linked_from"] == high
+    assert shown["scope_hash"] == low and shown["linked_from"] == high and shown["project"] == "app"
     for path in (low_p, high_p):
         h = home.app().scope(path).hash
         hits = {r.slug for r in home.app().search("vite vitest build test", scopes=[h])}

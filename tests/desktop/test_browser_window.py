@@ -121,6 +121,39 @@ def test_state_and_scope_filters(qtbot: QtBot, window: BrowserWindow, facade: Me
     assert blocker.args == [3]
 
 
+def test_the_project_column_and_filter_show_names(
+    qtbot: QtBot, window: BrowserWindow, facade: Memoryd, tmp_path: Path
+) -> None:
+    """Projects by name, not by hash: two folders both called "api" told apart by their
+    parents, the folder on hover, in the column and in the filter."""
+    work, personal = tmp_path / "work" / "acme" / "api", tmp_path / "personal" / "api"
+    for folder, title in ((work, "Use pnpm"), (personal, "Tabs not spaces")):
+        folder.mkdir(parents=True)
+        facade.record("fact", title, f"{title}, noted.", scope_path=folder)
+    with qtbot.waitSignal(window.results_shown, timeout=WAIT_MS):
+        window.load()
+    column = window.model.COLUMNS.index("project")
+    assert window.model.headerData(column, Qt.Orientation.Horizontal) == "Project"
+    shown = {
+        window.model.index(i, 0).data(): (
+            window.model.index(i, column).data(),
+            window.model.index(i, column).data(Qt.ItemDataRole.ToolTipRole),
+        )
+        for i in range(window.model.rowCount())
+    }
+    assert shown["Use pnpm"] == ("api (work/acme)", str(work.resolve()))
+    assert shown["Tabs not spaces"] == ("api (personal)", str(personal.resolve()))
+    assert shown["Use Postgres"][0] == tmp_path.name  # the working directory's project
+    h = facade.scope(work).hash
+    at = window.scope_combo.findData(h)
+    assert window.scope_combo.itemText(at) == "api (work/acme) (1)"
+    assert window.scope_combo.itemData(at, Qt.ItemDataRole.ToolTipRole) == str(work.resolve())
+    assert not any(h in window.scope_combo.itemText(i) for i in range(window.scope_combo.count()))
+    with qtbot.waitSignal(window.results_shown, timeout=WAIT_MS) as blocker:
+        window.scope_combo.setCurrentIndex(at)
+    assert blocker.args == [1] and titles(window) == ["Use pnpm"]
+
+
 def test_detail_pane_shows_frontmatter_body_and_chain(
     qtbot: QtBot, window: BrowserWindow, slugs: dict[str, str], facade: Memoryd
 ) -> None:
@@ -350,6 +383,10 @@ def test_a_sensitive_scope_needs_a_grant(
 
     (row,) = [r for r in window.model.rows if r["scope_sensitive"]]
     assert row["title"] == "(sensitive: grant to read)"
+    # Its folder's name is withheld too, without a grant (docs/security.md, "Project names").
+    at = window.model.row_of(row["slug"])
+    h = facade.scope(secret).hash
+    assert window.model.index(at, window.model.COLUMNS.index("project")).data() == f"sensitive project {h}"
     with (
         qtbot.assertNotEmitted(window.grant_needed),  # a read never asks by itself
         qtbot.waitSignal(window.failed, timeout=WAIT_MS) as blocker,

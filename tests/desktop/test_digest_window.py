@@ -6,6 +6,7 @@ checked where it lands: memory files, the promotion queue and the audit log."""
 from __future__ import annotations
 
 import math
+import re
 import time
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
@@ -112,7 +113,12 @@ def test_a_approves_the_selected_promotion(qtbot: QtBot, facade: Memoryd, opened
     )
     p = window.current(Tab.PROMOTIONS)
     assert p.id == pid and window.editor.pid == pid
-    assert window.editor.session.text().startswith(f"From session {p.session_slug}")
+    # The source in words: the session's day and its project, the session's name on hover.
+    assert re.fullmatch(
+        r"From the session of \d{1,2} [A-Z][a-z]{2} \d{4} in proj", window.editor.session.text()
+    )
+    assert window.editor.session.toolTip() == p.session_slug
+    assert view.rows.data(view.rows.index(0, 3)) == "proj"  # the Project column
     s = facade.promotions(status="pending")[0]["dura_score"]  # shown as stored
     mean = dura_mean(s)
     assert mean is not None and mean >= 0.6

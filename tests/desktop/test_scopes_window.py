@@ -66,11 +66,13 @@ def test_a_passphrase_scope_is_granted_from_the_dialog(
     facade.mark_sensitive(project, passphrase=PASSPHRASE)
     window = _opened(qtbot, facade, ops)
     root = str(project.resolve())
-    assert _row(window)[0] == root and _row(window)[1:2] == ["Passphrase"] and _row(window)[3] == "Locked"
+    assert _row(window)[:3] == [project.name, root, "Passphrase"] and _row(window)[4] == "Locked"
+    assert window.tree.topLevelItem(0).toolTip(0) == root  # the project's folder on hover
     assert not window.revoke_button.isEnabled() and not window.unmark_button.isEnabled()
 
     dialog = _dialog(window)
     assert dialog.root_label.text() == root and dialog.asker_label.text() == "memoryd tray (you)"
+    assert dialog.project == project.name  # the prompt names the project, beside its folder
     assert dialog.passphrase_edit.isVisible()
     assert not window.grant_button.isEnabled()  # one dialog at a time
     dialog.set_duration("session")
@@ -102,7 +104,7 @@ def test_a_passphrase_scope_is_granted_from_the_dialog(
     assert grant["duration"] == "session" and grant["root"] == root and grant["task"] is None
     (event,) = facade.audit_events(event_type="grant")
     assert event.actor == "tray" and event.details_obj["duration"] == "session"
-    assert _row(window)[3].startswith("session, until ")
+    assert _row(window)[4].startswith("session, until ")
     assert window.notice.text().startswith(f"Access granted to {root}: session, until ")
     assert "no OS keyring" in window.notice.text()  # the test's keyring is the fail backend
     assert window.revoke_button.isEnabled() and window.unmark_button.isEnabled()
@@ -113,7 +115,7 @@ def test_a_passphrase_scope_is_granted_from_the_dialog(
     ):
         window.revoke_button.click()
     assert changed.args == ["revoke", root]
-    assert facade.grants() == [] and _row(window)[3] == "Locked"
+    assert facade.grants() == [] and _row(window)[4] == "Locked"
     assert window.notice.text() == f"Grants revoked for {root}: 1."
     (revoked,) = facade.audit_events(event_type="revoke")
     assert revoked.actor == "tray" and revoked.details_obj["revoked"] == 1
@@ -146,7 +148,7 @@ def test_a_keyring_scope_gets_a_task_grant_and_is_unmarked(
     facade.mark_sensitive(project)
     window = _opened(qtbot, facade, ops)
     root = str(project.resolve())
-    assert _row(window)[1] == "Key in the OS keyring"
+    assert _row(window)[2] == "Key in the OS keyring"
 
     dialog = _dialog(window)
     assert not dialog.passphrase_edit.isVisible()
@@ -157,7 +159,7 @@ def test_a_keyring_scope_gets_a_task_grant_and_is_unmarked(
         dialog.allow_button.click()
     (grant,) = facade.grants()
     assert (grant["duration"], grant["task"], grant["expires_at"]) == ("task", "year-end", None)
-    assert _row(window)[3] == "task “year-end”, until revoked"
+    assert _row(window)[4] == "task “year-end”, until revoked"
 
     # Unmark asks first: Cancel leaves the scope alone.
     box = window.unmark_selected()

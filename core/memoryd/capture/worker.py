@@ -29,6 +29,7 @@ from memoryd.models import DecayState, Frontmatter, MemoryType, default_ttl
 from memoryd.paths import FILE_MODE, Layout
 from memoryd.redact import Redactor
 from memoryd.scope import resolve
+from memoryd.sensitive import names
 from memoryd.store import Store
 from memoryd.store.terms import rarity_for
 
@@ -128,6 +129,9 @@ def process(store: Store, config: Config, record: dict[str, Any]) -> str:
                 "hook_event": payload.get("hook_event_name"),
             },
         )
+        # The project's folder, for lists to show by name; under the write lock, which a
+        # mark holds while it seals the scope's row: never a clear name after a mark.
+        names.note(store, scope)
     return meta.slug
 
 

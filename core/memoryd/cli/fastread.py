@@ -31,6 +31,7 @@ from memoryd.scope import Scope
 
 if TYPE_CHECKING:
     from memoryd.embed import Embedder
+    from memoryd.projects import Project
 
 COMMANDS = ("search", "get", "list", "scope")
 
@@ -149,6 +150,16 @@ class ReadApp:
 
     def scope_filter(self, path: str | Path | None, all_scopes: bool) -> list[str] | None:
         return None if all_scopes else [self.scope(path).hash]
+
+    def note_project(self, scope: Scope) -> None:
+        """Known as it stands: `prepare` checked (a new one takes the full path)."""
+
+    def project_names(self, hashes: Sequence[str]) -> dict[str, Project]:
+        """Memoryd.project_names where no sealed name could be opened (`prepare` sends a
+        sensitive scope with grant records to the full path)."""
+        from memoryd import projects
+
+        return projects.describe(self.reader.projects(), hashes, sensitive=sensitive_hashes(self.layout))
 
     def search(
         self,
@@ -327,7 +338,20 @@ def _prepare(args: argparse.Namespace) -> ReadApp | None:
         here = _scope(layout, args.path)
         if here is None:
             return None
-        return ReadApp(layout, None, settings, here)  # type: ignore[arg-type]
+        reader = open_current(layout)
+        if reader is None:
+            return None
+        known = next((r for r in reader.projects() if r.scope_hash == here.hash), None)
+        if (
+            known is None
+            or known.sealed is not None
+            or (known.root, known.kind) != (str(here.root), here.kind)
+            or here.marked
+            or here.hash in sensitive_hashes(layout)
+        ):  # the full path notes the project, or may open its sealed name under a grant
+            reader.close()
+            return None
+        return ReadApp(layout, reader, settings, here)
     if spool.pending(layout.spool):
         return None
     reader = open_current(layout)
@@ -347,10 +371,12 @@ def _prepare(args: argparse.Namespace) -> ReadApp | None:
         app.here = _scope(layout, args.scope)
         if app.here is None:
             return None
+    reach = sensitive if args.all_scopes else sensitive & {app.here.hash}  # type: ignore[union-attr]
     if command == "search":
         if args.limit is not None and args.limit < 1:
             return None
-        reach = sensitive if args.all_scopes else sensitive & {app.here.hash}  # type: ignore[union-attr]
         if reach or _embeds_first(app, args.mode):
             return None
+    if command == "list" and any((layout.grants / f"{h}.json").exists() for h in reach):
+        return None  # a sensitive project's name opens under a grant: the full path's
     return app

@@ -5,7 +5,7 @@ trends and LLM spend. `Digest` is the documented JSON schema the tray reads
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -33,6 +33,7 @@ class PendingPromotion(BaseModel):
     id: int = Field(description="pass to `memoryd promote ID` / `memoryd reject ID`")
     session_slug: str
     scope_hash: str
+    project: str = Field(default="", description="the project's name (memoryd.projects), else the scope hash")
     proposed_type: str
     title: str
     body: str
@@ -49,6 +50,7 @@ class MemoryRef(BaseModel):
     title: str
     type: str
     scope_hash: str
+    project: str = Field(default="", description="the project's name (memoryd.projects), else the scope hash")
     created_at: str
 
 
@@ -62,6 +64,7 @@ class TTLReminder(BaseModel):
     title: str
     type: str
     scope_hash: str
+    project: str = Field(default="", description="the project's name (memoryd.projects), else the scope hash")
     state: str
     next_state: str
     due_at: str
@@ -78,6 +81,7 @@ class RecallHot(BaseModel):
     title: str
     type: str
     scope_hash: str
+    project: str = Field(default="", description="the project's name (memoryd.projects), else the scope hash")
     recalls: int = Field(description="recalls within the window")
 
 
@@ -114,6 +118,7 @@ class PendingSupersede(BaseModel):
     new_title: str
     old_title: str
     scope_hash: str
+    project: str = Field(default="", description="the project's name (memoryd.projects), else the scope hash")
     confidence: float
     reason: str
     judged_by: str
@@ -128,6 +133,7 @@ class SuspectMemory(BaseModel):
     title: str
     type: str
     scope_hash: str
+    project: str = Field(default="", description="the project's name (memoryd.projects), else the scope hash")
     source: str
     created_at: str
     reasons: list[str]
@@ -166,6 +172,7 @@ class SyncConflict(BaseModel):
 
     slug: str
     scope_hash: str
+    project: str = Field(default="", description="the project's name (memoryd.projects), else the scope hash")
     kept: ConflictVersion
     copies: list[ConflictVersion]
 
@@ -218,7 +225,7 @@ def build(
     rising = trends.rising(store, since, now, scopes, top)
     suspect = store.suspects(scopes)
     replaced = trends.supersedes_since(store, since, scopes, top)
-    return Digest(
+    d = Digest(
         generated_at=clock.iso(now),
         since=clock.iso(since),
         until=clock.iso(now),
@@ -244,7 +251,10 @@ def build(
         duplicates=[
             DuplicateGroup(
                 fingerprint=g[0]["fingerprint"],
-                memories=[MemoryRef(**{k: m[k] for k in MemoryRef.model_fields}) for m in g],
+                memories=[
+                    MemoryRef(**{k: m[k] for k in ("slug", "title", "type", "scope_hash", "created_at")})
+                    for m in g
+                ],
             )
             for g in groups
         ],
@@ -306,6 +316,26 @@ def build(
             left_today=rep.left_today,
         ),
     )
+    _name_projects(store, d)
+    return d
+
+
+def _name_projects(store: Store, d: Digest) -> None:
+    """Each entry's project by name (a sensitive one's only under a grant)."""
+    from memoryd.sensitive import names
+
+    entries: list[Any] = [
+        *d.pending_promotions,
+        *(m for g in d.duplicates for m in g.memories),
+        *d.ttl_reminders,
+        *d.pending_supersedes,
+        *d.sync_conflicts,
+        *d.suspect,
+        *d.trends.recall_hot,
+    ]
+    found = names.names(store, {e.scope_hash for e in entries})
+    for e in entries:
+        e.project = found[e.scope_hash].label
 
 
 def promotions_pair(store: Store, row: dict[str, object]) -> dict[str, object]:
@@ -350,7 +380,7 @@ def render_text(d: Digest) -> str:
         out.append(f'  #{p.id} {p.proposed_type}: "{p.title}"')
         out.append(
             f"     DURA D {s.D:.2f} U {s.U:.2f} R {s.R:.2f} A {s.A:.2f} (mean {p.mean:.2f}); "
-            f"from {p.session_slug} [{p.scope_hash}]"
+            f"from {p.session_slug} [{p.project or p.scope_hash}]"
         )
         if p.reasoning:
             out.append(f"     why: {p.reasoning}")
@@ -402,7 +432,7 @@ def render_text(d: Digest) -> str:
     if d.suspect:
         out.append(f"=== Suspect memories ({len(d.suspect)}, kept from agents until you decide) ===")
         for m in d.suspect[:LIST_LIMIT]:
-            out.append(f'  {m.type} "{m.title}" ({m.slug}) [{m.scope_hash}]')
+            out.append(f'  {m.type} "{m.title}" ({m.slug}) [{m.project or m.scope_hash}]')
             out += [f"     why: {r}" for r in m.reasons]
         if len(d.suspect) > LIST_LIMIT:
             out.append(f"  ... and {len(d.suspect) - LIST_LIMIT} more (memoryd suspect)")

@@ -223,6 +223,10 @@ class Writer:
             )
             self._pending.append((Document(meta=meta, body=body), item.turns))
             self.report.imported += 1
+        if item.scope.hash not in self.report.scopes:  # once per project an import writes to
+            from memoryd.sensitive import names
+
+            names.note(self.store, item.scope)
         self.report.scopes.add(item.scope.hash)
         if len(self._pending) >= BATCH:
             self.flush()

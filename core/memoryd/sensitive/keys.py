@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from memoryd import crypto
 from memoryd.errors import KeyUnavailable
@@ -23,6 +23,18 @@ def set_prompt(ask: Ask | None) -> None:
     live but no keyring holds its key (machines without a Secret Service)."""
     global _ask
     _ask = ask
+
+
+@contextlib.contextmanager
+def no_prompt() -> Iterator[None]:
+    """Reads that must not stop to ask for a passphrase: naming a project in a list is
+    not worth one (the name stays withheld instead)."""
+    global _ask
+    saved, _ask = _ask, None
+    try:
+        yield
+    finally:
+        _ask = saved
 
 
 class Keys:

@@ -29,7 +29,7 @@ from memoryd.store import governance as gsql
 from memoryd.store import index as isql
 from memoryd.store.files import ENC, MD
 
-from . import content, gate, grants, state
+from . import content, gate, grants, names, state
 
 OPAQUE = re.compile(r"^(?:\d{4}-\d{2}-\d{2}|m)-[0-9a-f]{12}$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
@@ -135,6 +135,7 @@ def mark(
     # the scrub (its clear rows are then sealed, dropped and vacuumed) or after it all,
     # when its fingerprints are no longer referred to and it writes nothing.
     with store.writing():
+        names.seal_row(store, scope.hash, settings.root, key)
         _scrub_index(store, scope.hash)
         _seal_proposals(store, scope.hash, key)
         trash.drop_scope(store.layout, scope.hash)  # no clear copy stays behind in undo's trash
@@ -367,6 +368,7 @@ def unmark(store: Store, scope: Scope, *, actor: str = "cli") -> int:
             s.exec(text("DELETE FROM sensitive_scopes WHERE scope_hash = :h"), params={"h": scope.hash})
             for items in texts:  # plain again: the vectors need no new embedding
                 vectors.carry(raw_connection(s), items, (scope.hash, key), (scope.hash, None))
+        names.unseal_row(store, scope.hash, settings.root)
         state.remove(store.layout, scope.hash)
         store.keys.forget(scope.hash)
         store.reindex_scope(scope.hash)
@@ -424,6 +426,7 @@ def rotate(store: Store, scope: Scope, *, new_passphrase: str | None, actor: str
                     text("UPDATE promotions SET proposed_body = :b WHERE id = :id"),
                     params={"b": resealed["proposed_body"], "id": row["id"]},
                 )
+        names.reseal(raw_connection(s), scope.hash, old, new)
     new_settings = state.Settings(
         settings.scope_hash,
         settings.root,

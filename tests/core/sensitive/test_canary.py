@@ -132,3 +132,72 @@ def test_a_grant_brings_the_canary_back_and_nowhere_else(
     # none of them may carry the words just read.
     assert leaks(isolated_home) == []
     assert cli("audit", "verify").returncode == 0
+
+
+# A sensitive project's folder name can be the secret itself: after marking it is in
+# neither index.db nor its WAL (issue 22). It stays in scopes/<hash>/sensitive.json, the
+# scope's settings (its root, read by the gate's messages and `unmark`): documented in
+# docs/security.md.
+FOLDER = "KestrelMergerTalks"
+
+
+def _index_files(home: Path) -> list[str]:
+    return [n for n in ("index.db", "index.db-wal", "index.db-shm") if (home / n).exists()]
+
+
+def _holding(home: Path, word: str) -> list[str]:
+    return [n for n in _index_files(home) if word.lower().encode() in (home / n).read_bytes().lower()]
+
+
+def test_a_sensitive_projects_folder_name_leaves_the_index(
+    cli, secret_service: str, tmp_path: Path, isolated_home: Path
+):
+    secret = tmp_path / FOLDER
+    secret.mkdir()
+    h = resolve(secret).hash
+    slug = record(cli, secret, "Board dates", "The board meets on Friday.", "board")
+    capture(cli, secret, tmp_path, "canary-names-1", [("Draft the agenda", "Drafted it.")])
+    listed = json.loads(cli("list", "--all-scopes", "--json").stdout)
+    assert {r["project"] for r in listed} == {FOLDER}
+    Memoryd().store.engine.dispose()
+    assert _holding(isolated_home, FOLDER), "the scan finds the name while the project is plain"
+
+    set_pin(cli)
+    out = cli("mark-sensitive", str(secret), stdin=PIN + "\n")
+    assert out.returncode == 0, out.stderr
+    assert _holding(isolated_home, FOLDER) == []
+
+    # Without a grant: the CLI (cold read path and full path alike) says "sensitive project".
+    label = f"sensitive project {h}"
+    rows = json.loads(cli("list", "--all-scopes", "--json").stdout)
+    assert len(rows) == 2 and {r["project"] for r in rows} == {label}
+    text = cli("list", "--all-scopes").stdout
+    assert FOLDER not in text and label[:30] in text
+    assert json.loads(cli("scope", str(secret), "--json").stdout)["project"] == label
+    withheld = Memoryd().project_names([h])[h]
+    assert withheld.withheld and withheld.root is None and withheld.name == ""
+
+    # New writes into the sensitive project keep the name sealed.
+    more = json.loads(
+        cli(
+            "record", "--type", "fact", "--title", "Venue", "--scope", str(secret), "--json", stdin="Room 4."
+        ).stdout
+    )
+    assert more["slug"] != slug
+    Memoryd().store.engine.dispose()
+    assert _holding(isolated_home, FOLDER) == []
+
+    # Under a grant the sealed name opens, on the CLI's read path and in the facade.
+    grant_tty(secret, "session")
+    rows = json.loads(cli("list", "--all-scopes", "--json").stdout)
+    assert {r["project"] for r in rows} == {FOLDER}
+    assert Memoryd().project_names([h])[h].root == str(secret.resolve())
+    Memoryd().store.engine.dispose()
+    assert _holding(isolated_home, FOLDER) == []
+
+    # Rotating the key re-seals the name; unmarking brings it back in the clear.
+    assert cli("rotate-key", str(secret)).returncode == 0
+    assert Memoryd().project_names([h])[h].label == FOLDER
+    out = cli("unmark-sensitive", str(secret))
+    assert out.returncode == 0, out.stderr
+    assert {r["project"] for r in json.loads(cli("list", "--all-scopes", "--json").stdout)} == {FOLDER}

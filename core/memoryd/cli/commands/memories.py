@@ -193,16 +193,39 @@ def run_list(args: argparse.Namespace, app: Any = None) -> int:
         include_forgotten=args.include_forgotten,
         limit=args.limit,
     )
+    projects = app.project_names({r["scope_hash"] for r in rows})
+    rows = [_with_project(r, projects[r["scope_hash"]].label) for r in rows]
     if args.json:
         output.emit_json(rows)
     elif not rows:
         output.line("no memories")
     else:
         output.table(
-            [[r["created_at"][:10], r["type"], r["decay_state"], r["slug"], r["title"][:60]] for r in rows],
-            ["created", "type", "state", "slug", "title"],
+            [
+                [
+                    r["created_at"][:10],
+                    r["type"],
+                    r["decay_state"],
+                    r["slug"],
+                    r["project"][:32],
+                    r["title"][:60],
+                ]
+                for r in rows
+            ],
+            ["created", "type", "state", "slug", "project", "title"],
         )
     return 0
+
+
+def _with_project(row: dict[str, Any], project: str) -> dict[str, Any]:
+    """The row with `project` right after `scope_hash`."""
+    out: dict[str, Any] = {}
+    for k, v in row.items():
+        out[k] = v
+        if k == "scope_hash":
+            out["project"] = project
+    out.setdefault("project", project)
+    return out
 
 
 def run_forget(args: argparse.Namespace) -> int:

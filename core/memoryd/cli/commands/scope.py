@@ -14,9 +14,10 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "scope",
         parents=[common],
         help="show the scope of a directory, or link two scopes",
-        description="Print the scope hash and root of PATH (default: here). `memoryd scope link HASH_A "
-        "HASH_B` makes two scopes one (the same project checked out at different paths on two "
-        "machines); clones of one git repository (same origin URL) are linked by themselves. "
+        description="Print the scope hash, project name and root of PATH (default: here). "
+        "`memoryd scope link HASH_A HASH_B` makes two scopes one (the same project checked out "
+        "at different paths on two machines); clones of one git repository (same origin URL) "
+        "are linked by themselves. "
         "Example: memoryd scope ~/code/app ; memoryd scope link 1a2b3c4d5e6f 0f9e8d7c6b5a",
     )
     p.add_argument("path", nargs="?", default=".", help="a folder, or `link`")
@@ -43,15 +44,18 @@ def run(args: argparse.Namespace, app: Any = None) -> int:
     if args.hashes:
         raise UsageError(f"unexpected argument(s): {' '.join(args.hashes)}")
     raw = resolve(args.path)
-    s = (app or _memoryd()).scope(args.path)
+    app = app or _memoryd()
+    s = app.scope(args.path)
+    app.note_project(s)
+    project = app.project_names([s.hash])[s.hash]
     if args.json:
-        out = {"scope_hash": s.hash, "root": str(s.root), "kind": s.kind}
+        out = {"scope_hash": s.hash, "project": project.label, "root": str(s.root), "kind": s.kind}
         if s.hash != raw.hash:
             out["linked_from"] = raw.hash
         output.emit_json(out)
     else:
         note = f"  (linked from {raw.hash})" if s.hash != raw.hash else ""
-        output.line(f"{s.hash}  {s.root}  ({s.kind}){note}")
+        output.line(f"{s.hash}  {project.label}  {s.root}  ({s.kind}){note}")
     return 0
 
 

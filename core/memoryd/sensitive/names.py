@@ -1,0 +1,116 @@
+"""Project names in the store (memoryd.projects), kept as a sensitive scope needs them.
+
+A sensitive project's folder name can itself be the secret ("acme-merger"), so its row
+holds neither name nor root in the clear: both are sealed with the scope's key, bound to
+the scope (memoryd.sensitive.content), and opened only for a caller holding a live grant.
+Without one, lists show "sensitive project" and the short hash: the same rule as the
+memories' titles, which a list shows as "(sensitive: grant to read)".
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterable
+
+from memoryd import clock, projects
+from memoryd.db.engine import write_session
+from memoryd.errors import KeyUnavailable, MemorydError
+from memoryd.scope import Scope
+from memoryd.store import Store, raw_connection
+
+from . import content, grants, keys, state
+
+SEALED_AS = "project"  # the name the sealed value is bound to
+
+
+def seal(key: bytes, scope_hash: str, root: str) -> str:
+    return content.seal_value(key, scope_hash, SEALED_AS, {"root": root})
+
+
+def open_root(key: bytes, scope_hash: str, sealed: str) -> str:
+    return str(content.open_value(key, scope_hash, SEALED_AS, sealed)["root"])
+
+
+def note(store: Store, scope: Scope) -> None:
+    """A write path resolved `scope`: remember its root. One read when nothing changed.
+    A sensitive scope's row is sealed (with the key this process already has for the
+    write); a folder marked but not yet made sensitive is not named at all. Under the
+    store's write lock, which a mark holds while it seals the row: a note that began
+    before the mark is sealed by it, one after it sees the scope sensitive."""
+    with store.writing():
+        _note(store, scope)
+
+
+def _note(store: Store, scope: Scope) -> None:
+    root = str(scope.root)
+    sensitive = store.keys.sensitive(scope.hash)
+    if scope.marked and not sensitive:
+        return
+    with store.engine.connect() as c:
+        now_row = projects.row(c.connection.driver_connection, scope.hash)
+    if sensitive:
+        if now_row is not None and now_row.sealed is not None:
+            return
+        try:
+            with keys.no_prompt():  # the write had the key; `memoryd scope` asks for none
+                key = store.keys.get(scope.hash)
+        except KeyUnavailable:
+            return
+        sealed = seal(key, scope.hash, root)
+        with write_session(store.engine) as s:
+            projects.put_sealed(raw_connection(s), scope.hash, scope.kind, sealed, clock.now_iso())
+        return
+    if now_row is not None and now_row.sealed is None and now_row.root == root and now_row.kind == scope.kind:
+        return
+    with write_session(store.engine) as s:
+        projects.put_clear(raw_connection(s), scope.hash, root, scope.kind, clock.now_iso())
+
+
+def seal_row(store: Store, scope_hash: str, root: str, key: bytes) -> None:
+    """Marking: the scope's clear row (if any) becomes a sealed one; the compaction that
+    ends a mark (checkpoint, VACUUM) leaves the old bytes nowhere."""
+    with write_session(store.engine) as s:
+        con = raw_connection(s)
+        found = projects.row(con, scope_hash)
+        if found is not None and found.sealed is not None:
+            return
+        kind = found.kind if found is not None else "dir"
+        projects.put_sealed(con, scope_hash, kind, seal(key, scope_hash, root), clock.now_iso())
+
+
+def reseal(con: object, scope_hash: str, old: bytes, new: bytes) -> None:
+    """Key rotation: the sealed row under the new key (inside the rotation's transaction)."""
+    found = projects.row(con, scope_hash)  # type: ignore[arg-type]
+    if found is None or found.sealed is None:
+        return
+    try:
+        root = open_root(old, scope_hash, found.sealed)
+    except MemorydError:  # already under the new key (an interrupted rotation run again)
+        return
+    projects.put_sealed(con, scope_hash, found.kind, seal(new, scope_hash, root), clock.now_iso())  # type: ignore[arg-type]
+
+
+def unseal_row(store: Store, scope_hash: str, root: str) -> None:
+    """Unmarking: the row back in the clear."""
+    with write_session(store.engine) as s:
+        con = raw_connection(s)
+        found = projects.row(con, scope_hash)
+        kind = found.kind if found is not None else "dir"
+        projects.put_clear(con, scope_hash, root, kind, clock.now_iso())
+
+
+def names(store: Store, hashes: Iterable[str]) -> dict[str, projects.Project]:
+    """A Project for each hash: sealed names opened where a live grant allows, withheld
+    elsewhere; a hash never seen shows as itself."""
+    wanted = list(dict.fromkeys(hashes))
+    with store.engine.connect() as c:
+        found = projects.rows(c.connection.driver_connection)
+    sensitive = state.sensitive_hashes(store.layout)
+    opened: dict[str, str] = {}
+    for r in found:
+        if r.sealed is None or r.scope_hash not in sensitive:
+            continue
+        with contextlib.suppress(MemorydError), keys.no_prompt():
+            if grants.live(store.keys, r.scope_hash):
+                opened[r.scope_hash] = open_root(store.keys.get(r.scope_hash), r.scope_hash, r.sealed)
+    return projects.describe(found, wanted, opened=opened, sensitive=sensitive)
