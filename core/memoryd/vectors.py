@@ -514,6 +514,7 @@ class _Matrix:
     scopes: dict[str, tuple[int, int]]  # scope -> ref range
     starts: np.ndarray  # level 1: the ref where each memory's windows start
     ends: np.ndarray  # level 1: where they end (the next start)
+    memory: np.ndarray  # per ref: its memory, as an index into starts
 
 
 _cache: dict[tuple[str, str, int], _Matrix] = {}
@@ -853,7 +854,8 @@ class Vectors:
                 continue
             refs = a + np.sort(top)
             if level == MEMORY:
-                groups = np.unique(np.searchsorted(m.starts, refs, side="right") - 1)
+                groups = m.memory[refs]  # sorted: refs are
+                groups = groups[np.concatenate(([True], groups[1:] != groups[:-1]))]
                 starts = m.starts[groups]
                 lens = m.ends[groups] - starts
                 offs = np.cumsum(lens) - lens
@@ -1037,6 +1039,7 @@ class Vectors:
             scopes=scopes,
             starts=np.array(starts, dtype=np.int64),
             ends=np.array([*starts[1:], len(refs)] if starts else [], dtype=np.int64),
+            memory=np.repeat(np.arange(len(starts)), np.diff([*starts, len(refs)])),
         )
 
     # -- sensitive scopes, under a grant ---------------------------------------------------
