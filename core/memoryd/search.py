@@ -20,7 +20,7 @@ from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from memoryd import fusion, turnrank
+from memoryd import fusion, overlap, turnrank
 from memoryd.config import SEARCH_MODES
 from memoryd.embed import tag
 from memoryd.index_sql import TurnHit
@@ -262,19 +262,28 @@ def search(
         return []
     states = states_for(include_forgotten)
     pool_size = max(limit * 3, 30)
-    near = _near(
-        store, query, mode, embedder, warn, states, level=1, limit=pool_size, scopes=scopes, types=types
-    )
-    if near is None:
+    if mode == "keyword" or embedder is None:
         return _keyword_search(store, query, scopes, types, limit, include_forgotten, with_snippets)
+
+    def dense() -> list[tuple[str, int, float]] | None:
+        return _near(
+            store, query, mode, embedder, warn, states, level=1, limit=pool_size, scopes=scopes, types=types
+        )
+
+    # Hybrid: the keyword side is looked up while another thread embeds the query and scans
+    # the vectors (numpy and SQLite let go of the GIL): most of a search's time is there.
+    job = overlap.start(dense) if mode == "hybrid" else None
     match = match_query(query) if mode == "hybrid" else None
     pool = store.search(match, scopes=scopes, types=types, states=states, limit=pool_size) if match else []
     rows = {row["slug"]: row for _, row in pool}
     keyword = {hit.slug: -hit.score for hit, _ in pool}
-    cosine = {slug: cos for slug, _, cos in near}
     idents = fusion.identifiers(query) if mode == "hybrid" else []
     for row in _identifier_pool(store, idents, scopes, types, states, pool_size):
         rows.setdefault(row["slug"], row)
+    near = job.result() if job is not None else dense()
+    if near is None:
+        return _keyword_search(store, query, scopes, types, limit, include_forgotten, with_snippets)
+    cosine = {slug: cos for slug, _, cos in near}
     # Every candidate's row: identifiers are counted on all of them, not only on the
     # identifier pool's (a dense or keyword candidate may hold one too).
     wanted = cosine if idents else {k: c for k, c in cosine.items() if c >= MEMORY_FLOOR}
