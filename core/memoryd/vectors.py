@@ -520,6 +520,11 @@ class _Matrix:
 _cache: dict[tuple[str, str, int], _Matrix] = {}
 _cache_lock = threading.RLock()
 _FETCH = 500  # vectors read per statement when the pool grows
+# One statement, so one snapshot and one step for the check every query makes.
+_STAMP = (
+    "SELECT (SELECT user_version FROM pragma_user_version), "
+    "(SELECT max(rowid) FROM vector_refs), (SELECT max(rowid) FROM vectors)"
+)
 
 
 def _group_max(values: np.ndarray, offs: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -955,12 +960,7 @@ class Vectors:
             inode = os.stat(self.db).st_ino
         except OSError:
             inode = 0
-        return (
-            inode,
-            con.execute("PRAGMA user_version").fetchall()[0][0],
-            con.execute("SELECT max(rowid) FROM vector_refs").fetchall()[0][0],
-            con.execute("SELECT max(rowid) FROM vectors").fetchall()[0][0],
-        )
+        return (inode, *con.execute(_STAMP).fetchall()[0])
 
     def default_model(self) -> str | None:
         """The model most unsealed vectors have (counted once per change of the tables)."""
