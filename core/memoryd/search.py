@@ -198,19 +198,21 @@ def _near(
     scopes: Sequence[str] | None = None,
     types: Sequence[str] | None = None,
     sealed: str | None = None,
+    given: Any = None,
 ) -> list[tuple[str, int, float]] | None:
     """The stored vectors nearest the query as (slug, part, cosine), best first: the clear
     ones of `scopes`, or, given `sealed`, that sensitive scope's, opened with its key for
     this query only. None in keyword mode, without a model, or when the model fails
     (`_dense`): the caller searches by keywords. A sensitive scope's lost key raises here,
-    not inside `_dense`: it is the caller's to report, not a model's failure."""
+    not inside `_dense`: it is the caller's to report, not a model's failure. `given`: the
+    query's vector, embedded already."""
     if mode == "keyword" or embedder is None:
         return None
     model: Embedder = embedder
     key = store.keys.get(sealed) if sealed is not None else b""
 
     def run() -> list[tuple[str, int, float]]:
-        qvec = model.embed_query(_query(query))
+        qvec = given if given is not None else model.embed_query(_query(query))
         if sealed is not None:
             return store.vectors.similar_sealed(
                 qvec, sealed, key, level=level, limit=limit, types=types, states=states, model=tag(model)
@@ -265,14 +267,31 @@ def search(
     if mode == "keyword" or embedder is None:
         return _keyword_search(store, query, scopes, types, limit, include_forgotten, with_snippets)
 
-    def dense() -> list[tuple[str, int, float]] | None:
+    def dense(qvec: Any = None) -> list[tuple[str, int, float]] | None:
         return _near(
-            store, query, mode, embedder, warn, states, level=1, limit=pool_size, scopes=scopes, types=types
+            store,
+            query,
+            mode,
+            embedder,
+            warn,
+            states,
+            level=1,
+            limit=pool_size,
+            scopes=scopes,
+            types=types,
+            given=qvec,
         )
 
-    # Hybrid: the keyword side is looked up while another thread embeds the query and scans
-    # the vectors (numpy and SQLite let go of the GIL): most of a search's time is there.
-    job = overlap.start(dense) if mode == "hybrid" else None
+    # Hybrid: the keyword side is looked up while another thread scans the vectors. The
+    # query is embedded first, here: the model's small products hold the GIL as much as the
+    # keyword lookup does, the scan's big ones (and SQLite) let go of it, so they overlap.
+    job = None
+    if mode == "hybrid":
+        model = embedder
+        qvec = _dense(model, warn, lambda: model.embed_query(_query(query)))
+        if qvec is None:
+            return _keyword_search(store, query, scopes, types, limit, include_forgotten, with_snippets)
+        job = overlap.start(lambda: dense(qvec))
     match = match_query(query) if mode == "hybrid" else None
     pool = store.search(match, scopes=scopes, types=types, states=states, limit=pool_size) if match else []
     rows = {row["slug"]: row for _, row in pool}
