@@ -20,7 +20,7 @@ from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from memoryd import fusion, turnrank
+from memoryd import fusion, overlap, turnrank
 from memoryd.config import SEARCH_MODES
 from memoryd.embed import tag
 from memoryd.index_sql import TurnHit
@@ -198,19 +198,21 @@ def _near(
     scopes: Sequence[str] | None = None,
     types: Sequence[str] | None = None,
     sealed: str | None = None,
+    given: Any = None,
 ) -> list[tuple[str, int, float]] | None:
     """The stored vectors nearest the query as (slug, part, cosine), best first: the clear
     ones of `scopes`, or, given `sealed`, that sensitive scope's, opened with its key for
     this query only. None in keyword mode, without a model, or when the model fails
     (`_dense`): the caller searches by keywords. A sensitive scope's lost key raises here,
-    not inside `_dense`: it is the caller's to report, not a model's failure."""
+    not inside `_dense`: it is the caller's to report, not a model's failure. `given`: the
+    query's vector, embedded already."""
     if mode == "keyword" or embedder is None:
         return None
     model: Embedder = embedder
     key = store.keys.get(sealed) if sealed is not None else b""
 
     def run() -> list[tuple[str, int, float]]:
-        qvec = model.embed_query(_query(query))
+        qvec = given if given is not None else model.embed_query(_query(query))
         if sealed is not None:
             return store.vectors.similar_sealed(
                 qvec, sealed, key, level=level, limit=limit, types=types, states=states, model=tag(model)
@@ -262,19 +264,45 @@ def search(
         return []
     states = states_for(include_forgotten)
     pool_size = max(limit * 3, 30)
-    near = _near(
-        store, query, mode, embedder, warn, states, level=1, limit=pool_size, scopes=scopes, types=types
-    )
-    if near is None:
+    if mode == "keyword" or embedder is None:
         return _keyword_search(store, query, scopes, types, limit, include_forgotten, with_snippets)
+
+    def dense(qvec: Any = None) -> list[tuple[str, int, float]] | None:
+        return _near(
+            store,
+            query,
+            mode,
+            embedder,
+            warn,
+            states,
+            level=1,
+            limit=pool_size,
+            scopes=scopes,
+            types=types,
+            given=qvec,
+        )
+
+    # Hybrid: the keyword side is looked up while another thread scans the vectors. The
+    # query is embedded first, here: the model's small products hold the GIL as much as the
+    # keyword lookup does, the scan's big ones (and SQLite) let go of it, so they overlap.
+    job = None
+    if mode == "hybrid":
+        model = embedder
+        qvec = _dense(model, warn, lambda: model.embed_query(_query(query)))
+        if qvec is None:
+            return _keyword_search(store, query, scopes, types, limit, include_forgotten, with_snippets)
+        job = overlap.start(lambda: dense(qvec))
     match = match_query(query) if mode == "hybrid" else None
     pool = store.search(match, scopes=scopes, types=types, states=states, limit=pool_size) if match else []
     rows = {row["slug"]: row for _, row in pool}
     keyword = {hit.slug: -hit.score for hit, _ in pool}
-    cosine = {slug: cos for slug, _, cos in near}
     idents = fusion.identifiers(query) if mode == "hybrid" else []
     for row in _identifier_pool(store, idents, scopes, types, states, pool_size):
         rows.setdefault(row["slug"], row)
+    near = job.result() if job is not None else dense()
+    if near is None:
+        return _keyword_search(store, query, scopes, types, limit, include_forgotten, with_snippets)
+    cosine = {slug: cos for slug, _, cos in near}
     # Every candidate's row: identifiers are counted on all of them, not only on the
     # identifier pool's (a dense or keyword candidate may hold one too).
     wanted = cosine if idents else {k: c for k, c in cosine.items() if c >= MEMORY_FLOOR}

@@ -514,11 +514,38 @@ class _Matrix:
     scopes: dict[str, tuple[int, int]]  # scope -> ref range
     starts: np.ndarray  # level 1: the ref where each memory's windows start
     ends: np.ndarray  # level 1: where they end (the next start)
+    memory: np.ndarray  # per ref: its memory, as an index into starts
 
 
 _cache: dict[tuple[str, str, int], _Matrix] = {}
 _cache_lock = threading.RLock()
 _FETCH = 500  # vectors read per statement when the pool grows
+# One statement, so one snapshot and one step for the check every query makes.
+_STAMP = (
+    "SELECT (SELECT user_version FROM pragma_user_version), "
+    "(SELECT max(rowid) FROM vector_refs), (SELECT max(rowid) FROM vectors)"
+)
+
+
+def _group_max(values: np.ndarray, offs: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per group of `values` (consecutive runs: starts `offs`, lengths `lens`, none empty)
+    its maximum and the index of its first maximum, as np.argmax picks it (a NaN counts
+    as the maximum, first NaN first)."""
+    best = np.maximum.reduceat(values, offs)
+    hit = (values == np.repeat(best, lens)) | np.isnan(values)
+    group = np.repeat(np.arange(len(offs)), lens)[hit]
+    first = np.flatnonzero(hit)[np.searchsorted(group, np.arange(len(offs)))]
+    return best, first
+
+
+def _best_windows(m: _Matrix, starts: np.ndarray, pool_scores: np.ndarray) -> np.ndarray:
+    """The ref of each memory's best window (memories by their first ref), by `pool_scores`."""
+    if not len(starts):
+        return starts
+    lens = m.ends[np.searchsorted(m.starts, starts)] - starts
+    offs = np.cumsum(lens) - lens
+    refs = np.repeat(starts - offs, lens) + np.arange(int(lens.sum()))
+    return refs[_group_max(pool_scores[m.rows[refs]], offs, lens)[1]]
 
 
 class Vectors:
@@ -773,10 +800,10 @@ class Vectors:
         approx = m.pool.approx(q)
         if approx is not None:
             want = limit if states is None else limit * 3 + 10
-            scored, rows, scores, complete = self._two_stage(
+            rows, scores, best, complete = self._two_stage(
                 m, q, approx, ranges, ok, level, max(RESCORE_MIN, RESCORE_PER * want)
             )
-            got = self._top(m, scored, rows, scores, level, limit, states, complete)
+            got = self._top(m, rows, scores, level, limit, states, complete, best=best)
             if got is not None:
                 return got
         pool_scores = m.pool.scores(q)
@@ -797,7 +824,8 @@ class Vectors:
         rows = np.concatenate(cand_rows)
         scores = np.concatenate(cand_scores)
         keep = np.isfinite(scores)
-        return self._top(m, pool_scores, rows[keep], scores[keep], level, limit, states, True) or []
+        got = self._top(m, rows[keep], scores[keep], level, limit, states, True, pool_scores=pool_scores)
+        return got or []
 
     @staticmethod
     def _two_stage(
@@ -808,16 +836,16 @@ class Vectors:
         ok: np.ndarray | None,
         level: int,
         r: int,
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, bool]:
         """Candidates by first-stage score, scored exactly: per scope range the `r` refs
         that rank best by `approx` (level 1: every window of the memories those refs belong
-        to, so a candidate's best window and score are exact). Returns the exact scores by
-        pool row (-inf where not scored), the candidates as `_top` takes them, and whether
-        they are every ref that passed the filters."""
-        scored = np.full(len(approx), -np.inf, dtype=np.float32)
+        to, so a candidate's best window and score are exact). Returns the candidates and
+        their scores as `_top` takes them, at level 1 the ref of each one's best window, and
+        whether they are every ref that passed the filters."""
         complete = True
         cand_rows: list[np.ndarray] = []
         cand_scores: list[np.ndarray] = []
+        cand_best: list[np.ndarray] = []
         for a, b in ranges:
             s = approx[m.rows[a:b]]
             if ok is not None:
@@ -831,37 +859,43 @@ class Vectors:
                 continue
             refs = a + np.sort(top)
             if level == MEMORY:
-                groups = np.unique(np.searchsorted(m.starts, refs, side="right") - 1)
+                groups = m.memory[refs]  # sorted: refs are
+                groups = groups[np.concatenate(([True], groups[1:] != groups[:-1]))]
                 starts = m.starts[groups]
                 lens = m.ends[groups] - starts
                 offs = np.cumsum(lens) - lens
                 refs = np.repeat(starts - offs, lens) + np.arange(int(lens.sum()))
-            prow = m.rows[refs]
-            exact = m.pool.exact(prow, q)
-            scored[prow] = exact
+            exact = m.pool.exact(m.rows[refs], q)
             if level == MEMORY:
+                best, where = _group_max(exact, offs, lens)
                 cand_rows.append(starts)
-                cand_scores.append(np.maximum.reduceat(exact, offs))
+                cand_scores.append(best)
+                cand_best.append(refs[where])
             else:
                 cand_rows.append(refs)
                 cand_scores.append(exact)
         if not cand_rows:
-            return scored, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32), complete
-        return scored, np.concatenate(cand_rows), np.concatenate(cand_scores), complete
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32), None, complete
+        best_refs = np.concatenate(cand_best) if level == MEMORY else None
+        return np.concatenate(cand_rows), np.concatenate(cand_scores), best_refs, complete
 
     def _top(
         self,
         m: _Matrix,
-        pool_scores: np.ndarray,
         rows: np.ndarray,
         scores: np.ndarray,
         level: int,
         limit: int,
         states: Sequence[str] | None,
         complete: bool,
+        *,
+        best: np.ndarray | None = None,
+        pool_scores: np.ndarray | None = None,
     ) -> list[tuple[str, int, float]] | None:
         """The best `limit` of the candidates; None when they fall short of it and are not
-        `complete` (the caller scans every ref instead)."""
+        `complete` (the caller scans every ref instead). At level 1 a candidate is a memory
+        (its first ref) and its part is its best window's: the ref in `best` (aligned with
+        `rows`), else found from `pool_scores`, the scores of every pool row."""
         want = limit if states is None else limit * 3 + 10
         while True:
             k = min(want, len(rows))
@@ -869,25 +903,41 @@ class Vectors:
                 return [] if complete else None
             idx = np.argpartition(-scores, k - 1)[:k] if k < len(rows) else np.arange(len(rows))
             idx = idx[np.argsort(-scores[idx], kind="stable")]
-            picked = []
-            for i in idx:
-                row = int(rows[i])
-                part = int(m.parts[row])
-                if level == MEMORY:  # the best window of this memory
-                    end = int(m.ends[np.searchsorted(m.starts, row)])
-                    if end - row > 1:
-                        part = int(m.parts[row + int(np.argmax(pool_scores[m.rows[row:end]]))])
-                picked.append((m.slugs[row], part, float(scores[i])))
-            if states is None:
-                out = picked
+            picked = rows[idx]
+            if level != MEMORY:
+                at = picked
+            elif best is not None:
+                at = best[idx]
             else:
-                alive = self._in_states({s for s, _, _ in picked}, states)
-                out = [p for p in picked if p[0] in alive]
+                assert pool_scores is not None
+                at = _best_windows(m, picked, pool_scores)
+            out = list(
+                zip(
+                    [m.slugs[i] for i in picked.tolist()],
+                    m.parts[at].tolist(),
+                    scores[idx].tolist(),
+                    strict=True,
+                )
+            )
+            if states is not None:
+                out = self._keep_states(out, states, limit)
             if len(out) >= limit:
                 return out[:limit]
             if k == len(rows):
                 return out if complete else None
             want *= 4
+
+    def _keep_states(
+        self, picked: list[tuple[str, int, float]], states: Sequence[str], limit: int
+    ) -> list[tuple[str, int, float]]:
+        """`picked` (best first) without memories outside `states`; asked in rank order, the
+        first `limit` first: usually they all pass and the rest is never looked up."""
+        alive = self._in_states({s for s, _, _ in picked[:limit]}, states)
+        out = [p for p in picked[:limit] if p[0] in alive]
+        if len(out) < limit and len(picked) > limit:
+            alive = self._in_states({s for s, _, _ in picked[limit:]}, states)
+            out += [p for p in picked[limit:] if p[0] in alive]
+        return out
 
     def _in_states(self, slugs: set[str], states: Sequence[str]) -> set[str]:
         """Which of `slugs` are in `states`. `+decay_state` keeps SQLite on the slug key: with
@@ -910,12 +960,7 @@ class Vectors:
             inode = os.stat(self.db).st_ino
         except OSError:
             inode = 0
-        return (
-            inode,
-            con.execute("PRAGMA user_version").fetchall()[0][0],
-            con.execute("SELECT max(rowid) FROM vector_refs").fetchall()[0][0],
-            con.execute("SELECT max(rowid) FROM vectors").fetchall()[0][0],
-        )
+        return (inode, *con.execute(_STAMP).fetchall()[0])
 
     def default_model(self) -> str | None:
         """The model most unsealed vectors have (counted once per change of the tables)."""
@@ -994,6 +1039,7 @@ class Vectors:
             scopes=scopes,
             starts=np.array(starts, dtype=np.int64),
             ends=np.array([*starts[1:], len(refs)] if starts else [], dtype=np.int64),
+            memory=np.repeat(np.arange(len(starts)), np.diff([*starts, len(refs)])),
         )
 
     # -- sensitive scopes, under a grant ---------------------------------------------------

@@ -305,3 +305,27 @@ def test_below_the_threshold_no_projection_is_kept(tmp_path: Path, monkeypatch: 
     q = c.query()
     assert top(v, q) == c.exact(q, scopes={SCOPE_A})
     assert v._matrix(MODEL, vectors.MEMORY).pool.projection is None  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("big", [True, False])
+def test_memories_outside_the_states_leave_the_answer_in_rank_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, big: bool
+) -> None:
+    """The best memories are looked up by state in rank order, the first `limit` first:
+    when some of those are dormant, the next ones fill their places, each with its best
+    window, as the exact scan over the alive memories ranks them."""
+    if not big:
+        monkeypatch.setattr(vectors, "PROJECT_ABOVE", 100_000)
+    c = build(tmp_path)
+    v = c.vectors()
+    q = c.query()
+    ranked = c.exact(q, scopes={SCOPE_A}, limit=40)
+    dormant = [s for i, (s, _) in enumerate(ranked) if i % 3 != 1]  # two of every three
+    con = sqlite3.connect(c.db)
+    con.executemany("UPDATE memories SET decay_state = 'dormant' WHERE slug = ?", [(s,) for s in dormant])
+    con.commit()
+    con.close()
+    got = v.similar(q, scopes=[SCOPE_A], level=1, limit=8, states=["alive", "dim"])
+    alive = [hit for hit in ranked if hit[0] not in dormant]
+    assert [(s, p) for s, p, _ in got] == alive[:8]
+    assert (v._matrix(MODEL, vectors.MEMORY).pool.projection is not None) == big  # type: ignore[union-attr]
