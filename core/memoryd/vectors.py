@@ -346,8 +346,9 @@ PROJECT_ABOVE = 25_000
 PROJECT_DIM = 128  # leading components kept: 89% of the variance of the default model
 FIT_SAMPLE = 20_000  # rows the covariance is estimated from
 FIT_SEED = 0
-# Rows rescored exactly per scope range: at least this many, and RESCORE_PER per result
-# wanted (with a states filter _top wants 3 x limit + 10).
+# Candidates rescored exactly per scope range (level 1: memories, every window of each;
+# level 2: turns): at least this many, and RESCORE_PER per result wanted (with a states
+# filter _top wants 3 x limit + 10).
 RESCORE_MIN = 1000
 RESCORE_PER = 10
 _CHUNK = 16_384  # rows projected at once (bounds the temporary copy)
