@@ -95,7 +95,8 @@ class Evidence:
     bodies read already (a snippet reuses them)."""
 
     keyword: dict[str, float]
-    cosine: dict[str, float]
+    cosine: dict[str, float]  # level 1: the windows' pooled score (memoryd.pooling)
+    peak: dict[str, float]  # the best window's cosine, which the floors look at
     exact: dict[str, int]
     blind: set[str]
     rows: dict[str, dict[str, Any]]
@@ -115,6 +116,7 @@ def fused(
     """Hybrid (or dense) results over every list of evidence, normalised together."""
     keyword: dict[str, float] = {}
     cosine: dict[str, float] = {}
+    peak: dict[str, float] = {}
     exact: dict[str, int] = {}
     blind: set[str] = set()
     rows: dict[str, dict[str, Any]] = {}
@@ -123,12 +125,13 @@ def fused(
     for e in evidence:
         keyword.update(e.keyword)
         cosine.update(e.cosine)
+        peak.update(e.peak)
         exact.update(e.exact)
         blind |= e.blind
         rows.update(e.rows)
         titles.update(e.titles)
         bodies.update(e.bodies)
-    kept = _kept(keyword, cosine, exact, hybrid=hybrid, blind=blind)
+    kept = _kept(keyword, cosine, peak, exact, hybrid=hybrid, blind=blind)
     kept = {k: v for k, v in kept.items() if k in rows}  # gone since the vectors were read
     ranked = fusion.order(kept, factors={k: factor(rows[k]) for k in kept}, exact=exact)[:limit]
     words = terms(query) if with_snippets else []
@@ -199,8 +202,10 @@ def _near(
     types: Sequence[str] | None = None,
     sealed: str | None = None,
     given: Any = None,
+    peaks: dict[str, float] | None = None,
 ) -> list[tuple[str, int, float]] | None:
-    """The stored vectors nearest the query as (slug, part, cosine), best first: the clear
+    """The stored vectors nearest the query as (slug, part, score), best first (level 1:
+    pooled over a memory's windows, each one's best cosine into `peaks`): the clear
     ones of `scopes`, or, given `sealed`, that sensitive scope's, opened with its key for
     this query only. None in keyword mode, without a model, or when the model fails
     (`_dense`): the caller searches by keywords. A sensitive scope's lost key raises here,
@@ -215,10 +220,25 @@ def _near(
         qvec = given if given is not None else model.embed_query(_query(query))
         if sealed is not None:
             return store.vectors.similar_sealed(
-                qvec, sealed, key, level=level, limit=limit, types=types, states=states, model=tag(model)
+                qvec,
+                sealed,
+                key,
+                level=level,
+                limit=limit,
+                types=types,
+                states=states,
+                model=tag(model),
+                peaks=peaks,
             )
         return store.vectors.similar(
-            qvec, scopes=scopes, level=level, limit=limit, types=types, states=states, model=tag(model)
+            qvec,
+            scopes=scopes,
+            level=level,
+            limit=limit,
+            types=types,
+            states=states,
+            model=tag(model),
+            peaks=peaks,
         )
 
     return _dense(model, warn, run)
@@ -267,6 +287,8 @@ def search(
     if mode == "keyword" or embedder is None:
         return _keyword_search(store, query, scopes, types, limit, include_forgotten, with_snippets)
 
+    peak: dict[str, float] = {}
+
     def dense(qvec: Any = None) -> list[tuple[str, int, float]] | None:
         return _near(
             store,
@@ -280,6 +302,7 @@ def search(
             scopes=scopes,
             types=types,
             given=qvec,
+            peaks=peak,
         )
 
     # Hybrid: the keyword side is looked up while another thread scans the vectors. The
@@ -305,12 +328,12 @@ def search(
     cosine = {slug: cos for slug, _, cos in near}
     # Every candidate's row: identifiers are counted on all of them, not only on the
     # identifier pool's (a dense or keyword candidate may hold one too).
-    wanted = cosine if idents else {k: c for k, c in cosine.items() if c >= MEMORY_FLOOR}
+    wanted = cosine if idents else {k: c for k, c in cosine.items() if peak[k] >= MEMORY_FLOOR}
     if missing := [k for k in wanted if k not in rows]:
         rows.update(store.rows(missing))
     exact, bodies = _exact(store, idents, rows) if idents else ({}, {})
     blind = _blind(query, keyword, {k: rows[k]["title"] for k in cosine if k in rows})
-    found = Evidence(keyword, cosine, exact, blind, rows, {}, bodies)
+    found = Evidence(keyword, cosine, peak, exact, blind, rows, {}, bodies)
     if evidence is not None:
         evidence.append(found)
         return []
@@ -326,15 +349,17 @@ def _blind(query: str, keyword: Mapping[K, float], titles: Mapping[K, str]) -> s
 def _kept(
     keyword: Mapping[K, float],
     cosine: Mapping[K, float],
+    peak: Mapping[K, float],
     exact: Mapping[K, int],
     *,
     hybrid: bool,
     blind: Collection[K] = (),
 ) -> dict[K, float]:
     """Fused scores (dense mode: cosines) of the candidates worth showing: what keyword
-    search matched, what holds an identifier of the query, and what is close in meaning."""
+    search matched, what holds an identifier of the query, and what is close in meaning
+    (its best window's cosine `peak` at the floor)."""
     scores = fusion.fuse(keyword, cosine, blind=blind) if hybrid else dict(cosine)
-    kept = {k: v for k, v in scores.items() if k in keyword or k in exact or cosine[k] >= MEMORY_FLOOR}
+    kept = {k: v for k, v in scores.items() if k in keyword or k in exact or peak[k] >= MEMORY_FLOOR}
     kept.update({k: 0.0 for k in exact if k not in kept})
     return kept
 
@@ -560,8 +585,19 @@ def search_sensitive(
         return []
     states = states_for(include_forgotten)
     pool_size = max(limit * 3, 30)
+    peak: dict[str, float] = {}
     near = _near(
-        store, query, mode, embedder, warn, states, level=1, limit=pool_size, types=types, sealed=scope_hash
+        store,
+        query,
+        mode,
+        embedder,
+        warn,
+        states,
+        level=1,
+        limit=pool_size,
+        types=types,
+        sealed=scope_hash,
+        peaks=peak,
     )
     dense = near is not None
     match = match_query(query) if not dense or mode == "hybrid" else None
@@ -622,6 +658,7 @@ def search_sensitive(
     found = Evidence(
         keyword,
         cosine,
+        {k: p for k, p in peak.items() if k in docs},
         exact,
         blind,
         {k: d[0] for k, d in docs.items()},

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from memoryd import faults
+from memoryd import faults, pooling
 
 if TYPE_CHECKING:
     from memoryd.embed import Embedder
@@ -346,8 +346,9 @@ PROJECT_ABOVE = 25_000
 PROJECT_DIM = 128  # leading components kept: 89% of the variance of the default model
 FIT_SAMPLE = 20_000  # rows the covariance is estimated from
 FIT_SEED = 0
-# Rows rescored exactly per scope range: at least this many, and RESCORE_PER per result
-# wanted (with a states filter _top wants 3 x limit + 10).
+# Candidates rescored exactly per scope range (level 1: memories, every window of each;
+# level 2: turns): at least this many, and RESCORE_PER per result wanted (with a states
+# filter _top wants 3 x limit + 10).
 RESCORE_MIN = 1000
 RESCORE_PER = 10
 _CHUNK = 16_384  # rows projected at once (bounds the temporary copy)
@@ -518,6 +519,7 @@ class _Matrix:
 
 
 _cache: dict[tuple[str, str, int], _Matrix] = {}
+Hit = tuple[str, int, float, float]  # slug, part, score, best cosine
 _cache_lock = threading.RLock()
 _FETCH = 500  # vectors read per statement when the pool grows
 # One statement, so one snapshot and one step for the check every query makes.
@@ -775,9 +777,12 @@ class Vectors:
         types: Sequence[str] | None = None,
         states: Sequence[str] | None = None,
         model: str | None = None,
+        peaks: dict[str, float] | None = None,
     ) -> list[tuple[str, int, float]]:
-        """(slug, part, cosine), best first, over unsealed vectors of `model` (default: the
-        model most vectors have); level 1 gives one row per memory, its best window.
+        """(slug, part, score), best first, over unsealed vectors of `model` (default: the
+        model most vectors have). Level 2: the score is the turn's cosine. Level 1: one row
+        per memory, its best window as the part and its windows' pooled score
+        (memoryd.pooling); `peaks`, when given, gets each returned memory's best cosine.
         Memories of sensitive scopes never appear. `scopes` None: every scope.
 
         A big pool is scanned in two stages (`_two_stage`); when its candidates cannot fill
@@ -800,15 +805,16 @@ class Vectors:
         approx = m.pool.approx(q)
         if approx is not None:
             want = limit if states is None else limit * 3 + 10
-            rows, scores, best, complete = self._two_stage(
+            rows, scores, peak, best, complete = self._two_stage(
                 m, q, approx, ranges, ok, level, max(RESCORE_MIN, RESCORE_PER * want)
             )
-            got = self._top(m, rows, scores, level, limit, states, complete, best=best)
+            got = self._top(m, rows, scores, peak, level, limit, states, complete, best=best)
             if got is not None:
-                return got
+                return _peaks(got, peaks)
         pool_scores = m.pool.scores(q)
         cand_rows: list[np.ndarray] = []
         cand_scores: list[np.ndarray] = []
+        cand_peak: list[np.ndarray] = []
         for a, b in ranges:
             scores = pool_scores[m.rows[a:b]]
             if ok is not None:
@@ -816,16 +822,22 @@ class Vectors:
             if level == MEMORY:
                 ga, gb = np.searchsorted(m.starts, [a, b])
                 starts = m.starts[ga:gb]
+                soft, peak = pooling.pooled(scores, starts - a)
                 cand_rows.append(starts)
-                cand_scores.append(np.maximum.reduceat(scores, starts - a))
+                cand_scores.append(soft)
+                cand_peak.append(peak)
             else:
                 cand_rows.append(np.arange(a, b))
                 cand_scores.append(scores)
+                cand_peak.append(scores)
         rows = np.concatenate(cand_rows)
         scores = np.concatenate(cand_scores)
+        peak = np.concatenate(cand_peak)
         keep = np.isfinite(scores)
-        got = self._top(m, rows[keep], scores[keep], level, limit, states, True, pool_scores=pool_scores)
-        return got or []
+        got = self._top(
+            m, rows[keep], scores[keep], peak[keep], level, limit, states, True, pool_scores=pool_scores
+        )
+        return _peaks(got or [], peaks)
 
     @staticmethod
     def _two_stage(
@@ -836,54 +848,67 @@ class Vectors:
         ok: np.ndarray | None,
         level: int,
         r: int,
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, bool]:
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, bool]:
         """Candidates by first-stage score, scored exactly: per scope range the `r` refs
-        that rank best by `approx` (level 1: every window of the memories those refs belong
-        to, so a candidate's best window and score are exact). Returns the candidates and
-        their scores as `_top` takes them, at level 1 the ref of each one's best window, and
-        whether they are every ref that passed the filters."""
+        that rank best by `approx`, at level 1 the `r` memories whose windows' first-stage
+        scores pool best (pooling is shift-invariant, so approx's missing constant does not
+        change the order), every window of them rescored, so a candidate's pooled score and
+        best window are exact. Returns the candidates, their scores and best cosines as
+        `_top` takes them, at level 1 the ref of each one's best window, and whether they
+        are every ref that passed the filters."""
         complete = True
         cand_rows: list[np.ndarray] = []
         cand_scores: list[np.ndarray] = []
+        cand_peak: list[np.ndarray] = []
         cand_best: list[np.ndarray] = []
         for a, b in ranges:
             s = approx[m.rows[a:b]]
             if ok is not None:
                 s = np.where(ok[m.types[a:b]], s, -np.inf)
-            top = np.argpartition(-s, r - 1)[:r] if b - a > r else np.arange(b - a)
+            if level == MEMORY:
+                ga, gb = int(m.memory[a]), int(m.memory[b - 1]) + 1  # a scope's memories are contiguous
+                s, _ = pooling.pooled(s, m.starts[ga:gb] - a)
+            n = len(s)
+            top = np.argpartition(-s, r - 1)[:r] if n > r else np.arange(n)
             finite = np.isfinite(s[top])
-            if b - a > r and finite.all():  # else every ref the filter keeps is in
+            if n > r and finite.all():  # else every candidate the filter keeps is in
                 complete = False
             top = top[finite]
             if not len(top):
                 continue
-            refs = a + np.sort(top)
             if level == MEMORY:
-                groups = m.memory[refs]  # sorted: refs are
-                groups = groups[np.concatenate(([True], groups[1:] != groups[:-1]))]
+                groups = ga + np.sort(top)
                 starts = m.starts[groups]
                 lens = m.ends[groups] - starts
                 offs = np.cumsum(lens) - lens
                 refs = np.repeat(starts - offs, lens) + np.arange(int(lens.sum()))
+            else:
+                refs = a + np.sort(top)
             exact = m.pool.exact(m.rows[refs], q)
             if level == MEMORY:
-                best, where = _group_max(exact, offs, lens)
+                soft, _ = pooling.pooled(exact, offs)
+                peak, where = _group_max(exact, offs, lens)
                 cand_rows.append(starts)
-                cand_scores.append(best)
+                cand_scores.append(soft)
+                cand_peak.append(peak)
                 cand_best.append(refs[where])
             else:
                 cand_rows.append(refs)
                 cand_scores.append(exact)
+                cand_peak.append(exact)
         if not cand_rows:
-            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32), None, complete
+            none = np.zeros(0, dtype=np.float32)
+            return np.zeros(0, dtype=np.int64), none, none, None, complete
         best_refs = np.concatenate(cand_best) if level == MEMORY else None
-        return np.concatenate(cand_rows), np.concatenate(cand_scores), best_refs, complete
+        rows, scores = np.concatenate(cand_rows), np.concatenate(cand_scores)
+        return rows, scores, np.concatenate(cand_peak), best_refs, complete
 
     def _top(
         self,
         m: _Matrix,
         rows: np.ndarray,
         scores: np.ndarray,
+        peak: np.ndarray,
         level: int,
         limit: int,
         states: Sequence[str] | None,
@@ -891,11 +916,12 @@ class Vectors:
         *,
         best: np.ndarray | None = None,
         pool_scores: np.ndarray | None = None,
-    ) -> list[tuple[str, int, float]] | None:
-        """The best `limit` of the candidates; None when they fall short of it and are not
-        `complete` (the caller scans every ref instead). At level 1 a candidate is a memory
-        (its first ref) and its part is its best window's: the ref in `best` (aligned with
-        `rows`), else found from `pool_scores`, the scores of every pool row."""
+    ) -> list[tuple[str, int, float, float]] | None:
+        """The best `limit` of the candidates as (slug, part, score, best cosine `peak`);
+        None when they fall short of it and are not `complete` (the caller scans every ref
+        instead). At level 1 a candidate is a memory (its first ref) and its part is its
+        best window's: the ref in `best` (aligned with `rows`), else found from
+        `pool_scores`, the scores of every pool row."""
         want = limit if states is None else limit * 3 + 10
         while True:
             k = min(want, len(rows))
@@ -916,6 +942,7 @@ class Vectors:
                     [m.slugs[i] for i in picked.tolist()],
                     m.parts[at].tolist(),
                     scores[idx].tolist(),
+                    peak[idx].tolist(),
                     strict=True,
                 )
             )
@@ -927,15 +954,13 @@ class Vectors:
                 return out if complete else None
             want *= 4
 
-    def _keep_states(
-        self, picked: list[tuple[str, int, float]], states: Sequence[str], limit: int
-    ) -> list[tuple[str, int, float]]:
+    def _keep_states(self, picked: list[Hit], states: Sequence[str], limit: int) -> list[Hit]:
         """`picked` (best first) without memories outside `states`; asked in rank order, the
         first `limit` first: usually they all pass and the rest is never looked up."""
-        alive = self._in_states({s for s, _, _ in picked[:limit]}, states)
+        alive = self._in_states({p[0] for p in picked[:limit]}, states)
         out = [p for p in picked[:limit] if p[0] in alive]
         if len(out) < limit and len(picked) > limit:
-            alive = self._in_states({s for s, _, _ in picked[limit:]}, states)
+            alive = self._in_states({p[0] for p in picked[limit:]}, states)
             out += [p for p in picked[limit:] if p[0] in alive]
         return out
 
@@ -1054,6 +1079,7 @@ class Vectors:
         types: Sequence[str] | None = None,
         states: Sequence[str] | None = None,
         model: str | None = None,
+        peaks: dict[str, float] | None = None,
     ) -> list[tuple[str, int, float]]:
         """`similar` over one sensitive scope's sealed vectors, opened with its key in
         memory for this query only (nothing opened is cached or written)."""
@@ -1078,7 +1104,7 @@ class Vectors:
                 "WHERE m.scope_hash = ? AND r.level = ? AND v.sealed = 1" + where,
                 params,
             ).fetchall()
-        best: dict[tuple[str, int], tuple[float, int]] = {}
+        found: dict[tuple[str, int], list[tuple[float, int]]] = {}
         for slug, part, fp, vmodel, dim, data in rows:
             if dim != q.shape[0]:
                 continue
@@ -1087,8 +1113,18 @@ class Vectors:
             except Exception:  # a damaged or swapped row scores nothing; doctor reports the files
                 continue
             score = float(np.frombuffer(plain, dtype="<f2").astype(np.float32) @ q)
-            k = (slug, 0 if level == MEMORY else int(part))
-            if k not in best or score > best[k][0]:
-                best[k] = (score, int(part))
-        ranked = sorted(best.items(), key=lambda kv: -kv[1][0])
-        return [(slug, part, score) for (slug, _), (score, part) in ranked[:limit]]
+            found.setdefault((slug, 0 if level == MEMORY else int(part)), []).append((score, int(part)))
+        got: list[Hit] = []
+        for (slug, _), windows in found.items():
+            peak, part = max(windows)
+            score = pooling.pooled_one([w for w, _ in windows])[0] if level == MEMORY else peak
+            got.append((slug, part, score, peak))
+        got.sort(key=lambda g: -g[2])
+        return _peaks(got[:limit], peaks)
+
+
+def _peaks(got: list[Hit], peaks: dict[str, float] | None) -> list[tuple[str, int, float]]:
+    """(slug, part, score) of `got`; each one's best cosine into `peaks` when given."""
+    if peaks is not None:
+        peaks.update((slug, peak) for slug, _, _, peak in got)
+    return [(slug, part, score) for slug, part, score, _ in got]

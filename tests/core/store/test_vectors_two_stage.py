@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memoryd import vectors
+from memoryd import pooling, vectors
 from memoryd.app import Memoryd
 
 DIM = 48
@@ -59,12 +59,13 @@ class Corpus:
     def exact(
         self, q: np.ndarray, *, scopes: set[str], types: set[str] | None = None, limit: int = 10
     ) -> list[tuple[str, int]]:
-        """The oracle: every memory's best window, from the vectors as generated."""
+        """The oracle: every memory scored by its windows pooled (memoryd.pooling), with its
+        best window, from the vectors as generated."""
         best = []
         for slug, (scope, mtype, wins) in self.memories.items():
             if scope in scopes and (types is None or mtype in types):
                 s = wins.astype("<f2").astype(np.float32) @ q
-                best.append((-float(s.max()), slug, int(s.argmax())))
+                best.append((-pooling.pooled_one(list(s))[0], slug, int(s.argmax())))
         best.sort()
         return [(slug, part) for _, slug, part in best[:limit]]
 
