@@ -520,6 +520,9 @@ class _Matrix:
 
 _cache: dict[tuple[str, str, int], _Matrix] = {}
 Hit = tuple[str, int, float, float]  # slug, part, score, best cosine
+# Subtracted from the rank of a memory under the floor: pooled scores lie within
+# [-1, 1 + T log 64] (memoryd.pooling), so this puts it after every memory over the floor.
+_UNDER_FLOOR = 4.0
 _cache_lock = threading.RLock()
 _FETCH = 500  # vectors read per statement when the pool grows
 # One statement, so one snapshot and one step for the check every query makes.
@@ -778,11 +781,15 @@ class Vectors:
         states: Sequence[str] | None = None,
         model: str | None = None,
         peaks: dict[str, float] | None = None,
+        floor: float | None = None,
     ) -> list[tuple[str, int, float]]:
         """(slug, part, score), best first, over unsealed vectors of `model` (default: the
         model most vectors have). Level 2: the score is the turn's cosine. Level 1: one row
         per memory, its best window as the part and its windows' pooled score
         (memoryd.pooling); `peaks`, when given, gets each returned memory's best cosine.
+        Given a `floor`, memories whose best cosine reaches it come before those that do
+        not: long memories just under it, lifted by pooling, must not crowd out of `limit`
+        a short one over it (the caller drops what is under it).
         Memories of sensitive scopes never appear. `scopes` None: every scope.
 
         A big pool is scanned in two stages (`_two_stage`); when its candidates cannot fill
@@ -808,7 +815,7 @@ class Vectors:
             rows, scores, peak, best, complete = self._two_stage(
                 m, q, approx, ranges, ok, level, max(RESCORE_MIN, RESCORE_PER * want)
             )
-            got = self._top(m, rows, scores, peak, level, limit, states, complete, best=best)
+            got = self._top(m, rows, scores, peak, level, limit, states, complete, best=best, floor=floor)
             if got is not None:
                 return _peaks(got, peaks)
         pool_scores = m.pool.scores(q)
@@ -835,7 +842,16 @@ class Vectors:
         peak = np.concatenate(cand_peak)
         keep = np.isfinite(scores)
         got = self._top(
-            m, rows[keep], scores[keep], peak[keep], level, limit, states, True, pool_scores=pool_scores
+            m,
+            rows[keep],
+            scores[keep],
+            peak[keep],
+            level,
+            limit,
+            states,
+            True,
+            pool_scores=pool_scores,
+            floor=floor,
         )
         return _peaks(got or [], peaks)
 
@@ -916,19 +932,22 @@ class Vectors:
         *,
         best: np.ndarray | None = None,
         pool_scores: np.ndarray | None = None,
+        floor: float | None = None,
     ) -> list[tuple[str, int, float, float]] | None:
         """The best `limit` of the candidates as (slug, part, score, best cosine `peak`);
         None when they fall short of it and are not `complete` (the caller scans every ref
         instead). At level 1 a candidate is a memory (its first ref) and its part is its
         best window's: the ref in `best` (aligned with `rows`), else found from
-        `pool_scores`, the scores of every pool row."""
+        `pool_scores`, the scores of every pool row. Candidates whose `peak` is under
+        `floor` rank after every one that reaches it (see `similar`)."""
         want = limit if states is None else limit * 3 + 10
+        order = scores if floor is None else np.where(peak >= floor, scores, scores - _UNDER_FLOOR)
         while True:
             k = min(want, len(rows))
             if k == 0:
                 return [] if complete else None
-            idx = np.argpartition(-scores, k - 1)[:k] if k < len(rows) else np.arange(len(rows))
-            idx = idx[np.argsort(-scores[idx], kind="stable")]
+            idx = np.argpartition(-order, k - 1)[:k] if k < len(rows) else np.arange(len(rows))
+            idx = idx[np.argsort(-order[idx], kind="stable")]
             picked = rows[idx]
             if level != MEMORY:
                 at = picked
@@ -1080,6 +1099,7 @@ class Vectors:
         states: Sequence[str] | None = None,
         model: str | None = None,
         peaks: dict[str, float] | None = None,
+        floor: float | None = None,
     ) -> list[tuple[str, int, float]]:
         """`similar` over one sensitive scope's sealed vectors, opened with its key in
         memory for this query only (nothing opened is cached or written)."""
@@ -1119,7 +1139,7 @@ class Vectors:
             peak, part = max(windows)
             score = pooling.pooled_one([w for w, _ in windows])[0] if level == MEMORY else peak
             got.append((slug, part, score, peak))
-        got.sort(key=lambda g: -g[2])
+        got.sort(key=lambda g: (floor is not None and g[3] < floor, -g[2]))
         return _peaks(got[:limit], peaks)
 
 

@@ -71,3 +71,31 @@ def test_a_long_memory_on_another_subject_does_not_answer_a_question_about_nothi
     # the memory is searchable: a question about it finds it
     got = cli("search", "when should I plant garlic?", "--mode", "dense", "--json", cwd=project)
     assert [r["slug"] for r in json.loads(got.stdout)] == [slug]
+
+
+def test_long_memories_under_the_floor_do_not_crowd_out_a_short_one_over_it(
+    project: Path, tmp_path: Path, isolated_home: Path
+) -> None:
+    """Forty long memories whose windows all sit just under the floor pool above a short
+    memory over it (0.12 + T log 39 > 0.22). They used to fill the dense candidates, be
+    dropped by the floor after, and leave nothing: the short memory must still be found,
+    with a score of its own, not 0 on a scale its dropped neighbours set."""
+    from memoryd import embed
+    from memoryd.app import Memoryd
+
+    embed._loaded.clear()
+    (tmp_path / "config.toml").write_text(
+        '[search]\nembedding_model = "tests.core.store.embedders:crowd"\n', encoding="utf-8"
+    )
+    app = Memoryd()
+    short = app.record("fact", "Short note", "zqshort a memo worded otherwise", scope_path=project)[0]
+    filler = " ".join(f"zqlong filler {{i}}.{k} lorem ipsum dolor sit amet" for k in range(250))
+    for i in range(40):
+        app.record("fact", f"Long {i}", filler.replace("{i}", str(i)), scope_path=project)
+    assert app.store.embed_vectors(embed.load(app.config, None)) > 1500  # as the worker would
+    for mode in ("dense", "hybrid"):
+        got = app.search(
+            "what is the answer to my question", scopes=None, mode=mode, limit=10, count_recall=False
+        )
+        assert [r.slug for r in got] == [short.meta.slug], mode
+        assert got[0].score > 0, mode

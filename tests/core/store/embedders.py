@@ -82,3 +82,32 @@ class FailsAfterLoad(Hashed):
 
 def fails_after_load() -> FailsAfterLoad:
     return FailsAfterLoad("1")
+
+
+class Crowd(Hashed):
+    """Every query is one direction; a text holding "zqlong" has cosine 0.12 with it (under
+    search's floor of 0.16), one holding "zqshort" 0.22 (over it), any other 0."""
+
+    name = "crowd-test"
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        out = super().embed_documents(texts)
+        for i, t in enumerate(texts):
+            c = 0.22 if "zqshort" in t else 0.12 if "zqlong" in t else 0.0
+            rest = out[i].copy()
+            rest[0] = 0.0
+            rest /= np.linalg.norm(rest)
+            out[i] = rest * np.sqrt(1 - c * c)
+            out[i][0] = c
+        return out
+
+    def embed_query(self, text: str) -> np.ndarray:
+        if text in CHECK_TEXTS:
+            return super().embed_query(text)
+        v = np.zeros(DIM, dtype=np.float32)
+        v[0] = 1.0
+        return v
+
+
+def crowd() -> Crowd:
+    return Crowd("1")
