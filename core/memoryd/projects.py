@@ -107,6 +107,34 @@ def put_sealed(con: sqlite3.Connection, scope_hash: str, kind: str, sealed: str,
     )
 
 
+def put_withheld(con: sqlite3.Connection, scope_hash: str, kind: str, now: str) -> None:
+    """A scope below a sensitive root: no name and no root kept, since its path holds
+    the sensitive folder's name (shown as withheld)."""
+    con.execute(
+        "INSERT INTO project_names (scope_hash, name, root, kind, sealed, seen_at) "
+        "VALUES (?, NULL, NULL, ?, NULL, ?) ON CONFLICT (scope_hash) DO UPDATE SET name = NULL, "
+        "root = NULL, kind = excluded.kind, sealed = NULL, seen_at = excluded.seen_at",
+        (scope_hash, kind, now),
+    )
+
+
+def withhold_below(con: sqlite3.Connection, root: str, keep: str) -> int:
+    """Marking `root` sensitive: every other clear row at or below it loses name and root."""
+    below = [r for r in rows(con) if r.scope_hash != keep and r.root and is_within(r.root, root)]
+    for r in below:
+        con.execute(
+            "UPDATE project_names SET name = NULL, root = NULL, sealed = NULL WHERE scope_hash = ?",
+            (r.scope_hash,),
+        )
+    return len(below)
+
+
+def is_within(path: str, root: str) -> bool:
+    """`path` is `root` or below it (both absolute, as scopes resolve them)."""
+    p, r = os.path.normpath(path), os.path.normpath(root)
+    return p == r or p.startswith(r.rstrip(os.sep) + os.sep)
+
+
 def describe(
     found: Iterable[Row],
     hashes: Iterable[str],
@@ -128,6 +156,8 @@ def describe(
                 roots[r.scope_hash] = (opened[r.scope_hash], r.kind)
         elif r.root:
             roots[r.scope_hash] = (r.root, r.kind)
+        else:  # below a sensitive root: withheld (memoryd.sensitive.names)
+            sealed.add(r.scope_hash)
     names = _disambiguated({h: root for h, (root, _) in roots.items()})
     out = {}
     for h in hashes:

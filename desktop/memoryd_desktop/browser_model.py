@@ -213,7 +213,7 @@ class MemoryTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             if key == "project":
                 return project_text.tooltip(self.project(row))
-            return row.get("snippet") or row.get("slug")
+            return project_text.plain_tip(str(row.get("snippet") or row.get("slug") or ""))
         if role == Qt.ItemDataRole.UserRole:
             return row.get("slug")
         return None

@@ -137,7 +137,7 @@ class RowsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return column.text(item)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return column.tooltip(item) if column.tooltip else column.text(item)
+            return project_text.plain_tip(column.tooltip(item) if column.tooltip else column.text(item))
         if role == Qt.ItemDataRole.TextAlignmentRole and column.align_right:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == ItemRole:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QDate, QLocale
+from PySide6.QtGui import Qt
 
 from memoryd.app import Project
 
@@ -25,7 +26,13 @@ def label(project: Project) -> str:
 
 def tooltip(project: Project) -> str:
     """The folder on hover, else the hash."""
-    return project.root or project.scope_hash
+    return plain_tip(project.root or project.scope_hash)
+
+
+def plain_tip(text: str) -> str:
+    """`text` as a tooltip shows it, letter for letter: Qt renders a tooltip that looks
+    like HTML as rich text, and a folder may be named `<img src=x>`."""
+    return Qt.convertFromPlainText(text) if Qt.mightBeRichText(text) else text
 
 
 def withheld(scope_hash: str) -> str:

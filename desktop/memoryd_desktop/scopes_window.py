@@ -31,6 +31,7 @@ from memoryd.app import Memoryd
 from memoryd_desktop import assets
 from memoryd_desktop.grant_dialog import GrantDialog, project_name
 from memoryd_desktop.ops import Ops
+from memoryd_desktop.project_text import plain_tip
 from memoryd_desktop.texts import describe, local_time
 
 log = logging.getLogger("memoryd.tray")
@@ -180,7 +181,7 @@ class ScopesWindow(QWidget):
                 ]
             )
             item.setData(0, HASH_ROLE, scope["scope_hash"])
-            item.setToolTip(0, str(scope["root"]))
+            item.setToolTip(0, plain_tip(str(scope["root"])))
             item.setToolTip(1, str(scope["scope_hash"]))
             self.tree.addTopLevelItem(item)
             if keep is not None and keep["scope_hash"] == scope["scope_hash"]:
@@ -339,6 +340,7 @@ class ScopesWindow(QWidget):
         box = QMessageBox(self)
         box.setIcon(QMessageBox.Icon.Warning)
         box.setWindowTitle(translate("ScopesWindow", "Unmark a sensitive folder"))
+        box.setTextFormat(Qt.TextFormat.PlainText)  # a folder name is never markup
         box.setText(translate("ScopesWindow", "Stop protecting {root}?").format(root=root))
         box.setInformativeText(
             translate(

@@ -165,3 +165,25 @@ def test_names_are_worked_out_when_read():
         f"sensitive project {'e' * 12}",
         "f" * 12,
     ]
+
+
+def test_a_row_below_a_sensitive_root_is_withheld_and_names_no_namesake():
+    """Marking withholds the rows below its root: they show as withheld and no longer
+    make a plain namesake show its parents."""
+    import sqlite3
+
+    con = sqlite3.connect(":memory:")
+    con.execute(
+        "CREATE TABLE project_names (scope_hash TEXT PRIMARY KEY, name TEXT, root TEXT, "
+        "kind TEXT NOT NULL DEFAULT 'dir', sealed TEXT, seen_at TEXT NOT NULL)"
+    )
+    now = "2026-01-01T00:00:00Z"
+    projects.put_clear(con, "a" * 12, "/w/acme", "dir", now)
+    projects.put_clear(con, "b" * 12, "/w/acme/docs", "dir", now)
+    projects.put_clear(con, "c" * 12, "/w/acme-other/docs", "dir", now)  # a prefix, not below
+    projects.put_clear(con, "d" * 12, "/w/plain/docs", "dir", now)
+    assert projects.withhold_below(con, "/w/acme", "a" * 12) == 1
+    got = projects.describe(projects.rows(con), ["b" * 12, "c" * 12, "d" * 12])
+    assert got["b" * 12].withheld and got["b" * 12].root is None
+    assert got["c" * 12].label == "docs (acme-other)" and got["d" * 12].label == "docs (plain)"
+    assert not projects.is_within("/w/acmeX", "/w/acme") and projects.is_within("/w/acme", "/w/acme/")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
@@ -567,3 +568,26 @@ def test_sealed_rows_open_no_window_until_grant_is_clicked(
         for made in windows.made.values():
             made.deleteLater()
     assert errors == []
+
+
+def test_a_folder_named_like_html_shows_as_written_in_tooltips(
+    qtbot: QtBot, window: BrowserWindow, facade: Memoryd, tmp_path: Path
+) -> None:
+    """Qt renders a tooltip that looks like HTML as rich text: a folder called
+    `<img src=x>` must read as its name on hover, not load an image."""
+    folder = tmp_path / "<img src=x>" / "<b>loud"
+    folder.mkdir(parents=True)
+    facade.record("fact", "Odd folder", "Named like markup.", scope_path=folder)
+    with qtbot.waitSignal(window.results_shown, timeout=WAIT_MS):
+        window.load()
+    column = window.model.COLUMNS.index("project")
+    row = next(i for i in range(window.model.rowCount()) if window.model.index(i, 0).data() == "Odd folder")
+    at = window.scope_combo.findData(facade.scope(folder).hash)
+    for tip in (
+        window.model.index(row, column).data(Qt.ItemDataRole.ToolTipRole),
+        window.scope_combo.itemData(at, Qt.ItemDataRole.ToolTipRole),
+    ):
+        assert "<img" not in tip and "<b>" not in tip, tip
+        doc = QTextDocument()
+        doc.setHtml(tip)
+        assert doc.toPlainText() == str(folder.resolve()), tip

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import QEvent, Qt
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtGui import QKeyEvent, QTextDocument
 from PySide6.QtWidgets import QApplication, QMessageBox, QPushButton, QWidget
 from pytestqt.qtbot import QtBot
 
@@ -698,3 +698,21 @@ def test_a_long_reasoning_scrolls_and_keeps_the_body_editor_tall(
     assert editor.body.height() >= 150, editor.body.height()
     assert editor.approve.isVisible() and window.size().toTuple() == (1100, 700)
     assert window.ops.wait(WAIT_MS)
+
+
+def test_a_project_named_like_html_reads_as_its_name_on_hover(
+    qtbot: QtBot, facade: Memoryd, opened, cli, tmp_path
+):
+    """The Project column's tooltip ("From the session of … in {project}") shows a
+    folder called `<img src=x>` as written, not as rich text."""
+    folder = tmp_path / "<img src=x>"
+    folder.mkdir()
+    _promotions(cli, folder, tmp_path, PNPM)
+    window = opened()
+    view = window.views[Tab.PROMOTIONS]
+    assert view.rows.data(view.rows.index(0, 3)) == "<img src=x>"
+    tip = view.rows.data(view.rows.index(0, 3), Qt.ItemDataRole.ToolTipRole)
+    assert "<img" not in tip, tip
+    doc = QTextDocument()
+    doc.setHtml(tip)
+    assert doc.toPlainText().endswith(" in <img src=x>"), doc.toPlainText()

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QTextDocument
 from pytestqt.qtbot import QtBot
 
 from memoryd.app import Memoryd
@@ -224,3 +225,20 @@ def test_grant_dialog_on_its_own(qtbot: QtBot) -> None:
     with qtbot.waitSignal(dialog.rejected, timeout=1000):
         dialog.reject()  # Escape, the close button, or Deny
     assert dialog.result_choice() is None
+
+
+def test_a_folder_named_like_html_reads_as_its_name_on_hover(
+    qtbot: QtBot, facade: Memoryd, ops: Ops, tmp_path: Path
+) -> None:
+    """Qt renders a tooltip that looks like HTML as rich text; the folder's tooltip must
+    show `<img src=x>` as written."""
+    folder = tmp_path / "<img src=x>"
+    folder.mkdir()
+    facade.record("fact", "Odd", "Named like markup.", scope_path=folder)
+    facade.mark_sensitive(folder, passphrase=PASSPHRASE)
+    window = _opened(qtbot, facade, ops)
+    tip = window.tree.topLevelItem(0).toolTip(0)
+    assert "<img" not in tip, tip
+    doc = QTextDocument()
+    doc.setHtml(tip)
+    assert doc.toPlainText() == str(folder.resolve())

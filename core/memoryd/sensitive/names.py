@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterable
 
-from memoryd import clock, projects
+from memoryd import clock, envpaths, projects
 from memoryd.db.engine import write_session
 from memoryd.errors import KeyUnavailable, MemorydError
 from memoryd.scope import Scope
@@ -60,6 +60,14 @@ def _note(store: Store, scope: Scope) -> None:
         with write_session(store.engine) as s:
             projects.put_sealed(raw_connection(s), scope.hash, scope.kind, sealed, clock.now_iso())
         return
+    if envpaths.sensitive_root(str(store.layout.home), root) is not None:
+        # Below a sensitive root (a repository there, the marker deleted): its path names
+        # the sensitive folder, so neither name nor root is kept.
+        if now_row is not None and now_row.root is None and now_row.sealed is None:
+            return
+        with write_session(store.engine) as s:
+            projects.put_withheld(raw_connection(s), scope.hash, scope.kind, clock.now_iso())
+        return
     if now_row is not None and now_row.sealed is None and now_row.root == root and now_row.kind == scope.kind:
         return
     with write_session(store.engine) as s:
@@ -67,10 +75,13 @@ def _note(store: Store, scope: Scope) -> None:
 
 
 def seal_row(store: Store, scope_hash: str, root: str, key: bytes) -> None:
-    """Marking: the scope's clear row (if any) becomes a sealed one; the compaction that
-    ends a mark (checkpoint, VACUUM) leaves the old bytes nowhere."""
+    """Marking: the scope's clear row (if any) becomes a sealed one, and the scopes below
+    its root (folders that had a scope of their own before) keep no name or root, whose
+    path holds the sensitive folder's name; the compaction that ends a mark (checkpoint,
+    VACUUM) leaves the old bytes nowhere."""
     with write_session(store.engine) as s:
         con = raw_connection(s)
+        projects.withhold_below(con, root, scope_hash)
         found = projects.row(con, scope_hash)
         if found is not None and found.sealed is not None:
             return

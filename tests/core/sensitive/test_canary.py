@@ -6,6 +6,7 @@ comes back only through a grant."""
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -201,3 +202,58 @@ def test_a_sensitive_projects_folder_name_leaves_the_index(
     out = cli("unmark-sensitive", str(secret))
     assert out.returncode == 0, out.stderr
     assert {r["project"] for r in json.loads(cli("list", "--all-scopes", "--json").stdout)} == {FOLDER}
+
+
+def test_a_project_below_a_sensitive_one_does_not_leak_its_name(
+    cli, secret_service: str, tmp_path: Path, isolated_home: Path
+):
+    """A folder below the sensitive root that had its own scope before the mark: its row
+    named it by a path holding the secret folder ("docs (KestrelMergerTalks)")."""
+    secret = tmp_path / FOLDER
+    docs, other = secret / "docs", tmp_path / "other" / "docs"
+    docs.mkdir(parents=True)
+    other.mkdir(parents=True)
+    record(cli, docs, "In the subfolder", "Minutes go here.", "minutes")
+    capture(cli, docs, tmp_path, "canary-names-sub", [("Draft the minutes", "Drafted them.")])
+    record(cli, other, "Elsewhere", "Another docs folder.", "other")
+    listed = json.loads(cli("list", "--all-scopes", "--json").stdout)
+    assert f"docs ({FOLDER})" in {r["project"] for r in listed}, "a namesake makes the parent show"
+    Memoryd().store.engine.dispose()
+    assert _holding(isolated_home, FOLDER)
+
+    set_pin(cli)
+    out = cli("mark-sensitive", str(secret), stdin=PIN + "\n")
+    assert out.returncode == 0, out.stderr
+    Memoryd().store.engine.dispose()
+    assert _holding(isolated_home, FOLDER) == []
+
+    # Without a grant, nothing the CLI prints names the sensitive folder.
+    record(cli, other, "Elsewhere again", "Still plain.", "other")
+    for args in (
+        ("list", "--all-scopes"),
+        ("list", "--all-scopes", "--json"),
+        ("digest",),
+        ("digest", "--json"),
+    ):
+        shown = cli(*args)
+        assert shown.returncode == 0, shown.stderr
+        assert FOLDER.lower() not in (shown.stdout + shown.stderr).lower(), args
+    sub = Memoryd().project_names([_hash(docs)])[_hash(docs)]
+    assert sub.root is None and sub.withheld
+
+    # A scope of its own appearing below the sensitive root later (a repository cloned
+    # there after the marker was deleted) is not named in the clear either.
+    (secret / ".memoryd-sensitive").unlink()
+    repo = secret / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    record(cli, repo, "In the repository", "Cloned later.", "clone")
+    Memoryd().store.engine.dispose()
+    assert _holding(isolated_home, FOLDER) == []
+    assert FOLDER.lower() not in cli("list", "--all-scopes").stdout.lower()
+
+
+def _hash(path: Path) -> str:
+    from memoryd.envpaths import hash_root
+
+    return hash_root(str(path.resolve()))
