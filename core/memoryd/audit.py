@@ -187,26 +187,27 @@ class AuditLog:
         return None
 
     def _last_event(self) -> Event | None:
-        """Read the tail. A final fragment without newline is an append that a crash cut
-        short (never acknowledged): it is dropped. A damaged complete line is refused."""
+        """Read the last line, however long (backwards from the end until a newline). A
+        final fragment without newline is an append that a crash cut short (never
+        acknowledged): it is dropped. A damaged complete line is refused."""
         if not self.path.exists():
             return None
         with open(self.path, "r+b") as fh:
             size = fh.seek(0, os.SEEK_END)
             if size == 0:
                 return None
-            start = max(0, size - _TAIL_BYTES)
+            fh.seek(size - 1)
+            if fh.read(1) != b"\n":
+                cut = _line_start(fh, size)  # where the torn fragment begins
+                fh.truncate(cut)
+                size = cut
+                if size == 0:
+                    return None
+            start = _line_start(fh, size - 1)
             fh.seek(start)
-            chunk = fh.read()
-            if not chunk.endswith(b"\n"):
-                cut = chunk.rfind(b"\n")
-                fh.truncate(start + cut + 1 if cut >= 0 else start)
-                chunk = chunk[: cut + 1] if cut >= 0 else b""
-                if not chunk:
-                    return None if start == 0 else self._last_event()
-            lines = chunk.rstrip(b"\n").split(b"\n")
+            line = fh.read(size - start)
             try:
-                return _parse(lines[-1])
+                return _parse(line)
             except AuditError:
                 raise AuditError(
                     f"the last line of {self.path} is damaged; run `memoryd audit verify`"
@@ -475,6 +476,20 @@ def _scrub(value: Any, rename: dict[str, str], drop_keys: tuple[str, ...]) -> An
     if isinstance(value, str):
         return rename.get(value, value)
     return value
+
+
+def _line_start(fh: Any, end: int) -> int:
+    """Where the line holding the byte before `end` begins: after the last newline before
+    `end`, read backwards in steps, so a line of any length is found whole."""
+    pos = end
+    while pos > 0:
+        step = min(_TAIL_BYTES, pos)
+        fh.seek(pos - step)
+        cut = fh.read(step).rfind(b"\n")
+        if cut >= 0:
+            return pos - step + cut + 1
+        pos -= step
+    return 0
 
 
 def _parse(raw: bytes) -> Event:

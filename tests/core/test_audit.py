@@ -90,3 +90,26 @@ def test_crash_fragment_is_dropped_before_next_append(five_events: Path, project
     Memoryd().record("fact", "after crash", "x", scope_path=project)
     verdict = Memoryd().audit_verify()
     assert verdict.ok and verdict.events == 12  # the record and its `entities` save
+
+
+def test_append_after_a_line_longer_than_any_tail_window(five_events: Path, project: Path, cli):
+    """A valid event longer than the 256 KiB the tail reader once looked at: the next
+    write must still find it whole (it read half a line and called it damaged)."""
+    from memoryd.app import Memoryd
+
+    app = Memoryd()
+    app.store.audit.append("note", actor="test", details={"blob": "x" * (300 * 1024)})
+    app.record("fact", "after a long line", "x", scope_path=project)
+    out = cli("record", "--type", "fact", "--title", "via cli", "--scope", str(project), stdin="y")
+    assert out.returncode == 0, out.stderr
+    assert Memoryd().audit_verify().ok
+
+
+def test_crash_fragment_after_a_long_line_is_dropped(five_events: Path, project: Path):
+    from memoryd.app import Memoryd
+
+    Memoryd().store.audit.append("note", actor="test", details={"blob": "y" * (300 * 1024)})
+    with open(five_events, "ab") as fh:
+        fh.write(b'{"seq": 12, "ts": "2026')
+    Memoryd().record("fact", "after crash", "x", scope_path=project)
+    assert Memoryd().audit_verify().ok

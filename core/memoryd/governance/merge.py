@@ -37,6 +37,9 @@ def merge(
     drops = list(dict.fromkeys(slugs.validate(d) for d in drop))
     if not drops:
         raise UsageError("--drop needs at least one slug")
+    from memoryd.governance.duplicates import check_size
+
+    check_size(drops, "merge --drop")
     if keep in drops:
         raise UsageError(f"{keep} is both kept and dropped")
     from memoryd.sensitive import gate

@@ -275,3 +275,35 @@ def test_not_duplicates_hides_the_group_until_undone(cli, project: Path):
     assert groups() == [{a, b}]
     assert json.loads(_undo_events(cli)[0]["details"])["undid"] == "not_duplicates"
     _verified(cli)
+
+
+def test_large_groups_are_refused_and_events_stay_small(cli, project: Path, isolated_home: Path):
+    """Thousands of slugs once made one 273 KB audit line that stopped every later write.
+    An absurd group is refused in one line; an allowed one logs a bounded event."""
+    from memoryd.governance import duplicates
+
+    too_many = [
+        f"fact-some-long-slug-about-the-payments-pipeline-{i:04d}" for i in range(duplicates.MAX_GROUP + 1)
+    ]
+    _one_line_error(cli("not-duplicates", *too_many), 2, "at most")
+    _one_line_error(cli("merge", "--keep", "keeper", "--drop", *too_many), 2, "at most")
+
+    app = Memoryd()
+    title = "Longish title about configuring the build pipeline for the payments service cluster"
+    made = [
+        app.record("fact", f"{title} {i}", f"body {i} w{i}x", scope_path=project)[0].meta.slug
+        for i in range(40)
+    ]
+    out = cli("not-duplicates", *made)
+    assert out.returncode == 0, out.stderr
+    line = (isolated_home / "audit" / "audit.jsonl").read_bytes().splitlines()[-1]
+    event = json.loads(line)
+    assert event["event_type"] == "not_duplicates"
+    details = json.loads(event["details"])
+    assert details["count"] == 40 and made[5] not in details["dedupe"]
+    assert line.count(made[5].encode()) <= 1
+    assert (
+        cli("record", "--type", "fact", "--title", "after", "--scope", str(project), stdin="x").returncode
+        == 0
+    )
+    _verified(cli)

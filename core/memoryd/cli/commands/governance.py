@@ -74,7 +74,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         parents=[common],
         help="merge duplicates into one memory",
         description="The kept memory absorbs the dropped ones' triggers, tags and recall counts; "
-        "the dropped ones are removed. Example: memoryd merge --keep SLUG --drop SLUG2 SLUG3",
+        "the dropped ones go to the trash (`memoryd undo` brings them back); at most 100 at once. "
+        "Example: memoryd merge --keep SLUG --drop SLUG2 SLUG3",
     )
     m.add_argument("--keep", required=True)
     m.add_argument("--drop", required=True, nargs="+")
@@ -85,7 +86,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "not-duplicates",
         parents=[common],
         help="say a duplicate group's memories differ: the digest stops proposing them",
-        description="Recorded and audited; `memoryd undo` takes it back. "
+        description="Recorded and audited; `memoryd undo` takes it back. At most 100 memories. "
         "Example: memoryd not-duplicates SLUG1 SLUG2",
     )
     nd.add_argument("slugs", nargs="+", metavar="SLUG")
