@@ -17,6 +17,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -235,11 +236,12 @@ class AuditLog:
             for raw in lines:
                 record = json.loads(raw)
                 old_head = record["this_hash"]
-                if record.get("scope_hash") == scope_hash or record.get("target_id") in rename:
+                own = record.get("scope_hash") == scope_hash or record.get("target_id") in rename
+                if own or _mentions(raw, rename):  # another scope's event naming one: names only
                     new = dict(record)
                     new["target_id"] = rename.get(record.get("target_id") or "", record.get("target_id"))
                     details = json.loads(record["details"]) if record.get("details") else {}
-                    new["details"] = canonical(_scrub(details, rename, drop_keys))
+                    new["details"] = canonical(_scrub(details, rename, drop_keys if own else ()))
                     if new != record:
                         record = new
                         changed += 1
@@ -474,8 +476,23 @@ def _scrub(value: Any, rename: dict[str, str], drop_keys: tuple[str, ...]) -> An
     if isinstance(value, list):
         return [_scrub(v, rename, drop_keys) for v in value]
     if isinstance(value, str):
-        return rename.get(value, value)
+        return rename_tokens(rename.get(value, value), rename)
     return value
+
+
+_TOKEN = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def rename_tokens(value: str, rename: dict[str, str]) -> str:
+    """Slugs inside a string (a dedupe key `merge:<slug>:<slug>`, a path
+    `scopes/<hash>/facts/<slug>.md`, a group `a b c`) take their new names."""
+    if not rename:
+        return value
+    return _TOKEN.sub(lambda m: rename.get(m.group(0), m.group(0)), value)
+
+
+def _mentions(raw: bytes, rename: dict[str, str]) -> bool:
+    return any(t in rename for t in _TOKEN.findall(raw.decode("utf-8", "replace")))
 
 
 def _line_start(fh: Any, end: int) -> int:
