@@ -61,6 +61,6 @@ def mark(store: Store, members: Sequence[str], *, actor: str = "cli") -> tuple[s
         scope_hash=scope,
         target_id=sorted(chosen)[0],
         details={"slugs": sorted(chosen), "count": len(chosen)},
-        dedupe=f"not_duplicates:{group_digest(key)}{undo.round_tag(store, 'not_duplicates', key)}",
+        dedupe=f"not_duplicates:{group_digest(key)}{undo.fresh_tag()}",
     )
     return key, scope

@@ -85,7 +85,7 @@ def merge(
     meta.updated_at = clock.now()
     store.save(kept, event="update", actor=actor, details={"fields": ["merged"], "merged_from": drops})
 
-    tag = undo.round_tag(store, "merge", keep)
+    tag = undo.fresh_tag()
     for d in drops:
         trash.move_in(store.files, entry, rows[d]["body_path"])
         with write_session(store.engine) as s:

@@ -23,6 +23,7 @@ the change: a retry after a crash logs nothing twice."""
 from __future__ import annotations
 
 import json
+import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -115,6 +116,9 @@ def note(
 ) -> int:
     """Record a decision so it can be undone; returns its id."""
     assert kind in KINDS
+    # The undo's dedupe key: random and kept with the action, not its id (which restarts
+    # when the index is rebuilt), so a retry of this undo is recognised and nothing else.
+    detail = {**detail, "key": secrets.token_hex(8)}
     with write_session(store.engine) as s:
         new = s.exec(
             text(
@@ -154,18 +158,11 @@ def get(store: Store, action_id: int) -> Action:
     return _action(row)
 
 
-def round_tag(store: Store, kind: str, target: str) -> str:
-    """A suffix for an action's audit dedupe key: the same decision made again after an
-    undo is a new event, not the retry of the first ("" until something was undone)."""
-    with read_session(store.engine) as s:
-        n = s.exec(
-            text(
-                "SELECT count(*) FROM review_actions "
-                "WHERE kind = :kind AND target = :target AND undone_at IS NOT NULL"
-            ),
-            params={"kind": kind, "target": target},
-        ).scalar()
-    return f":u{int(n or 0)}" if n else ""
+def fresh_tag() -> str:
+    """A suffix for an action's audit dedupe key: random, so the same decision made again
+    (after an undo, or after the index was rebuilt and its ids restarted) is a new event,
+    never mistaken for the retry of an old one."""
+    return ":" + secrets.token_hex(6)
 
 
 def pick(store: Store, action_id: int | None) -> Action:
@@ -207,7 +204,7 @@ def _audit(store: Store, a: Action, actor: str, scope_hash: str | None, **detail
         scope_hash=scope_hash,
         target_id=a.target,
         details={"action": a.id, "undid": a.kind, **details},
-        dedupe=f"undo:{a.id}",
+        dedupe=f"undo:{a.detail.get('key') or f'{a.id}:{a.at}'}",
     )
     return ev.seq
 

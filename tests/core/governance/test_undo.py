@@ -307,3 +307,26 @@ def test_large_groups_are_refused_and_events_stay_small(cli, project: Path, isol
         == 0
     )
     _verified(cli)
+
+
+def test_merge_and_undo_after_an_index_rebuild_are_audited(cli, project: Path, isolated_home: Path):
+    """Review action ids live in the index: after `rm index.db*; reindex` they restart at
+    1. A dedupe key built from them made a new merge and its undo look like retries of
+    the old ones, and neither was logged."""
+    body = "Use pnpm, never npm, in this repository."
+    a = _record(cli, project, "Package manager", body=body)
+    b = _record(cli, project, "Which package manager", body=body)
+
+    def count(kind: str) -> int:
+        return len(json.loads(cli("audit", "--event-type", kind, "--json").stdout))
+
+    assert cli("merge", "--keep", a, "--drop", b).returncode == 0
+    assert cli("undo").returncode == 0
+    assert (count("merge"), count("undo")) == (1, 1)
+    for p in isolated_home.glob("index.db*"):
+        p.unlink()
+    assert cli("reindex").returncode == 0, "reindex"
+    assert cli("merge", "--keep", a, "--drop", b).returncode == 0
+    assert cli("undo").returncode == 0
+    assert (count("merge"), count("undo")) == (2, 2)
+    _verified(cli)
