@@ -88,6 +88,7 @@ class Undone:
     restored: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
     reopened: int | None = None
+    missing: tuple[str, ...] = ()  # a merge's dropped memories the trash had lost (--force)
     scopes: tuple[str, ...] = field(default_factory=tuple)
 
     def as_dict(self) -> dict[str, Any]:
@@ -97,6 +98,7 @@ class Undone:
             "restored": list(self.restored),
             "removed": list(self.removed),
             "reopened_promotion": self.reopened,
+            "not_restored": list(self.missing),
         }
 
 
@@ -326,6 +328,7 @@ def _undo_merge(store: Store, a: Action, force: bool, actor: str) -> Undone:
         gate.check_or_raise(store, scope, actor=actor, what="undo", target=keep)
     files = store.files
     back: list[tuple[str, str]] = []
+    missing: list[str] = []
     for x in dropped:
         try:
             store.row(x["slug"])
@@ -336,16 +339,34 @@ def _undo_merge(store: Store, a: Action, force: bool, actor: str) -> Undone:
         here, there = files.absolute(x["body_path"]), trash.trashed(files, entry, x["body_path"])
         source = there if there.exists() else here
         if not source.exists():
-            continue  # damaged or missing when merged: its rows went, nothing to bring back
+            missing.append(x["slug"])  # missing when merged, or lost from the trash since
+            continue
         try:
             files.read(source)  # opens where it lies: a sealed file needs its scope's key
         except (CorruptFile, KeyUnavailable) as exc:
             raise _superseded(a, f"{x['slug']} in the trash does not open ({exc})") from None
         back.append((x["slug"], x["body_path"]))
+    if missing and not force:
+        raise _superseded(
+            a, f"the trash lacks {', '.join(missing)}; --force undoes the merge without bringing it back"
+        )
     previous = trash.before(files, entry, kept_path)
     if previous is None:
         raise _superseded(a, f"the trash lacks {keep} as it was before the merge")
-    seq = _audit(store, a, actor, kept["scope_hash"], kept=keep, restored=[s for s, _ in back], forced=force)
+    try:  # checked before anything moves or is logged: a damaged copy must not replace it
+        files.read(trash.before_path(files, entry, kept_path))
+    except (CorruptFile, KeyUnavailable) as exc:
+        raise _superseded(a, f"{keep} as it was before the merge does not open ({exc})") from None
+    seq = _audit(
+        store,
+        a,
+        actor,
+        kept["scope_hash"],
+        kept=keep,
+        restored=[s for s, _ in back],
+        forced=force,
+        **({"missing": missing} if missing else {}),
+    )
     from memoryd import atomic
 
     for _, body_path in back:
@@ -356,7 +377,7 @@ def _undo_merge(store: Store, a: Action, force: bool, actor: str) -> Undone:
         _mark_undone(s, a)
     trash.remove(store.layout, entry)
     scopes = tuple(dict.fromkeys([kept["scope_hash"], *(x["scope_hash"] for x in dropped)]))
-    return Undone(a, seq, restored=tuple(s for s, _ in back), scopes=scopes)
+    return Undone(a, seq, restored=tuple(s for s, _ in back), missing=tuple(missing), scopes=scopes)
 
 
 def _undo_not_duplicates(store: Store, a: Action, actor: str) -> Undone:

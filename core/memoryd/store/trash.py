@@ -81,8 +81,13 @@ def keep_before(files: MemoryFiles, name: str, body_path: str) -> None:
     atomic.write_bytes(dst, src.read_bytes())
 
 
+def before_path(files: MemoryFiles, name: str, body_path: str) -> Path:
+    """Where the copy lies (readable there: same scope folder and name)."""
+    return files.layout.trash / name / "before" / body_path
+
+
 def before(files: MemoryFiles, name: str, body_path: str) -> bytes | None:
-    path = files.layout.trash / name / "before" / body_path
+    path = before_path(files, name, body_path)
     try:
         return path.read_bytes()
     except FileNotFoundError:

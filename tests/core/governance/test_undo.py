@@ -330,3 +330,53 @@ def test_merge_and_undo_after_an_index_rebuild_are_audited(cli, project: Path, i
     assert cli("undo").returncode == 0
     assert (count("merge"), count("undo")) == (2, 2)
     _verified(cli)
+
+
+def _merged(cli, project: Path, isolated_home: Path) -> tuple[str, str, Path]:
+    body = "Release notes go in CHANGELOG.md under Unreleased."
+    keep = _record(cli, project, "Changelog", body=body)
+    drop = _record(cli, project, "Release notes", body=body)
+    assert cli("merge", "--keep", keep, "--drop", drop).returncode == 0
+    (entry,) = (isolated_home / "trash").iterdir()
+    return keep, drop, entry
+
+
+def _everything(home: Path) -> dict[str, str]:
+    return {
+        p.relative_to(home).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted([*home.glob("scopes/*/*/*"), *home.rglob("trash/**/*")])
+        if p.is_file() and not p.name.startswith(".")
+    }
+
+
+def test_undo_merge_refuses_a_damaged_copy_and_changes_nothing(cli, project: Path, isolated_home: Path):
+    """A garbage `before/` copy once overwrote the kept memory, moved the dropped file back
+    without rows and logged the undo before failing."""
+    keep, drop, entry = _merged(cli, project, isolated_home)
+    (copy,) = (entry / "before").rglob("*.md")
+    copy.write_bytes(b"\x00garbage, not a memory\n")
+    state = _everything(isolated_home)
+    _one_line_error(cli("undo"), 2, "does not open")
+    assert _everything(isolated_home) == state and _undo_events(cli) == []
+    assert cli("get", keep).returncode == 0 and cli("get", drop).returncode == 1
+
+    copy.unlink()
+    state = _everything(isolated_home)
+    _one_line_error(cli("undo"), 2, "lacks")
+    assert _everything(isolated_home) == state and _undo_events(cli) == []
+
+
+def test_undo_merge_with_a_dropped_file_missing_needs_force(cli, project: Path, isolated_home: Path):
+    keep, drop, entry = _merged(cli, project, isolated_home)
+    (dropped,) = (entry / "files").rglob("*.md")
+    dropped.unlink()
+    state = _everything(isolated_home)
+    _one_line_error(cli("undo"), 2, drop, "--force")
+    assert _everything(isolated_home) == state and _undo_events(cli) == []
+    out = cli("undo", "--force")
+    assert out.returncode == 0, out.stderr
+    assert f"not restored: {drop}" in out.stdout
+    (event,) = _undo_events(cli)
+    assert json.loads(event["details"])["missing"] == [drop]
+    assert cli("get", keep).returncode == 0 and cli("get", drop).returncode == 1
+    _verified(cli)

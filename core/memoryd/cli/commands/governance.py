@@ -307,6 +307,8 @@ def run_undo(args: argparse.Namespace) -> int:
         line += f"; {', '.join(done.removed)} moved to the trash"
     if done.restored:
         line += f"; restored {', '.join(done.restored)}"
+    if done.missing:
+        line += f"; not restored: {', '.join(done.missing)} (missing from the trash)"
     output.line(line)
     return 0
 
