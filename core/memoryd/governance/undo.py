@@ -7,7 +7,9 @@ What undo does, and when it refuses (a one-line UsageError, nothing changed):
 - approve: the memory the approval wrote goes to the trash (memoryd.store.trash) and the
   proposal is pending again. Refused when that memory changed since (edited, merged into,
   retyped; recalls do not count) unless `force`, which moves it to the trash as it is now;
-  when it is gone (forgotten, merged away), `force` reopens the proposal alone.
+  when it is gone (forgotten, merged away), `force` reopens the proposal alone. Refused
+  even with `force` while a later merge that kept it is not undone (its dropped memories
+  could then never come back): that merge is undone first.
 - merge: the dropped memories come back from the trash byte for byte and are indexed as
   reindex would; the kept memory gets its file from before the merge back (recalls counted
   since then are dropped with it). Refused when the kept memory changed since, unless
@@ -281,6 +283,12 @@ def _undo_approve(store: Store, a: Action, force: bool, actor: str) -> Undone:
             a,
             f"the memory it wrote ({slug}) is gone (merged away or forgotten); --force reopens it",
         )
+    if mem is not None:
+        later = _merge_kept(store, slug, after=a.id)
+        if later is not None:  # trashing it would strand that merge's dropped memories
+            raise _superseded(
+                a, f"{slug} kept a later merge (#{later}); undo that first: memoryd undo {later}"
+            )
     if mem is not None and _version(mem) != a.detail.get("version") and not force:
         raise _superseded(
             a, f"{slug} was changed since (edited or merged into); --force takes it back as it is now"
@@ -306,6 +314,19 @@ def _undo_approve(store: Store, a: Action, force: bool, actor: str) -> Undone:
     return Undone(
         a, seq, removed=(slug,) if mem is not None else (), reopened=pid, scopes=(row["scope_hash"],)
     )
+
+
+def _merge_kept(store: Store, slug: str, *, after: int) -> int | None:
+    """The latest merge not undone since action `after` that kept this memory."""
+    with read_session(store.engine) as s:
+        row = s.exec(
+            text(
+                "SELECT id FROM review_actions WHERE kind = 'merge' AND target = :slug "
+                "AND undone_at IS NULL AND id > :after ORDER BY id DESC LIMIT 1"
+            ),
+            params={"slug": slug, "after": after},
+        ).first()
+    return int(row[0]) if row else None
 
 
 def _undo_merge(store: Store, a: Action, force: bool, actor: str) -> Undone:

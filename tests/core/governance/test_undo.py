@@ -380,3 +380,25 @@ def test_undo_merge_with_a_dropped_file_missing_needs_force(cli, project: Path, 
     assert json.loads(event["details"])["missing"] == [drop]
     assert cli("get", keep).returncode == 0 and cli("get", drop).returncode == 1
     _verified(cli)
+
+
+def test_undo_approve_refused_even_forced_while_a_later_merge_kept_the_memory(
+    cli, project: Path, tmp_path: Path, isolated_home: Path
+):
+    """Trashing a memory that absorbed a merge made the merge impossible to undo and left
+    the dropped memory only in the trash: undo that merge first."""
+    pid = _proposal(cli, project, tmp_path, "undo-approve-3")
+    slug = json.loads(cli("promote", str(pid), "--json").stdout)["slug"]
+    other = _record(cli, project, "Package manager note", body="pnpm, not npm.")
+    assert cli("merge", "--keep", slug, "--drop", other).returncode == 0
+    approve, merge = sorted(json.loads(cli("undo", "--list", "--json").stdout), key=lambda a: a["id"])
+    state = _files(isolated_home)
+    for extra in ((), ("--force",)):
+        _one_line_error(cli("undo", str(approve["id"]), *extra), 2, f"memoryd undo {merge['id']}")
+    assert _files(isolated_home) == state and _undo_events(cli) == []
+    assert _status(pid) == "approved"
+    assert cli("undo", str(merge["id"])).returncode == 0
+    out = cli("undo", str(approve["id"]))
+    assert out.returncode == 0, out.stderr
+    assert _status(pid) == "pending" and cli("get", other).returncode == 0
+    _verified(cli)

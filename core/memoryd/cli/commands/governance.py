@@ -100,7 +100,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "consolidation's). A rejected proposal is pending again; an approved one too, its memory "
         "moved to the trash; a merge brings the dropped memories back from the trash (kept "
         "30 days) and the kept one as it was. Refused when what it would undo changed since "
-        "(--force undoes an approval or merge anyway, over the later changes). "
+        "(--force undoes an approval or merge anyway, over the later changes, and a merge "
+        "whose dropped memory the trash lost). Never forced: an approval whose memory kept a "
+        "later merge (undo that merge first). "
         "Example: memoryd undo --list ; memoryd undo ; memoryd undo 12",
     )
     u.add_argument("id", nargs="?", type=positive("review action id"), help="from `memoryd undo --list`")
