@@ -144,7 +144,16 @@ def drop_scope(layout: Layout, scope_hash: str) -> int:
         return 0
     gone = 0
     for folder in sorted(root.iterdir()):
-        if folder.is_dir() and scope_hash in _scopes(folder):
+        if folder.is_dir() and _holds(layout, folder, scope_hash):
             shutil.rmtree(folder, ignore_errors=True)
             gone += 1
     return gone
+
+
+def _holds(layout: Layout, folder: Path, scope_hash: str) -> bool:
+    """Whether an entry holds files of the scope: its manifest says so, or (a manifest
+    damaged or missing must not keep plaintext behind) a file lies under its folder."""
+    if scope_hash in _scopes(folder):
+        return True
+    inside = layout.scope_dir(scope_hash).relative_to(layout.home)
+    return any((folder / part / inside).exists() for part in ("files", "before"))

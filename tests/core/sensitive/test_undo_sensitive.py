@@ -89,3 +89,19 @@ def test_marking_leaves_no_readable_slug_in_undo_history(
     out = cli("undo", str(listed[0]["id"]))  # "not duplicates" reads nothing: no grant needed
     assert out.returncode == 0, out.stderr
     assert leaks(isolated_home) == []
+
+
+def test_marking_empties_the_scope_s_trash_even_with_a_broken_manifest(
+    cli, secret_service: str, project: Path, isolated_home: Path
+):
+    body = f"The vault is named {CANARY}."
+    keep = record(cli, project, "Vault", body)
+    drop = record(cli, project, "Vault name", body)
+    assert cli("merge", "--keep", keep, "--drop", drop).returncode == 0
+    (entry,) = (isolated_home / "trash").iterdir()
+    (entry / "manifest.json").write_text("")
+    set_pin(cli)
+    out = cli("mark-sensitive", str(project), stdin=PIN + "\n")
+    assert out.returncode == 0, out.stderr
+    assert leaks(isolated_home) == []
+    assert not entry.exists()
