@@ -66,6 +66,8 @@ def merge(
     from memoryd.store import trash
 
     kept_path = store.row(keep)["body_path"]
+    for path in (kept_path, *(r["body_path"] for r in rows.values())):
+        trash.confined(store.layout, path)  # before anything moves
     entry = trash.new_entry(
         store.layout, kind="merge", scopes=[kept.meta.scope_hash, *(r["scope_hash"] for r in rows.values())]
     )

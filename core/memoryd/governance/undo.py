@@ -278,6 +278,8 @@ def _undo_approve(store: Store, a: Action, force: bool, actor: str) -> Undone:
         mem: dict[str, Any] | None = store.row(slug)
     except NotFound:
         mem = None
+    if mem is not None:
+        trash.confined(store.layout, mem["body_path"])
     if mem is None and not force:
         raise _superseded(
             a,
@@ -345,6 +347,8 @@ def _undo_merge(store: Store, a: Action, force: bool, actor: str) -> Undone:
         raise _superseded(a, f"{keep} was changed since the merge; --force restores it as it was before")
     if kept["body_path"] != kept_path:
         raise _superseded(a, f"{keep} moved since the merge (retyped or forgotten)")
+    for path in (kept_path, *(str(x.get("body_path")) for x in dropped)):
+        trash.confined(store.layout, path)
     for scope in dict.fromkeys([kept["scope_hash"], *(x["scope_hash"] for x in dropped)]):
         gate.check_or_raise(store, scope, actor=actor, what="undo", target=keep)
     files = store.files

@@ -14,14 +14,16 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import secrets
 import shutil
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from memoryd import atomic, clock
 from memoryd.envpaths import ensure_dir
+from memoryd.errors import UsageError
 from memoryd.paths import Layout
 from memoryd.store.files import MemoryFiles
 
@@ -40,9 +42,34 @@ def new_entry(layout: Layout, *, kind: str, scopes: Sequence[str]) -> str:
     return name
 
 
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
+
+
 def entry(layout: Layout, name: str) -> Path | None:
+    """The entry's folder; None when there is none by that name (or the name, read from
+    the index, is not one an entry can have: nothing outside trash/ is ever touched)."""
+    if not _NAME.match(name or ""):
+        return None
     folder = layout.trash / name
-    return folder if name and "/" not in name and (folder / MANIFEST).is_file() else None
+    return folder if (folder / MANIFEST).is_file() else None
+
+
+def confined(layout: Layout, body_path: str) -> str:
+    """A memory's path as the index gives it, refused unless it lies under scopes/: a
+    hand-edited index must not make a move or a write land anywhere else."""
+    p = PurePosixPath(body_path)
+    ok = not p.is_absolute() and len(p.parts) >= 3 and p.parts[0] == "scopes" and ".." not in p.parts
+    if ok:
+        try:
+            (layout.home / body_path).resolve().relative_to(layout.scopes.resolve())
+        except (ValueError, OSError):
+            ok = False
+    if not ok:
+        raise UsageError(
+            f"{body_path!r} lies outside the data directory's memories (was index.db edited? "
+            "`memoryd reindex` rebuilds it); nothing was changed"
+        )
+    return body_path
 
 
 def _with_turns(files: MemoryFiles, path: Path) -> list[Path]:
@@ -51,6 +78,7 @@ def _with_turns(files: MemoryFiles, path: Path) -> list[Path]:
 
 def move_in(files: MemoryFiles, name: str, body_path: str) -> None:
     """A memory file (and its turns) from its place into the entry, by rename."""
+    confined(files.layout, body_path)
     src = files.absolute(body_path)
     dst = files.layout.trash / name / "files" / body_path
     for a, b in zip(_with_turns(files, src), _with_turns(files, dst), strict=True):
@@ -61,11 +89,13 @@ def move_in(files: MemoryFiles, name: str, body_path: str) -> None:
 
 def trashed(files: MemoryFiles, name: str, body_path: str) -> Path:
     """Where a moved file lies in the entry (readable there: same scope folder and name)."""
+    confined(files.layout, body_path)
     return files.layout.trash / name / "files" / body_path
 
 
 def move_out(files: MemoryFiles, name: str, body_path: str) -> None:
     """Back to its place, turns too; the rename keeps the bytes as they were."""
+    confined(files.layout, body_path)
     src = trashed(files, name, body_path)
     dst = files.absolute(body_path)
     for a, b in zip(_with_turns(files, src), _with_turns(files, dst), strict=True):
@@ -76,6 +106,7 @@ def move_out(files: MemoryFiles, name: str, body_path: str) -> None:
 
 def keep_before(files: MemoryFiles, name: str, body_path: str) -> None:
     """A copy of a file the action is about to rewrite (its bytes: ciphertext stays so)."""
+    confined(files.layout, body_path)
     src = files.absolute(body_path)
     dst = files.layout.trash / name / "before" / body_path
     atomic.write_bytes(dst, src.read_bytes())
@@ -83,6 +114,7 @@ def keep_before(files: MemoryFiles, name: str, body_path: str) -> None:
 
 def before_path(files: MemoryFiles, name: str, body_path: str) -> Path:
     """Where the copy lies (readable there: same scope folder and name)."""
+    confined(files.layout, body_path)
     return files.layout.trash / name / "before" / body_path
 
 

@@ -402,3 +402,36 @@ def test_undo_approve_refused_even_forced_while_a_later_merge_kept_the_memory(
     assert out.returncode == 0, out.stderr
     assert _status(pid) == "pending" and cli("get", other).returncode == 0
     _verified(cli)
+
+
+def test_undo_keeps_to_the_home_whatever_the_index_says(
+    cli, project: Path, tmp_path: Path, isolated_home: Path
+):
+    """Paths and trash entry names come from the index: a hand-edited one made undo write
+    outside the data directory. Refused in one line; nothing moves."""
+    import sqlite3
+
+    keep, drop, entry = _merged(cli, project, isolated_home)
+    (dropped,) = (entry / "files").rglob("*.md")
+    evil = f"../../elsewhere/{dropped.name}"  # opens as the dropped memory would
+    planted = entry / "files" / evil
+    planted.parent.mkdir(parents=True)
+    planted.write_bytes(dropped.read_bytes())
+    con = sqlite3.connect(isolated_home / "index.db")
+    detail = json.loads(con.execute("SELECT detail FROM review_actions WHERE kind = 'merge'").fetchone()[0])
+    detail["dropped"][0]["body_path"] = evil
+    con.execute("UPDATE review_actions SET detail = ? WHERE kind = 'merge'", (json.dumps(detail),))
+    con.commit()
+    state = _everything(isolated_home)
+    _one_line_error(cli("undo"), 2, "outside the data directory")
+    assert not (isolated_home / evil).exists() and _everything(isolated_home) == state
+    assert _undo_events(cli) == []
+
+    detail["dropped"][0]["body_path"] = dropped.relative_to(entry / "files").as_posix()
+    detail["trash"] = "../" + entry.name
+    con.execute("UPDATE review_actions SET detail = ? WHERE kind = 'merge'", (json.dumps(detail),))
+    con.commit()
+    con.close()
+    _one_line_error(cli("undo"), 2)
+    assert _everything(isolated_home) == state and _undo_events(cli) == []
+    assert cli("get", keep).returncode == 0 and cli("get", drop).returncode == 1
