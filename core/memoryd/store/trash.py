@@ -20,6 +20,7 @@ import shutil
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 from memoryd import atomic, clock
 from memoryd.envpaths import ensure_dir
@@ -27,12 +28,17 @@ from memoryd.errors import UsageError
 from memoryd.paths import Layout
 from memoryd.store.files import MemoryFiles
 
+if TYPE_CHECKING:
+    from memoryd.audit import AuditLog
+
 RETENTION_DAYS = 30
 MANIFEST = "manifest.json"
 
 
 def new_entry(layout: Layout, *, kind: str, scopes: Sequence[str]) -> str:
     """A new, empty entry; its id is what the action records."""
+    if layout.trash.exists() and not layout.trash.is_dir():
+        raise UsageError(f"{layout.trash} is a file, not the trash folder: move it away and try again")
     ensure_dir(str(layout.trash))
     name = f"{clock.now().strftime('%Y%m%dT%H%M%SZ')}-{secrets.token_hex(4)}"
     folder = layout.trash / name
@@ -146,9 +152,19 @@ def _scopes(folder: Path) -> list[str]:
         return []
 
 
-def purge(layout: Layout, *, days: int = RETENTION_DAYS, now: datetime | None = None) -> int:
-    """Empty the entries older than the retention; returns how many went. An entry whose
-    manifest cannot be read (an interrupted creation) goes by its folder's age."""
+def purge(
+    layout: Layout,
+    *,
+    days: int = RETENTION_DAYS,
+    now: datetime | None = None,
+    dry_run: bool = False,
+    audit: AuditLog | None = None,
+    actor: str = "memoryd",
+) -> int:
+    """Empty the entries older than the retention; returns how many went (or would go,
+    `dry_run`), logged as `trash_emptied` when `audit` is given and any went: the undo of
+    their actions ends there. An entry whose manifest cannot be read (an interrupted
+    creation) goes by its folder's age."""
     root = layout.trash
     if not root.is_dir():
         return 0
@@ -162,8 +178,11 @@ def purge(layout: Layout, *, days: int = RETENTION_DAYS, now: datetime | None = 
             with contextlib.suppress(OSError):
                 created = datetime.fromtimestamp(folder.stat().st_mtime, tz=cutoff.tzinfo)
         if created is not None and created < cutoff:
-            shutil.rmtree(folder, ignore_errors=True)
+            if not dry_run:
+                shutil.rmtree(folder, ignore_errors=True)
             gone += 1
+    if gone and audit is not None and not dry_run:
+        audit.append("trash_emptied", actor=actor, details={"entries": gone, "days": days})
     return gone
 
 

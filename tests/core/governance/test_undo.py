@@ -238,9 +238,14 @@ def test_trash_is_emptied_after_its_retention(cli, project: Path, isolated_home:
     assert json.loads(out.stdout)["trash_emptied"] == 0 and list(trash.rglob(f"{drop}.md"))
 
     monkeypatch.setenv("MEMORYD_NOW", clock.iso(at + timedelta(days=31)))
+    out = cli("decay-sweep", "--dry-run", "--json")  # says what would go, removes nothing
+    assert json.loads(out.stdout)["trash_emptied"] == 1 and list(trash.rglob(f"{drop}.md"))
+    assert json.loads(cli("audit", "--event-type", "trash_emptied", "--json").stdout) == []
     out = cli("decay-sweep", "--json")
     assert json.loads(out.stdout)["trash_emptied"] == 1
     assert not list(trash.rglob("*.md"))
+    (event,) = json.loads(cli("audit", "--event-type", "trash_emptied", "--json").stdout)
+    assert json.loads(event["details"])["entries"] == 1
     _one_line_error(cli("undo"), 2, "trash it needs was emptied")
     assert cli("get", keep).returncode == 0
 
@@ -435,3 +440,13 @@ def test_undo_keeps_to_the_home_whatever_the_index_says(
     _one_line_error(cli("undo"), 2)
     assert _everything(isolated_home) == state and _undo_events(cli) == []
     assert cli("get", keep).returncode == 0 and cli("get", drop).returncode == 1
+
+
+def test_a_file_named_trash_is_a_one_line_error(cli, project: Path, isolated_home: Path):
+    body = "Ship on green CI only."
+    keep = _record(cli, project, "Shipping", body=body)
+    drop = _record(cli, project, "Ship rule", body=body)
+    (isolated_home / "trash").write_text("not a folder")
+    state = _files(isolated_home)
+    _one_line_error(cli("merge", "--keep", keep, "--drop", drop), 2, "trash")
+    assert _files(isolated_home) == state and cli("get", drop).returncode == 0
