@@ -480,19 +480,32 @@ def _scrub(value: Any, rename: dict[str, str], drop_keys: tuple[str, ...]) -> An
     return value
 
 
-_TOKEN = re.compile(r"[A-Za-z0-9_-]+")
+_TOKEN = re.compile(r"[A-Za-z0-9._-]+")  # what a slug is made of (memoryd.slugs)
+
+
+def _renamed(token: str, rename: dict[str, str]) -> str | None:
+    """The token's new form when it is a slug, or a slug and an extension (`<slug>.md`)."""
+    if token in rename:
+        return rename[token]
+    cut = token.find(".")
+    while cut > 0:
+        if token[:cut] in rename:
+            return rename[token[:cut]] + token[cut:]
+        cut = token.find(".", cut + 1)
+    return None
 
 
 def rename_tokens(value: str, rename: dict[str, str]) -> str:
     """Slugs inside a string (a dedupe key `merge:<slug>:<slug>`, a path
-    `scopes/<hash>/facts/<slug>.md`, a group `a b c`) take their new names."""
+    `scopes/<hash>/facts/<slug>.md`, a group `a b c`) take their new names; only whole
+    slugs, never part of a longer one."""
     if not rename:
         return value
-    return _TOKEN.sub(lambda m: rename.get(m.group(0), m.group(0)), value)
+    return _TOKEN.sub(lambda m: _renamed(m.group(0), rename) or m.group(0), value)
 
 
 def _mentions(raw: bytes, rename: dict[str, str]) -> bool:
-    return any(t in rename for t in _TOKEN.findall(raw.decode("utf-8", "replace")))
+    return any(_renamed(t, rename) for t in _TOKEN.findall(raw.decode("utf-8", "replace")))
 
 
 def _line_start(fh: Any, end: int) -> int:

@@ -113,3 +113,13 @@ def test_crash_fragment_after_a_long_line_is_dropped(five_events: Path, project:
         fh.write(b'{"seq": 12, "ts": "2026')
     Memoryd().record("fact", "after crash", "x", scope_path=project)
     assert Memoryd().audit_verify().ok
+
+
+def test_rename_tokens_renames_slugs_inside_strings_only_whole():
+    from memoryd.audit import rename_tokens
+
+    rename = {"deploy-day-ab12": "m-1", "v1.2-notes": "m-2", "a-b": "m-3"}
+    assert rename_tokens("merge:deploy-day-ab12:a-b:ff00", rename) == "merge:m-1:m-3:ff00"
+    assert rename_tokens("scopes/h/facts/v1.2-notes.md", rename) == "scopes/h/facts/m-2.md"
+    assert rename_tokens("scopes/h/facts/deploy-day-ab12.md.enc", rename) == "scopes/h/facts/m-1.md.enc"
+    assert rename_tokens("a-b-c x-a-b a-b", rename) == "a-b-c x-a-b m-3"

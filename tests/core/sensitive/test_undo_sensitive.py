@@ -105,3 +105,24 @@ def test_marking_empties_the_scope_s_trash_even_with_a_broken_manifest(
     assert out.returncode == 0, out.stderr
     assert leaks(isolated_home) == []
     assert not entry.exists()
+
+
+def test_undo_merge_refuses_a_flipped_byte_in_the_sealed_copy(
+    cli, secret_service: str, project: Path, isolated_home: Path
+):
+    set_pin(cli)
+    assert cli("mark-sensitive", str(project), stdin=PIN + "\n").returncode == 0
+    body = "The vault opens on Fridays."
+    keep = record(cli, project, "Vault", body, "vault")
+    drop = record(cli, project, "Vault day", body, "friday")
+    grant_pin(cli, project, "session")
+    assert cli("merge", "--keep", keep, "--drop", drop).returncode == 0
+    (copy,) = (isolated_home / "trash").rglob("before/**/*.md.enc")
+    data = bytearray(copy.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    copy.write_bytes(bytes(data))
+    state = _digests(isolated_home)
+    one_line_error(cli("undo"), 2, "does not open")
+    assert _digests(isolated_home) == state and cli("get", drop).returncode == 1
+    assert json.loads(cli("audit", "--event-type", "undo", "--json").stdout) == []
+    assert cli("audit", "verify").returncode == 0
