@@ -952,9 +952,9 @@ class Memoryd(Upkeep):
         report = decay.sweep(self.store, self.config.decay, dry_run=dry_run, actor=actor)
         if not dry_run:
             self._release_orphans(actor=actor)
-            from memoryd.store import trash
+        from memoryd.store import trash
 
-            report.trash_emptied = trash.purge(self.layout)
+        report.trash_emptied = trash.purge(self.layout, dry_run=dry_run, audit=self.store.audit, actor=actor)
         return report
 
     def digest(self, *, since: str | None = None, scopes: list[str] | None = None) -> Digest:

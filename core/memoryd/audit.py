@@ -17,6 +17,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -187,26 +188,27 @@ class AuditLog:
         return None
 
     def _last_event(self) -> Event | None:
-        """Read the tail. A final fragment without newline is an append that a crash cut
-        short (never acknowledged): it is dropped. A damaged complete line is refused."""
+        """Read the last line, however long (backwards from the end until a newline). A
+        final fragment without newline is an append that a crash cut short (never
+        acknowledged): it is dropped. A damaged complete line is refused."""
         if not self.path.exists():
             return None
         with open(self.path, "r+b") as fh:
             size = fh.seek(0, os.SEEK_END)
             if size == 0:
                 return None
-            start = max(0, size - _TAIL_BYTES)
+            fh.seek(size - 1)
+            if fh.read(1) != b"\n":
+                cut = _line_start(fh, size)  # where the torn fragment begins
+                fh.truncate(cut)
+                size = cut
+                if size == 0:
+                    return None
+            start = _line_start(fh, size - 1)
             fh.seek(start)
-            chunk = fh.read()
-            if not chunk.endswith(b"\n"):
-                cut = chunk.rfind(b"\n")
-                fh.truncate(start + cut + 1 if cut >= 0 else start)
-                chunk = chunk[: cut + 1] if cut >= 0 else b""
-                if not chunk:
-                    return None if start == 0 else self._last_event()
-            lines = chunk.rstrip(b"\n").split(b"\n")
+            line = fh.read(size - start)
             try:
-                return _parse(lines[-1])
+                return _parse(line)
             except AuditError:
                 raise AuditError(
                     f"the last line of {self.path} is damaged; run `memoryd audit verify`"
@@ -234,11 +236,12 @@ class AuditLog:
             for raw in lines:
                 record = json.loads(raw)
                 old_head = record["this_hash"]
-                if record.get("scope_hash") == scope_hash or record.get("target_id") in rename:
+                own = record.get("scope_hash") == scope_hash or record.get("target_id") in rename
+                if own or _mentions(raw, rename):  # another scope's event naming one: names only
                     new = dict(record)
                     new["target_id"] = rename.get(record.get("target_id") or "", record.get("target_id"))
                     details = json.loads(record["details"]) if record.get("details") else {}
-                    new["details"] = canonical(_scrub(details, rename, drop_keys))
+                    new["details"] = canonical(_scrub(details, rename, drop_keys if own else ()))
                     if new != record:
                         record = new
                         changed += 1
@@ -473,8 +476,50 @@ def _scrub(value: Any, rename: dict[str, str], drop_keys: tuple[str, ...]) -> An
     if isinstance(value, list):
         return [_scrub(v, rename, drop_keys) for v in value]
     if isinstance(value, str):
-        return rename.get(value, value)
+        return rename_tokens(rename.get(value, value), rename)
     return value
+
+
+_TOKEN = re.compile(r"[A-Za-z0-9._-]+")  # what a slug is made of (memoryd.slugs)
+
+
+def _renamed(token: str, rename: dict[str, str]) -> str | None:
+    """The token's new form when it is a slug, or a slug and an extension (`<slug>.md`)."""
+    if token in rename:
+        return rename[token]
+    cut = token.find(".")
+    while cut > 0:
+        if token[:cut] in rename:
+            return rename[token[:cut]] + token[cut:]
+        cut = token.find(".", cut + 1)
+    return None
+
+
+def rename_tokens(value: str, rename: dict[str, str]) -> str:
+    """Slugs inside a string (a dedupe key `merge:<slug>:<slug>`, a path
+    `scopes/<hash>/facts/<slug>.md`, a group `a b c`) take their new names; only whole
+    slugs, never part of a longer one."""
+    if not rename:
+        return value
+    return _TOKEN.sub(lambda m: _renamed(m.group(0), rename) or m.group(0), value)
+
+
+def _mentions(raw: bytes, rename: dict[str, str]) -> bool:
+    return any(_renamed(t, rename) for t in _TOKEN.findall(raw.decode("utf-8", "replace")))
+
+
+def _line_start(fh: Any, end: int) -> int:
+    """Where the line holding the byte before `end` begins: after the last newline before
+    `end`, read backwards in steps, so a line of any length is found whole."""
+    pos = end
+    while pos > 0:
+        step = min(_TAIL_BYTES, pos)
+        fh.seek(pos - step)
+        cut = fh.read(step).rfind(b"\n")
+        if cut >= 0:
+            return pos - step + cut + 1
+        pos -= step
+    return 0
 
 
 def _parse(raw: bytes) -> Event:

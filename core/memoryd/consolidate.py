@@ -488,7 +488,7 @@ def _decay(ctx: Context) -> dict[str, Any]:
     rep = decay.sweep(store, ctx.app.config.decay, actor=ACTOR, skip=earlier, on_commit=noted)
     from memoryd.store import trash
 
-    emptied = trash.purge(store.layout)  # undo's copies past their retention
+    emptied = trash.purge(store.layout, audit=store.audit, actor=ACTOR)  # undo's copies past retention
     return {
         "trash_emptied": emptied,
         "moved": len(rep.transitions) + len(earlier),

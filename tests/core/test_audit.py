@@ -90,3 +90,36 @@ def test_crash_fragment_is_dropped_before_next_append(five_events: Path, project
     Memoryd().record("fact", "after crash", "x", scope_path=project)
     verdict = Memoryd().audit_verify()
     assert verdict.ok and verdict.events == 12  # the record and its `entities` save
+
+
+def test_append_after_a_line_longer_than_any_tail_window(five_events: Path, project: Path, cli):
+    """A valid event longer than the 256 KiB the tail reader once looked at: the next
+    write must still find it whole (it read half a line and called it damaged)."""
+    from memoryd.app import Memoryd
+
+    app = Memoryd()
+    app.store.audit.append("note", actor="test", details={"blob": "x" * (300 * 1024)})
+    app.record("fact", "after a long line", "x", scope_path=project)
+    out = cli("record", "--type", "fact", "--title", "via cli", "--scope", str(project), stdin="y")
+    assert out.returncode == 0, out.stderr
+    assert Memoryd().audit_verify().ok
+
+
+def test_crash_fragment_after_a_long_line_is_dropped(five_events: Path, project: Path):
+    from memoryd.app import Memoryd
+
+    Memoryd().store.audit.append("note", actor="test", details={"blob": "y" * (300 * 1024)})
+    with open(five_events, "ab") as fh:
+        fh.write(b'{"seq": 12, "ts": "2026')
+    Memoryd().record("fact", "after crash", "x", scope_path=project)
+    assert Memoryd().audit_verify().ok
+
+
+def test_rename_tokens_renames_slugs_inside_strings_only_whole():
+    from memoryd.audit import rename_tokens
+
+    rename = {"deploy-day-ab12": "m-1", "v1.2-notes": "m-2", "a-b": "m-3"}
+    assert rename_tokens("merge:deploy-day-ab12:a-b:ff00", rename) == "merge:m-1:m-3:ff00"
+    assert rename_tokens("scopes/h/facts/v1.2-notes.md", rename) == "scopes/h/facts/m-2.md"
+    assert rename_tokens("scopes/h/facts/deploy-day-ab12.md.enc", rename) == "scopes/h/facts/m-1.md.enc"
+    assert rename_tokens("a-b-c x-a-b a-b", rename) == "a-b-c x-a-b m-3"

@@ -5,6 +5,7 @@ proposed again). `memoryd undo` takes it back."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 
 from sqlalchemy import text
@@ -13,6 +14,20 @@ from memoryd import clock, slugs
 from memoryd.db.engine import write_session
 from memoryd.errors import UsageError
 from memoryd.store import Store
+
+# The most memories one decision (not duplicates, a merge) may name: a review group is a
+# handful; thousands are a script's mistake, and each would be named in the audit log.
+MAX_GROUP = 100
+
+
+def check_size(members: Sequence[str], what: str) -> None:
+    if len(members) > MAX_GROUP:
+        raise UsageError(f"{what} takes at most {MAX_GROUP} memories at once ({len(members)} given)")
+
+
+def group_digest(key: str) -> str:
+    """A short name for a group in the audit log's dedupe key (the slugs are in details once)."""
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
 
 
 def group_key(members: Sequence[str]) -> str:
@@ -23,6 +38,7 @@ def mark(store: Store, members: Sequence[str], *, actor: str = "cli") -> tuple[s
     """Record the decision; (group key, the scope when they share one)."""
     from memoryd.governance import undo
 
+    check_size(list(dict.fromkeys(members)), "not-duplicates")
     chosen = list(dict.fromkeys(slugs.validate(m) for m in members))
     if len(chosen) < 2:
         raise UsageError("not-duplicates needs at least two different memories")
@@ -44,7 +60,7 @@ def mark(store: Store, members: Sequence[str], *, actor: str = "cli") -> tuple[s
         actor=actor,
         scope_hash=scope,
         target_id=sorted(chosen)[0],
-        details={"slugs": sorted(chosen)},
-        dedupe=f"not_duplicates:{key}{undo.round_tag(store, 'not_duplicates', key)}",
+        details={"slugs": sorted(chosen), "count": len(chosen)},
+        dedupe=f"not_duplicates:{group_digest(key)}{undo.fresh_tag()}",
     )
     return key, scope

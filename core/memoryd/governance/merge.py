@@ -37,6 +37,9 @@ def merge(
     drops = list(dict.fromkeys(slugs.validate(d) for d in drop))
     if not drops:
         raise UsageError("--drop needs at least one slug")
+    from memoryd.governance.duplicates import check_size
+
+    check_size(drops, "merge --drop")
     if keep in drops:
         raise UsageError(f"{keep} is both kept and dropped")
     from memoryd.sensitive import gate
@@ -63,6 +66,8 @@ def merge(
     from memoryd.store import trash
 
     kept_path = store.row(keep)["body_path"]
+    for path in (kept_path, *(r["body_path"] for r in rows.values())):
+        trash.confined(store.layout, path)  # before anything moves
     entry = trash.new_entry(
         store.layout, kind="merge", scopes=[kept.meta.scope_hash, *(r["scope_hash"] for r in rows.values())]
     )
@@ -82,7 +87,7 @@ def merge(
     meta.updated_at = clock.now()
     store.save(kept, event="update", actor=actor, details={"fields": ["merged"], "merged_from": drops})
 
-    tag = undo.round_tag(store, "merge", keep)
+    tag = undo.fresh_tag()
     for d in drops:
         trash.move_in(store.files, entry, rows[d]["body_path"])
         with write_session(store.engine) as s:

@@ -126,7 +126,7 @@ def promote(
         event="promote",
         actor=actor,
         details={"promotion": pid, "from": row["source_session_slug"], "type": mtype.value},
-        dedupe=f"promote:{pid}{undo.round_tag(store, 'approve', str(pid))}",
+        dedupe=f"promote:{pid}{undo.fresh_tag()}",
     )
     with write_session(store.engine) as s:
         sql.decide(s, pid, "approved", clock.iso(now), decided_type=mtype.value)
@@ -151,7 +151,7 @@ def reject(store: Store, pid: int, *, reason: str | None = None, actor: str = "c
         scope_hash=row["scope_hash"],
         target_id=str(pid),
         details={"from": row["source_session_slug"], **({"reason": reason} if reason else {})},
-        dedupe=f"reject:{pid}{undo.round_tag(store, 'reject', str(pid))}",
+        dedupe=f"reject:{pid}{undo.fresh_tag()}",
     )
     with write_session(store.engine) as s:
         if not sql.decide(s, pid, "rejected", now):

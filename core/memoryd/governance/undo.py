@@ -7,7 +7,9 @@ What undo does, and when it refuses (a one-line UsageError, nothing changed):
 - approve: the memory the approval wrote goes to the trash (memoryd.store.trash) and the
   proposal is pending again. Refused when that memory changed since (edited, merged into,
   retyped; recalls do not count) unless `force`, which moves it to the trash as it is now;
-  when it is gone (forgotten, merged away), `force` reopens the proposal alone.
+  when it is gone (forgotten, merged away), `force` reopens the proposal alone. Refused
+  even with `force` while a later merge that kept it is not undone (its dropped memories
+  could then never come back): that merge is undone first.
 - merge: the dropped memories come back from the trash byte for byte and are indexed as
   reindex would; the kept memory gets its file from before the merge back (recalls counted
   since then are dropped with it). Refused when the kept memory changed since, unless
@@ -23,6 +25,7 @@ the change: a retry after a crash logs nothing twice."""
 from __future__ import annotations
 
 import json
+import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -87,6 +90,7 @@ class Undone:
     restored: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
     reopened: int | None = None
+    missing: tuple[str, ...] = ()  # a merge's dropped memories the trash had lost (--force)
     scopes: tuple[str, ...] = field(default_factory=tuple)
 
     def as_dict(self) -> dict[str, Any]:
@@ -96,6 +100,7 @@ class Undone:
             "restored": list(self.restored),
             "removed": list(self.removed),
             "reopened_promotion": self.reopened,
+            "not_restored": list(self.missing),
         }
 
 
@@ -115,6 +120,9 @@ def note(
 ) -> int:
     """Record a decision so it can be undone; returns its id."""
     assert kind in KINDS
+    # The undo's dedupe key: random and kept with the action, not its id (which restarts
+    # when the index is rebuilt), so a retry of this undo is recognised and nothing else.
+    detail = {**detail, "key": secrets.token_hex(8)}
     with write_session(store.engine) as s:
         new = s.exec(
             text(
@@ -154,18 +162,11 @@ def get(store: Store, action_id: int) -> Action:
     return _action(row)
 
 
-def round_tag(store: Store, kind: str, target: str) -> str:
-    """A suffix for an action's audit dedupe key: the same decision made again after an
-    undo is a new event, not the retry of the first ("" until something was undone)."""
-    with read_session(store.engine) as s:
-        n = s.exec(
-            text(
-                "SELECT count(*) FROM review_actions "
-                "WHERE kind = :kind AND target = :target AND undone_at IS NOT NULL"
-            ),
-            params={"kind": kind, "target": target},
-        ).scalar()
-    return f":u{int(n or 0)}" if n else ""
+def fresh_tag() -> str:
+    """A suffix for an action's audit dedupe key: random, so the same decision made again
+    (after an undo, or after the index was rebuilt and its ids restarted) is a new event,
+    never mistaken for the retry of an old one."""
+    return ":" + secrets.token_hex(6)
 
 
 def pick(store: Store, action_id: int | None) -> Action:
@@ -207,7 +208,7 @@ def _audit(store: Store, a: Action, actor: str, scope_hash: str | None, **detail
         scope_hash=scope_hash,
         target_id=a.target,
         details={"action": a.id, "undid": a.kind, **details},
-        dedupe=f"undo:{a.id}",
+        dedupe=f"undo:{a.detail.get('key') or f'{a.id}:{a.at}'}",
     )
     return ev.seq
 
@@ -277,11 +278,19 @@ def _undo_approve(store: Store, a: Action, force: bool, actor: str) -> Undone:
         mem: dict[str, Any] | None = store.row(slug)
     except NotFound:
         mem = None
+    if mem is not None:
+        trash.confined(store.layout, mem["body_path"])
     if mem is None and not force:
         raise _superseded(
             a,
             f"the memory it wrote ({slug}) is gone (merged away or forgotten); --force reopens it",
         )
+    if mem is not None:
+        later = _merge_kept(store, slug, after=a.id)
+        if later is not None:  # trashing it would strand that merge's dropped memories
+            raise _superseded(
+                a, f"{slug} kept a later merge (#{later}); undo that first: memoryd undo {later}"
+            )
     if mem is not None and _version(mem) != a.detail.get("version") and not force:
         raise _superseded(
             a, f"{slug} was changed since (edited or merged into); --force takes it back as it is now"
@@ -309,6 +318,19 @@ def _undo_approve(store: Store, a: Action, force: bool, actor: str) -> Undone:
     )
 
 
+def _merge_kept(store: Store, slug: str, *, after: int) -> int | None:
+    """The latest merge not undone since action `after` that kept this memory."""
+    with read_session(store.engine) as s:
+        row = s.exec(
+            text(
+                "SELECT id FROM review_actions WHERE kind = 'merge' AND target = :slug "
+                "AND undone_at IS NULL AND id > :after ORDER BY id DESC LIMIT 1"
+            ),
+            params={"slug": slug, "after": after},
+        ).first()
+    return int(row[0]) if row else None
+
+
 def _undo_merge(store: Store, a: Action, force: bool, actor: str) -> Undone:
     from memoryd.sensitive import gate
 
@@ -325,10 +347,13 @@ def _undo_merge(store: Store, a: Action, force: bool, actor: str) -> Undone:
         raise _superseded(a, f"{keep} was changed since the merge; --force restores it as it was before")
     if kept["body_path"] != kept_path:
         raise _superseded(a, f"{keep} moved since the merge (retyped or forgotten)")
+    for path in (kept_path, *(str(x.get("body_path")) for x in dropped)):
+        trash.confined(store.layout, path)
     for scope in dict.fromkeys([kept["scope_hash"], *(x["scope_hash"] for x in dropped)]):
         gate.check_or_raise(store, scope, actor=actor, what="undo", target=keep)
     files = store.files
     back: list[tuple[str, str]] = []
+    missing: list[str] = []
     for x in dropped:
         try:
             store.row(x["slug"])
@@ -339,16 +364,34 @@ def _undo_merge(store: Store, a: Action, force: bool, actor: str) -> Undone:
         here, there = files.absolute(x["body_path"]), trash.trashed(files, entry, x["body_path"])
         source = there if there.exists() else here
         if not source.exists():
-            continue  # damaged or missing when merged: its rows went, nothing to bring back
+            missing.append(x["slug"])  # missing when merged, or lost from the trash since
+            continue
         try:
             files.read(source)  # opens where it lies: a sealed file needs its scope's key
         except (CorruptFile, KeyUnavailable) as exc:
             raise _superseded(a, f"{x['slug']} in the trash does not open ({exc})") from None
         back.append((x["slug"], x["body_path"]))
+    if missing and not force:
+        raise _superseded(
+            a, f"the trash lacks {', '.join(missing)}; --force undoes the merge without bringing it back"
+        )
     previous = trash.before(files, entry, kept_path)
     if previous is None:
         raise _superseded(a, f"the trash lacks {keep} as it was before the merge")
-    seq = _audit(store, a, actor, kept["scope_hash"], kept=keep, restored=[s for s, _ in back], forced=force)
+    try:  # checked before anything moves or is logged: a damaged copy must not replace it
+        files.read(trash.before_path(files, entry, kept_path))
+    except (CorruptFile, KeyUnavailable) as exc:
+        raise _superseded(a, f"{keep} as it was before the merge does not open ({exc})") from None
+    seq = _audit(
+        store,
+        a,
+        actor,
+        kept["scope_hash"],
+        kept=keep,
+        restored=[s for s, _ in back],
+        forced=force,
+        **({"missing": missing} if missing else {}),
+    )
     from memoryd import atomic
 
     for _, body_path in back:
@@ -359,7 +402,7 @@ def _undo_merge(store: Store, a: Action, force: bool, actor: str) -> Undone:
         _mark_undone(s, a)
     trash.remove(store.layout, entry)
     scopes = tuple(dict.fromkeys([kept["scope_hash"], *(x["scope_hash"] for x in dropped)]))
-    return Undone(a, seq, restored=tuple(s for s, _ in back), scopes=scopes)
+    return Undone(a, seq, restored=tuple(s for s, _ in back), missing=tuple(missing), scopes=scopes)
 
 
 def _undo_not_duplicates(store: Store, a: Action, actor: str) -> Undone:

@@ -139,8 +139,11 @@ def mark(
         _scrub_index(store, scope.hash)
         _seal_proposals(store, scope.hash, key)
         trash.drop_scope(store.layout, scope.hash)  # no clear copy stays behind in undo's trash
+        clear = _scope_slugs(store, scope.hash)
         _encrypt_files(store, scope.hash, key, report, progress)
         rename = _audit_renames(store, scope.hash, key)
+        rename.update({n: opaque(key, n) for n in clear if n != opaque(key, n)})
+        _rename_review(store, rename)  # before the audit: a rerun finds the same names there
         report.audit_rewritten = store.audit.redact_scope(scope.hash, rename, drop_keys=("reason", "title"))[
             "rewritten"
         ]
@@ -306,6 +309,51 @@ def _audit_renames(store: Store, scope_hash: str, key: bytes) -> dict[str, str]:
             v = details.get(k)
             names.update([v] if isinstance(v, str) else v if isinstance(v, list) else [])
     return {n: opaque(key, n) for n in names if n != opaque(key, n)}
+
+
+def _scope_slugs(store: Store, scope_hash: str) -> list[str]:
+    with write_session(store.engine) as s:
+        rows = s.exec(text("SELECT slug FROM memories WHERE scope_hash = :h"), params={"h": scope_hash})
+        return [r[0] for r in rows]
+
+
+def _rename_review(store: Store, rename: dict[str, str]) -> None:
+    """The undo history and the "not duplicates" decisions name memories by slug (paths
+    too): they take the opaque names, so no title word stays in the index and a decision
+    still holds for the renamed memories. Undo of a merge or approval there then finds
+    its trash emptied (`trash.drop_scope`) and says so."""
+    from memoryd.audit import rename_tokens
+
+    if not rename:
+        return
+
+    def group(key: str) -> str:
+        return " ".join(sorted(rename.get(x, x) for x in key.split(" ")))
+
+    with write_session(store.engine) as s:
+        for rid, kind, target, detail in s.exec(
+            text("SELECT id, kind, target, detail FROM review_actions")
+        ).all():
+            new_target = group(target) if kind == "not_duplicates" else rename_tokens(target, rename)
+            new_detail = rename_tokens(detail or "{}", rename)
+            if (new_target, new_detail) != (target, detail):
+                s.exec(
+                    text("UPDATE review_actions SET target = :t, detail = :d WHERE id = :id"),
+                    params={"t": new_target, "d": new_detail, "id": rid},
+                )
+        for key, scope, at in s.exec(
+            text("SELECT group_key, scope_hash, decided_at FROM not_duplicates")
+        ).all():
+            new_key = group(key)
+            if new_key != key:
+                s.exec(text("DELETE FROM not_duplicates WHERE group_key = :k"), params={"k": key})
+                s.exec(
+                    text(
+                        "INSERT OR IGNORE INTO not_duplicates (group_key, scope_hash, decided_at) "
+                        "VALUES (:k, :s, :at)"
+                    ),
+                    params={"k": new_key, "s": scope, "at": at},
+                )
 
 
 def compact(store: Store) -> None:

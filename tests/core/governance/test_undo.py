@@ -238,9 +238,14 @@ def test_trash_is_emptied_after_its_retention(cli, project: Path, isolated_home:
     assert json.loads(out.stdout)["trash_emptied"] == 0 and list(trash.rglob(f"{drop}.md"))
 
     monkeypatch.setenv("MEMORYD_NOW", clock.iso(at + timedelta(days=31)))
+    out = cli("decay-sweep", "--dry-run", "--json")  # says what would go, removes nothing
+    assert json.loads(out.stdout)["trash_emptied"] == 1 and list(trash.rglob(f"{drop}.md"))
+    assert json.loads(cli("audit", "--event-type", "trash_emptied", "--json").stdout) == []
     out = cli("decay-sweep", "--json")
     assert json.loads(out.stdout)["trash_emptied"] == 1
     assert not list(trash.rglob("*.md"))
+    (event,) = json.loads(cli("audit", "--event-type", "trash_emptied", "--json").stdout)
+    assert json.loads(event["details"])["entries"] == 1
     _one_line_error(cli("undo"), 2, "trash it needs was emptied")
     assert cli("get", keep).returncode == 0
 
@@ -275,3 +280,173 @@ def test_not_duplicates_hides_the_group_until_undone(cli, project: Path):
     assert groups() == [{a, b}]
     assert json.loads(_undo_events(cli)[0]["details"])["undid"] == "not_duplicates"
     _verified(cli)
+
+
+def test_large_groups_are_refused_and_events_stay_small(cli, project: Path, isolated_home: Path):
+    """Thousands of slugs once made one 273 KB audit line that stopped every later write.
+    An absurd group is refused in one line; an allowed one logs a bounded event."""
+    from memoryd.governance import duplicates
+
+    too_many = [
+        f"fact-some-long-slug-about-the-payments-pipeline-{i:04d}" for i in range(duplicates.MAX_GROUP + 1)
+    ]
+    _one_line_error(cli("not-duplicates", *too_many), 2, "at most")
+    _one_line_error(cli("merge", "--keep", "keeper", "--drop", *too_many), 2, "at most")
+
+    app = Memoryd()
+    title = "Longish title about configuring the build pipeline for the payments service cluster"
+    made = [
+        app.record("fact", f"{title} {i}", f"body {i} w{i}x", scope_path=project)[0].meta.slug
+        for i in range(40)
+    ]
+    out = cli("not-duplicates", *made)
+    assert out.returncode == 0, out.stderr
+    line = (isolated_home / "audit" / "audit.jsonl").read_bytes().splitlines()[-1]
+    event = json.loads(line)
+    assert event["event_type"] == "not_duplicates"
+    details = json.loads(event["details"])
+    assert details["count"] == 40 and made[5] not in details["dedupe"]
+    assert line.count(made[5].encode()) <= 1
+    assert (
+        cli("record", "--type", "fact", "--title", "after", "--scope", str(project), stdin="x").returncode
+        == 0
+    )
+    _verified(cli)
+
+
+def test_merge_and_undo_after_an_index_rebuild_are_audited(cli, project: Path, isolated_home: Path):
+    """Review action ids live in the index: after `rm index.db*; reindex` they restart at
+    1. A dedupe key built from them made a new merge and its undo look like retries of
+    the old ones, and neither was logged."""
+    body = "Use pnpm, never npm, in this repository."
+    a = _record(cli, project, "Package manager", body=body)
+    b = _record(cli, project, "Which package manager", body=body)
+
+    def count(kind: str) -> int:
+        return len(json.loads(cli("audit", "--event-type", kind, "--json").stdout))
+
+    assert cli("merge", "--keep", a, "--drop", b).returncode == 0
+    assert cli("undo").returncode == 0
+    assert (count("merge"), count("undo")) == (1, 1)
+    for p in isolated_home.glob("index.db*"):
+        p.unlink()
+    assert cli("reindex").returncode == 0, "reindex"
+    assert cli("merge", "--keep", a, "--drop", b).returncode == 0
+    assert cli("undo").returncode == 0
+    assert (count("merge"), count("undo")) == (2, 2)
+    _verified(cli)
+
+
+def _merged(cli, project: Path, isolated_home: Path) -> tuple[str, str, Path]:
+    body = "Release notes go in CHANGELOG.md under Unreleased."
+    keep = _record(cli, project, "Changelog", body=body)
+    drop = _record(cli, project, "Release notes", body=body)
+    assert cli("merge", "--keep", keep, "--drop", drop).returncode == 0
+    (entry,) = (isolated_home / "trash").iterdir()
+    return keep, drop, entry
+
+
+def _everything(home: Path) -> dict[str, str]:
+    return {
+        p.relative_to(home).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted([*home.glob("scopes/*/*/*"), *home.rglob("trash/**/*")])
+        if p.is_file() and not p.name.startswith(".")
+    }
+
+
+def test_undo_merge_refuses_a_damaged_copy_and_changes_nothing(cli, project: Path, isolated_home: Path):
+    """A garbage `before/` copy once overwrote the kept memory, moved the dropped file back
+    without rows and logged the undo before failing."""
+    keep, drop, entry = _merged(cli, project, isolated_home)
+    (copy,) = (entry / "before").rglob("*.md")
+    copy.write_bytes(b"\x00garbage, not a memory\n")
+    state = _everything(isolated_home)
+    _one_line_error(cli("undo"), 2, "does not open")
+    assert _everything(isolated_home) == state and _undo_events(cli) == []
+    assert cli("get", keep).returncode == 0 and cli("get", drop).returncode == 1
+
+    copy.unlink()
+    state = _everything(isolated_home)
+    _one_line_error(cli("undo"), 2, "lacks")
+    assert _everything(isolated_home) == state and _undo_events(cli) == []
+
+
+def test_undo_merge_with_a_dropped_file_missing_needs_force(cli, project: Path, isolated_home: Path):
+    keep, drop, entry = _merged(cli, project, isolated_home)
+    (dropped,) = (entry / "files").rglob("*.md")
+    dropped.unlink()
+    state = _everything(isolated_home)
+    _one_line_error(cli("undo"), 2, drop, "--force")
+    assert _everything(isolated_home) == state and _undo_events(cli) == []
+    out = cli("undo", "--force")
+    assert out.returncode == 0, out.stderr
+    assert f"not restored: {drop}" in out.stdout
+    (event,) = _undo_events(cli)
+    assert json.loads(event["details"])["missing"] == [drop]
+    assert cli("get", keep).returncode == 0 and cli("get", drop).returncode == 1
+    _verified(cli)
+
+
+def test_undo_approve_refused_even_forced_while_a_later_merge_kept_the_memory(
+    cli, project: Path, tmp_path: Path, isolated_home: Path
+):
+    """Trashing a memory that absorbed a merge made the merge impossible to undo and left
+    the dropped memory only in the trash: undo that merge first."""
+    pid = _proposal(cli, project, tmp_path, "undo-approve-3")
+    slug = json.loads(cli("promote", str(pid), "--json").stdout)["slug"]
+    other = _record(cli, project, "Package manager note", body="pnpm, not npm.")
+    assert cli("merge", "--keep", slug, "--drop", other).returncode == 0
+    approve, merge = sorted(json.loads(cli("undo", "--list", "--json").stdout), key=lambda a: a["id"])
+    state = _files(isolated_home)
+    for extra in ((), ("--force",)):
+        _one_line_error(cli("undo", str(approve["id"]), *extra), 2, f"memoryd undo {merge['id']}")
+    assert _files(isolated_home) == state and _undo_events(cli) == []
+    assert _status(pid) == "approved"
+    assert cli("undo", str(merge["id"])).returncode == 0
+    out = cli("undo", str(approve["id"]))
+    assert out.returncode == 0, out.stderr
+    assert _status(pid) == "pending" and cli("get", other).returncode == 0
+    _verified(cli)
+
+
+def test_undo_keeps_to_the_home_whatever_the_index_says(
+    cli, project: Path, tmp_path: Path, isolated_home: Path
+):
+    """Paths and trash entry names come from the index: a hand-edited one made undo write
+    outside the data directory. Refused in one line; nothing moves."""
+    import sqlite3
+
+    keep, drop, entry = _merged(cli, project, isolated_home)
+    (dropped,) = (entry / "files").rglob("*.md")
+    evil = f"../../elsewhere/{dropped.name}"  # opens as the dropped memory would
+    planted = entry / "files" / evil
+    planted.parent.mkdir(parents=True)
+    planted.write_bytes(dropped.read_bytes())
+    con = sqlite3.connect(isolated_home / "index.db")
+    detail = json.loads(con.execute("SELECT detail FROM review_actions WHERE kind = 'merge'").fetchone()[0])
+    detail["dropped"][0]["body_path"] = evil
+    con.execute("UPDATE review_actions SET detail = ? WHERE kind = 'merge'", (json.dumps(detail),))
+    con.commit()
+    state = _everything(isolated_home)
+    _one_line_error(cli("undo"), 2, "outside the data directory")
+    assert not (isolated_home / evil).exists() and _everything(isolated_home) == state
+    assert _undo_events(cli) == []
+
+    detail["dropped"][0]["body_path"] = dropped.relative_to(entry / "files").as_posix()
+    detail["trash"] = "../" + entry.name
+    con.execute("UPDATE review_actions SET detail = ? WHERE kind = 'merge'", (json.dumps(detail),))
+    con.commit()
+    con.close()
+    _one_line_error(cli("undo"), 2)
+    assert _everything(isolated_home) == state and _undo_events(cli) == []
+    assert cli("get", keep).returncode == 0 and cli("get", drop).returncode == 1
+
+
+def test_a_file_named_trash_is_a_one_line_error(cli, project: Path, isolated_home: Path):
+    body = "Ship on green CI only."
+    keep = _record(cli, project, "Shipping", body=body)
+    drop = _record(cli, project, "Ship rule", body=body)
+    (isolated_home / "trash").write_text("not a folder")
+    state = _files(isolated_home)
+    _one_line_error(cli("merge", "--keep", keep, "--drop", drop), 2, "trash")
+    assert _files(isolated_home) == state and cli("get", drop).returncode == 0

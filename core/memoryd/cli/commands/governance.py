@@ -74,7 +74,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         parents=[common],
         help="merge duplicates into one memory",
         description="The kept memory absorbs the dropped ones' triggers, tags and recall counts; "
-        "the dropped ones are removed. Example: memoryd merge --keep SLUG --drop SLUG2 SLUG3",
+        "the dropped ones go to the trash (`memoryd undo` brings them back); at most 100 at once. "
+        "Example: memoryd merge --keep SLUG --drop SLUG2 SLUG3",
     )
     m.add_argument("--keep", required=True)
     m.add_argument("--drop", required=True, nargs="+")
@@ -85,7 +86,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "not-duplicates",
         parents=[common],
         help="say a duplicate group's memories differ: the digest stops proposing them",
-        description="Recorded and audited; `memoryd undo` takes it back. "
+        description="Recorded and audited; `memoryd undo` takes it back. At most 100 memories. "
         "Example: memoryd not-duplicates SLUG1 SLUG2",
     )
     nd.add_argument("slugs", nargs="+", metavar="SLUG")
@@ -99,7 +100,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "consolidation's). A rejected proposal is pending again; an approved one too, its memory "
         "moved to the trash; a merge brings the dropped memories back from the trash (kept "
         "30 days) and the kept one as it was. Refused when what it would undo changed since "
-        "(--force undoes an approval or merge anyway, over the later changes). "
+        "(--force undoes an approval or merge anyway, over the later changes, and a merge "
+        "whose dropped memory the trash lost). Never forced: an approval whose memory kept a "
+        "later merge (undo that merge first). "
         "Example: memoryd undo --list ; memoryd undo ; memoryd undo 12",
     )
     u.add_argument("id", nargs="?", type=positive("review action id"), help="from `memoryd undo --list`")
@@ -306,6 +309,8 @@ def run_undo(args: argparse.Namespace) -> int:
         line += f"; {', '.join(done.removed)} moved to the trash"
     if done.restored:
         line += f"; restored {', '.join(done.restored)}"
+    if done.missing:
+        line += f"; not restored: {', '.join(done.missing)} (missing from the trash)"
     output.line(line)
     return 0
 
