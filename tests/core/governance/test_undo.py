@@ -12,23 +12,8 @@ from pathlib import Path
 from memoryd import clock
 from memoryd.app import Memoryd
 
+from ..sensitive.support import one_line_error, record
 from .sessions import REMEMBER, capture
-
-
-def _record(cli, project: Path, title: str, *triggers: str, body: str) -> str:
-    args = ["record", "--type", "fact", "--title", title, "--scope", str(project), "--json"]
-    for t in triggers:
-        args += ["--trigger", t]
-    out = cli(*args, stdin=body)
-    assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout)["slug"]
-
-
-def _one_line_error(out, code: int, *words: str) -> None:
-    assert out.returncode == code, (out.returncode, out.stdout, out.stderr)
-    assert out.stdout == "" and out.stderr.count("\n") == 1 and "Traceback" not in out.stderr, out.stderr
-    for w in words:
-        assert w in out.stderr, (w, out.stderr)
 
 
 def _files(home: Path) -> dict[str, str]:
@@ -63,7 +48,7 @@ def _status(pid: int) -> str:
 
 def test_undo_reject_through_the_cli_and_again_through_the_facade(cli, project: Path, tmp_path: Path):
     pid = _proposal(cli, project, tmp_path, "undo-reject-1")
-    _one_line_error(cli("undo"), 2, "nothing to undo")
+    one_line_error(cli("undo"), 2, "nothing to undo")
     assert cli("reject", str(pid)).returncode == 0
     listed = json.loads(cli("undo", "--list", "--json").stdout)
     assert [(a["kind"], a["target"]) for a in listed] == [("reject", str(pid))]
@@ -74,9 +59,9 @@ def test_undo_reject_through_the_cli_and_again_through_the_facade(cli, project: 
     assert _status(pid) == "pending"
     (event,) = _undo_events(cli)
     assert event["target_id"] == str(pid) and json.loads(event["details"])["undid"] == "reject"
-    _one_line_error(cli("undo", str(listed[0]["id"])), 2, "already undone")
-    _one_line_error(cli("undo"), 2, "nothing to undo")
-    _one_line_error(cli("undo", "999"), 2, "no review action #999")
+    one_line_error(cli("undo", str(listed[0]["id"])), 2, "already undone")
+    one_line_error(cli("undo"), 2, "nothing to undo")
+    one_line_error(cli("undo", "999"), 2, "no review action #999")
 
     # Rejected again: a new reject event (the first one's dedupe key does not swallow it),
     # and the facade undoes it as the CLI did.
@@ -99,7 +84,7 @@ def test_undo_reject_refused_once_decided_again(cli, project: Path, tmp_path: Pa
     app.reject(pid)
     app.undo()  # the latest: the second reject
     assert cli("promote", str(pid)).returncode == 0
-    _one_line_error(cli("undo", str(first)), 2, "already undone")
+    one_line_error(cli("undo", str(first)), 2, "already undone")
     # the approval is the one to undo now; the rejects are done with
     listed = json.loads(cli("undo", "--list", "--json").stdout)
     assert [a["kind"] for a in listed] == ["approve"]
@@ -119,7 +104,7 @@ def test_undo_approve_trashes_the_memory_and_reopens_the_proposal(
     res = json.loads(out.stdout)
     assert res["removed"] == [slug] and res["reopened_promotion"] == pid
     assert _status(pid) == "pending"
-    _one_line_error(cli("get", slug), 1, slug)
+    one_line_error(cli("get", slug), 1, slug)
     assert slug not in cli("list", "--all-scopes", "--json").stdout
     assert slug not in cli("search", "pnpm", "--scope", str(project), "--json").stdout
     assert not list((isolated_home / "scopes").rglob(f"{slug}*"))
@@ -139,7 +124,7 @@ def test_undo_approve_refused_when_the_memory_changed_unless_forced(cli, project
     slug = json.loads(cli("promote", str(pid), "--json").stdout)["slug"]
     edited = cli("update", slug, "--body", "pnpm only, since 2026; never npm or yarn.")
     assert edited.returncode == 0, edited.stderr
-    _one_line_error(cli("undo"), 2, f"{slug} was changed since", "--force")
+    one_line_error(cli("undo"), 2, f"{slug} was changed since", "--force")
     assert cli("get", slug).returncode == 0 and _status(pid) == "approved"
     assert _undo_events(cli) == []
 
@@ -152,9 +137,9 @@ def test_undo_approve_refused_when_the_memory_changed_unless_forced(cli, project
 
 def test_undo_merge_restores_files_byte_for_byte(cli, project: Path, isolated_home: Path):
     body = "Staging database is db-2; prod is db-1."
-    keep = _record(cli, project, "Staging DB host", "staging", body=body)
-    drop1 = _record(cli, project, "DB hosts", "database", body=body)
-    drop2 = _record(cli, project, "Where staging lives", "db-2", body=body)
+    keep = record(cli, project, "Staging DB host", body, "staging")
+    drop1 = record(cli, project, "DB hosts", body, "database")
+    drop2 = record(cli, project, "Where staging lives", body, "db-2")
     for _ in range(2):
         assert cli("get", drop1).returncode == 0
     before = _files(isolated_home)
@@ -164,7 +149,7 @@ def test_undo_merge_restores_files_byte_for_byte(cli, project: Path, isolated_ho
     assert out.returncode == 0, out.stderr
     # Gone from every read, kept only in the trash.
     for gone in (drop1, drop2):
-        _one_line_error(cli("get", gone), 1, gone)
+        one_line_error(cli("get", gone), 1, gone)
         assert gone not in cli("list", "--all-scopes", "--json").stdout
     hits = json.loads(cli("search", "db-2", "--scope", str(project), "--json").stdout)
     assert [h["slug"] for h in hits] == [keep]
@@ -207,26 +192,26 @@ def test_undo_merge_refused_when_the_kept_memory_changed_or_a_slug_returned(
     cli, project: Path, isolated_home: Path
 ):
     body = "The build cache lives in /var/cache/ci."
-    keep = _record(cli, project, "CI cache", body=body)
-    drop = _record(cli, project, "Cache dir", body=body)
+    keep = record(cli, project, "CI cache", body)
+    drop = record(cli, project, "Cache dir", body)
     app = Memoryd()
     app.merge(keep, [drop])
     action = app.last_action
     assert cli("update", keep, "--title", "CI cache folder").returncode == 0
     after_edit = _files(isolated_home)
-    _one_line_error(cli("undo", str(action)), 2, f"{keep} was changed since the merge", "--force")
+    one_line_error(cli("undo", str(action)), 2, f"{keep} was changed since the merge", "--force")
     assert _files(isolated_home) == after_edit and cli("get", drop).returncode == 1
     assert _undo_events(cli) == []
     assert cli("undo", str(action), "--force").returncode == 0
     assert cli("get", drop).returncode == 0
     assert Memoryd().store.read(keep)[0].meta.title == "CI cache"
-    _one_line_error(cli("undo", str(action)), 2, "already undone")
+    one_line_error(cli("undo", str(action)), 2, "already undone")
 
 
 def test_trash_is_emptied_after_its_retention(cli, project: Path, isolated_home: Path, monkeypatch):
     body = "Deploys go out on Tuesdays."
-    keep = _record(cli, project, "Deploy day", body=body)
-    drop = _record(cli, project, "When we deploy", body=body)
+    keep = record(cli, project, "Deploy day", body)
+    drop = record(cli, project, "When we deploy", body)
     assert cli("merge", "--keep", keep, "--drop", drop).returncode == 0
     trash = isolated_home / "trash"
     assert list(trash.rglob(f"{drop}.md"))
@@ -246,32 +231,32 @@ def test_trash_is_emptied_after_its_retention(cli, project: Path, isolated_home:
     assert not list(trash.rglob("*.md"))
     (event,) = json.loads(cli("audit", "--event-type", "trash_emptied", "--json").stdout)
     assert json.loads(event["details"])["entries"] == 1
-    _one_line_error(cli("undo"), 2, "trash it needs was emptied")
+    one_line_error(cli("undo"), 2, "trash it needs was emptied")
     assert cli("get", keep).returncode == 0
 
 
 def test_not_duplicates_hides_the_group_until_undone(cli, project: Path):
     body = "Lint with ruff, format with ruff format."
-    a = _record(cli, project, "Linting", body=body)
-    b = _record(cli, project, "Formatting", body=body)
+    a = record(cli, project, "Linting", body)
+    b = record(cli, project, "Formatting", body)
 
     def groups() -> list[set[str]]:
         d = json.loads(cli("digest", "--json").stdout)
         return [{m["slug"] for m in g["memories"]} for g in d["duplicates"]]
 
     assert groups() == [{a, b}]
-    _one_line_error(cli("not-duplicates", a), 2, "at least two")
-    _one_line_error(cli("not-duplicates", a, "no-such-slug"), 1, "no-such-slug")
+    one_line_error(cli("not-duplicates", a), 2, "at least two")
+    one_line_error(cli("not-duplicates", a, "no-such-slug"), 1, "no-such-slug")
     out = cli("not-duplicates", a, b, "--json")
     assert out.returncode == 0, out.stderr
     action = json.loads(out.stdout)["action"]
     assert groups() == []
-    _one_line_error(cli("not-duplicates", b, a), 2, "already marked")
+    one_line_error(cli("not-duplicates", b, a), 2, "already marked")
     (event,) = json.loads(cli("audit", "--event-type", "not_duplicates", "--json").stdout)
     assert json.loads(event["details"])["slugs"] == sorted([a, b])
 
     # A third copy makes a new group: proposed again.
-    c = _record(cli, project, "Ruff", body=body)
+    c = record(cli, project, "Ruff", body)
     assert groups() == [{a, b, c}]
     assert cli("forget", c).returncode == 0
     assert groups() == []
@@ -290,8 +275,8 @@ def test_large_groups_are_refused_and_events_stay_small(cli, project: Path, isol
     too_many = [
         f"fact-some-long-slug-about-the-payments-pipeline-{i:04d}" for i in range(duplicates.MAX_GROUP + 1)
     ]
-    _one_line_error(cli("not-duplicates", *too_many), 2, "at most")
-    _one_line_error(cli("merge", "--keep", "keeper", "--drop", *too_many), 2, "at most")
+    one_line_error(cli("not-duplicates", *too_many), 2, "at most")
+    one_line_error(cli("merge", "--keep", "keeper", "--drop", *too_many), 2, "at most")
 
     app = Memoryd()
     title = "Longish title about configuring the build pipeline for the payments service cluster"
@@ -319,8 +304,8 @@ def test_merge_and_undo_after_an_index_rebuild_are_audited(cli, project: Path, i
     1. A dedupe key built from them made a new merge and its undo look like retries of
     the old ones, and neither was logged."""
     body = "Use pnpm, never npm, in this repository."
-    a = _record(cli, project, "Package manager", body=body)
-    b = _record(cli, project, "Which package manager", body=body)
+    a = record(cli, project, "Package manager", body)
+    b = record(cli, project, "Which package manager", body)
 
     def count(kind: str) -> int:
         return len(json.loads(cli("audit", "--event-type", kind, "--json").stdout))
@@ -339,8 +324,8 @@ def test_merge_and_undo_after_an_index_rebuild_are_audited(cli, project: Path, i
 
 def _merged(cli, project: Path, isolated_home: Path) -> tuple[str, str, Path]:
     body = "Release notes go in CHANGELOG.md under Unreleased."
-    keep = _record(cli, project, "Changelog", body=body)
-    drop = _record(cli, project, "Release notes", body=body)
+    keep = record(cli, project, "Changelog", body)
+    drop = record(cli, project, "Release notes", body)
     assert cli("merge", "--keep", keep, "--drop", drop).returncode == 0
     (entry,) = (isolated_home / "trash").iterdir()
     return keep, drop, entry
@@ -361,13 +346,13 @@ def test_undo_merge_refuses_a_damaged_copy_and_changes_nothing(cli, project: Pat
     (copy,) = (entry / "before").rglob("*.md")
     copy.write_bytes(b"\x00garbage, not a memory\n")
     state = _everything(isolated_home)
-    _one_line_error(cli("undo"), 2, "does not open")
+    one_line_error(cli("undo"), 2, "does not open")
     assert _everything(isolated_home) == state and _undo_events(cli) == []
     assert cli("get", keep).returncode == 0 and cli("get", drop).returncode == 1
 
     copy.unlink()
     state = _everything(isolated_home)
-    _one_line_error(cli("undo"), 2, "lacks")
+    one_line_error(cli("undo"), 2, "lacks")
     assert _everything(isolated_home) == state and _undo_events(cli) == []
 
 
@@ -376,7 +361,7 @@ def test_undo_merge_with_a_dropped_file_missing_needs_force(cli, project: Path, 
     (dropped,) = (entry / "files").rglob("*.md")
     dropped.unlink()
     state = _everything(isolated_home)
-    _one_line_error(cli("undo"), 2, drop, "--force")
+    one_line_error(cli("undo"), 2, drop, "--force")
     assert _everything(isolated_home) == state and _undo_events(cli) == []
     out = cli("undo", "--force")
     assert out.returncode == 0, out.stderr
@@ -394,12 +379,12 @@ def test_undo_approve_refused_even_forced_while_a_later_merge_kept_the_memory(
     the dropped memory only in the trash: undo that merge first."""
     pid = _proposal(cli, project, tmp_path, "undo-approve-3")
     slug = json.loads(cli("promote", str(pid), "--json").stdout)["slug"]
-    other = _record(cli, project, "Package manager note", body="pnpm, not npm.")
+    other = record(cli, project, "Package manager note", "pnpm, not npm.")
     assert cli("merge", "--keep", slug, "--drop", other).returncode == 0
     approve, merge = sorted(json.loads(cli("undo", "--list", "--json").stdout), key=lambda a: a["id"])
     state = _files(isolated_home)
     for extra in ((), ("--force",)):
-        _one_line_error(cli("undo", str(approve["id"]), *extra), 2, f"memoryd undo {merge['id']}")
+        one_line_error(cli("undo", str(approve["id"]), *extra), 2, f"memoryd undo {merge['id']}")
     assert _files(isolated_home) == state and _undo_events(cli) == []
     assert _status(pid) == "approved"
     assert cli("undo", str(merge["id"])).returncode == 0
@@ -428,7 +413,7 @@ def test_undo_keeps_to_the_home_whatever_the_index_says(
     con.execute("UPDATE review_actions SET detail = ? WHERE kind = 'merge'", (json.dumps(detail),))
     con.commit()
     state = _everything(isolated_home)
-    _one_line_error(cli("undo"), 2, "outside the data directory")
+    one_line_error(cli("undo"), 2, "outside the data directory")
     assert not (isolated_home / evil).exists() and _everything(isolated_home) == state
     assert _undo_events(cli) == []
 
@@ -437,16 +422,16 @@ def test_undo_keeps_to_the_home_whatever_the_index_says(
     con.execute("UPDATE review_actions SET detail = ? WHERE kind = 'merge'", (json.dumps(detail),))
     con.commit()
     con.close()
-    _one_line_error(cli("undo"), 2)
+    one_line_error(cli("undo"), 2)
     assert _everything(isolated_home) == state and _undo_events(cli) == []
     assert cli("get", keep).returncode == 0 and cli("get", drop).returncode == 1
 
 
-def test_a_file_named_trash_is_a_one_line_error(cli, project: Path, isolated_home: Path):
+def test_a_file_named_trash_is_aone_line_error(cli, project: Path, isolated_home: Path):
     body = "Ship on green CI only."
-    keep = _record(cli, project, "Shipping", body=body)
-    drop = _record(cli, project, "Ship rule", body=body)
+    keep = record(cli, project, "Shipping", body)
+    drop = record(cli, project, "Ship rule", body)
     (isolated_home / "trash").write_text("not a folder")
     state = _files(isolated_home)
-    _one_line_error(cli("merge", "--keep", keep, "--drop", drop), 2, "trash")
+    one_line_error(cli("merge", "--keep", keep, "--drop", drop), 2, "trash")
     assert _files(isolated_home) == state and cli("get", drop).returncode == 0
