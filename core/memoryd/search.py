@@ -329,7 +329,7 @@ def search(
     near = job.result() if job is not None else dense()
     if near is None:
         return _keyword_search(store, query, scopes, types, limit, include_forgotten, with_snippets)
-    cosine = _dense_evidence(near, peak, keyword)
+    cosine = {slug: cos for slug, _, cos in near}
     # Every candidate's row: identifiers are counted on all of them, not only on the
     # identifier pool's (a dense or keyword candidate may hold one too).
     wanted = cosine if idents else {k: c for k, c in cosine.items() if peak[k] >= MEMORY_FLOOR}
@@ -342,16 +342,6 @@ def search(
         evidence.append(found)
         return []
     return fused(store, query, [found], limit=limit, hybrid=mode == "hybrid", with_snippets=with_snippets)
-
-
-def _dense_evidence(
-    near: Sequence[tuple[str, int, float]], peak: Mapping[str, float], keyword: Collection[str]
-) -> dict[str, float]:
-    """The dense scores fusion weighs: of memories close enough to the question (their best
-    window at the floor) and of what keyword search matched. The others are dropped after
-    fusion anyway; left in, long memories just under the floor (lifted by pooling) set the
-    top of the min-max scale and pushed a short memory over it to 0."""
-    return {slug: s for slug, _, s in near if peak[slug] >= MEMORY_FLOOR or slug in keyword}
 
 
 def _blind(query: str, keyword: Mapping[K, float], titles: Mapping[K, str]) -> set[K]:
@@ -666,7 +656,7 @@ def search_sensitive(
         return sorted(out, key=lambda r: r.score, reverse=True)[:limit]
     assert near is not None
     keyword = {order[rowid]: -score for rowid, score in hits}
-    cosine = _dense_evidence([n for n in near if n[0] in docs], peak, keyword)
+    cosine = {slug: cos for slug, _, cos in near if slug in docs}
     idents = fusion.identifiers(query) if mode == "hybrid" else []
     exact = {k: n for k, d in docs.items() if idents and (n := fusion.verbatim(idents, d[3]))}
     blind = _blind(query, keyword, {k: docs[k][1] for k in cosine})
