@@ -36,7 +36,7 @@ def group_key(members: Sequence[str]) -> str:
 
 def mark(store: Store, members: Sequence[str], *, actor: str = "cli") -> tuple[str, str | None]:
     """Record the decision; (group key, the scope when they share one)."""
-    from memoryd.governance import undo
+    from memoryd.store import governance as sql
 
     check_size(list(dict.fromkeys(members)), "not-duplicates")
     chosen = list(dict.fromkeys(slugs.validate(m) for m in members))
@@ -61,6 +61,6 @@ def mark(store: Store, members: Sequence[str], *, actor: str = "cli") -> tuple[s
         scope_hash=scope,
         target_id=sorted(chosen)[0],
         details={"slugs": sorted(chosen), "count": len(chosen)},
-        dedupe=f"not_duplicates:{group_digest(key)}{undo.fresh_tag()}",
+        dedupe=f"not_duplicates:{group_digest(key)}{sql.round_tag(store.engine, 'not_duplicates', key)}",
     )
     return key, scope

@@ -62,7 +62,6 @@ def merge(
         except CorruptFile:
             docs[d] = None  # a damaged or missing file: its rows still go
 
-    from memoryd.governance import undo
     from memoryd.store import trash
 
     kept_path = store.row(keep)["body_path"]
@@ -87,7 +86,7 @@ def merge(
     meta.updated_at = clock.now()
     store.save(kept, event="update", actor=actor, details={"fields": ["merged"], "merged_from": drops})
 
-    tag = undo.fresh_tag()
+    tag = sql.round_tag(store.engine, "merge", keep)
     for d in drops:
         trash.move_in(store.files, entry, rows[d]["body_path"])
         with write_session(store.engine) as s:

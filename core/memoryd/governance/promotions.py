@@ -74,7 +74,6 @@ def promote(
 ) -> Document:
     """Approve a proposal; the user may change its type, title, body and triggers first
     (the tray's digest window edits before approving)."""
-    from memoryd.governance import undo
 
     row = _pending(store, pid)
     sensitive = store.keys.sensitive(row["scope_hash"])
@@ -126,7 +125,7 @@ def promote(
         event="promote",
         actor=actor,
         details={"promotion": pid, "from": row["source_session_slug"], "type": mtype.value},
-        dedupe=f"promote:{pid}{undo.fresh_tag()}",
+        dedupe=f"promote:{pid}{sql.round_tag(store.engine, 'approve', str(pid))}",
     )
     with write_session(store.engine) as s:
         sql.decide(s, pid, "approved", clock.iso(now), decided_type=mtype.value)
@@ -139,7 +138,6 @@ def _clean_triggers(triggers: list[str]) -> list[str]:
 
 
 def reject(store: Store, pid: int, *, reason: str | None = None, actor: str = "cli") -> dict[str, Any]:
-    from memoryd.governance import undo
 
     row = _pending(store, pid)
     now = clock.now_iso()
@@ -151,7 +149,7 @@ def reject(store: Store, pid: int, *, reason: str | None = None, actor: str = "c
         scope_hash=row["scope_hash"],
         target_id=str(pid),
         details={"from": row["source_session_slug"], **({"reason": reason} if reason else {})},
-        dedupe=f"reject:{pid}{undo.fresh_tag()}",
+        dedupe=f"reject:{pid}{sql.round_tag(store.engine, 'reject', str(pid))}",
     )
     with write_session(store.engine) as s:
         if not sql.decide(s, pid, "rejected", now):

@@ -162,13 +162,6 @@ def get(store: Store, action_id: int) -> Action:
     return _action(row)
 
 
-def fresh_tag() -> str:
-    """A suffix for an action's audit dedupe key: random, so the same decision made again
-    (after an undo, or after the index was rebuilt and its ids restarted) is a new event,
-    never mistaken for the retry of an old one."""
-    return ":" + secrets.token_hex(6)
-
-
 def pick(store: Store, action_id: int | None) -> Action:
     """The given action, or the latest one a person made that is not undone yet."""
     if action_id is not None:

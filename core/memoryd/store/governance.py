@@ -331,3 +331,21 @@ def recall_hot(s: Session, since_day: str, scopes: Sequence[str] | None, limit: 
 
 
 __all__ = ["MEMORY_COLUMNS"]
+
+
+def round_tag(engine: Any, kind: str, target: str) -> str:
+    """A suffix for a review action's audit dedupe key: the same decision made again after
+    an undo is a new event, while a retry of one (a consolidation resumed after a kill) is
+    the same event ("" until something was undone). Counted in the index: after the index
+    is deleted and rebuilt the count starts again (see issue 22's note)."""
+    from memoryd.db.engine import read_session
+
+    with read_session(engine) as s:
+        n = s.exec(
+            text(
+                "SELECT count(*) FROM review_actions "
+                "WHERE kind = :kind AND target = :target AND undone_at IS NOT NULL"
+            ),
+            params={"kind": kind, "target": target},
+        ).scalar()
+    return f":u{int(n or 0)}" if n else ""
