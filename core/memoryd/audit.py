@@ -165,7 +165,8 @@ class AuditLog:
         return anchor
 
     def _find_dedupe(self, key: str) -> Event | None:
-        """The latest event in the tail carrying this dedupe key; called after
+        """The latest event in the tail carrying this dedupe key, unless a later one (an
+        undo) `cancels` it; called after
         `_last_event`, which has already dropped a torn final line. Only lines that
         contain the key's text are parsed."""
         with open(self.path, "rb") as fh:
@@ -183,8 +184,11 @@ class AuditLog:
                 continue
             with contextlib.suppress(AuditError):
                 event = _parse(raw)
-                if event.details_obj.get("dedupe") == key:
+                details = event.details_obj
+                if details.get("dedupe") == key:
                     return event
+                if key in (details.get("cancels") or ()):
+                    return None  # undone since: the same decision again is a new event
         return None
 
     def _last_event(self) -> Event | None:

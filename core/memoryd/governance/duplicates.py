@@ -5,7 +5,6 @@ proposed again). `memoryd undo` takes it back."""
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 
 from sqlalchemy import text
@@ -23,11 +22,6 @@ MAX_GROUP = 100
 def check_size(members: Sequence[str], what: str) -> None:
     if len(members) > MAX_GROUP:
         raise UsageError(f"{what} takes at most {MAX_GROUP} memories at once ({len(members)} given)")
-
-
-def group_digest(key: str) -> str:
-    """A short name for a group in the audit log's dedupe key (the slugs are in details once)."""
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
 
 
 def group_key(members: Sequence[str]) -> str:
@@ -61,6 +55,6 @@ def mark(store: Store, members: Sequence[str], *, actor: str = "cli") -> tuple[s
         scope_hash=scope,
         target_id=sorted(chosen)[0],
         details={"slugs": sorted(chosen), "count": len(chosen)},
-        dedupe=f"not_duplicates:{group_digest(key)}{sql.round_tag(store.engine, 'not_duplicates', key)}",
+        dedupe=sql.decision_key("not_duplicates", key),
     )
     return key, scope

@@ -86,7 +86,6 @@ def merge(
     meta.updated_at = clock.now()
     store.save(kept, event="update", actor=actor, details={"fields": ["merged"], "merged_from": drops})
 
-    tag = sql.round_tag(store.engine, "merge", keep)
     for d in drops:
         trash.move_in(store.files, entry, rows[d]["body_path"])
         with write_session(store.engine) as s:
@@ -97,7 +96,7 @@ def merge(
             scope_hash=rows[d]["scope_hash"],
             target_id=d,
             details={"into": keep, "into_scope": meta.scope_hash},
-            dedupe=f"merge:{d}:{keep}{tag}",
+            dedupe=sql.decision_key("merge", keep, d),
         )
     return MergeResult(
         kept,

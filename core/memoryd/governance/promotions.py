@@ -125,7 +125,7 @@ def promote(
         event="promote",
         actor=actor,
         details={"promotion": pid, "from": row["source_session_slug"], "type": mtype.value},
-        dedupe=f"promote:{pid}{sql.round_tag(store.engine, 'approve', str(pid))}",
+        dedupe=sql.decision_key("approve", sql.proposal_ident(row)),
     )
     with write_session(store.engine) as s:
         sql.decide(s, pid, "approved", clock.iso(now), decided_type=mtype.value)
@@ -149,7 +149,7 @@ def reject(store: Store, pid: int, *, reason: str | None = None, actor: str = "c
         scope_hash=row["scope_hash"],
         target_id=str(pid),
         details={"from": row["source_session_slug"], **({"reason": reason} if reason else {})},
-        dedupe=f"reject:{pid}{sql.round_tag(store.engine, 'reject', str(pid))}",
+        dedupe=sql.decision_key("reject", sql.proposal_ident(row)),
     )
     with write_session(store.engine) as s:
         if not sql.decide(s, pid, "rejected", now):

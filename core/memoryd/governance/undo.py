@@ -200,10 +200,20 @@ def _audit(store: Store, a: Action, actor: str, scope_hash: str | None, **detail
         actor=actor,
         scope_hash=scope_hash,
         target_id=a.target,
-        details={"action": a.id, "undid": a.kind, **details},
+        details={"action": a.id, "undid": a.kind, "cancels": _cancels(store, a), **details},
         dedupe=f"undo:{a.detail.get('key') or f'{a.id}:{a.at}'}",
     )
     return ev.seq
+
+
+def _cancels(store: Store, a: Action) -> list[str]:
+    """The dedupe keys of the events this undo takes back: the same decision made again
+    is then logged anew, not taken for a retry of the undone one."""
+    if a.kind == "merge":
+        return [sql.decision_key("merge", a.target, x["slug"]) for x in a.detail.get("dropped", [])]
+    if a.kind in ("approve", "reject"):
+        return [sql.decision_key(a.kind, sql.proposal_ident(_promotion(store, a)))]
+    return [sql.decision_key(a.kind, a.target)]
 
 
 @serialised

@@ -3,6 +3,7 @@ and the digest's aggregates. Callers own the session and the transaction."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -333,19 +334,25 @@ def recall_hot(s: Session, since_day: str, scopes: Sequence[str] | None, limit: 
 __all__ = ["MEMORY_COLUMNS"]
 
 
-def round_tag(engine: Any, kind: str, target: str) -> str:
-    """A suffix for a review action's audit dedupe key: the same decision made again after
-    an undo is a new event, while a retry of one (a consolidation resumed after a kill) is
-    the same event ("" until something was undone). Counted in the index: after the index
-    is deleted and rebuilt the count starts again (see issue 22's note)."""
-    from memoryd.db.engine import read_session
+def proposal_ident(row: dict[str, Any]) -> str:
+    """A proposal as its decisions' keys name it: its id with its creation time, since ids
+    restart when the index is deleted and rebuilt (promotions live only there) and a new
+    proposal with an old one's id is another decision."""
+    return f"{row['id']}@{row['created_at']}"
 
-    with read_session(engine) as s:
-        n = s.exec(
-            text(
-                "SELECT count(*) FROM review_actions "
-                "WHERE kind = :kind AND target = :target AND undone_at IS NOT NULL"
-            ),
-            params={"kind": kind, "target": target},
-        ).scalar()
-    return f":u{int(n or 0)}" if n else ""
+
+def decision_key(kind: str, target: str, drop: str | None = None) -> str:
+    """A review decision's audit dedupe key: the same for a retry of it (a consolidation
+    resumed after a kill writes no second event). Made again after an undo, the decision
+    is a new event because the undo's event names this key among those it `cancels`
+    (audit.AuditLog.append), which holds after the index is deleted and rebuilt: the
+    log, not the index, says what was undone. A proposal's `target` is `proposal_ident`."""
+    if kind == "approve":
+        return f"promote:{target}"
+    if kind == "reject":
+        return f"reject:{target}"
+    if kind == "merge":
+        return f"merge:{drop}:{target}"
+    if kind == "not_duplicates":
+        return f"not_duplicates:{hashlib.sha256(target.encode('utf-8')).hexdigest()[:16]}"
+    raise ValueError(f"no review decision {kind!r}")

@@ -9,8 +9,6 @@ import json
 from datetime import timedelta
 from pathlib import Path
 
-import pytest
-
 from memoryd import clock
 from memoryd.app import Memoryd
 
@@ -301,12 +299,6 @@ def test_large_groups_are_refused_and_events_stay_small(cli, project: Path, isol
     _verified(cli)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open (issue 22 note): review dedupe keys count undos in the index, so after the index "
-    "is deleted and rebuilt a re-made merge and its undo are taken for the old events; random keys "
-    "fixed this but broke a resumed consolidation's audit (a retry must write the same event)",
-)
 def test_merge_and_undo_after_an_index_rebuild_are_audited(cli, project: Path, isolated_home: Path):
     """Review action ids live in the index: after `rm index.db*; reindex` they restart at
     1. A dedupe key built from them made a new merge and its undo look like retries of
@@ -327,6 +319,23 @@ def test_merge_and_undo_after_an_index_rebuild_are_audited(cli, project: Path, i
     assert cli("merge", "--keep", a, "--drop", b).returncode == 0
     assert cli("undo").returncode == 0
     assert (count("merge"), count("undo")) == (2, 2)
+    _verified(cli)
+
+
+def test_a_decision_on_a_new_proposal_after_an_index_rebuild_is_audited(
+    cli, project: Path, tmp_path: Path, isolated_home: Path
+):
+    """Promotions live in the index: after `rm index.db*; reindex` a new proposal gets an
+    id an old one had. Its rejection is a new decision, not a retry of the old one."""
+    first = _proposal(cli, project, tmp_path, "rebuild-1")
+    assert cli("reject", str(first)).returncode == 0
+    for p in isolated_home.glob("index.db*"):
+        p.unlink()
+    assert cli("reindex").returncode == 0, "reindex"
+    second = _proposal(cli, project, tmp_path, "rebuild-2")
+    assert second == first, "the id is reused after a rebuild (what this test is about)"
+    assert cli("reject", str(second)).returncode == 0
+    assert len(json.loads(cli("audit", "--event-type", "reject", "--json").stdout)) == 2
     _verified(cli)
 
 
