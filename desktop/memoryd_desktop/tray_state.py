@@ -135,7 +135,7 @@ class TrayState:
         return [
             Item(Kind.ACTION, translate("TrayState", "Review digest..."), Action.DIGEST),
             Item(Kind.ACTION, translate("TrayState", "Search memories..."), Action.SEARCH),
-            Item(Kind.ACTION, translate("TrayState", "Sensitive scopes..."), Action.SCOPES),
+            Item(Kind.ACTION, translate("TrayState", "Sensitive projects..."), Action.SCOPES),
             Item(Kind.ACTION, translate("TrayState", "Identity..."), Action.IDENTITY),
             SEPARATOR,
             Item(Kind.ACTION, consolidate, Action.CONSOLIDATE, enabled=consolidate_on),

@@ -41,7 +41,7 @@ def test_menu_from_state_has_facts_then_actions(qtbot: QtBot, facade: Memoryd) -
         ("Captures waiting: 0", True, None),
         ("Review digest...", True, Action.DIGEST),
         ("Search memories...", True, Action.SEARCH),
-        ("Sensitive scopes...", True, Action.SCOPES),
+        ("Sensitive projects...", True, Action.SCOPES),
         ("Identity...", True, Action.IDENTITY),
         ("Consolidate now", True, Action.CONSOLIDATE),
         ("Sync now (no folder: Settings → Sync)", False, Action.SYNC),
