@@ -25,11 +25,12 @@ def translations_dir() -> Path:
     return resources_dir() / "translations"
 
 
-def icon_path(pending: bool = False) -> Path:
-    """The plain icon, or the badged one when captures wait in the spool."""
-    name = "memoryd-pending.svg" if pending else "memoryd.svg"
-    return resources_dir() / "icons" / name
+def icon_path(pending: bool = False, paused: bool = False) -> Path:
+    """The plain icon; with an orange badge when something waits (review, spool); greyed
+    with a pause sign while capture is paused, so the state shows without opening the menu."""
+    name = "memoryd" + ("-paused" if paused else "") + ("-pending" if pending else "")
+    return resources_dir() / "icons" / f"{name}.svg"
 
 
-def icon(pending: bool = False) -> QIcon:
-    return QIcon(str(icon_path(pending)))
+def icon(pending: bool = False, paused: bool = False) -> QIcon:
+    return QIcon(str(icon_path(pending, paused)))

@@ -89,7 +89,7 @@ class BrowserWindow(MemoryEdits, QMainWindow):
         self._loaded = False
         self._select_after: str | None = None
         self._outcome: tuple[str, bool] | None = None  # shown by the refresh after an action
-        self.setWindowTitle(translate("BrowserWindow", "memoryd — Memories"))
+        self.setWindowTitle(translate("BrowserWindow", "Memories"))
         self.setWindowIcon(assets.icon())
         self.resize(1000, 640)
 
@@ -164,7 +164,7 @@ class BrowserWindow(MemoryEdits, QMainWindow):
         self.status.setTextFormat(Qt.TextFormat.PlainText)
         self.grant_button = QPushButton(translate("BrowserWindow", "Grant…"))
         self.grant_button.setToolTip(
-            translate("BrowserWindow", "Open Sensitive scopes to grant access to this folder")
+            translate("BrowserWindow", "Open Sensitive projects to grant access to this project")
         )
         self.grant_button.clicked.connect(self.ask_grant)
         self.grant_button.hide()

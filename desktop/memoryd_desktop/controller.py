@@ -70,7 +70,19 @@ class ConsolidationReport(Protocol):
     @property
     def phases(self) -> Sequence[PhaseRun]: ...
 
+    def summary(self) -> Mapping[str, int]: ...
+
     def summary_line(self) -> str: ...
+
+
+# What a consolidation did that a person would want to hear about: sessions captured and
+# analysed, memories proposed for review, duplicates set aside, memories that faded. The
+# snapshots and exports it rewrites every night are not news.
+EVENTFUL = ("captured", "analysed", "queued", "deduplicated", "decayed")
+
+
+def eventful(summary: Mapping[str, int]) -> bool:
+    return any(summary.get(key, 0) for key in EVENTFUL)
 
 
 class SyncReport(Protocol):
@@ -261,10 +273,10 @@ class Controller(QObject):
         assert self.window is not None
         self.window.notify(title, text, error)
 
-    def notify(self, text: str, error: bool = False) -> None:
-        for view in (self.tray, self.window):
-            if view is not None:
-                view.notify("memoryd", text, error)
+    def notify(self, text: str, error: bool = False, on_click: Callable[[], None] | None = None) -> None:
+        """Every message the tray has for the user, through the one notifier (the desktop's
+        notification service; Qt's tray balloon or the status window only without one)."""
+        self.notifier.post("memoryd", text, on_click=on_click, error=error)
 
     def show_error(self, exc: BaseException | str) -> None:
         """The one place errors reach the user."""
@@ -380,8 +392,9 @@ class Controller(QObject):
         self.refresh()
 
     def _consolidated(self, report: ConsolidationReport) -> None:
+        """Errors always reach the user; a run that brought nothing new stays quiet."""
         self._consolidation_ended()
-        summary = report.skipped or report.summary_line()
+        summary = report.skipped or report.summary_line()  # the one place it is worded
         failed = [f"{p.name}: {p.error}" for p in report.phases if p.error]
         if failed:
             self.show_error(
@@ -389,6 +402,8 @@ class Controller(QObject):
                     "Controller", "Consolidation finished with errors: {summary}; failed: {errors}"
                 ).format(summary=summary, errors="; ".join(failed))
             )
+        elif report.skipped or not eventful(report.summary()):
+            log.info("consolidation done, nothing new: %s", summary)
         else:
             self.notify(translate("Controller", "Consolidation done: {summary}").format(summary=summary))
 
@@ -448,12 +463,12 @@ class Controller(QObject):
             digest.load()  # it may list conflicts this sync made or settled
         open_conflicts = self.show_conflicts if report.conflicts else None
         if not auto:
-            self.notifier.post("memoryd", sync_summary(report), on_click=open_conflicts)
+            self.notify(sync_summary(report), on_click=open_conflicts)
         elif new_conflicts:
             text = translate(
                 "Controller", "Sync found new conflicts: {count}. Pick a version in the weekly review."
             ).format(count=new_conflicts)
-            self.notifier.post("memoryd", text, on_click=open_conflicts)
+            self.notify(text, on_click=open_conflicts)
 
     def _sync_failed(self, exc: BaseException, auto: bool) -> None:
         self._set(replace(self.state, syncing=False))

@@ -104,7 +104,7 @@ class DigestWindow(QWidget):
         self.undoable: tuple[int, str, str] | None = None
         self._suspect_key: str | None = None  # the suspect memory whose text is shown or read
         self.versions_dialog: VersionsDialog | None = None  # the last "Show versions" window
-        self.setWindowTitle(translate("DigestWindow", "memoryd: weekly review"))
+        self.setWindowTitle(translate("DigestWindow", "Weekly review"))
         self.setWindowIcon(assets.icon())
         self.resize(*DEFAULT_SIZE)
 
@@ -145,7 +145,7 @@ class DigestWindow(QWidget):
         self.status.setText(translate("DigestWindow", "Reading the digest…"))
         self.grant_button = QPushButton(translate("DigestWindow", "Grant…"))
         self.grant_button.setToolTip(
-            translate("DigestWindow", "Open Sensitive scopes to grant access to this folder")
+            translate("DigestWindow", "Open Sensitive projects to grant access to this project")
         )
         self.grant_button.clicked.connect(self.ask_grant)
         self.grant_button.hide()

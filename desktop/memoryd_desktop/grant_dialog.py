@@ -59,7 +59,7 @@ class GrantDialog(QDialog):
         self.scope_hash = scope_hash
         self.asker = asker
         self.needs_passphrase = needs_passphrase
-        self.setWindowTitle(translate("GrantDialog", "memoryd: allow access to a sensitive folder"))
+        self.setWindowTitle(translate("GrantDialog", "Allow access to a sensitive project"))
         self.setWindowIcon(assets.icon())
         self.setMinimumWidth(440)
 

@@ -132,7 +132,7 @@ class IdentityWindow(QWidget):
         self._stale = False
         self._acting = False
         self._report_wanted: str | None = None
-        self.setWindowTitle(translate("IdentityWindow", "memoryd: identity profile"))
+        self.setWindowTitle(translate("IdentityWindow", "Identity profile"))
         self.setWindowIcon(assets.icon())
         self.resize(900, 640)
 

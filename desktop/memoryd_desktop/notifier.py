@@ -1,5 +1,9 @@
 """Native notifications a click can answer: the weekly digest opens the digest window.
 
+Every message the tray has for the user (digest, consolidation, pause, sync, errors)
+comes through `Notifier.notify`, the one function that picks how it is shown, so they
+all look the same on a desktop.
+
 Why not plyer (the design card's pick): it has no click callback and swallows failures
 (ECOSYSTEM-FACTS 6). desktop-notifier has actions, but on macOS it needs a signed bundle
 and on Windows the pywinrt extension modules. So:

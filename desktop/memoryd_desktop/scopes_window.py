@@ -91,7 +91,7 @@ class ScopesWindow(QWidget):
         self._loading = False
         self._stale = False
         self._acting = False
-        self.setWindowTitle(translate("ScopesWindow", "memoryd: sensitive folders"))
+        self.setWindowTitle(translate("ScopesWindow", "Sensitive projects"))
         self.setWindowIcon(assets.icon())
         self.resize(760, 380)
 

@@ -83,8 +83,9 @@ class StatusWindow(QWidget):
     def show_state(self, state: TrayState) -> None:
         """Rebuild the fact labels and relabel the buttons (every minute at most)."""
         self.home_label.setText(translate("StatusWindow", "Data folder: {path}").format(path=state.home))
-        self.setWindowIcon(assets.icon(state.pending))
-        self.logo.setPixmap(assets.icon(state.pending).pixmap(48, 48))
+        icon = assets.icon(state.pending, state.paused)  # the tray icon's look, paused included
+        self.setWindowIcon(icon)
+        self.logo.setPixmap(icon.pixmap(48, 48))
         while self.facts.count():
             widget = self.facts.takeAt(0).widget()
             if widget is not None:

@@ -1,22 +1,24 @@
 """The tray icon and its menu, rendered from a TrayState; it decides nothing itself.
 
-Facts are disabled menu entries (read-only lines), commands carry their `Action` in
-`QAction.data()`, and every click goes out through one `triggered` signal, so the
-controller is the only place that knows what an action does.
+Commands carry their `Action` in `QAction.data()`, and every click goes out through one
+`triggered` signal, so the controller is the only place that knows what an action does.
+Facts are enabled entries without an action: disabled ones were greyed out and read as
+commands that did not work (issue 22). A click or Enter on a fact does nothing.
 """
 
 from __future__ import annotations
 
 import sys
 
-from PySide6.QtCore import QObject, Signal, Slot
-from PySide6.QtGui import QAction
+from PySide6.QtCore import QObject, Qt, Signal, Slot
+from PySide6.QtGui import QAction, QKeyEvent, QMouseEvent
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
 from memoryd_desktop import assets
 from memoryd_desktop.tray_state import Action, Item, Kind, TrayState
 
 INDENT = "    "
+ACTIVATE_KEYS = (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space, Qt.Key.Key_Select)
 
 
 def populate(menu: QMenu, state: TrayState) -> None:
@@ -40,7 +42,7 @@ def _render(action: QAction, item: Item) -> None:
     action.setSeparator(separator)
     # a lone "&" would turn into a keyboard mnemonic, e.g. in a path or an error text
     action.setText("" if separator else INDENT * item.level + item.text.replace("&", "&&"))
-    action.setEnabled(separator or (item.kind is Kind.ACTION and item.enabled))
+    action.setEnabled(item.kind is not Kind.ACTION or item.enabled)
     action.setToolTip(item.tooltip or "")
     action.setData(item.action.value if item.action is not None else None)
 
@@ -48,6 +50,27 @@ def _render(action: QAction, item: Item) -> None:
 def action_of(action: QAction) -> Action | None:
     data = action.data()
     return Action(data) if isinstance(data, str) and data in {a.value for a in Action} else None
+
+
+def is_fact(action: QAction | None) -> bool:
+    return action is not None and not action.isSeparator() and action_of(action) is None
+
+
+class TrayMenu(QMenu):
+    """A QMenu whose fact lines read as text: a click or Enter on one is swallowed, so the
+    menu stays open and nothing is triggered (native menus, which Qt does not draw, just close)."""
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        if is_fact(self.actionAt(event.position().toPoint())):
+            event.accept()
+            return
+        super().mouseReleaseEvent(event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() in ACTIVATE_KEYS and is_fact(self.activeAction()):
+            event.accept()
+            return
+        super().keyPressEvent(event)
 
 
 class TrayIcon(QObject):
@@ -59,12 +82,13 @@ class TrayIcon(QObject):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._icons = {False: assets.icon(pending=False), True: assets.icon(pending=True)}
-        self.menu = QMenu()
+        # (pending, paused) -> icon
+        self._icons = {(p, q): assets.icon(pending=p, paused=q) for p in (False, True) for q in (False, True)}
+        self.menu = TrayMenu()
         self.menu.setToolTipsVisible(True)  # e.g. why "Sync now" is disabled
         self.menu.triggered.connect(self._on_menu)
         self.menu.aboutToShow.connect(self.opening)
-        self.icon = QSystemTrayIcon(self._icons[False], self)
+        self.icon = QSystemTrayIcon(self._icons[False, False], self)
         self.icon.setContextMenu(self.menu)
         self.icon.activated.connect(self._on_activated)
 
@@ -76,13 +100,8 @@ class TrayIcon(QObject):
 
     def show_state(self, state: TrayState) -> None:
         populate(self.menu, state)
-        self.icon.setIcon(self._icons[state.pending])
+        self.icon.setIcon(self._icons[state.pending, state.paused])
         self.icon.setToolTip(state.tooltip())
-
-    def notify(self, title: str, text: str, error: bool = False) -> None:
-        """A balloon/notification; Qt falls back to its own popup where the desktop has none."""
-        kind = QSystemTrayIcon.MessageIcon.Critical if error else QSystemTrayIcon.MessageIcon.Information
-        self.icon.showMessage(title, text, kind, 10_000)
 
     @Slot(QAction)
     def _on_menu(self, action: QAction) -> None:

@@ -95,8 +95,9 @@ class TrayState:
         if not self.loaded:
             out = [info(translate("TrayState", "Reading memories…"))]
         else:
+            out = [info(translate("TrayState", "Capture is paused"))] if self.paused else []
             waiting_review = translate("TrayState", "Promotions waiting: {count}")
-            out = [info(waiting_review.format(count=self.promotions_pending))]
+            out.append(info(waiting_review.format(count=self.promotions_pending)))
             out.append(info(translate("TrayState", "Memories: {count}").format(count=self.total)))
             per_type = translate("TrayState", "{type}: {count}")
             for name, n in self.by_type:
@@ -105,8 +106,6 @@ class TrayState:
                 out.append(info(translate("TrayState", "Forgotten: {count}").format(count=self.forgotten), 1))
             waiting = translate("TrayState", "Captures waiting: {count}")
             out.append(info(waiting.format(count=self.spool_pending)))
-            if self.paused:
-                out.append(info(translate("TrayState", "Capture is paused")))
         if self.consolidating and self.consolidation_line:
             step = translate("TrayState", "Consolidation: {step}")
             out.append(info(step.format(step=self.consolidation_line)))
@@ -136,7 +135,7 @@ class TrayState:
         return [
             Item(Kind.ACTION, translate("TrayState", "Review digest..."), Action.DIGEST),
             Item(Kind.ACTION, translate("TrayState", "Search memories..."), Action.SEARCH),
-            Item(Kind.ACTION, translate("TrayState", "Sensitive scopes..."), Action.SCOPES),
+            Item(Kind.ACTION, translate("TrayState", "Sensitive projects..."), Action.SCOPES),
             Item(Kind.ACTION, translate("TrayState", "Identity..."), Action.IDENTITY),
             SEPARATOR,
             Item(Kind.ACTION, consolidate, Action.CONSOLIDATE, enabled=consolidate_on),
@@ -174,6 +173,7 @@ class TrayState:
         return [*self.facts(), SEPARATOR, *self.actions()]
 
     def tooltip(self) -> str:
+        """The icon's hover text: the top-level facts, "Capture is paused" first when it is."""
         lines = ["memoryd"]
         lines += [item.text for item in self.facts() if item.level == 0]
         return "\n".join(lines)

@@ -65,8 +65,8 @@
             <translation>Recalls</translation>
         </message>
         <message>
-            <source>memoryd — Memories</source>
-            <translation>memoryd — Memories</translation>
+            <source>Memories</source>
+            <translation>Memories</translation>
         </message>
         <message>
             <source>Search</source>
@@ -229,8 +229,8 @@
             <translation>Grant…</translation>
         </message>
         <message>
-            <source>Open Sensitive scopes to grant access to this folder</source>
-            <translation>Open Sensitive scopes to grant access to this folder</translation>
+            <source>Open Sensitive projects to grant access to this project</source>
+            <translation>Open Sensitive projects to grant access to this project</translation>
         </message>
     </context>
     <context>
@@ -463,10 +463,6 @@
             <translation>Recalled {count} times · triggers: {triggers}</translation>
         </message>
         <message>
-            <source>memoryd: weekly review</source>
-            <translation>memoryd: weekly review</translation>
-        </message>
-        <message>
             <source>Weekly review</source>
             <translation>Weekly review</translation>
         </message>
@@ -671,8 +667,8 @@
             <translation>Grant…</translation>
         </message>
         <message>
-            <source>Open Sensitive scopes to grant access to this folder</source>
-            <translation>Open Sensitive scopes to grant access to this folder</translation>
+            <source>Open Sensitive projects to grant access to this project</source>
+            <translation>Open Sensitive projects to grant access to this project</translation>
         </message>
         <message>
             <source>Approve all</source>
@@ -1070,8 +1066,8 @@
     <context>
         <name>GrantDialog</name>
         <message>
-            <source>memoryd: allow access to a sensitive folder</source>
-            <translation>memoryd: allow access to a sensitive folder</translation>
+            <source>Allow access to a sensitive project</source>
+            <translation>Allow access to a sensitive project</translation>
         </message>
         <message>
             <source>Folder:</source>
@@ -1176,8 +1172,8 @@
             <translation>after an event</translation>
         </message>
         <message>
-            <source>memoryd: identity profile</source>
-            <translation>memoryd: identity profile</translation>
+            <source>Identity profile</source>
+            <translation>Identity profile</translation>
         </message>
         <message>
             <source>Current profile</source>
@@ -1536,8 +1532,8 @@
             <translation>Locked</translation>
         </message>
         <message>
-            <source>memoryd: sensitive folders</source>
-            <translation>memoryd: sensitive folders</translation>
+            <source>Sensitive projects</source>
+            <translation>Sensitive projects</translation>
         </message>
         <message>
             <source>Memories of these folders are encrypted. Agents and the command line read them only while a grant is live.</source>
@@ -1977,8 +1973,8 @@
             <translation>Search memories...</translation>
         </message>
         <message>
-            <source>Sensitive scopes...</source>
-            <translation>Sensitive scopes...</translation>
+            <source>Sensitive projects...</source>
+            <translation>Sensitive projects...</translation>
         </message>
         <message>
             <source>Identity...</source>

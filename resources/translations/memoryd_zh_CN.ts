@@ -67,8 +67,8 @@
         <translation>召回次数</translation>
     </message>
     <message>
-        <source>memoryd — Memories</source>
-        <translation>memoryd — 记忆</translation>
+        <source>Memories</source>
+        <translation>记忆</translation>
     </message>
     <message>
         <source>Search</source>
@@ -231,8 +231,8 @@
         <translation>授权…</translation>
     </message>
     <message>
-        <source>Open Sensitive scopes to grant access to this folder</source>
-        <translation>打开“敏感范围”窗口，为此文件夹授权</translation>
+        <source>Open Sensitive projects to grant access to this project</source>
+        <translation>打开“敏感项目”窗口，为此项目授权</translation>
     </message>
 </context>
 <context>
@@ -243,7 +243,7 @@
     </message>
     <message>
         <source>{promotions} promotions, {duplicates} duplicates and {expiring} expiring items wait.</source>
-        <translation>待处理：{promotions} 条晋升建议、{duplicates} 组重复项、{expiring} 条即将过期的记忆。</translation>
+        <translation>待处理：{promotions} 条待确认的长期记忆、{duplicates} 组重复项、{expiring} 条即将过期的记忆。</translation>
     </message>
     <message>
         <source>memoryd weekly digest</source>
@@ -465,10 +465,6 @@
         <translation>召回 {count} 次 · 触发词：{triggers}</translation>
     </message>
     <message>
-        <source>memoryd: weekly review</source>
-        <translation>memoryd：每周回顾</translation>
-    </message>
-    <message>
         <source>Weekly review</source>
         <translation>每周回顾</translation>
     </message>
@@ -490,7 +486,7 @@
     </message>
     <message>
         <source>No promotions wait for review.</source>
-        <translation>没有待审核的晋升建议。</translation>
+        <translation>没有待确认的长期记忆。</translation>
     </message>
     <message>
         <source>Merge into left</source>
@@ -578,7 +574,7 @@
     </message>
     <message>
         <source>Promotions ({count})</source>
-        <translation>晋升建议（{count}）</translation>
+        <translation>待确认的记忆（{count}）</translation>
     </message>
     <message>
         <source>Duplicates ({count})</source>
@@ -646,7 +642,7 @@
     </message>
     <message>
         <source>Approved {count} promotions.</source>
-        <translation>已批准 {count} 条晋升建议。</translation>
+        <translation>已批准 {count} 条，均已转为长期记忆。</translation>
     </message>
     <message>
         <source>Not approved: {errors}</source>
@@ -673,8 +669,8 @@
         <translation>授权…</translation>
     </message>
     <message>
-        <source>Open Sensitive scopes to grant access to this folder</source>
-        <translation>打开“敏感范围”窗口，为此文件夹授权</translation>
+        <source>Open Sensitive projects to grant access to this project</source>
+        <translation>打开“敏感项目”窗口，为此项目授权</translation>
     </message>
     <message>
         <source>Approve all</source>
@@ -682,7 +678,7 @@
     </message>
     <message>
         <source>Approve {count} promotions with a DURA mean of at least {threshold}?</source>
-        <translation>批准 DURA 均值不低于 {threshold} 的 {count} 条晋升建议？</translation>
+        <translation>批准 DURA 均值不低于 {threshold} 的 {count} 条待确认记忆？</translation>
     </message>
     <message>
         <source>Each becomes a long-term memory.</source>
@@ -982,7 +978,7 @@
     </message>
     <message>
         <source>Its text reads as if written for an AI. Until you decide, agents are not shown it at start-up, and it is not exported or promoted.</source>
-        <translation>它的内容读起来像是写给 AI 的。在你决定之前，智能体启动时不会看到它，它也不会被导出或晋升。</translation>
+        <translation>它的内容读起来像是写给 AI 的。在你决定之前，智能体启动时不会看到它，它也不会被导出或转为长期记忆。</translation>
     </message>
     <message>
         <source>Why it was flagged</source>
@@ -1072,8 +1068,8 @@
 <context>
     <name>GrantDialog</name>
     <message>
-        <source>memoryd: allow access to a sensitive folder</source>
-        <translation>memoryd：允许访问敏感文件夹</translation>
+        <source>Allow access to a sensitive project</source>
+        <translation>允许访问敏感项目</translation>
     </message>
     <message>
         <source>Folder:</source>
@@ -1152,7 +1148,7 @@
     </message>
     <message>
         <source>{who} asks to set the grant PIN. Whoever knows it can let agents read your sensitive scopes without this app. Allow only if you are setting it yourself right now.</source>
-        <translation>{who} 请求设置授权 PIN。知道此 PIN 的人无需本应用即可让代理读取你的敏感范围。只有在你本人正在设置时才允许。</translation>
+        <translation>{who} 请求设置授权 PIN。知道此 PIN 的人无需本应用即可让代理读取你的敏感项目。只有在你本人正在设置时才允许。</translation>
     </message>
     <message>
         <source>Allow</source>
@@ -1178,8 +1174,8 @@
         <translation>事件触发</translation>
     </message>
     <message>
-        <source>memoryd: identity profile</source>
-        <translation>memoryd：身份画像</translation>
+        <source>Identity profile</source>
+        <translation>身份画像</translation>
     </message>
     <message>
         <source>Current profile</source>
@@ -1538,8 +1534,8 @@
         <translation>已锁定</translation>
     </message>
     <message>
-        <source>memoryd: sensitive folders</source>
-        <translation>memoryd：敏感文件夹</translation>
+        <source>Sensitive projects</source>
+        <translation>敏感项目</translation>
     </message>
     <message>
         <source>Memories of these folders are encrypted. Agents and the command line read them only while a grant is live.</source>
@@ -1916,7 +1912,7 @@
     </message>
     <message>
         <source>Promotions waiting: {count}</source>
-        <translation>待审核的晋升建议：{count}</translation>
+        <translation>待确认的长期记忆：{count}</translation>
     </message>
     <message>
         <source>Memories: {count}</source>
@@ -1979,8 +1975,8 @@
         <translation>搜索记忆…</translation>
     </message>
     <message>
-        <source>Sensitive scopes...</source>
-        <translation>敏感范围…</translation>
+        <source>Sensitive projects...</source>
+        <translation>敏感项目…</translation>
     </message>
     <message>
         <source>Identity...</source>

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from memoryd import paths
@@ -17,8 +18,10 @@ from memoryd.app import Memoryd
 from memoryd.capture import spool
 from memoryd.errors import StorageError
 from memoryd_desktop.controller import SYNC_MS, Controller
+from memoryd_desktop.grant_dialog import GrantDialog
 from memoryd_desktop.status_window import StatusWindow
 from memoryd_desktop.tray_state import Action, TrayState
+from memoryd_desktop.windows import WINDOWS
 
 NOW = "2026-11-22T08:00:00Z"
 
@@ -362,3 +365,34 @@ def test_with_a_folder_it_syncs_by_itself_quietly_then_every_15_minutes(
         controller.refresh()
     assert controller.state.sync_folder == "" and not controller.sync_timer.isActive()
     controller.shutdown()
+
+
+def test_window_titles_name_the_window_and_leave_the_app_name_to_qt(
+    qtbot: QtBot, qapp: QApplication, facade: Memoryd
+) -> None:
+    """Qt appends " — memoryd" (the application display name main() sets) to every title on
+    X11 and Windows: a title that also said "memoryd" showed it twice (issue 22)."""
+    qapp.setApplicationDisplayName("memoryd")
+    try:
+        controller = Controller(facade, tray_available=lambda: False, background=False)
+        titles = {}
+        for action in sorted(WINDOWS):
+            window = controller.windows.get(action)
+            qtbot.addWidget(window)
+            titles[action.value] = window.windowTitle()
+        grant = GrantDialog("/srv/payroll", "0123456789ab", "cli", False)
+        qtbot.addWidget(grant)
+        titles["grant"] = grant.windowTitle()
+        assert titles == {
+            "digest": "Weekly review",
+            "identity": "Identity profile",
+            "scopes": "Sensitive projects",
+            "search": "Memories",
+            "settings": "Settings",
+            "grant": "Allow access to a sensitive project",
+        }
+        status = StatusWindow()  # titled just "memoryd": Qt then adds nothing
+        qtbot.addWidget(status)
+        assert status.windowTitle() == qapp.applicationDisplayName()
+    finally:
+        qapp.setApplicationDisplayName("")

@@ -87,13 +87,13 @@ def test_zh_cn_translation_is_applied(qtbot: QtBot, chinese: list[QTranslator], 
     populate(menu, state)
     texts = [a.text() for a in menu.actions() if not a.isSeparator()]
     assert texts == [
-        "待审核的晋升建议：0",
+        "待确认的长期记忆：0",
         "记忆：1",
         "    事实：1",
         "待处理的捕获：0",
         "查看每周摘要…",
         "搜索记忆…",
-        "敏感范围…",
+        "敏感项目…",
         "身份画像…",
         "立即整理",
         "立即同步（未设置文件夹：设置 → 同步）",

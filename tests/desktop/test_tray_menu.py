@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QAction, QIcon
 from PySide6.QtWidgets import QApplication, QMenu
 from pytestqt.qtbot import QtBot
@@ -33,13 +35,13 @@ def test_menu_from_state_has_facts_then_actions(qtbot: QtBot, facade: Memoryd) -
     populate(menu, tray_state.load(facade))
 
     assert _rows(menu) == [
-        ("Promotions waiting: 0", False, None),
-        ("Memories: 1", False, None),
-        ("    Decisions: 1", False, None),
-        ("Captures waiting: 0", False, None),
+        ("Promotions waiting: 0", True, None),  # facts: normal text, not greyed out
+        ("Memories: 1", True, None),
+        ("    Decisions: 1", True, None),
+        ("Captures waiting: 0", True, None),
         ("Review digest...", True, Action.DIGEST),
         ("Search memories...", True, Action.SEARCH),
-        ("Sensitive scopes...", True, Action.SCOPES),
+        ("Sensitive projects...", True, Action.SCOPES),
         ("Identity...", True, Action.IDENTITY),
         ("Consolidate now", True, Action.CONSOLIDATE),
         ("Sync now (no folder: Settings → Sync)", False, Action.SYNC),
@@ -121,8 +123,55 @@ def test_tray_icon_reports_clicks_and_shows_the_badge(qtbot: QtBot, home: Path) 
     assert _same_icon(tray.icon.icon(), assets.icon(pending=False))
 
 
+def test_a_click_or_enter_on_a_fact_does_nothing_and_the_menu_stays_open(qtbot: QtBot, home: Path) -> None:
+    tray = TrayIcon()
+    tray.show_state(TrayState(home=home, loaded=True, spool_pending=2))
+    menu = tray.menu
+    fact = menu.actions()[0]
+    assert fact.text() == "Promotions waiting: 0" and fact.isEnabled()
+    fired: list[object] = []
+    tray.triggered.connect(fired.append)
+    menu.triggered.connect(fired.append)
+    menu.popup(QPoint(10, 10))
+    qtbot.waitUntil(menu.isVisible, timeout=2000)
+
+    qtbot.mouseClick(menu, Qt.MouseButton.LeftButton, pos=menu.actionGeometry(fact).center())
+    menu.setActiveAction(fact)
+    qtbot.keyClick(menu, Qt.Key.Key_Return)
+    assert menu.isVisible() and fired == []
+
+    drain = _find(menu, Action.DRAIN)
+    qtbot.mouseClick(menu, Qt.MouseButton.LeftButton, pos=menu.actionGeometry(drain).center())
+    assert Action.DRAIN in fired and not menu.isVisible()  # commands still work
+
+
+def test_the_paused_icon_differs_and_goes_when_capture_resumes(qtbot: QtBot, home: Path) -> None:
+    tray = TrayIcon()
+    plain = TrayState(home=home, loaded=True)
+    tray.show_state(plain)
+    assert _same_icon(tray.icon.icon(), assets.icon())
+
+    tray.show_state(replace(plain, paused=True))
+    assert not _same_icon(tray.icon.icon(), assets.icon())
+    assert _same_icon(tray.icon.icon(), assets.icon(paused=True))
+    assert tray.icon.toolTip().splitlines()[:2] == ["memoryd", "Capture is paused"]
+    tray.show_state(replace(plain, paused=True, spool_pending=1))  # paused, and captures wait
+    assert _same_icon(tray.icon.icon(), assets.icon(pending=True, paused=True))
+    assert not _same_icon(tray.icon.icon(), assets.icon(paused=True))
+    assert not _same_icon(tray.icon.icon(), assets.icon(pending=True))
+
+    tray.show_state(plain)
+    assert _same_icon(tray.icon.icon(), assets.icon())
+    assert "paused" not in tray.icon.toolTip()
+
+
 def test_icons_are_found_and_render(qapp: QApplication) -> None:
+    rendered = []
     for pending in (False, True):
-        path = assets.icon_path(pending)
-        assert path.is_file(), path
-        assert not assets.icon(pending).pixmap(22, 22).isNull()
+        for paused in (False, True):
+            path = assets.icon_path(pending, paused)
+            assert path.is_file(), path
+            image = assets.icon(pending, paused).pixmap(22, 22).toImage()
+            assert not image.isNull()
+            rendered.append(image)
+    assert all(a != b for i, a in enumerate(rendered) for b in rendered[i + 1 :])  # four looks

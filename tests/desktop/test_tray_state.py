@@ -111,8 +111,8 @@ def test_waiting_promotions_badge_the_icon_and_pause_shows(facade: Memoryd) -> N
     facade.pause_capture(True)
     state = tray_state.from_stats({**facade.stats(), "promotions_pending": 3})
     assert state.pending  # the badge: promotions wait even with an empty spool
-    assert _texts(state)[0] == "Promotions waiting: 3"
-    assert "Capture is paused" in _texts(state)
+    assert _texts(state)[:2] == ["Capture is paused", "Promotions waiting: 3"]  # the pause first
+    assert state.tooltip().splitlines()[:2] == ["memoryd", "Capture is paused"]
     assert _action(state, Action.PAUSE).text == "Resume capture"
     facade.pause_capture(False)
     assert _action(tray_state.load(facade), Action.PAUSE).text == "Pause capture"
