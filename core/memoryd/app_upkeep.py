@@ -140,6 +140,13 @@ class Upkeep:
         reading as `due_jobs` and the timers."""
         return {job.id: schedule.trigger(job.cron) for job in self._jobs() if job.timed}
 
+    @staticmethod
+    def cron_trigger(cron: str) -> Any:
+        """The APScheduler trigger a cron line makes, built as `job_triggers` builds the
+        tray scheduler's (UsageError for a line that is not valid): so the settings' live
+        "next run" is when the scheduler will fire."""
+        return schedule.trigger(cron)
+
     def set_schedule(self, job_id: str, cron: str) -> None:
         job = schedule.find(self._jobs(), job_id)
         self.update_config({f"schedule.{job.key}": schedule.check(cron)})

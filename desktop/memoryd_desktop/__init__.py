@@ -28,11 +28,13 @@ Modules, bottom to top:
     identity_window  the identity profile, its versions and diffs, monthly reports
     scopes_window    sensitive scopes: grant, revoke, unmark
     settings_plan    what Settings reads, and a save applied in an order it can undo
-    settings_schedules  the Settings Schedules tab: a cron line per job, next and last run
+    schedule_editor  one job's time in plain words (daily/weekly/monthly at), cron as advanced
+    settings_schedules  the Settings Schedules tab: each job's time, a live next run, last run
     settings_dialog  LLM, email, schedules, sync folder, start at login, language
     tray          QSystemTrayIcon + QMenu rendered from a TrayState
     status_window the same facts and actions as a window, for desktops without a tray
-    windows       the windows, made on first use
+    live          when open windows read again: the grants folder watched, the next expiry
+    windows       the windows, made on first use; the open ones follow grants and changes
     controller    refresh timer, actions, jobs, sync (by hand and every 15 minutes),
                   notifications, which of tray/window shows
     main          the entry point: qasync loop, single instance, signals

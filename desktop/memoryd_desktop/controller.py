@@ -343,6 +343,7 @@ class Controller(QObject):
         if not run.ok:
             self.show_error(run.summary)
         self.refresh()
+        self.windows.store_changed()
 
     def _job_failed(self, job_id: str, text: str) -> None:
         self.show_error(
@@ -390,6 +391,7 @@ class Controller(QObject):
         self.consolidation = None
         self._set(replace(self.state, consolidating=False, consolidation_line=""))
         self.refresh()
+        self.windows.store_changed()
 
     def _consolidated(self, report: ConsolidationReport) -> None:
         """Errors always reach the user; a run that brought nothing new stays quiet."""
@@ -458,6 +460,7 @@ class Controller(QObject):
         self._sync_error = ""
         log.info("sync: %s", report)
         self.refresh()
+        self.windows.store_changed()
         digest: Any = self.windows.made.get(Action.DIGEST)
         if digest is not None and digest.isVisible():
             digest.load()  # it may list conflicts this sync made or settled
@@ -528,6 +531,7 @@ class Controller(QObject):
         else:
             self.notify(translate("Controller", "No captures were waiting."))
         self.refresh()
+        self.windows.store_changed()
 
     def _drain_failed(self, exc: BaseException) -> None:
         self._set(replace(self.state, draining=False))

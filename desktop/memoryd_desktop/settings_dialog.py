@@ -200,7 +200,7 @@ class SettingsDialog(QDialog):
         return tab
 
     def _schedule_tab(self) -> QWidget:
-        self.schedules = ScheduleTab()
+        self.schedules = ScheduleTab(self.facade.cron_trigger)
         self.timers_note, self.jobs_error = self.schedules.timers_note, self.schedules.jobs_error
         self.job_grid = self.schedules.job_grid
         return self.schedules
@@ -431,8 +431,14 @@ class SettingsDialog(QDialog):
         """Apply the changes in one background call; close and emit `saved` when it worked."""
         if self.busy:
             return
-        for row in self.job_rows.values():
-            row.error.hide()
+        invalid = self.schedules.invalid()
+        for job_id, row in self.job_rows.items():
+            row.error.setVisible(job_id in invalid)
+        if invalid:  # marked under its field as it was typed: not saved, not even tried
+            self.tabs.setCurrentIndex(2)
+            self.job_rows[invalid[0]].edit.setFocus()
+            self.show_error(translate("SettingsDialog", "Nothing was saved: a schedule is not valid."))
+            return
         plan = self.plan()
         if isinstance(plan, str):
             self.show_error(plan)

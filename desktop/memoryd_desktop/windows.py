@@ -3,6 +3,12 @@ open them through here, so each exists once and reopening one just raises it.
 
 Each window module is imported when first opened, not at start: the tray icon must be up
 in well under 1.5 s, and most days only the menu is used.
+
+Open windows follow the store live: after another window's change (its `changed`), a
+change the tray made (`store_changed`), or a grant given, revoked or run out (GrantWatch),
+each visible window listed in FOLLOW reads again, so none shows "Locked" after a grant
+until Refresh. Windows where a reload would throw away the user's place (the review, the
+identity versions, Settings) are left to reload when next opened.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 
 from memoryd.app import Memoryd
+from memoryd_desktop.live import GrantWatch
 from memoryd_desktop.ops import Ops
 from memoryd_desktop.tray_state import Action
 
@@ -30,6 +37,11 @@ WINDOWS: dict[Action, tuple[str, str]] = {
 }
 # Signals after which the tray's counts (and, for settings, the schedule) are stale.
 CHANGE_SIGNALS = ("changed", "saved")
+# The open windows that read again when the store or the grants change: the method to call.
+FOLLOW: dict[Action, str] = {
+    Action.SCOPES: "load",  # the sensitive projects and their grants
+    Action.SEARCH: "refresh",  # the current search: sensitive projects' memories open up or close
+}
 
 
 class Windows(QObject):
@@ -42,6 +54,8 @@ class Windows(QObject):
         self.facade = facade
         self.ops = ops
         self.made: dict[Action, QWidget] = {}
+        self.grant_watch = GrantWatch(facade, ops, self)
+        self.grant_watch.changed.connect(lambda: self.store_changed(None))
 
     @property
     def actions(self) -> frozenset[Action]:
@@ -57,12 +71,24 @@ class Windows(QObject):
             for signal in CHANGE_SIGNALS:
                 if hasattr(window, signal):
                     getattr(window, signal).connect(self.changed)
+            if hasattr(window, "changed"):
+                window.changed.connect(lambda *_, source=action: self.store_changed(source))
             if action is Action.SETTINGS:
                 window.saved.connect(self.settings_saved)
             if hasattr(window, "grant_needed"):  # only a click on a window's Grant… emits it
                 window.grant_needed.connect(lambda *_: self.open(Action.SCOPES))
             self.made[action] = window
+            if action in FOLLOW:
+                self.grant_watch.start()
         return window
+
+    def store_changed(self, source: Action | None = None) -> None:
+        """The store or the grants changed: each open window in FOLLOW reads again, except
+        `source`, the window whose own action it was (it has already)."""
+        for action, method in FOLLOW.items():
+            window = self.made.get(action)
+            if window is not None and action is not source and window.isVisible():
+                getattr(window, method)()
 
     def open(self, action: Action) -> QWidget:
         """Show (fresh data, raised, focused) the window for a menu entry or a click. A
@@ -81,5 +107,6 @@ class Windows(QObject):
         return window
 
     def close_all(self) -> None:
+        self.grant_watch.stop()
         for window in self.made.values():
             window.close()

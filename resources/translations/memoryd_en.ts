@@ -1783,10 +1783,6 @@
             <translation>The weekly digest is mailed here. The password is kept in the OS keyring.</translation>
         </message>
         <message>
-            <source>Times are cron lines in local time: minute hour day month weekday. Empty means the default time.</source>
-            <translation>Times are cron lines in local time: minute hour day month weekday. Empty means the default time.</translation>
-        </message>
-        <message>
             <source>No sync folder</source>
             <translation>No sync folder</translation>
         </message>
@@ -1893,6 +1889,74 @@
         <message>
             <source>Nothing was saved: a schedule is not valid.</source>
             <translation>Nothing was saved: a schedule is not valid.</translation>
+        </message>
+        <message>
+            <source>Monday</source>
+            <translation>Monday</translation>
+        </message>
+        <message>
+            <source>Tuesday</source>
+            <translation>Tuesday</translation>
+        </message>
+        <message>
+            <source>Wednesday</source>
+            <translation>Wednesday</translation>
+        </message>
+        <message>
+            <source>Thursday</source>
+            <translation>Thursday</translation>
+        </message>
+        <message>
+            <source>Friday</source>
+            <translation>Friday</translation>
+        </message>
+        <message>
+            <source>Saturday</source>
+            <translation>Saturday</translation>
+        </message>
+        <message>
+            <source>Sunday</source>
+            <translation>Sunday</translation>
+        </message>
+        <message>
+            <source>Every day</source>
+            <translation>Every day</translation>
+        </message>
+        <message>
+            <source>Every week</source>
+            <translation>Every week</translation>
+        </message>
+        <message>
+            <source>Every month</source>
+            <translation>Every month</translation>
+        </message>
+        <message>
+            <source>Advanced (cron)</source>
+            <translation>Advanced (cron)</translation>
+        </message>
+        <message>
+            <source>day {day}</source>
+            <translation>day {day}</translation>
+        </message>
+        <message>
+            <source>at</source>
+            <translation>at</translation>
+        </message>
+        <message>
+            <source>Five fields in local time: minute hour day month weekday. Empty means the default time.</source>
+            <translation>Five fields in local time: minute hour day month weekday. Empty means the default time.</translation>
+        </message>
+        <message>
+            <source>Times are in this computer's local time. For anything else, choose Advanced and write a cron line.</source>
+            <translation>Times are in this computer's local time. For anything else, choose Advanced and write a cron line.</translation>
+        </message>
+        <message>
+            <source>Not a valid cron line. It needs five fields, minute hour day month weekday: 30 2 * * 1 is Mondays at 02:30.</source>
+            <translation>Not a valid cron line. It needs five fields, minute hour day month weekday: 30 2 * * 1 is Mondays at 02:30.</translation>
+        </message>
+        <message>
+            <source>Empty: the default time is used.</source>
+            <translation>Empty: the default time is used.</translation>
         </message>
     </context>
     <context>

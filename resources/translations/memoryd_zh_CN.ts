@@ -1785,10 +1785,6 @@
         <translation>每周摘要会发送到这里。密码保存在系统钥匙串中。</translation>
     </message>
     <message>
-        <source>Times are cron lines in local time: minute hour day month weekday. Empty means the default time.</source>
-        <translation>时间使用本地时间的 cron 表达式：分 时 日 月 星期。留空表示默认时间。</translation>
-    </message>
-    <message>
         <source>No sync folder</source>
         <translation>未设置同步文件夹</translation>
     </message>
@@ -1895,6 +1891,74 @@
     <message>
         <source>Nothing was saved: a schedule is not valid.</source>
         <translation>未保存任何内容：有一项计划无效。</translation>
+    </message>
+    <message>
+        <source>Monday</source>
+        <translation>星期一</translation>
+    </message>
+    <message>
+        <source>Tuesday</source>
+        <translation>星期二</translation>
+    </message>
+    <message>
+        <source>Wednesday</source>
+        <translation>星期三</translation>
+    </message>
+    <message>
+        <source>Thursday</source>
+        <translation>星期四</translation>
+    </message>
+    <message>
+        <source>Friday</source>
+        <translation>星期五</translation>
+    </message>
+    <message>
+        <source>Saturday</source>
+        <translation>星期六</translation>
+    </message>
+    <message>
+        <source>Sunday</source>
+        <translation>星期日</translation>
+    </message>
+    <message>
+        <source>Every day</source>
+        <translation>每天</translation>
+    </message>
+    <message>
+        <source>Every week</source>
+        <translation>每周</translation>
+    </message>
+    <message>
+        <source>Every month</source>
+        <translation>每月</translation>
+    </message>
+    <message>
+        <source>Advanced (cron)</source>
+        <translation>高级（cron）</translation>
+    </message>
+    <message>
+        <source>day {day}</source>
+        <translation>第 {day} 日</translation>
+    </message>
+    <message>
+        <source>at</source>
+        <translation>于</translation>
+    </message>
+    <message>
+        <source>Five fields in local time: minute hour day month weekday. Empty means the default time.</source>
+        <translation>五个字段，使用本地时间：分 时 日 月 星期。留空表示使用默认时间。</translation>
+    </message>
+    <message>
+        <source>Times are in this computer's local time. For anything else, choose Advanced and write a cron line.</source>
+        <translation>时间均为本机的本地时间。其他安排请选择“高级”并填写 cron 表达式。</translation>
+    </message>
+    <message>
+        <source>Not a valid cron line. It needs five fields, minute hour day month weekday: 30 2 * * 1 is Mondays at 02:30.</source>
+        <translation>不是有效的 cron 表达式。需要五个字段：分 时 日 月 星期；例如 30 2 * * 1 表示每周一 02:30。</translation>
+    </message>
+    <message>
+        <source>Empty: the default time is used.</source>
+        <translation>留空：使用默认时间。</translation>
     </message>
 </context>
 <context>

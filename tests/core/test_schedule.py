@@ -613,3 +613,23 @@ def test_slot_missed_across_the_autumn_clock_change_runs_once(isolated_home: Pat
     now = datetime(2026, 11, 3, 12, tzinfo=UTC)  # closed for ten days
     claims = [ledger.claim(job, now, "tray") for _ in range(3)]
     assert claims == [datetime(2026, 11, 1, 1, tzinfo=UTC), None, None]
+
+
+def test_cron_trigger_is_the_trigger_the_tray_schedules(isolated_home: Path):
+    """The settings' live "next run" reads a line through `cron_trigger`: for a job's own
+    line it fires when `job_triggers` (the tray's scheduler) does; a bad line is refused."""
+    app = Memoryd()
+    after = datetime(2026, 6, 4, 12, tzinfo=UTC)
+    crons = {r["id"]: r["cron"] for r in app.schedules()}
+
+    def fires(trig: object) -> datetime:
+        return trig.get_next_fire_time(None, after)  # type: ignore[attr-defined]
+
+    for job_id, trig in app.job_triggers().items():
+        assert fires(Memoryd.cron_trigger(crons[job_id])) == fires(trig)
+    either = "0 4 1 * 1"  # the 1st or a Monday, as cron means it
+    assert fires(Memoryd.cron_trigger(either)) == fires(schedule.trigger(either))
+    with pytest.raises(UsageError, match="not a valid cron line"):
+        Memoryd.cron_trigger("0 25 * * *")
+    with pytest.raises(UsageError, match="five cron fields"):
+        Memoryd.cron_trigger("0 3 * *")

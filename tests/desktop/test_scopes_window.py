@@ -5,6 +5,7 @@ as actor "tray"; a wrong passphrase grants nothing and asks again; revoke and un
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -13,9 +14,13 @@ from PySide6.QtGui import QTextDocument
 from pytestqt.qtbot import QtBot
 
 from memoryd.app import Memoryd
+from memoryd.sensitive import grants
+from memoryd_desktop import live
 from memoryd_desktop.grant_dialog import GrantDialog
 from memoryd_desktop.ops import Ops
 from memoryd_desktop.scopes_window import ScopesWindow
+from memoryd_desktop.tray_state import Action
+from memoryd_desktop.windows import Windows
 
 PASSPHRASE = "correct horse battery staple"
 
@@ -242,3 +247,89 @@ def test_a_folder_named_like_html_reads_as_its_name_on_hover(
     doc = QTextDocument()
     doc.setHtml(tip)
     assert doc.toPlainText() == str(folder.resolve())
+
+
+# -- following the grants live (issue 22 item 8) ---------------------------------------
+
+
+@pytest.fixture
+def windows(qtbot: QtBot, facade: Memoryd, ops: Ops) -> Iterator[Windows]:
+    made = Windows(facade, ops)
+    yield made
+    made.close_all()
+
+
+def _open_scopes(qtbot: QtBot, windows: Windows) -> ScopesWindow:
+    window = windows.get(Action.SCOPES)
+    assert isinstance(window, ScopesWindow)
+    qtbot.addWidget(window)
+    with qtbot.waitSignal(window.loaded, timeout=10_000):
+        windows.open(Action.SCOPES)
+    return window
+
+
+def test_a_grant_given_elsewhere_shows_at_once_and_its_expiry_relocks(
+    qtbot: QtBot,
+    facade: Memoryd,
+    ops: Ops,
+    windows: Windows,
+    project: Path,
+    errors: list[BaseException],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A grant through core (as the command line gives one) appears without Refresh, and
+    one that runs out while the window is open shows "Locked" again, by a timer armed to
+    its end (not a poll)."""
+    monkeypatch.setitem(grants.DURATIONS, "once", timedelta(seconds=3))
+    facade.mark_sensitive(project, passphrase=PASSPHRASE)
+    window = _open_scopes(qtbot, windows)
+    assert _row(window)[4] == "Locked"
+    assert not windows.grant_watch.expiry.isActive()  # nothing to run out
+
+    facade.grant(project, duration="once", passphrase=PASSPHRASE, in_tray=True, actor="cli")
+    qtbot.waitUntil(lambda: _row(window)[4].startswith("once, until "), timeout=5_000)
+    assert window.revoke_button.isEnabled()
+    qtbot.waitUntil(windows.grant_watch.expiry.isActive, timeout=5_000)
+    timer = windows.grant_watch.expiry
+    assert timer.isSingleShot() and 0 < timer.remainingTime() <= 3_000 + live.PAST_EXPIRY_MS
+
+    qtbot.waitUntil(lambda: _row(window)[4] == "Locked", timeout=8_000)
+    assert facade.grants() == [] and not window.revoke_button.isEnabled()
+    assert not windows.grant_watch.expiry.isActive()
+    assert errors == []
+
+
+def test_a_revoke_elsewhere_locks_the_open_window(
+    qtbot: QtBot, facade: Memoryd, ops: Ops, windows: Windows, project: Path, errors: list[BaseException]
+) -> None:
+    facade.mark_sensitive(project, passphrase=PASSPHRASE)
+    facade.grant(project, duration="session", passphrase=PASSPHRASE, in_tray=True)
+    window = _open_scopes(qtbot, windows)
+    assert _row(window)[4].startswith("session, until ")
+    qtbot.waitUntil(windows.grant_watch.expiry.isActive, timeout=5_000)  # eight hours ahead
+    assert windows.grant_watch.expiry.remainingTime() > 60_000
+
+    assert facade.revoke(project, actor="cli") == 1
+    qtbot.waitUntil(lambda: _row(window)[4] == "Locked", timeout=5_000)
+    qtbot.waitUntil(lambda: not windows.grant_watch.expiry.isActive(), timeout=5_000)
+    assert errors == []
+
+
+def test_a_change_from_another_window_reloads_the_open_one(
+    qtbot: QtBot, facade: Memoryd, ops: Ops, windows: Windows, project: Path, errors: list[BaseException]
+) -> None:
+    """Marked from the browser (its `changed`) or by a tray job (`store_changed`): the open
+    window lists the new sensitive project; a hidden one is left to load when opened."""
+    window = _open_scopes(qtbot, windows)
+    assert window.tree.topLevelItemCount() == 0
+    facade.mark_sensitive(project, passphrase=PASSPHRASE)
+    with qtbot.waitSignal(window.loaded, timeout=10_000):
+        windows.store_changed(Action.SEARCH)
+    assert _row(window)[0] == project.name
+
+    with qtbot.assertNotEmitted(window.loaded, wait=300):
+        windows.store_changed(Action.SCOPES)  # its own change: it has read again already
+    window.hide()
+    with qtbot.assertNotEmitted(window.loaded, wait=300):
+        windows.store_changed()
+    assert errors == []

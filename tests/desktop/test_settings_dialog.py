@@ -5,18 +5,22 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import keyring
 import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QComboBox, QLineEdit
+from PySide6.QtCore import QLocale, Qt, QTime
+from PySide6.QtWidgets import QApplication, QComboBox, QLabel, QLineEdit, QWidget
 from pytestqt.qtbot import QtBot
 
 from memoryd.app import Memoryd
 from memoryd_desktop.ops import Ops
+from memoryd_desktop.schedule_editor import CRON, DAILY, MONTHLY, WEEKLY, Choice
 from memoryd_desktop.settings_dialog import SettingsDialog
+from memoryd_desktop.settings_plan import Plan
+from memoryd_desktop.settings_schedules import local_time
 from memoryd_desktop.tray_state import Action
 from memoryd_desktop.windows import Windows
 
@@ -80,7 +84,7 @@ def _type(qtbot: QtBot, edit: QLineEdit, text: str) -> None:
     qtbot.keyClicks(edit, text)
 
 
-def _choose(combo: QComboBox, value: str) -> None:
+def _choose(combo: QComboBox, value: object) -> None:
     index = combo.findData(value)
     assert index >= 0, value
     combo.setCurrentIndex(index)
@@ -185,25 +189,31 @@ def test_a_bad_cron_line_is_refused_next_to_its_field_and_a_good_one_is_saved(
     dialog = _open(qtbot, facade, ops)
     assert list(dialog.job_rows) == ["consolidate", "digest", "identity", "monthly-report"]
     assert dialog.timers_note.isHidden()
+    dialog.tabs.setCurrentIndex(2)
     row = dialog.job_rows["digest"]
-    assert row.edit.text() == "0 9 * * 1"
-    assert row.info.text().startswith("Next run: ")
+    assert row.editor.choice() == Choice(WEEKLY, 9, 0, weekday=1)  # opens in the plain form
+    assert row.edit.isHidden() and row.info.text().startswith("Next run: ")
 
+    _choose(row.editor.kind, CRON)  # Advanced: the line, to edit from
+    assert row.edit.isVisible() and row.edit.text() == "0 9 * * 1" and row.editor.weekday.isHidden()
     _type(qtbot, row.edit, "0 25 * * 1")
+    qtbot.waitUntil(row.error.isVisible, timeout=WAIT_MS)  # said as it is typed
+    assert row.error.text().startswith("Not a valid cron line.") and "\n" not in row.error.text()
+    assert "schedule '0 25 * * 1' is not a valid cron line" in row.error.toolTip()
+    assert "Next run" not in row.info.text()
     _type(qtbot, dialog.email_host, "smtp.example.com")  # saved only with a good schedule
     before = config.read_bytes()
     error = _save(qtbot, dialog)
 
     assert error == "Nothing was saved: a schedule is not valid."
     assert not row.error.isHidden()
-    assert "schedule '0 25 * * 1' is not a valid cron line" in row.error.text()
-    assert "\n" not in row.error.text()
     assert dialog.job_rows["identity"].error.isHidden()
     assert dialog.tabs.currentIndex() == 2 and dialog.isVisible()
     assert config.read_bytes() == before
 
     _type(qtbot, row.edit, "30  8 * * mon-fri")
-    assert row.error.isHidden()
+    qtbot.waitUntil(row.error.isHidden, timeout=WAIT_MS)
+    assert row.info.text().startswith("Next run: ")
     assert _save(qtbot, dialog) is None
 
     digest = next(j for j in facade.schedules() if j["id"] == "digest")
@@ -212,6 +222,10 @@ def test_a_bad_cron_line_is_refused_next_to_its_field_and_a_good_one_is_saved(
     assert text.startswith("# when things run\n")
     assert _toml(config)["email"]["host"] == "smtp.example.com"
     assert _toml(config)["schedule"] == {"digest": "30 8 * * mon-fri"}
+
+    again = _open(qtbot, facade, ops)
+    assert again.job_rows["digest"].editor.advanced()  # not a plain choice: opens as cron
+    assert again.job_rows["digest"].edit.text() == "30 8 * * mon-fri"
 
 
 def test_the_jobs_come_from_core_and_identity_runs_with_the_consolidation(
@@ -228,20 +242,22 @@ def test_the_jobs_come_from_core_and_identity_runs_with_the_consolidation(
         dialog.job_grid.itemAtPosition(3 * i, 1).widget(): dialog.job_grid.itemAtPosition(3 * i, 0).widget()
         for i in range(len(dialog.job_rows))
     }
-    assert {job_id: labels[row.edit].text() for job_id, row in dialog.job_rows.items()} == {
+    assert {job_id: labels[row.editor].text() for job_id, row in dialog.job_rows.items()} == {
         "consolidate": "Nightly consolidation",
         "digest": "Weekly digest",
         "identity": "Identity rewrite",
         "monthly-report": "Monthly report",
     }
     identity = dialog.job_rows["identity"]
-    assert not identity.job.timed and identity.edit.isEnabled()
+    assert not identity.job.timed and identity.editor.isEnabled()
     assert identity.info.text().startswith("Runs with the nightly consolidation when due (next due: ")
     for job_id in ("consolidate", "digest", "monthly-report"):
         assert dialog.job_rows[job_id].job.timed
         assert dialog.job_rows[job_id].info.text().startswith("Next run: ")
 
-    _type(qtbot, identity.edit, "0 5 * * 6")
+    assert identity.editor.choice() == Choice(WEEKLY, 2, 0, weekday=0)  # Sundays at 02:00
+    _choose(identity.editor.weekday, 6)
+    identity.editor.time.setTime(QTime(5, 0))
     assert _save(qtbot, dialog) is None
     assert _toml(config)["schedule"] == {"identity": "0 5 * * 6"}
     assert next(j for j in facade.schedules() if j["id"] == "identity")["cron"] == "0 5 * * 6"
@@ -256,17 +272,132 @@ def test_the_old_decay_sweep_key_sets_the_consolidation_until_it_is_changed_here
     facade = Memoryd()
     dialog = _open(qtbot, facade, ops)
     row = dialog.job_rows["consolidate"]
-    assert row.edit.text() == "30 1 * * *"
+    assert row.editor.choice() == Choice(DAILY, 1, 30)
 
-    _type(qtbot, row.edit, "45 2 * * *")
+    row.editor.time.setTime(QTime(2, 45))
     assert _save(qtbot, dialog) is None
     assert _toml(config)["schedule"] == {"consolidate": "45 2 * * *"}
 
     again = _open(qtbot, facade, ops)
-    _type(qtbot, again.job_rows["consolidate"].edit, "")
+    row = again.job_rows["consolidate"]
+    _choose(row.editor.kind, CRON)
+    _type(qtbot, row.edit, "")
+    qtbot.waitUntil(lambda: row.info.text() == "Empty: the default time is used.", timeout=WAIT_MS)
     assert _save(qtbot, again) is None
     assert _toml(config).get("schedule", {}) == {}
     assert next(j for j in facade.schedules() if j["id"] == "consolidate")["cron"] == "0 3 * * *"
+
+
+def test_plain_choices_round_trip_and_an_unchanged_form_saves_nothing(
+    qtbot: QtBot, ops: Ops, config: Path
+) -> None:
+    """Lines that say a plain thing open in its form (however they spell it) and, left
+    alone, are not rewritten; any other line opens as cron."""
+    config.write_text(
+        "[schedule]\n"
+        'consolidate = "05 03 * * *"\n'
+        'digest = "0 9 * * MON"\n'
+        'identity = "*/30 2 * * 0"\n'
+        'monthly_report = "0 4 15 * *"\n',
+        encoding="utf-8",
+    )
+    before = config.read_bytes()
+    facade = Memoryd()
+    dialog = _open(qtbot, facade, ops)
+    rows = dialog.job_rows
+    assert rows["consolidate"].editor.choice() == Choice(DAILY, 3, 5)
+    assert rows["digest"].editor.choice() == Choice(WEEKLY, 9, 0, weekday=1)
+    assert rows["digest"].editor.weekday.currentText() == "Monday"
+    assert rows["monthly-report"].editor.choice() == Choice(MONTHLY, 4, 0, day=15)
+    assert rows["monthly-report"].editor.day.text() == "day 15"
+    assert rows["identity"].editor.advanced() and rows["identity"].edit.text() == "*/30 2 * * 0"
+    assert dialog.plan() == Plan()
+    assert _save(qtbot, dialog) is None
+    assert config.read_bytes() == before  # nothing was changed, nothing written
+
+    # a plain choice made from the cron form, and the cron form of a plain one
+    again = _open(qtbot, facade, ops)
+    identity, digest = again.job_rows["identity"], again.job_rows["digest"]
+    _choose(identity.editor.kind, DAILY)
+    assert identity.editor.time.time() == QTime(0, 0) and identity.editor.cron() == "0 0 * * *"
+    identity.editor.time.setTime(QTime(2, 30))
+    _choose(digest.editor.kind, CRON)
+    assert digest.edit.text() == "0 9 * * 1" and digest.editor.cron() == "0 9 * * MON"  # same meaning
+    assert _save(qtbot, again) is None
+    assert _toml(config)["schedule"]["identity"] == "30 2 * * *"
+    assert _toml(config)["schedule"]["digest"] == "0 9 * * MON"
+
+
+def test_the_next_run_follows_each_edit_and_is_the_schedulers_own(
+    qtbot: QtBot, ops: Ops, config: Path, facade: Memoryd, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The line under a job moves as the user edits, to the time APScheduler's trigger for
+    that line fires (the trigger the tray's scheduler gets after the save)."""
+    monkeypatch.setenv("TZ", "UTC")
+    dialog = _open(qtbot, facade, ops)
+    row = dialog.job_rows["digest"]
+
+    def shown_for(cron: str) -> str:
+        nxt = facade.cron_trigger(cron).get_next_fire_time(None, datetime.now(UTC))
+        return "Next run: " + local_time(nxt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
+
+    assert row.info.text().splitlines()[0] == shown_for("0 9 * * 1")
+    _choose(row.editor.weekday, 5)
+    assert row.info.text().splitlines()[0] == shown_for("0 9 * * 5")
+    row.editor.time.setTime(QTime(18, 15))
+    assert row.info.text().splitlines()[0] == shown_for("15 18 * * 5")
+    _choose(row.editor.kind, MONTHLY)
+    row.editor.day.setValue(28)
+    assert row.editor.cron() == "15 18 28 * *"
+    assert row.info.text().splitlines()[0] == shown_for("15 18 28 * *")
+    _choose(row.editor.kind, CRON)
+    _type(qtbot, row.edit, "0 */6 * * *")
+    qtbot.waitUntil(lambda: row.info.text().splitlines()[0] == shown_for("0 */6 * * *"), timeout=WAIT_MS)
+    shown = row.info.text().splitlines()[0]
+
+    assert _save(qtbot, dialog) is None
+    trigger = facade.job_triggers()["digest"]  # what JobScheduler schedules
+    fires = trigger.get_next_fire_time(None, datetime.now(UTC)).astimezone(UTC)
+    assert shown == "Next run: " + local_time(fires.strftime("%Y-%m-%dT%H:%M:%SZ"))
+
+
+def _clipped(tab: QWidget) -> list[str]:
+    """Labels on the tab that show less than their text needs: a one-line label narrower
+    than its text, or a wrapped one shorter than its height for its width."""
+    out = []
+    for label in tab.findChildren(QLabel):
+        if not label.isVisible() or not label.text():
+            continue
+        if label.wordWrap():
+            if label.height() < label.heightForWidth(label.width()):
+                out.append(f"{label.text()!r}: {label.height()} < {label.heightForWidth(label.width())}")
+        elif label.width() < label.sizeHint().width():
+            out.append(f"{label.text()!r}: {label.width()} < {label.sizeHint().width()}")
+    return out
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_schedule_hints_are_not_cut(
+    qtbot: QtBot, qapp: QApplication, ops: Ops, config: Path, facade: Memoryd, language: str
+) -> None:
+    """Each job's hint is two lines (next run, last run): wrapped and given their height,
+    in English and in Chinese, at the dialog's narrowest."""
+    from memoryd_desktop import i18n
+
+    # a last run, so the digest's hint has two lines
+    facade.run_job("digest", runner="tray", force=True, notification=False)
+    installed = i18n.install(qapp, QLocale(language))
+    try:
+        dialog = _open(qtbot, facade, ops)
+        dialog.tabs.setCurrentIndex(2)
+        dialog.resize(dialog.minimumSizeHint())
+        qtbot.waitUntil(lambda: dialog.job_rows["digest"].info.isVisible(), timeout=WAIT_MS)
+        qapp.processEvents()
+        assert len(dialog.job_rows["digest"].info.text().splitlines()) == 2
+        assert _clipped(dialog.schedules) == []
+    finally:
+        for translator in installed:
+            qapp.removeTranslator(translator)
 
 
 def test_installed_timers_are_named_as_running_the_jobs(
