@@ -2040,4 +2040,35 @@
             <translation>From the session of {day} in {project}</translation>
         </message>
     </context>
+    <context>
+        <name>TrendsChart</name>
+        <message>
+            <source>d MMM</source>
+            <translation>d MMM</translation>
+        </message>
+        <message>
+            <source>Activity per week</source>
+            <translation>Activity per week</translation>
+        </message>
+        <message>
+            <source>No activity yet. Captured sessions, recalls and approved promotions show here week by week.</source>
+            <translation>No activity yet. Captured sessions, recalls and approved promotions show here week by week.</translation>
+        </message>
+        <message>
+            <source>No trigger was hit in this period yet.</source>
+            <translation>No trigger was hit in this period yet.</translation>
+        </message>
+        <message>
+            <source>Captures</source>
+            <translation>Captures</translation>
+        </message>
+        <message>
+            <source>Recalls</source>
+            <translation>Recalls</translation>
+        </message>
+        <message>
+            <source>Promotions</source>
+            <translation>Promotions</translation>
+        </message>
+    </context>
 </TS>

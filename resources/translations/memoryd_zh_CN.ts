@@ -2042,4 +2042,35 @@
         <translation>来自 {project} 于 {day} 的会话</translation>
     </message>
 </context>
+<context>
+    <name>TrendsChart</name>
+    <message>
+        <source>d MMM</source>
+        <translation>M月d日</translation>
+    </message>
+    <message>
+        <source>Activity per week</source>
+        <translation>每周活动</translation>
+    </message>
+    <message>
+        <source>No activity yet. Captured sessions, recalls and approved promotions show here week by week.</source>
+        <translation>还没有活动。捕获的会话、召回次数和新增的长期记忆会在这里按周显示。</translation>
+    </message>
+    <message>
+        <source>No trigger was hit in this period yet.</source>
+        <translation>这段时间内还没有触发词被命中。</translation>
+    </message>
+    <message>
+        <source>Captures</source>
+        <translation>捕获的会话</translation>
+    </message>
+    <message>
+        <source>Recalls</source>
+        <translation>召回</translation>
+    </message>
+    <message>
+        <source>Promotions</source>
+        <translation>新增长期记忆</translation>
+    </message>
+</context>
 </TS>

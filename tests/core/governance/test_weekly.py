@@ -3,44 +3,13 @@ promotions summed per week from a real store, weeks with nothing in them as zero
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
 
-from memoryd import clock
-from memoryd.app import Memoryd
 from memoryd.governance.digest import WEEKS, Digest
 
-from .sessions import REMEMBER, ROUTINE, capture
-
-T0 = datetime(2026, 3, 4, 9, 0, 0, tzinfo=clock.UTC)  # a Wednesday; its week starts 2 March
-
-
-def _at(days: float) -> str:
-    return clock.iso(T0 + timedelta(days=days))
-
-
-def three_weeks(cli, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Two weeks ago: 2 captures, 1 approved promotion, 3 recalls; last week: 1 capture;
-    this week: 2 recalls."""
-    monkeypatch.setenv("MEMORYD_NOW", _at(-14))
-    fact = Memoryd().record(
-        "fact", "Zanzibar port", "The zanzibar service listens on 7788.", scope_path=project
-    )
-    slug = capture(cli, project, tmp_path, "w1-a", [REMEMBER])
-    capture(cli, project, tmp_path, "w1-b", [ROUTINE])
-    assert cli("analyze-session", slug).returncode == 0
-    pending = Memoryd().promotions(status="pending")
-    assert len(pending) == 1, pending
-    assert cli("promote", str(pending[0]["id"])).returncode == 0
-    for _ in range(3):
-        Memoryd().get(fact[0].meta.slug)
-    monkeypatch.setenv("MEMORYD_NOW", _at(-6))
-    capture(cli, project, tmp_path, "w2-a", [("where are the logs", "In /var/log/app.")])
-    monkeypatch.setenv("MEMORYD_NOW", _at(0))
-    for _ in range(2):
-        Memoryd().get(fact[0].meta.slug)
+from .sessions import three_weeks
 
 
 def test_weeks_hold_what_happened_in_each(
