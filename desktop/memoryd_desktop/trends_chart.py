@@ -107,7 +107,7 @@ class WeeklyChart(QWidget):
             painter.drawText(int(x + line * 0.75), PAD + fm.ascent(), s.name)
             x += line * 0.75 + fm.horizontalAdvance(s.name) + line * 1.5
         top_value = nice_max(max(v for s in self.series for v in s.values))
-        ticks = [top_value * i // 4 for i in range(5)] if top_value >= 4 else list(range(top_value + 1))
+        ticks = list(range(0, top_value + 1, max(1, top_value // 5)))  # 1, 2 or 5 x 10^n: even steps
         axis_w = max(fm.horizontalAdvance(str(t)) for t in ticks) + PAD
         plot = QRectF(PAD + axis_w, PAD * 2 + line, 0, 0)
         plot.setRight(self.width() - PAD)
