@@ -311,8 +311,9 @@ class WelcomeWindow(QWidget):
             self.finished.emit()
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        """Closing the window skips the welcome too."""
-        if not self.done:
+        """The user closing the window (its title bar's X: a spontaneous event) skips the
+        welcome too; the app's quit also closes every window, and that decides nothing."""
+        if not self.done and event.spontaneous():
             self.finish()
         super().closeEvent(event)
 

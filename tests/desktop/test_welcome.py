@@ -121,10 +121,22 @@ def test_without_a_keyring_the_error_shows(qtbot: QtBot, ops: Ops) -> None:
     assert window.key_status.text().startswith("no OS keyring to hold the anthropic API key")
 
 
-def test_closing_the_window_skips_it_for_good(qtbot: QtBot, ops: Ops, tmp_path: Path) -> None:
+def test_a_quit_with_the_welcome_open_decides_nothing(qtbot: QtBot, ops: Ops, tmp_path: Path) -> None:
+    """Quitting the app closes every window (not spontaneous, unlike the title bar's X): the
+    welcome is neither done nor skipped, and the next start shows it again."""
     window = _open(qtbot, ops)
-    with qtbot.waitSignal(window.finished, timeout=WAIT_MS):
-        window.close()
+    window.close()
+    assert ops.wait(WAIT_MS)
+    assert not (tmp_path / "config.toml").exists()
+    again = show_if_new(Memoryd(), ops)
+    assert again is not None
+    qtbot.addWidget(again)
+
+
+def test_skip_is_for_good(qtbot: QtBot, ops: Ops) -> None:
+    window = _open(qtbot, ops)
+    _click(qtbot, window, window.skip_button, window.finished)
+    assert not window.isVisible()
     assert show_if_new(Memoryd(), ops) is None
 
 
