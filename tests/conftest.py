@@ -166,6 +166,8 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_cache:
     # Tests pin the clock years ahead; an overdue consolidation must not start in the
     # background of a test about something else (the fallback's own tests unset this).
     monkeypatch.setenv("MEMORYD_NO_FALLBACK", "1")
+    # Nor may the first-run welcome open over the windows a test clicks (test_welcome unsets it).
+    monkeypatch.setenv("MEMORYD_NO_WELCOME", "1")
     # No test may reach a real LLM or mail server with the developer's own credentials.
     for var in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "MEMORYD_SMTP_PASSWORD"):
         monkeypatch.delenv(var, raising=False)

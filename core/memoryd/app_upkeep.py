@@ -314,3 +314,38 @@ class Upkeep:
         where = autostart.enable() if on else autostart.disable()
         self.store.audit.append("settings", actor=actor, details={"autostart": on})
         return str(where) if where else None
+
+    # -- agents and the tray's first-run welcome --------------------------------------
+    def agents_found(self) -> list[dict[str, Any]]:
+        """The agents on this machine (by their settings folders) and whether each is
+        connected to memoryd already: what the welcome offers to connect."""
+        from memoryd.agents import connect
+
+        return connect.found(Path.home())
+
+    def connect_agent(self, agent: str, *, actor: str = "cli") -> dict[str, Any]:
+        """`memoryd setup <agent>` for the user (hooks, MCP server, skill): the same files,
+        backups and ledger; returns the report (changed and unchanged files, notes)."""
+        from memoryd.agents import connect
+
+        report = connect.apply(connect.plan(agent, Path.home()))
+        out = report.as_dict()
+        self.store.audit.append(
+            "settings", actor=actor, details={"setup": agent, "changed": len(out["changed"])}
+        )
+        return out
+
+    def welcome_wanted(self) -> bool:
+        """True until the tray's first-run welcome was finished or skipped ([tray] welcomed);
+        never with MEMORYD_NO_WELCOME set (scripted installs, and tests of other windows)."""
+        import os
+
+        if os.environ.get("MEMORYD_NO_WELCOME"):
+            return False
+        table = self.config.raw.get("tray")
+        return not (isinstance(table, dict) and table.get("welcomed") is True)
+
+    def finish_welcome(self, *, actor: str = "cli") -> None:
+        """The welcome is done (or skipped): config.toml's [tray] welcomed = true."""
+        self.update_config({"tray.welcomed": True})
+        self.store.audit.append("settings", actor=actor, details={"welcomed": True})

@@ -19,6 +19,7 @@ Modules, bottom to top:
     digest_list      the review list the j/k/a/r keys drive
     digest_panes     the review's detail panes, one per tab (editor, pair, reminder, conflict,
                      ...), and a conflict's versions side by side
+    trends_chart     the review's trends: activity per week and top triggers as charts
     digest_window    the weekly review: promotions, duplicates, expiring, supersedes, sync
                      conflicts, trends
     memory_dialogs   the browser's dialogs: record/edit, merge, import, mark sensitive

@@ -1,6 +1,7 @@
 """The digest window's right-hand panes, one per tab: the promotion editor, the duplicate
 pair side by side, the fading memory to keep, the supersede to confirm, the sync conflict
-to settle (and its versions, side by side, in a window of their own), and the trends.
+to settle (and its versions, side by side, in a window of their own). The trends tab is
+in trends_chart.
 
 Each pane only shows what it is given and owns its buttons; the window wires the buttons
 to its actions and decides what to fetch, so the panes never call the facade.
@@ -13,7 +14,6 @@ from typing import Any
 from PySide6.QtCore import QCoreApplication, QRect, Qt, Signal
 from PySide6.QtGui import QFont, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QListWidget,
     QPlainTextEdit,
     QPushButton,
     QSizePolicy,
@@ -500,71 +499,4 @@ class VersionsDialog(QDialog):
             version_text(other) if other is not None else "",
             left_title=version_label(self.kept),
             right_title=version_label(other) if other is not None else "",
-        )
-
-
-class TrendsPane(QWidget):
-    """The week at a glance: top triggers, rising entities, recent supersedes, the most
-    recalled memories, and what the LLM cost today."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.trend_lists: dict[str, QListWidget] = {}
-        grid = QGridLayout(self)
-        titles = (
-            ("triggers", translate("DigestWindow", "Top triggers")),
-            ("entities", translate("DigestWindow", "Rising entities")),
-            ("supersedes", translate("DigestWindow", "Recent supersedes")),
-            ("recalls", translate("DigestWindow", "Recalled most")),
-        )
-        for i, (key, title) in enumerate(titles):
-            box = QGroupBox(title)
-            inner = QVBoxLayout(box)
-            self.trend_lists[key] = QListWidget()
-            self.trend_lists[key].setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
-            self.trend_lists[key].setFocusPolicy(Qt.FocusPolicy.NoFocus)
-            inner.addWidget(self.trend_lists[key])
-            grid.addWidget(box, i // 2, i % 2)
-        self.spend = muted(wrapping())
-        grid.addWidget(self.spend, 2, 0, 1, 2)
-
-    def fill(self, d: Any) -> None:
-        """Show a digest's trends and spend."""
-        t = d.trends
-        lines = {
-            "triggers": [
-                translate("DigestWindow", "{trigger}: {hits} hits").format(trigger=x.trigger, hits=x.hits)
-                for x in t.top_triggers
-            ],
-            "entities": [
-                translate("DigestWindow", "{name}: {delta} mentions").format(
-                    name=e.name, delta=f"{e.delta:+d}"
-                )
-                for e in t.rising_entities
-            ],
-            "supersedes": [
-                translate("DigestWindow", "{old} → {new}").format(
-                    old=s.old_title or s.old_slug, new=s.new_title or s.new_slug
-                )
-                for s in t.recent_supersedes
-            ],
-            "recalls": [
-                translate("DigestWindow", "{title}: recalled {count} times").format(
-                    title=r.title, count=r.recalls
-                )
-                for r in t.recall_hot
-            ],
-        }
-        for key, texts in lines.items():
-            widget = self.trend_lists[key]
-            widget.clear()
-            widget.addItems(texts or [translate("DigestWindow", "none")])
-            if not texts:
-                widget.item(0).setFlags(Qt.ItemFlag.NoItemFlags)  # shown greyed out
-        sp = d.spend
-        self.spend.setText(
-            translate(
-                "DigestWindow",
-                "LLM today: {tokens} tokens in {calls} calls; {left} of the daily budget left.",
-            ).format(tokens=f"{sp.today.tokens:,}", calls=sp.today.calls, left=f"{sp.left_today:,}")
         )

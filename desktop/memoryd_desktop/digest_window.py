@@ -51,7 +51,6 @@ from memoryd_desktop.digest_panes import (
     PromotionEditor,
     ReminderPane,
     SupersedePane,
-    TrendsPane,
     VersionsDialog,
     bold,
     muted,
@@ -60,6 +59,7 @@ from memoryd_desktop.digest_panes import (
 from memoryd_desktop.digest_suspect import SuspectPane, forget_question
 from memoryd_desktop.ops import Ops
 from memoryd_desktop.texts import describe
+from memoryd_desktop.trends_chart import TrendsPane
 
 translate = QCoreApplication.translate  # the bare name lupdate recognises
 ACTOR = "tray"

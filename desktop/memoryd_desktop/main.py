@@ -31,6 +31,7 @@ from memoryd.errors import MemorydError
 from memoryd_desktop import assets, i18n
 from memoryd_desktop.controller import Controller
 from memoryd_desktop.texts import describe
+from memoryd_desktop.welcome import show_if_new as welcome_if_new
 
 log = logging.getLogger("memoryd.tray")
 
@@ -162,6 +163,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         controller = Controller(facade, loop=loop)
         app.aboutToQuit.connect(controller.jobs.stop)  # while the loop still runs
         controller.start()
+        _welcome = welcome_if_new(facade, controller.ops)  # the first run's welcome, until done
         mode = "tray" if controller.tray is not None else "window"
         QTimer.singleShot(0, lambda: log.info("memoryd-tray ready (%s) for %s", mode, home))
         with loop:

@@ -2100,4 +2100,142 @@
             <translation>From the session of {day} in {project}</translation>
         </message>
     </context>
+    <context>
+        <name>TrendsChart</name>
+        <message>
+            <source>d MMM</source>
+            <translation>d MMM</translation>
+        </message>
+        <message>
+            <source>Activity per week</source>
+            <translation>Activity per week</translation>
+        </message>
+        <message>
+            <source>No activity yet. Captured sessions, recalls and approved promotions show here week by week.</source>
+            <translation>No activity yet. Captured sessions, recalls and approved promotions show here week by week.</translation>
+        </message>
+        <message>
+            <source>No trigger was hit in this period yet.</source>
+            <translation>No trigger was hit in this period yet.</translation>
+        </message>
+        <message>
+            <source>Captures</source>
+            <translation>Captures</translation>
+        </message>
+        <message>
+            <source>Recalls</source>
+            <translation>Recalls</translation>
+        </message>
+        <message>
+            <source>Promotions</source>
+            <translation>Promotions</translation>
+        </message>
+    </context>
+    <context>
+        <name>Welcome</name>
+        <message>
+            <source>Welcome</source>
+            <translation>Welcome</translation>
+        </message>
+        <message>
+            <source>Welcome to memoryd</source>
+            <translation>Welcome to memoryd</translation>
+        </message>
+        <message>
+            <source>memoryd remembers what you work out with your coding agents: each session, and the decisions, preferences and warnings worth keeping. At the start of the next session it gives the agent what matters for that project. Everything stays on this computer, in a folder you can read, and sensitive projects are encrypted.</source>
+            <translation>memoryd remembers what you work out with your coding agents: each session, and the decisions, preferences and warnings worth keeping. At the start of the next session it gives the agent what matters for that project. Everything stays on this computer, in a folder you can read, and sensitive projects are encrypted.</translation>
+        </message>
+        <message>
+            <source>Connect your agents</source>
+            <translation>Connect your agents</translation>
+        </message>
+        <message>
+            <source>Looking for agents on this computer…</source>
+            <translation>Looking for agents on this computer…</translation>
+        </message>
+        <message>
+            <source>Connect the selected agents</source>
+            <translation>Connect the selected agents</translation>
+        </message>
+        <message>
+            <source>An API key (optional)</source>
+            <translation>An API key (optional)</translation>
+        </message>
+        <message>
+            <source>Save key</source>
+            <translation>Save key</translation>
+        </message>
+        <message>
+            <source>Where to find things</source>
+            <translation>Where to find things</translation>
+        </message>
+        <message>
+            <source>Skip</source>
+            <translation>Skip</translation>
+        </message>
+        <message>
+            <source>Done</source>
+            <translation>Done</translation>
+        </message>
+        <message>
+            <source>Connecting…</source>
+            <translation>Connecting…</translation>
+        </message>
+        <message>
+            <source>The key is stored in the OS keyring.</source>
+            <translation>The key is stored in the OS keyring.</translation>
+        </message>
+        <message>
+            <source>With a key, a language model judges what in a session is worth keeping; without one, memoryd uses its own rules. The key goes into the OS keyring, never into a file.</source>
+            <translation>With a key, a language model judges what in a session is worth keeping; without one, memoryd uses its own rules. The key goes into the OS keyring, never into a file.</translation>
+        </message>
+        <message>
+            <source>The weekly review, in the tray menu: once a week, approve or reject what memoryd proposes to keep.</source>
+            <translation>The weekly review, in the tray menu: once a week, approve or reject what memoryd proposes to keep.</translation>
+        </message>
+        <message>
+            <source>Found on this computer: memoryd adds its hooks to their settings.</source>
+            <translation>Found on this computer: memoryd adds its hooks to their settings.</translation>
+        </message>
+        <message>
+            <source>No agent found on this computer (Claude Code, Codex, OpenClaw). Once one is installed, connect it with: memoryd setup claude-code</source>
+            <translation>No agent found on this computer (Claude Code, Codex, OpenClaw). Once one is installed, connect it with: memoryd setup claude-code</translation>
+        </message>
+        <message>
+            <source>The language model chosen in Settings takes no API key.</source>
+            <translation>The language model chosen in Settings takes no API key.</translation>
+        </message>
+        <message>
+            <source>Sensitive projects, in the tray menu: a project's memories kept encrypted, and an agent asks you before it reads them.</source>
+            <translation>Sensitive projects, in the tray menu: a project's memories kept encrypted, and an agent asks you before it reads them.</translation>
+        </message>
+        <message>
+            <source>{agent}: already connected</source>
+            <translation>{agent}: already connected</translation>
+        </message>
+        <message>
+            <source>{provider} API key:</source>
+            <translation>{provider} API key:</translation>
+        </message>
+        <message>
+            <source>{agent}: its settings cannot be read: {problem}</source>
+            <translation>{agent}: its settings cannot be read: {problem}</translation>
+        </message>
+        <message>
+            <source>{agent} (settings in {folder})</source>
+            <translation>{agent} (settings in {folder})</translation>
+        </message>
+        <message>
+            <source>{agent}: not connected: {error}</source>
+            <translation>{agent}: not connected: {error}</translation>
+        </message>
+        <message>
+            <source>Restart it to start using memoryd.</source>
+            <translation>Restart it to start using memoryd.</translation>
+        </message>
+        <message>
+            <source>{agent}: connected ({count} settings files changed; backups kept).</source>
+            <translation>{agent}: connected ({count} settings files changed; backups kept).</translation>
+        </message>
+    </context>
 </TS>

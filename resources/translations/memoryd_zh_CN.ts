@@ -2102,4 +2102,142 @@
         <translation>来自 {project} 于 {day} 的会话</translation>
     </message>
 </context>
+<context>
+    <name>TrendsChart</name>
+    <message>
+        <source>d MMM</source>
+        <translation>M月d日</translation>
+    </message>
+    <message>
+        <source>Activity per week</source>
+        <translation>每周活动</translation>
+    </message>
+    <message>
+        <source>No activity yet. Captured sessions, recalls and approved promotions show here week by week.</source>
+        <translation>还没有活动。捕获的会话、召回次数和新增的长期记忆会在这里按周显示。</translation>
+    </message>
+    <message>
+        <source>No trigger was hit in this period yet.</source>
+        <translation>这段时间内还没有触发词被命中。</translation>
+    </message>
+    <message>
+        <source>Captures</source>
+        <translation>捕获的会话</translation>
+    </message>
+    <message>
+        <source>Recalls</source>
+        <translation>召回</translation>
+    </message>
+    <message>
+        <source>Promotions</source>
+        <translation>新增长期记忆</translation>
+    </message>
+</context>
+<context>
+    <name>Welcome</name>
+    <message>
+        <source>Welcome</source>
+        <translation>欢迎</translation>
+    </message>
+    <message>
+        <source>Welcome to memoryd</source>
+        <translation>欢迎使用 memoryd</translation>
+    </message>
+    <message>
+        <source>memoryd remembers what you work out with your coding agents: each session, and the decisions, preferences and warnings worth keeping. At the start of the next session it gives the agent what matters for that project. Everything stays on this computer, in a folder you can read, and sensitive projects are encrypted.</source>
+        <translation>memoryd 会记住你和编程助手一起得出的东西：每一次会话，以及值得保留的决定、偏好和警告。下一次会话开始时，它会把与该项目相关的内容交给助手。所有内容都留在这台电脑上、一个你可以查看的文件夹里，敏感项目会被加密。</translation>
+    </message>
+    <message>
+        <source>Connect your agents</source>
+        <translation>连接你的编程助手</translation>
+    </message>
+    <message>
+        <source>Looking for agents on this computer…</source>
+        <translation>正在查找这台电脑上的编程助手…</translation>
+    </message>
+    <message>
+        <source>Connect the selected agents</source>
+        <translation>连接选中的助手</translation>
+    </message>
+    <message>
+        <source>An API key (optional)</source>
+        <translation>API 密钥（可选）</translation>
+    </message>
+    <message>
+        <source>Save key</source>
+        <translation>保存密钥</translation>
+    </message>
+    <message>
+        <source>Where to find things</source>
+        <translation>在哪里找到它们</translation>
+    </message>
+    <message>
+        <source>Skip</source>
+        <translation>跳过</translation>
+    </message>
+    <message>
+        <source>Done</source>
+        <translation>完成</translation>
+    </message>
+    <message>
+        <source>Connecting…</source>
+        <translation>正在连接…</translation>
+    </message>
+    <message>
+        <source>The key is stored in the OS keyring.</source>
+        <translation>密钥已保存在系统密钥环中。</translation>
+    </message>
+    <message>
+        <source>With a key, a language model judges what in a session is worth keeping; without one, memoryd uses its own rules. The key goes into the OS keyring, never into a file.</source>
+        <translation>有了密钥，会由语言模型判断会话中哪些内容值得保留；没有密钥时，memoryd 使用自带的规则。密钥保存在系统密钥环中，绝不会写入文件。</translation>
+    </message>
+    <message>
+        <source>The weekly review, in the tray menu: once a week, approve or reject what memoryd proposes to keep.</source>
+        <translation>每周审核（在托盘菜单中）：每周一次，批准或拒绝 memoryd 建议保留的内容。</translation>
+    </message>
+    <message>
+        <source>Found on this computer: memoryd adds its hooks to their settings.</source>
+        <translation>在这台电脑上找到了以下助手：memoryd 会把它的钩子加入它们的设置。</translation>
+    </message>
+    <message>
+        <source>No agent found on this computer (Claude Code, Codex, OpenClaw). Once one is installed, connect it with: memoryd setup claude-code</source>
+        <translation>这台电脑上没有找到编程助手（Claude Code、Codex、OpenClaw）。安装之后，可以用这条命令连接：memoryd setup claude-code</translation>
+    </message>
+    <message>
+        <source>The language model chosen in Settings takes no API key.</source>
+        <translation>设置中选择的语言模型不需要 API 密钥。</translation>
+    </message>
+    <message>
+        <source>Sensitive projects, in the tray menu: a project's memories kept encrypted, and an agent asks you before it reads them.</source>
+        <translation>敏感项目（在托盘菜单中）：项目的记忆加密保存，助手读取之前会先征得你的同意。</translation>
+    </message>
+    <message>
+        <source>{agent}: already connected</source>
+        <translation>{agent}：已连接</translation>
+    </message>
+    <message>
+        <source>{provider} API key:</source>
+        <translation>{provider} API 密钥：</translation>
+    </message>
+    <message>
+        <source>{agent}: its settings cannot be read: {problem}</source>
+        <translation>{agent}：无法读取它的设置：{problem}</translation>
+    </message>
+    <message>
+        <source>{agent} (settings in {folder})</source>
+        <translation>{agent}（设置位于 {folder}）</translation>
+    </message>
+    <message>
+        <source>{agent}: not connected: {error}</source>
+        <translation>{agent}：未连接：{error}</translation>
+    </message>
+    <message>
+        <source>Restart it to start using memoryd.</source>
+        <translation>重启它即可开始使用 memoryd。</translation>
+    </message>
+    <message>
+        <source>{agent}: connected ({count} settings files changed; backups kept).</source>
+        <translation>{agent}：已连接（修改了 {count} 个设置文件，并保留了备份）。</translation>
+    </message>
+</context>
 </TS>

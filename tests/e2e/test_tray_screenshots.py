@@ -23,6 +23,7 @@ SHOTS = (
     "tray-menu",
     "screen-tray",
     "digest",
+    "digest-trends",
     "browser",
     "scopes",
     "identity",
@@ -30,6 +31,7 @@ SHOTS = (
     "settings",
     "grant-prompt",
     "status-window",
+    "welcome",
 )
 
 
@@ -45,6 +47,7 @@ def _colours(image: QImage, step: int = 0) -> int:
 
 def test_every_window_in_both_languages(desktop: Desktop, cli, tmp_path: Path) -> None:
     seed(cli, tmp_path / "work", tmp_path)
+    (Path(os.environ["HOME"]) / ".claude").mkdir(exist_ok=True)  # an agent for the welcome to find
     out = artifacts()
     for language in ("en", "zh_CN"):
         env = {**desktop.env(), "MEMORYD_NOW": os.environ["MEMORYD_NOW"], "TZ": "UTC"}

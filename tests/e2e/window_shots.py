@@ -93,6 +93,10 @@ def main(argv: list[str]) -> int:
         wait_until(lambda: not controller.ops.busy)
         settle(300)
         shoot(window, out / f"{name}.png")
+        if action is Action.DIGEST:  # and its trends tab: the weekly chart, the top triggers
+            window.tabs.setCurrentWidget(window.trends)
+            settle(300)
+            shoot(window, out / "digest-trends.png")
         if action is Action.IDENTITY:  # and the diff of the two versions, as a user picks them
             shown: list[bool] = []
             window.diff_shown.connect(lambda *_, shown=shown: shown.append(True))
@@ -110,6 +114,18 @@ def main(argv: list[str]) -> int:
     settle(300)
     shoot(prompt, out / "grant-prompt.png")
     prompt.close()
+
+    from memoryd_desktop.welcome import WelcomeWindow
+
+    welcome = WelcomeWindow(controller.facade, controller.ops)
+    listed: list[bool] = []
+    welcome.loaded.connect(lambda: listed.append(True))
+    welcome.load()
+    welcome.show()
+    assert wait_until(lambda: bool(listed)), "the welcome never listed the agents"
+    settle(300)
+    shoot(welcome, out / "welcome.png")
+    welcome.hide()  # not closed: closing it would note the welcome as done
 
     controller.show_window()
     settle(300)

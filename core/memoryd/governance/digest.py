@@ -20,6 +20,7 @@ from memoryd.textwidth import pad
 from . import decay, promotions, spend
 
 SCHEMA_VERSION = 1
+WEEKS = 8  # how many weeks the trends chart shows
 
 
 class Dura(BaseModel):
@@ -139,8 +140,20 @@ class SuspectMemory(BaseModel):
     reasons: list[str]
 
 
+class WeekCount(BaseModel):
+    """One week's activity, for the trends chart."""
+
+    week: str = Field(description="the Monday the week starts on (UTC), YYYY-MM-DD")
+    captures: int = Field(description="agent sessions captured")
+    recalls: int = Field(description="memories recalled")
+    promotions: int = Field(description="promotions approved")
+
+
 class Trends(BaseModel):
     top_triggers: list[TriggerCount]
+    weeks: list[WeekCount] = Field(
+        default_factory=list, description=f"the last {WEEKS} weeks, oldest first, this week last"
+    )
     rising_entities: list[EntityTrend] = Field(default_factory=list)
     recent_supersedes: list[SupersedeLine] = Field(default_factory=list)
     recall_hot: list[RecallHot]
@@ -225,6 +238,7 @@ def build(
     rising = trends.rising(store, since, now, scopes, top)
     suspect = store.suspects(scopes)
     replaced = trends.supersedes_since(store, since, scopes, top)
+    weeks = weekly(store, now, scopes)
     d = Digest(
         generated_at=clock.iso(now),
         since=clock.iso(since),
@@ -287,6 +301,7 @@ def build(
         ],
         trends=Trends(
             top_triggers=[TriggerCount(trigger=r["trigger"], hits=int(r["hits"])) for r in triggers],
+            weeks=weeks,
             rising_entities=[EntityTrend(**e) for e in rising],  # type: ignore[arg-type]
             recent_supersedes=[
                 SupersedeLine(
@@ -318,6 +333,28 @@ def build(
     )
     _name_projects(store, d)
     return d
+
+
+def weekly(store: Store, now: datetime, scopes: list[str] | None, count: int = WEEKS) -> list[WeekCount]:
+    """Captures, recalls and approved promotions summed per week (Monday to Sunday, UTC)
+    for the last `count` weeks; weeks with nothing in them are there, as zeros."""
+    from datetime import UTC, date
+
+    today = now.astimezone(UTC).date()
+    first = today - timedelta(days=today.weekday(), weeks=count - 1)
+    starts = [first + timedelta(weeks=i) for i in range(count)]
+    sums: dict[date, dict[str, int]] = {w: {"captures": 0, "recalls": 0, "promotions": 0} for w in starts}
+    with read_session(store.engine) as s:
+        rows = sql.daily_activity(s, first.isoformat(), scopes)
+    for r in rows:
+        try:
+            day = date.fromisoformat(str(r["day"]))
+        except ValueError:
+            continue
+        monday = day - timedelta(days=day.weekday())
+        if monday in sums:
+            sums[monday][r["kind"]] += int(r["n"] or 0)
+    return [WeekCount(week=w.isoformat(), **sums[w]) for w in starts]
 
 
 def _name_projects(store: Store, d: Digest) -> None:

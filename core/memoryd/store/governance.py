@@ -356,3 +356,24 @@ def decision_key(kind: str, target: str, drop: str | None = None) -> str:
     if kind == "not_duplicates":
         return f"not_duplicates:{hashlib.sha256(target.encode('utf-8')).hexdigest()[:16]}"
     raise ValueError(f"no review decision {kind!r}")
+
+
+def daily_activity(s: Session, since_day: str, scopes: Sequence[str] | None) -> list[dict[str, Any]]:
+    """Per day since `since_day`: sessions captured, recalls, and promotions approved, as
+    rows of (kind, day, n): the digest's weekly series sums them by week."""
+    params: dict[str, Any] = {"day": since_day}
+    binds = []
+    where_m = where_p = ""
+    if scopes is not None:
+        where_m, where_p = " AND m.scope_hash IN :scopes", " AND p.scope_hash IN :scopes"
+        params["scopes"] = list(scopes)
+        binds.append(bindparam("scopes", expanding=True))
+    sql = (
+        "SELECT 'captures' AS kind, substr(m.created_at, 1, 10) AS day, count(*) AS n FROM memories m "
+        f"WHERE m.type = 'session' AND substr(m.created_at, 1, 10) >= :day{where_m} GROUP BY day "
+        "UNION ALL SELECT 'recalls', r.day, sum(r.hits) FROM recall_stats r "
+        f"JOIN memories m ON m.slug = r.slug WHERE r.day >= :day{where_m} GROUP BY r.day "
+        "UNION ALL SELECT 'promotions', substr(p.decided_at, 1, 10) AS pday, count(*) FROM promotions p "
+        f"WHERE p.status = 'approved' AND substr(p.decided_at, 1, 10) >= :day{where_p} GROUP BY pday"
+    )
+    return _rows(s.exec(text(sql).bindparams(*binds), params=params))

@@ -102,7 +102,7 @@ def run_inject(args: argparse.Namespace) -> int:
 
 
 def run_setup(args: argparse.Namespace) -> int:
-    from memoryd.agents import claude_code, codex, common, openclaw
+    from memoryd.agents import connect
     from memoryd.errors import UsageError
 
     home = Path.home()
@@ -116,20 +116,15 @@ def run_setup(args: argparse.Namespace) -> int:
         return _setup_autostart(args)
     if args.agent == "auto-install":
         return _setup_timers(args)
-    if args.agent == "claude-code":
-        project = None
-        if args.project is not None:
-            from memoryd.scope import resolve
+    project = None
+    if args.project is not None:
+        from memoryd.scope import resolve
 
-            project = resolve(args.project).root
-        report = claude_code.plan(home, project, uninstall=args.uninstall, dry_run=args.dry_run)
-    elif args.agent == "codex":
-        report = codex.plan(home, uninstall=args.uninstall, dry_run=args.dry_run, force=args.force)
-    else:
-        report = openclaw.plan(home, uninstall=args.uninstall, dry_run=args.dry_run)
-    common.apply(report)
-    if args.agent == "openclaw":
-        openclaw.tidy(report)
+        project = resolve(args.project).root
+    report = connect.plan(
+        args.agent, home, project, uninstall=args.uninstall, dry_run=args.dry_run, force=args.force
+    )
+    connect.apply(report)
     _print_report(report, args.json)
     return 0
 
