@@ -42,7 +42,7 @@ from PySide6.QtWidgets import (
 
 from memoryd.app import Memoryd, MemoryView, Project
 from memoryd.errors import AuthorizationRequired
-from memoryd_desktop import assets, project_text
+from memoryd_desktop import assets, project_text, window_keys
 from memoryd_desktop.browser_edits import MemoryEdits
 from memoryd_desktop.browser_model import (
     ACTOR,
@@ -186,6 +186,7 @@ class BrowserWindow(MemoryEdits, QMainWindow):
         self.statusBar().addWidget(self.grant_button)
         self.statusBar().addPermanentWidget(self.progress_panel)
         self._make_actions()
+        self.keys = window_keys.install(self, search=self.search_edit)
 
     # -- actions ----------------------------------------------------------------------
     def _action(self, text: str, slot: Callable[[], object], shortcut: str | None = None) -> QAction:
