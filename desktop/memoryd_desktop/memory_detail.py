@@ -173,13 +173,22 @@ class MemoryDetail(QWidget):
         self.raw.setReadOnly(True)
         self.raw.setMaximumHeight(160)
         self.raw.hide()
-        layout = QVBoxLayout(self)
+        self.content = QWidget()
+        layout = QVBoxLayout(self.content)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.title)
         layout.addLayout(self.form)
         layout.addWidget(self.body, 1)
         layout.addWidget(self.raw_toggle, 0, Qt.AlignmentFlag.AlignLeft)
         layout.addWidget(self.raw)
+        self.empty = QLabel(translate("BrowserWindow", "Select a memory to read it here."))
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty.setWordWrap(True)
+        self.empty.setStyleSheet("color: palette(placeholder-text);")
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self.content, 1)
+        outer.addWidget(self.empty, 1)
         self.clear()
 
     @Slot(bool)
@@ -200,11 +209,14 @@ class MemoryDetail(QWidget):
         self.facts["origin"].setText(origin(meta))
         where = str(meta.promoted_from or meta.session_id or "")
         self.facts["origin"].setToolTip(project_text.plain_tip(where))
+        if self.facts["updated"].text() == self.facts["created"].text():
+            self.facts["updated"].clear()  # never changed since: one date says it
         for key in ("updated", "triggers", "tags"):
             self.form.setRowVisible(self.facts[key], bool(self.facts[key].text()))
         self.body.show_markdown(view.doc.body, terms)
         self.raw.setPlainText("\n".join(raw_lines(view)))
-        self.setEnabled(True)
+        self.empty.hide()
+        self.content.show()
 
     def clear(self) -> None:
         self.title.clear()
@@ -214,6 +226,8 @@ class MemoryDetail(QWidget):
         self.body.clear()
         self.body.marks = 0
         self.raw.clear()
+        self.content.hide()
+        self.empty.show()
 
     def toPlainText(self) -> str:
         """The words a reader sees (title, facts, body; the raw fields only when open)."""

@@ -276,6 +276,10 @@
             <source>[image: {name}]</source>
             <translation>[image: {name}]</translation>
         </message>
+        <message>
+            <source>Select a memory to read it here.</source>
+            <translation>Select a memory to read it here.</translation>
+        </message>
     </context>
     <context>
         <name>Controller</name>

@@ -278,6 +278,10 @@
         <source>[image: {name}]</source>
         <translation>[图片：{name}]</translation>
     </message>
+    <message>
+        <source>Select a memory to read it here.</source>
+        <translation>选择一条记忆，在此阅读。</translation>
+    </message>
 </context>
 <context>
     <name>Controller</name>

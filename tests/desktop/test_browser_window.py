@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 from pytestqt.qtbot import QtBot
 
 from memoryd.app import Memoryd
-from memoryd_desktop import highlight, i18n
+from memoryd_desktop import highlight, i18n, project_text
 from memoryd_desktop.browser_window import PROJECT_MAX_PX, TITLE_MIN_PX, BrowserWindow
 from memoryd_desktop.long_task import LongTask
 from memoryd_desktop.memory_dialogs import ImportDialog, MarkSensitiveDialog, MemoryDialog, MergeDialog
@@ -33,6 +33,7 @@ from memoryd_desktop.ops import Ops
 from memoryd_desktop.texts import local_time
 from memoryd_desktop.tray_state import Action
 from memoryd_desktop.windows import Windows
+from tests.desktop.test_digest_window import PNPM, _promotions
 
 WAIT_MS = 10_000
 PASSPHRASE = "correct horse battery staple"
@@ -196,6 +197,7 @@ def test_detail_pane_shows_a_memory_as_a_person_reads_it(
     assert facts["created"] == local_time(meta.created_at.isoformat()) != ""
     assert facts["triggers"] == "database port"
     assert facts["origin"] == "Recorded directly, not learned from a session"
+    assert not detail.facts["updated"].isVisible()  # never changed: the created date says it
     assert detail.body.toPlainText() == "The dev database listens on 5433."
 
     # The raw frontmatter is there, folded away until asked for.
@@ -212,6 +214,31 @@ def test_detail_pane_shows_a_memory_as_a_person_reads_it(
     assert window.edit_action.isEnabled() and window.forget_action.isEnabled()
     # reading in the browser is not a recall
     assert facade.get(slugs["port"], count_recall=False).doc.meta.recall_count == 0
+
+
+def test_the_detail_says_which_session_a_memory_was_learned_from(
+    qtbot: QtBot, window: BrowserWindow, facade: Memoryd, cli, project: Path, tmp_path: Path
+) -> None:
+    (pid,) = _promotions(cli, project, tmp_path, PNPM)
+    doc, _ = facade.promote(pid)
+    (session,) = [r for r in facade.list(scopes=None) if r["type"] == "session"]
+    with qtbot.waitSignal(window.results_shown, timeout=WAIT_MS):
+        window.load()
+    open_detail(qtbot, window, doc.meta.slug)
+    origin = window.detail.facts["origin"]
+    day = project_text.session_day(str(doc.meta.promoted_from), "")
+    assert origin.text() == f"Learned from a Claude Code session of {day}"
+    assert origin.toolTip() == doc.meta.promoted_from == session["slug"]
+    assert window.detail.facts["project"].text() == "proj"
+
+    open_detail(qtbot, window, session["slug"])
+    assert origin.text() == "A Claude Code session, captured as it happened"
+    assert window.detail.facts["type"].text() == "Session"
+
+
+def test_nothing_selected_says_where_a_memory_will_show(window: BrowserWindow) -> None:
+    assert window.detail.empty.isVisible() and not window.detail.content.isVisible()
+    assert window.detail.empty.text() == "Select a memory to read it here."
 
 
 def test_the_body_is_rendered_from_markdown(qtbot: QtBot, window: BrowserWindow, facade: Memoryd) -> None:
