@@ -247,6 +247,14 @@ class Memoryd(Upkeep):
 
         return names.names(self.store, hashes)
 
+    @staticmethod
+    def search_terms(query: str) -> list[str]:
+        """The words a search looks for in `query`, as the keyword index sees them
+        (lower-cased, stopwords dropped, Han runs as bigrams): what the tray highlights."""
+        from memoryd.textproc import terms
+
+        return list(dict.fromkeys(terms(query)))
+
     def scope_filter(self, path: str | Path | None, all_scopes: bool) -> list[str] | None:
         if all_scopes:
             return None

@@ -6,6 +6,8 @@ Modules, bottom to top:
     assets        where icons and translations live (source tree, wheel, frozen bundle)
     i18n          the Qt translator for the chosen locale, compiled from the shipped .ts
     texts         how errors and times are worded for the user
+    window_keys   the keys every window answers: Esc and Ctrl+W close, Ctrl+F finds
+    highlight     search terms marked in a table cell and in a rendered document
     tray_state    a plain description of the menu, built from facade data
     ops           the one helper that runs facade calls off the GUI thread
     long_task     a cancellable long call (reindex, import, mark-sensitive) with progress
@@ -23,7 +25,8 @@ Modules, bottom to top:
     digest_window    the weekly review: promotions, duplicates, expiring, supersedes, sync
                      conflicts, trends
     memory_dialogs   the browser's dialogs: record/edit, merge, import, mark sensitive
-    browser_model    the browser's query, fetch, table model and detail text (no widgets)
+    browser_model    the browser's query, fetch, table model and supersedes text (no widgets)
+    memory_detail    one memory as a person reads it: facts, Markdown body, raw fields folded
     browser_edits    the browser's write side: record/edit/forget/merge, the long jobs
     browser_window   the browser's read side: search, filters, listing, detail
     identity_window  the identity profile, its versions and diffs, monthly reports

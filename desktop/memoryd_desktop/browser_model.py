@@ -1,6 +1,6 @@
 """What the memory browser lists and shows, with no widgets: the filters as a `Query`, the
 fetch that answers it (run on the Ops thread), the table model over its rows, and the
-text of the detail pane (frontmatter and supersedes chain).
+supersedes chain shown under the detail pane.
 
 Kept apart from the window so the rules of a listing (search or plain list, the decay
 filter applied after the fetch) read on their own and run without a window.
@@ -31,7 +31,6 @@ TYPES = ("session", "decision", "preference", "fact", "playbook", "warning")
 STATES = ("alive", "dim", "soft-forgotten")
 LIST_LIMIT = 1000
 SEARCH_LIMIT = 200
-DETAIL_SKIP = ("body", "path", "turns")  # shown elsewhere, or not frontmatter
 
 
 def state_name(state: str) -> str:
@@ -62,6 +61,7 @@ class Listing:
     withheld: list[tuple[str, str, int]] = field(default_factory=list)
     scopes: dict[str, int] | None = None
     projects: dict[str, Project] = field(default_factory=dict)  # each scope hash shown, named
+    terms: list[str] = field(default_factory=list)  # what the search looked for (highlighted)
 
 
 @dataclass
@@ -69,6 +69,7 @@ class Detail:
     slug: str
     view: MemoryView
     history: dict[str, Any]
+    project: Project
 
 
 def fetch(facade: Memoryd, q: Query) -> Listing:
@@ -97,23 +98,8 @@ def fetch(facade: Memoryd, q: Query) -> Listing:
         rows = [r for r in rows if r.get("decay_state") == q.state]
     by_scope = facade.stats()["by_scope"] if q.with_scopes else None
     hashes = {str(r["scope_hash"]) for r in rows} | set(by_scope or ()) | ({q.scope} if q.scope else set())
-    return Listing(rows, withheld, by_scope, facade.project_names(sorted(hashes)))
-
-
-def frontmatter_lines(view: MemoryView) -> list[str]:
-    """`key: value` lines of a memory's frontmatter, empty values left out."""
-    out = []
-    for key, value in view.as_dict().items():
-        if key in DETAIL_SKIP or value is None or value == [] or value == {}:
-            continue
-        if isinstance(value, list):
-            text = ", ".join(str(v) for v in value)
-        elif isinstance(value, dict):
-            text = ", ".join(f"{k}={v}" for k, v in value.items())
-        else:
-            text = str(value)
-        out.append(f"{key}: {text}")
-    return out
+    terms = facade.search_terms(q.text) if q.text.strip() else []
+    return Listing(rows, withheld, by_scope, facade.project_names(sorted(hashes)), terms)
 
 
 def history_lines(slug: str, history: dict[str, Any]) -> list[str]:

@@ -42,7 +42,7 @@ from PySide6.QtWidgets import (
 
 from memoryd.app import Memoryd, MemoryView, Project
 from memoryd.errors import AuthorizationRequired
-from memoryd_desktop import assets, project_text
+from memoryd_desktop import assets, project_text, window_keys
 from memoryd_desktop.browser_edits import MemoryEdits
 from memoryd_desktop.browser_model import (
     ACTOR,
@@ -53,18 +53,21 @@ from memoryd_desktop.browser_model import (
     MemoryTableModel,
     Query,
     fetch,
-    frontmatter_lines,
     history_lines,
     state_name,
 )
+from memoryd_desktop.highlight import HighlightDelegate
 from memoryd_desktop.i18n import memory_type_label
 from memoryd_desktop.long_task import LongTask, ProgressPanel
+from memoryd_desktop.memory_detail import MemoryDetail
 from memoryd_desktop.ops import Ops
 from memoryd_desktop.texts import describe
 
 translate = QCoreApplication.translate  # the bare name lupdate recognises
 
 SEARCH_DELAY_MS = 250  # typing pauses this long before the search runs
+TITLE_MIN_PX = 240  # the title column never gets narrower than this when the table is shown
+PROJECT_MAX_PX = 200  # a long project name is elided (its folder is on hover)
 
 
 class BrowserWindow(MemoryEdits, QMainWindow):
@@ -84,6 +87,7 @@ class BrowserWindow(MemoryEdits, QMainWindow):
         self.task: LongTask | None = None
         self.dialog: QDialog | None = None  # the open dialog, if any (tests drive it)
         self.view: MemoryView | None = None  # the memory in the detail pane
+        self.terms: list[str] = []  # what the shown results were searched for (highlighted)
         self._generation = 0
         self._detail_generation = 0
         self._loaded = False
@@ -91,7 +95,7 @@ class BrowserWindow(MemoryEdits, QMainWindow):
         self._outcome: tuple[str, bool] | None = None  # shown by the refresh after an action
         self.setWindowTitle(translate("BrowserWindow", "Memories"))
         self.setWindowIcon(assets.icon())
-        self.resize(1000, 640)
+        self.resize(1200, 700)
 
         self.search_edit = QLineEdit()
         self.search_edit.setPlaceholderText(translate("BrowserWindow", "Search"))
@@ -130,14 +134,20 @@ class BrowserWindow(MemoryEdits, QMainWindow):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSortingEnabled(False)  # rows arrive ranked; a header click re-sorts
-        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        self.table.horizontalHeader().setSectionsClickable(True)
-        self.table.horizontalHeader().sectionClicked.connect(self._sort_by)
+        self.table.setWordWrap(False)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionsClickable(True)
+        header.sectionClicked.connect(self._sort_by)
         self.table.verticalHeader().hide()
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
+        self.table.setMinimumWidth(TITLE_MIN_PX)
+        self.highlighter = HighlightDelegate(self.table)
+        self.table.setItemDelegateForColumn(0, self.highlighter)
+        self._fit_columns()
 
-        self.detail = QPlainTextEdit()
-        self.detail.setReadOnly(True)
+        self.detail = MemoryDetail()
         self.history = QPlainTextEdit()
         self.history.setReadOnly(True)
         self.history.setMaximumHeight(140)
@@ -152,6 +162,8 @@ class BrowserWindow(MemoryEdits, QMainWindow):
         splitter.addWidget(pane)
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 2)
+        splitter.setSizes([700, 500])
+        self.splitter = splitter
 
         central = QWidget()
         layout = QVBoxLayout(central)
@@ -174,6 +186,7 @@ class BrowserWindow(MemoryEdits, QMainWindow):
         self.statusBar().addWidget(self.grant_button)
         self.statusBar().addPermanentWidget(self.progress_panel)
         self._make_actions()
+        self.keys = window_keys.install(self, search=self.search_edit)
 
     # -- actions ----------------------------------------------------------------------
     def _action(self, text: str, slot: Callable[[], object], shortcut: str | None = None) -> QAction:
@@ -274,7 +287,10 @@ class BrowserWindow(MemoryEdits, QMainWindow):
             self._fill_scopes(listing.scopes, listing.projects)
         selected = self._select_after or (self.view.doc.meta.slug if self.view else None)
         self._select_after = None
+        self.highlighter.terms = listing.terms
+        self.terms = listing.terms
         self.model.set_rows(listing.rows, listing.projects)
+        self._fit_columns()
         self._show_outcome(listing)
         row = self.model.row_of(selected) if selected else -1
         if row >= 0:
@@ -339,6 +355,20 @@ class BrowserWindow(MemoryEdits, QMainWindow):
         finally:
             self.scope_combo.blockSignals(False)
 
+    def _fit_columns(self) -> None:
+        """Every column but the title as wide as its header and cells (a date or a Chinese
+        header is never cut); a long project name is elided at PROJECT_MAX_PX; the table
+        keeps TITLE_MIN_PX for the title, which takes the rest."""
+        project = MemoryTableModel.COLUMNS.index("project")
+        others = 0
+        for column in range(1, len(MemoryTableModel.COLUMNS)):
+            self.table.resizeColumnToContents(column)
+            if column == project and self.table.columnWidth(column) > PROJECT_MAX_PX:
+                self.table.setColumnWidth(column, PROJECT_MAX_PX)
+            others += self.table.columnWidth(column)
+        chrome = 2 * self.table.frameWidth() + self.table.verticalScrollBar().sizeHint().width()
+        self.table.setMinimumWidth(others + TITLE_MIN_PX + chrome)
+
     @Slot(int)
     def _sort_by(self, column: int) -> None:
         header = self.table.horizontalHeader()
@@ -351,6 +381,7 @@ class BrowserWindow(MemoryEdits, QMainWindow):
         header.setSortIndicatorShown(True)
         header.setSortIndicator(column, order)
         self.model.sort(column, order)  # the selection follows its rows
+        self._fit_columns()  # the sort arrow needs room beside the header's text
         self._update_actions()
 
     def selected_slugs(self) -> list[str]:
@@ -390,7 +421,9 @@ class BrowserWindow(MemoryEdits, QMainWindow):
 
         def load() -> Detail:
             view = facade.get(slug, count_recall=False, actor=ACTOR)
-            return Detail(slug, view, facade.history(slug, actor=ACTOR))
+            h = view.doc.meta.scope_hash
+            project = facade.project_names([h]).get(h) or Project(h, "", None)
+            return Detail(slug, view, facade.history(slug, actor=ACTOR), project)
 
         self.ops.run(
             load, lambda d: self._show_detail(generation, d), lambda e: self._detail_failed(generation, e)
@@ -400,8 +433,7 @@ class BrowserWindow(MemoryEdits, QMainWindow):
         if generation != self._detail_generation:
             return
         self.view = detail.view
-        text = "\n".join(["---", *frontmatter_lines(detail.view), "---", "", detail.view.doc.body])
-        self.detail.setPlainText(text)
+        self.detail.show_memory(detail.view, detail.project, self.terms)
         self.history.setPlainText("\n".join(history_lines(detail.slug, detail.history)))
         self._update_actions()
         self.detail_shown.emit(detail.slug)

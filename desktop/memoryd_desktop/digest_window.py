@@ -40,7 +40,7 @@ from PySide6.QtWidgets import (
 
 from memoryd.app import Changes, Memoryd
 from memoryd.errors import AuthorizationRequired
-from memoryd_desktop import assets
+from memoryd_desktop import assets, window_keys
 from memoryd_desktop import digest_actions as review
 from memoryd_desktop import digest_model as dm
 from memoryd_desktop.digest_list import ReviewList
@@ -159,6 +159,13 @@ class DigestWindow(QWidget):
         layout.addLayout(bottom)
         self._retitle()
         self._sync_buttons()
+        self.keys = window_keys.install(self)
+        # Ctrl+Enter in the editor approves what it says now (its text fields keep the key
+        # free: only Enter alone is theirs).
+        self.approve_keys = [QShortcut(QKeySequence(k), self.editor) for k in ("Ctrl+Return", "Ctrl+Enter")]
+        for shortcut in self.approve_keys:
+            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            shortcut.activated.connect(self.approve_current)
 
     # -- building ---------------------------------------------------------------------
     def _split(self, tab: Tab, list_side: QWidget, pane: Paned) -> QWidget:

@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
 
 from memoryd.app import Memoryd
 from memoryd.errors import NotFound
-from memoryd_desktop import assets
+from memoryd_desktop import assets, window_keys
 from memoryd_desktop.ops import Ops
 from memoryd_desktop.side_by_side import SideBySide
 from memoryd_desktop.texts import describe, local_time
@@ -161,6 +161,7 @@ class IdentityWindow(QWidget):
         layout.addWidget(self.tabs, 1)
         layout.addWidget(self.notice)
         layout.addLayout(row)
+        window_keys.install(self)
 
     # -- building ---------------------------------------------------------------------
     def _current_tab(self) -> QWidget:

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from memoryd.app import Memoryd
-from memoryd_desktop import assets
+from memoryd_desktop import assets, window_keys
 from memoryd_desktop.grant_dialog import GrantDialog, project_name
 from memoryd_desktop.ops import Ops
 from memoryd_desktop.project_text import plain_tip
@@ -148,6 +148,7 @@ class ScopesWindow(QWidget):
         layout.addWidget(self.notice)
         layout.addLayout(row)
         self._update_buttons()
+        window_keys.install(self)
 
     # -- loading ----------------------------------------------------------------------
     @Slot()

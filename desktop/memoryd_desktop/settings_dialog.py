@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
 )
 
 from memoryd.app import Memoryd
+from memoryd_desktop import window_keys
 from memoryd_desktop.ops import Ops
 from memoryd_desktop.settings_plan import (
     DEFAULT_PORT,
@@ -121,6 +122,7 @@ class SettingsDialog(QDialog):
         layout.addWidget(self.tabs)
         layout.addWidget(self.status)
         layout.addWidget(self.buttons)
+        window_keys.install(self, escape=False)  # Esc is the dialog's own Cancel
         self.load()
 
     # -- tabs -------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QFont
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from memoryd_desktop import assets
+from memoryd_desktop import assets, window_keys
 from memoryd_desktop.tray_state import Action, Kind, TrayState
 
 INDENT_PX = 18
@@ -73,6 +73,7 @@ class StatusWindow(QWidget):
         layout.addStretch(1)
         layout.addLayout(windows)
         layout.addLayout(row)
+        window_keys.install(self, escape=lambda: not self.quit_on_close)  # Esc never quits the app
 
     def _button(self, action: Action) -> QPushButton:
         button = QPushButton()

@@ -232,6 +232,54 @@
             <source>Open Sensitive projects to grant access to this project</source>
             <translation>Open Sensitive projects to grant access to this project</translation>
         </message>
+        <message>
+            <source>Updated</source>
+            <translation>Updated</translation>
+        </message>
+        <message>
+            <source>Triggers</source>
+            <translation>Triggers</translation>
+        </message>
+        <message>
+            <source>Tags</source>
+            <translation>Tags</translation>
+        </message>
+        <message>
+            <source>From</source>
+            <translation>From</translation>
+        </message>
+        <message>
+            <source>Show raw fields</source>
+            <translation>Show raw fields</translation>
+        </message>
+        <message>
+            <source>Learned from a {agent} session of {day}</source>
+            <translation>Learned from a {agent} session of {day}</translation>
+        </message>
+        <message>
+            <source>Learned from the session of {day}</source>
+            <translation>Learned from the session of {day}</translation>
+        </message>
+        <message>
+            <source>A {agent} session, captured as it happened</source>
+            <translation>A {agent} session, captured as it happened</translation>
+        </message>
+        <message>
+            <source>Recorded directly, not learned from a session</source>
+            <translation>Recorded directly, not learned from a session</translation>
+        </message>
+        <message>
+            <source>Imported from {source}</source>
+            <translation>Imported from {source}</translation>
+        </message>
+        <message>
+            <source>[image: {name}]</source>
+            <translation>[image: {name}]</translation>
+        </message>
+        <message>
+            <source>Select a memory to read it here.</source>
+            <translation>Select a memory to read it here.</translation>
+        </message>
     </context>
     <context>
         <name>Controller</name>

@@ -234,6 +234,54 @@
         <source>Open Sensitive projects to grant access to this project</source>
         <translation>打开“敏感项目”窗口，为此项目授权</translation>
     </message>
+    <message>
+        <source>Updated</source>
+        <translation>更新时间</translation>
+    </message>
+    <message>
+        <source>Triggers</source>
+        <translation>触发词</translation>
+    </message>
+    <message>
+        <source>Tags</source>
+        <translation>标签</translation>
+    </message>
+    <message>
+        <source>From</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <source>Show raw fields</source>
+        <translation>显示原始字段</translation>
+    </message>
+    <message>
+        <source>Learned from a {agent} session of {day}</source>
+        <translation>学自 {day} 的 {agent} 会话</translation>
+    </message>
+    <message>
+        <source>Learned from the session of {day}</source>
+        <translation>学自 {day} 的会话</translation>
+    </message>
+    <message>
+        <source>A {agent} session, captured as it happened</source>
+        <translation>一次 {agent} 会话，在进行中捕获</translation>
+    </message>
+    <message>
+        <source>Recorded directly, not learned from a session</source>
+        <translation>直接记录，并非从会话中学到</translation>
+    </message>
+    <message>
+        <source>Imported from {source}</source>
+        <translation>导入自 {source}</translation>
+    </message>
+    <message>
+        <source>[image: {name}]</source>
+        <translation>[图片：{name}]</translation>
+    </message>
+    <message>
+        <source>Select a memory to read it here.</source>
+        <translation>选择一条记忆，在此阅读。</translation>
+    </message>
 </context>
 <context>
     <name>Controller</name>

@@ -156,3 +156,19 @@ def test_a_scope_marked_sensitive_elsewhere_is_gated_on_the_next_get(project: Pa
         live.get(row["slug"], count_recall=False)
     denied = [e for e in live.store.audit.events() if e.event_type == "access_denied"]
     assert denied and denied[-1].scope_hash == h
+
+
+def test_search_terms_are_what_keyword_search_matches(project: Path) -> None:
+    """What the tray highlights: each term a keyword search found a memory by occurs in
+    it, case aside; stopwords and function characters are not terms; Han text as bigrams."""
+    app = Memoryd()
+    body = "The Postgres dev database listens on 5433."
+    doc, _ = app.record("fact", "开发数据库端口", body, scope_path=project)
+    terms = Memoryd.search_terms("Where is the POSTGRES 数据库 port?")
+    assert terms == ["postgres", "数据", "据库", "port"]
+    assert Memoryd.search_terms("the of 的") == []
+    h = resolve(project).hash
+    (hit,) = app.search("POSTGRES 数据库", scopes=[h], count_recall=False, mode="keyword")
+    assert hit.slug == doc.meta.slug
+    text = f"{doc.meta.title} {doc.body}".lower()
+    assert all(term in text for term in Memoryd.search_terms("POSTGRES 数据库"))

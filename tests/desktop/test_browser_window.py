@@ -3,22 +3,37 @@ merge through its dialogs, the long jobs with progress and Cancel, and a sensiti
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QTextDocument
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtCore import QLocale, Qt
+from PySide6.QtGui import QColor, QFontMetrics, QTextDocument
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QApplication,
+    QLabel,
+    QMessageBox,
+    QPlainTextEdit,
+    QStyle,
+    QTextEdit,
+    QWidget,
+)
 from pytestqt.qtbot import QtBot
 
 from memoryd.app import Memoryd
-from memoryd_desktop.browser_window import BrowserWindow
+from memoryd_desktop import highlight, i18n, project_text
+from memoryd_desktop.browser_window import PROJECT_MAX_PX, TITLE_MIN_PX, BrowserWindow
 from memoryd_desktop.long_task import LongTask
 from memoryd_desktop.memory_dialogs import ImportDialog, MarkSensitiveDialog, MemoryDialog, MergeDialog
 from memoryd_desktop.ops import Ops
+from memoryd_desktop.texts import local_time
 from memoryd_desktop.tray_state import Action
 from memoryd_desktop.windows import Windows
+from tests.desktop.test_digest_window import PNPM, _promotions
 
 WAIT_MS = 10_000
 PASSPHRASE = "correct horse battery staple"
@@ -155,23 +170,214 @@ def test_the_project_column_and_filter_show_names(
     assert blocker.args == [1] and titles(window) == ["Use pnpm"]
 
 
-def test_detail_pane_shows_frontmatter_body_and_chain(
-    qtbot: QtBot, window: BrowserWindow, slugs: dict[str, str], facade: Memoryd
+def shown_text(widget: QWidget) -> str:
+    """Every text a person can see in `widget` now: visible labels, buttons and text views."""
+    parts = []
+    for child in [widget, *widget.findChildren(QWidget)]:
+        if not child.isVisible():
+            continue
+        if isinstance(child, (QLabel, QAbstractButton)):
+            parts.append(child.text())
+        elif isinstance(child, (QTextEdit, QPlainTextEdit)):
+            parts.append(child.toPlainText())
+    return "\n".join(parts)
+
+
+def test_detail_pane_shows_a_memory_as_a_person_reads_it(
+    qtbot: QtBot, window: BrowserWindow, slugs: dict[str, str], facade: Memoryd, tmp_path: Path
 ) -> None:
     open_detail(qtbot, window, slugs["port"])
+    detail = window.detail
+    facts = {key: label.text() for key, label in detail.facts.items()}
+    meta = facade.get(slugs["port"], count_recall=False).doc.meta
+    assert detail.title.text() == "Dev database port"
+    assert facts["type"] == "Fact"
+    assert facts["project"] == tmp_path.name  # the working directory's folder, by name
+    assert detail.facts["project"].toolTip() == str(tmp_path.resolve())
+    assert facts["created"] == local_time(meta.created_at.isoformat()) != ""
+    assert facts["triggers"] == "database port"
+    assert facts["origin"] == "Recorded directly, not learned from a session"
+    assert not detail.facts["updated"].isVisible()  # never changed: the created date says it
+    assert detail.body.toPlainText() == "The dev database listens on 5433."
 
-    text = window.detail.toPlainText()
-    lines = text.splitlines()
-    assert lines[0] == "---"
-    assert "title: Dev database port" in lines
-    assert "type: fact" in lines
-    assert f"slug: {slugs['port']}" in lines
-    assert "triggers: database port" in lines
-    assert text.endswith("---\n\nThe dev database listens on 5433.\n")
+    # The raw frontmatter is there, folded away until asked for.
+    seen = shown_text(window)
+    assert "scope_hash" not in seen and "dura_score" not in seen and slugs["port"] not in seen
+    assert not detail.raw.isVisible() and detail.raw_toggle.text() == "Show raw fields"
+    qtbot.mouseClick(detail.raw_toggle, Qt.MouseButton.LeftButton)
+    assert detail.raw.isVisible()
+    raw = detail.raw.toPlainText().splitlines()
+    assert f"scope_hash: {facade.scope().hash}" in raw and f"slug: {slugs['port']}" in raw
+    assert "scope_hash" in shown_text(window)
+
     assert window.history.toPlainText() == "Not part of a supersedes chain."
     assert window.edit_action.isEnabled() and window.forget_action.isEnabled()
     # reading in the browser is not a recall
     assert facade.get(slugs["port"], count_recall=False).doc.meta.recall_count == 0
+
+
+def test_the_detail_says_which_session_a_memory_was_learned_from(
+    qtbot: QtBot, window: BrowserWindow, facade: Memoryd, cli, project: Path, tmp_path: Path
+) -> None:
+    (pid,) = _promotions(cli, project, tmp_path, PNPM)
+    doc, _ = facade.promote(pid)
+    (session,) = [r for r in facade.list(scopes=None) if r["type"] == "session"]
+    with qtbot.waitSignal(window.results_shown, timeout=WAIT_MS):
+        window.load()
+    open_detail(qtbot, window, doc.meta.slug)
+    origin = window.detail.facts["origin"]
+    day = project_text.session_day(str(doc.meta.promoted_from), "")
+    assert origin.text() == f"Learned from a Claude Code session of {day}"
+    assert origin.toolTip() == doc.meta.promoted_from == session["slug"]
+    assert window.detail.facts["project"].text() == "proj"
+
+    open_detail(qtbot, window, session["slug"])
+    assert origin.text() == "A Claude Code session, captured as it happened"
+    assert window.detail.facts["type"].text() == "Session"
+
+
+def test_nothing_selected_says_where_a_memory_will_show(window: BrowserWindow) -> None:
+    assert window.detail.empty.isVisible() and not window.detail.content.isVisible()
+    assert window.detail.empty.text() == "Select a memory to read it here."
+
+
+def test_the_body_is_rendered_from_markdown(qtbot: QtBot, window: BrowserWindow, facade: Memoryd) -> None:
+    body = "# Release steps\n\n1. Tag the **release**\n2. Build the `wheel`\n\nSee [the docs](https://example.org).\n"
+    doc, _ = facade.record("playbook", "How to release", body)
+    with qtbot.waitSignal(window.results_shown, timeout=WAIT_MS):
+        window.load()
+    open_detail(qtbot, window, doc.meta.slug)
+    rendered = window.detail.body.document()
+    text = rendered.toPlainText()
+    assert "Release steps" in text and "Tag the release" in text and "See the docs." in text
+    assert "#" not in text and "**" not in text and "`" not in text
+    assert rendered.firstBlock().blockFormat().headingLevel() == 1
+    assert rendered.toHtml().count("font-weight:700") >= 2  # the heading and **release**
+    assert 'href="https://example.org"' in rendered.toHtml()
+
+
+class _Probe(BaseHTTPRequestHandler):
+    """A real web server that records every request a hostile body might make."""
+
+    hits: ClassVar[list[str]] = []
+
+    def do_GET(self) -> None:
+        self.hits.append(self.path)
+        self.send_response(200)
+        self.send_header("Content-Type", "image/png")
+        self.end_headers()
+        self.wfile.write(PNG_1PX)
+
+    def log_message(self, format: str, *args: object) -> None:
+        del format, args
+
+
+PNG_1PX = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c6300010000000500010d0a2db40000000049454e44ae426082"
+)
+
+
+@pytest.fixture
+def probe() -> Iterator[str]:
+    _Probe.hits = []
+    server = HTTPServer(("127.0.0.1", 0), _Probe)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_hostile_body_loads_and_runs_nothing(
+    qtbot: QtBot, window: BrowserWindow, facade: Memoryd, probe: str, tmp_path: Path
+) -> None:
+    """A body is untrusted text: HTML shows as typed, images (remote or local) are never
+    loaded, and nothing reaches the network."""
+    local = tmp_path / "local.png"
+    local.write_bytes(PNG_1PX)
+    body = (
+        f"Hello <img src={probe}/html.png> and <script>alert(1)</script>\n\n"
+        f'<iframe src="{probe}/frame"></iframe>\n\n'
+        f"![remote]({probe}/markdown.png) ![local]({local})\n\n"
+        f"<b>bold?</b> [link]({probe}/link)\n"
+    )
+    doc, _ = facade.record("fact", "Hostile body", body)
+    with qtbot.waitSignal(window.results_shown, timeout=WAIT_MS):
+        window.load()
+    open_detail(qtbot, window, doc.meta.slug)
+    window.detail.body.viewport().grab()  # lay out and paint what is shown
+    qtbot.wait(300)
+    assert _Probe.hits == []
+
+    rendered = window.detail.body.document()
+    text = rendered.toPlainText()
+    assert f"<img src={probe}/html.png>" in text and "<script>alert(1)</script>" in text
+    assert "<b>bold?</b>" in text and "<iframe" in text
+    assert "[image: remote]" in text and "[image: local]" in text
+    assert "<img" not in rendered.toHtml().replace("&lt;img", "")  # no image element is left
+    assert "<script" not in rendered.toHtml()
+
+
+def _cell_has_mark(window: BrowserWindow, row: int) -> bool:
+    """Whether the title cell of `row`, as painted, shows the highlight colour."""
+    window.table.scrollTo(window.model.index(row, 0))
+    rect = window.table.visualRect(window.model.index(row, 0))
+    image = window.table.viewport().grab(rect).toImage()
+    mark = QColor(highlight.MARK_BACKGROUND).rgb()
+    return any(image.pixel(x, y) == mark for x in range(image.width()) for y in range(image.height()))
+
+
+def test_search_terms_are_highlighted_in_results_and_body(
+    qtbot: QtBot, window: BrowserWindow, slugs: dict[str, str], facade: Memoryd
+) -> None:
+    assert search(qtbot, window, "POSTGRES") >= 1
+    row = window.model.row_of(slugs["pg"])
+    assert window.highlighter.terms == ["postgres"]
+    assert highlight.spans(window.model.rows[row]["title"], window.highlighter.terms) == [(4, 12)]
+    assert _cell_has_mark(window, row)
+    other = window.model.row_of(slugs["release"])
+    assert other < 0 or not _cell_has_mark(window, other)  # no match, no mark
+
+    open_detail(qtbot, window, slugs["pg"])
+    body = window.detail.body
+    assert body.marks == 1  # "We chose Postgres over MySQL for JSONB."
+    marked = _marked_text(body.document())
+    assert marked == ["Postgres"] * body.marks
+
+    # In Chinese too: the Han words of the query, inside longer Han text.
+    doc, _ = facade.record("fact", "开发数据库端口", "开发环境的数据库监听 5433 端口。")
+    assert search(qtbot, window, "数据库") >= 1
+    row = window.model.row_of(doc.meta.slug)
+    assert highlight.spans("开发数据库端口", window.highlighter.terms) == [(2, 5)]
+    assert _cell_has_mark(window, row)
+    open_detail(qtbot, window, doc.meta.slug)
+    assert _marked_text(window.detail.body.document()) == ["数据库"]
+
+    assert search(qtbot, window, "") == 4  # a plain listing marks nothing
+    assert window.highlighter.terms == [] and not _cell_has_mark(window, window.model.row_of(slugs["pg"]))
+
+
+def _marked_text(doc: QTextDocument) -> list[str]:
+    out = []
+    block = doc.begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            fragment = it.fragment()
+            if fragment.charFormat().background().color() == QColor(highlight.MARK_BACKGROUND):
+                out.append(fragment.text())
+            it += 1
+        block = block.next()
+    return out
+
+
+def test_highlighting_escapes_user_text() -> None:
+    shown = highlight.rich_text("<b>Use</b> Postgres & <img src=x>", ["postgres", "img"])
+    doc = QTextDocument()
+    doc.setHtml(shown)
+    assert doc.toPlainText() == "<b>Use</b> Postgres & <img src=x>"
+    assert shown.count("background-color") == 2
 
 
 def test_supersedes_chain_is_listed(
@@ -591,3 +797,55 @@ def test_a_folder_named_like_html_shows_as_written_in_tooltips(
         doc = QTextDocument()
         doc.setHtml(tip)
         assert doc.toPlainText() == str(folder.resolve()), tip
+
+
+@pytest.fixture(params=["en", "zh_CN"])
+def language(request: pytest.FixtureRequest, qapp: QApplication) -> Iterator[str]:
+    """The browser's language for one test: English, or zh_CN installed and removed after."""
+    installed = i18n.install(qapp, QLocale("zh_CN")) if request.param == "zh_CN" else []
+    yield str(request.param)
+    for translator in installed:
+        qapp.removeTranslator(translator)
+
+
+def test_columns_fit_their_text_in_both_languages(
+    qtbot: QtBot, language: str, facade: Memoryd, slugs: dict[str, str]
+) -> None:
+    """The title takes the room (never ~70 px), and no header or date is cut, in English
+    and in Chinese."""
+    folder = Path.cwd() / "a-project-with-a-rather-long-name-for-its-folder"
+    folder.mkdir()
+    facade.record("fact", "A long title " * 8, "Long.", scope_path=folder)
+    ops = Ops(on_error=lambda exc: pytest.fail(f"unrouted error: {exc}"))
+    win = BrowserWindow(facade, ops)
+    try:
+        with qtbot.waitSignal(win.results_shown, timeout=WAIT_MS):
+            win.show()
+        qtbot.waitExposed(win)
+        header = win.table.horizontalHeader()
+        headers = [win.model.headerData(c, Qt.Orientation.Horizontal) for c in range(win.model.columnCount())]
+        assert (headers[0] == "标题") == (language == "zh_CN")  # the catalogue is in use
+        metrics = QFontMetrics(header.font())
+        style = win.table.style()
+        room = 2 * style.pixelMetric(QStyle.PixelMetric.PM_HeaderMargin, None, header)
+        for column, text in enumerate(headers):
+            assert header.sectionSize(column) >= metrics.horizontalAdvance(text) + room, (language, text)
+        cells = QFontMetrics(win.table.font())
+        room = 2 * (style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, win.table) + 1)
+        project = win.model.COLUMNS.index("project")
+        for column in range(1, win.model.columnCount()):
+            if column == project:
+                continue  # elided at a cap; the folder is on hover
+            for row in range(win.model.rowCount()):
+                text = str(win.model.index(row, column).data())
+                assert header.sectionSize(column) >= cells.horizontalAdvance(text) + room, (language, text)
+        assert header.sectionSize(0) >= TITLE_MIN_PX
+        assert header.sectionSize(project) <= PROJECT_MAX_PX
+        win.resize(700, 500)  # a small window keeps the title's room: the detail pane gives way
+        qtbot.waitUntil(lambda: win.table.width() >= TITLE_MIN_PX, timeout=WAIT_MS)
+        assert header.sectionSize(0) >= TITLE_MIN_PX
+    finally:
+        assert ops.wait(WAIT_MS)
+        qtbot.waitUntil(lambda: not ops.busy, timeout=WAIT_MS)
+        win.close()
+        win.deleteLater()
