@@ -132,6 +132,9 @@ class Desktop(ds.Desktop):
         env.update(LANG="C.UTF-8", LC_ALL="C.UTF-8")
         if home is not None:
             env.update(MEMORYD_HOME=str(home), MEMORYD_CONFIG=str(home / "no-config.toml"))
+            # A login's start, not the first: the welcome was done then (its window would
+            # otherwise open on every timed start, as config.toml never says so here).
+            env["MEMORYD_NO_WELCOME"] = "1"
         if userhome is not None:
             env["HOME"] = str(userhome)
         return env
