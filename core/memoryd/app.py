@@ -44,6 +44,7 @@ if TYPE_CHECKING:  # governance pulls in the LLM layer: imported when first used
     from memoryd.importers.common import ImportReport
     from memoryd.kg.learn import Learned, Learner
     from memoryd.markdown_export import Written
+    from memoryd.profile.changes import MonthChanges
     from memoryd.profile.identity import Rewrite
     from memoryd.profile.report import Report
     from memoryd.sensitive.grants import Grant
@@ -1125,6 +1126,12 @@ class Memoryd(Upkeep):
         from memoryd.profile import report
 
         return report.generate(self.store, self.config, month, actor=actor)
+
+    def monthly_changes(self, month: str | None = None) -> MonthChanges:
+        """What the month changed, as values (the tray words them), without writing a report."""
+        from memoryd.profile import report
+
+        return report.month_changes(self.store, month)
 
     def profile_diff(self, a: int, b: int) -> str:
         from memoryd.profile import identity

@@ -91,13 +91,13 @@ def supersedes_between(s: Session, a: str, b: str) -> list[dict[str, Any]]:
 
 
 def entities_added(s: Session, a: str, b: str) -> list[dict[str, Any]]:
-    sql = "SELECT name, type FROM entities WHERE first_seen_at >= :a AND first_seen_at < :b ORDER BY name"
+    sql = "SELECT name, type, scope_hash FROM entities WHERE first_seen_at >= :a AND first_seen_at < :b ORDER BY name"
     return _rows(s.exec(text(sql), params={"a": a, "b": b}))
 
 
 def entities_dropped(s: Session, prev: str, a: str) -> list[dict[str, Any]]:
     """Seen in the month before, not since."""
-    sql = "SELECT name, type FROM entities WHERE last_seen_at >= :p AND last_seen_at < :a ORDER BY name"
+    sql = "SELECT name, type, scope_hash FROM entities WHERE last_seen_at >= :p AND last_seen_at < :a ORDER BY name"
     return _rows(s.exec(text(sql), params={"p": prev, "a": a}))
 
 
