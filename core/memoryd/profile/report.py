@@ -211,8 +211,33 @@ def _narrative(
 
 
 def listing(store: Store) -> list[dict[str, Any]]:
-    """The reports written so far, newest first, with their Markdown."""
-    from memoryd.db.engine import read_session
+    """The reports written so far, newest first, with their Markdown: those withheld for a
+    sensitive project only under live grants on it (profile/withheld.py)."""
+    return _listing(store)[0]
+
+
+def _listing(store: Store) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(reports shown, reports withheld for want of a grant)."""
+    from memoryd.profile import withheld
 
     with read_session(store.engine) as s:
-        return psql.reports(s)
+        rows = psql.reports(s)
+    shown, hidden = [], []
+    for row in rows:
+        opened = withheld.readable(store, row, withheld.report_name(str(row["period"])))
+        if opened is None:
+            hidden.append(row)
+        else:
+            shown.append(opened)
+    return shown, hidden
+
+
+def withheld_counts(store: Store) -> Any:
+    """How many versions and reports the listings leave out, and the sensitive projects
+    whose grants would show them (the window says why it shows fewer)."""
+    from memoryd.profile import identity, withheld
+
+    _, versions_hidden = identity._listing(store)
+    _, reports_hidden = _listing(store)
+    scopes = sorted({h for row in [*versions_hidden, *reports_hidden] for h in withheld.needs(store, row)})
+    return withheld.Withheld(len(versions_hidden), len(reports_hidden), scopes)

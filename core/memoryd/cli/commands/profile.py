@@ -89,17 +89,26 @@ def run_rewrite(args: argparse.Namespace) -> int:
 
 
 def run_versions(args: argparse.Namespace) -> int:
-    rows = _app().profile_versions()
+    app = _app()
+    rows = app.profile_versions()
     if args.json:
         output.emit_json(rows)
         return 0
+    hidden = app.profile_withheld()
     if not rows:
         output.line("no versions yet: run `memoryd profile rewrite-identity`")
-        return 0
-    output.table(
-        [[str(r["version_num"]), r["written_at"], r["trigger"], r["change_summary"] or ""] for r in rows],
-        ["version", "written", "trigger", "change"],
-    )
+    else:
+        output.table(
+            [[str(r["version_num"]), r["written_at"], r["trigger"], r["change_summary"] or ""] for r in rows],
+            ["version", "written", "trigger", "change"],
+        )
+    if hidden.versions or hidden.reports:
+        names = app.project_names(hidden.scopes)
+        output.note(
+            f"{hidden.versions} version(s) and {hidden.reports} monthly report(s) drew on sensitive "
+            f"projects ({', '.join(names[h].label for h in hidden.scopes)}) and are hidden: "
+            "a grant on them (`memoryd grant PATH`) shows them"
+        )
     return 0
 
 
