@@ -228,7 +228,7 @@ def rewrite(
         return Rewrite(False, last["version_num"], by, note or "no change", "no change", "", sources)
     num = (newest["version_num"] if newest else 0) + 1
     prev = last["content_md"] if last else old
-    patch = diff(prev, content, f"v{num - 1}" if last else "identity.md", f"v{num}")
+    patch = diff(prev, content, f"v{last['version_num']}" if last else "identity.md", f"v{num}")
     change = change or _summary(prev, content)
     # The event first, then the version: a rewrite killed in between writes the same
     # version again on the next run, and the event is not logged twice.
@@ -328,7 +328,8 @@ def withdraw_scope(store: Store, config: Config, scope_hash: str, *, actor: str 
     it is withheld (its words sealed with the scope's key, its report file removed), and
     identity.md is written again by rules from what is left, so nothing of the scope stays
     in plaintext or reaches another project's snapshot. A live grant shows them again
-    (profile/withheld.py). Returns how many versions were withheld now."""
+    (profile/withheld.py). Returns how many versions and reports were withheld now (the
+    caller compacts the database when any were: their clear words leave the free pages)."""
     from memoryd.profile import withheld
 
     with read_session(store.engine) as s:
@@ -367,7 +368,7 @@ def withdraw_scope(store: Store, config: Config, scope_hash: str, *, actor: str 
             "reports": [r["period"] for r in reports],
         },
     )
-    return len(gone)
+    return len(gone) + len(reports)
 
 
 def unseal_scope(store: Store, scope_hash: str, old_key: bytes, new_key: bytes | None) -> None:
