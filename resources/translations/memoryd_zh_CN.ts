@@ -2094,11 +2094,11 @@
     </message>
     <message>
         <source>New in your memories</source>
-        <translation>记忆中新出现的</translation>
+        <translation>新出现的名称</translation>
     </message>
     <message>
         <source>No longer mentioned</source>
-        <translation>不再提及的</translation>
+        <translation>不再提及的名称</translation>
     </message>
     <message>
         <source>{count} new version(s) of your profile this month.</source>
