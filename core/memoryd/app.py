@@ -44,8 +44,10 @@ if TYPE_CHECKING:  # governance pulls in the LLM layer: imported when first used
     from memoryd.importers.common import ImportReport
     from memoryd.kg.learn import Learned, Learner
     from memoryd.markdown_export import Written
+    from memoryd.profile.changes import MonthChanges
     from memoryd.profile.identity import Rewrite
     from memoryd.profile.report import Report
+    from memoryd.profile.withheld import Withheld
     from memoryd.sensitive.grants import Grant
     from memoryd.sensitive.marking import MarkReport
 
@@ -1124,20 +1126,34 @@ class Memoryd(Upkeep):
 
         return identity.versions(self.store)
 
-    def profile_version(self, num: int | None = None) -> dict[str, Any]:
+    def profile_version(self, num: int | None = None, *, actor: str = "cli") -> dict[str, Any]:
+        """A version; one withheld for a sensitive project opens through the gate."""
         from memoryd.profile import identity
 
-        return identity.version(self.store, num)
+        return identity.version(self.store, num, actor=actor)
+
+    def profile_withheld(self) -> Withheld:
+        """How many versions and monthly reports the listings leave out for sensitive
+        projects without a live grant, and which projects (their hashes)."""
+        from memoryd.profile import report
+
+        return report.withheld_counts(self.store)
 
     def monthly_report(self, month: str | None = None, *, actor: str = "cli") -> Report:
         from memoryd.profile import report
 
         return report.generate(self.store, self.config, month, actor=actor)
 
-    def profile_diff(self, a: int, b: int) -> str:
+    def monthly_changes(self, month: str | None = None) -> MonthChanges:
+        """What the month changed, as values (the tray words them), without writing a report."""
+        from memoryd.profile import report
+
+        return report.month_changes(self.store, month)
+
+    def profile_diff(self, a: int, b: int, *, actor: str = "cli") -> str:
         from memoryd.profile import identity
 
-        return identity.diff_versions(self.store, a, b)
+        return identity.diff_versions(self.store, a, b, actor=actor)
 
     # -- consolidation and file exports ------------------------------------------------
     def consolidate(

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QSizePolicy,
     QSplitter,
     QTabWidget,
     QTextBrowser,
@@ -37,7 +38,7 @@ from PySide6.QtWidgets import (
 
 from memoryd.app import Memoryd
 from memoryd.errors import NotFound
-from memoryd_desktop import assets, window_keys
+from memoryd_desktop import assets, identity_report, project_text, window_keys
 from memoryd_desktop.ops import Ops
 from memoryd_desktop.side_by_side import SideBySide
 from memoryd_desktop.texts import describe, local_time
@@ -66,15 +67,20 @@ class Profile:
     current: dict[str, Any] | None
     versions: list[dict[str, Any]] = field(default_factory=list)
     reports: list[dict[str, Any]] = field(default_factory=list)
+    withheld: Any = None  # Memoryd.profile_withheld(): what sensitive projects hide
+    projects: list[Any] = field(default_factory=list)  # the withholding projects, to name
 
 
 def read_profile(facade: Memoryd) -> Profile:
     """Runs off the GUI thread."""
     try:
-        current: dict[str, Any] | None = facade.profile_version(None)
+        current: dict[str, Any] | None = facade.profile_version(None, actor=ACTOR)
     except NotFound:  # no rewrite has happened yet: an empty window, not an error
         current = None
-    return Profile(current, facade.profile_versions(), facade.monthly_reports())
+    versions, reports = facade.profile_versions(), facade.monthly_reports()
+    withheld = facade.profile_withheld()
+    names = facade.project_names(withheld.scopes)
+    return Profile(current, versions, reports, withheld, [names[h] for h in withheld.scopes if h in names])
 
 
 class RewriteResult(Protocol):
@@ -113,10 +119,12 @@ class MarkdownView(QTextBrowser):
 class IdentityWindow(QWidget):
     """The profile, its versions and reports. Signals for whoever waits on them:
     `loaded` after each load is shown, `diff_shown(older, newer)` after a diff is drawn,
-    `changed(kind)` when "rewrite" or "report" finished, `failed(text)` on any error."""
+    `changed(kind)` when "rewrite" or "report" finished, `report_shown(period)` once a
+    report's changes are worded, `failed(text)` on any error."""
 
     loaded = Signal()
     diff_shown = Signal(int, int)
+    report_shown = Signal(str)
     changed = Signal(str)
     failed = Signal(str)
 
@@ -132,6 +140,7 @@ class IdentityWindow(QWidget):
         self._stale = False
         self._acting = False
         self._report_wanted: str | None = None
+        self._changes: dict[str, Any] = {}  # period -> Memoryd.monthly_changes(), this load's
         self.setWindowTitle(translate("IdentityWindow", "Identity profile"))
         self.setWindowIcon(assets.icon())
         self.resize(900, 640)
@@ -157,7 +166,13 @@ class IdentityWindow(QWidget):
         row.addWidget(self.rewrite_button)
         row.addWidget(self.report_button)
 
+        self.withheld_info = QLabel()  # why fewer versions or reports show (sensitive projects)
+        self.withheld_info.setWordWrap(True)
+        self.withheld_info.setTextFormat(Qt.TextFormat.PlainText)
+        self.withheld_info.hide()
+
         layout = QVBoxLayout(self)
+        layout.addWidget(self.withheld_info)
         layout.addWidget(self.tabs, 1)
         layout.addWidget(self.notice)
         layout.addLayout(row)
@@ -224,11 +239,19 @@ class IdentityWindow(QWidget):
         self.report_info = QLabel()
         self.report_info.setWordWrap(True)
         self.report_info.setTextFormat(Qt.TextFormat.PlainText)
-        self.report_view = MarkdownView()
+        self.report_words = MarkdownView()  # the month's changes, worded here
+        self.raw_toggle = QPushButton(translate("IdentityReport", "Show the report file and its diff"))
+        self.raw_toggle.setCheckable(True)
+        self.raw_toggle.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
+        self.raw_toggle.toggled.connect(self._toggle_raw)
+        self.report_view = MarkdownView()  # the stored report, raw diff included
+        self.report_view.hide()
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
         right_layout.addWidget(self.report_info)
+        right_layout.addWidget(self.report_words, 1)
+        right_layout.addWidget(self.raw_toggle)
         right_layout.addWidget(self.report_view, 1)
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.reports_list)
@@ -258,7 +281,9 @@ class IdentityWindow(QWidget):
             return
         self.profile = profile
         self._texts = {}
+        self._changes = {}
         self._shown = None
+        self._show_withheld(profile)
         self._show_current(profile.current)
         self._show_versions(profile.versions)
         self._show_reports(profile.reports)
@@ -269,6 +294,14 @@ class IdentityWindow(QWidget):
         self._stale = False
         self.current_info.setText(translate("IdentityWindow", "Could not read the profile."))
         self.show_error(exc)
+
+    def _show_withheld(self, profile: Profile) -> None:
+        text = ""
+        if profile.withheld is not None:
+            names = [project_text.label(p) for p in profile.projects]
+            text = identity_report.withheld_text(profile.withheld, names)
+        self.withheld_info.setText(text)
+        self.withheld_info.setVisible(bool(text))
 
     def _show_current(self, current: dict[str, Any] | None) -> None:
         if current is None:
@@ -317,6 +350,9 @@ class IdentityWindow(QWidget):
                 ]
             )
             item.setData(0, NUM_ROLE, int(row["version_num"]))
+            if row.get("withheld_by"):  # shown only because a grant is live
+                for col in range(item.columnCount()):
+                    item.setToolTip(col, identity_report.opened_note())
             self.versions_list.addTopLevelItem(item)
         self.versions_list.blockSignals(False)
 
@@ -359,6 +395,7 @@ class IdentityWindow(QWidget):
                 )
             )
             self.report_view.clear()
+            self.report_words.clear()
             return
         periods = [str(r["period"]) for r in reports]
         self.reports_list.setCurrentRow(periods.index(keep) if keep in periods else 0)
@@ -398,7 +435,7 @@ class IdentityWindow(QWidget):
         facade = self.facade
 
         def fetch() -> dict[int, str]:
-            return {n: facade.profile_version(n).get("content_md") or "" for n in missing}
+            return {n: facade.profile_version(n, actor=ACTOR).get("content_md") or "" for n in missing}
 
         self.diff_info.setText(translate("IdentityWindow", "Reading versions…"))
         self.ops.run(fetch, lambda texts: self._fetched(texts, (older, newer)), self._diff_failed)
@@ -454,8 +491,41 @@ class IdentityWindow(QWidget):
             added=report.get("entities_added", 0),
             dropped=report.get("entities_dropped", 0),
         )
+        if report.get("withheld_by"):
+            counts += " " + translate("IdentityReport", "({note})").format(note=identity_report.opened_note())
         self.report_info.setText(generated + " " + counts)
         self.report_view.setMarkdown(report.get("content_md") or "")
+        self._show_changes(str(period))
+
+    def _show_changes(self, period: str) -> None:
+        """The month in words: core's values for it, read once a load."""
+        if period in self._changes:
+            self.report_words.setHtml(identity_report.changes_html(self._changes[period]))
+            self.report_shown.emit(period)
+            return
+        self.report_words.setPlainText(translate("IdentityReport", "Reading the month's changes…"))
+        facade = self.facade
+
+        def done(changes: Any) -> None:
+            self._changes[period] = changes
+            current = self.reports_list.currentItem()
+            if current is not None and current.data(NUM_ROLE) == period:
+                self._show_changes(period)
+
+        def failed(exc: BaseException) -> None:
+            self.report_words.clear()
+            self.show_error(exc)
+
+        self.ops.run(lambda: facade.monthly_changes(period), done, failed)
+
+    @Slot(bool)
+    def _toggle_raw(self, shown: bool) -> None:
+        self.report_view.setVisible(shown)
+        self.raw_toggle.setText(
+            translate("IdentityReport", "Hide the report file")
+            if shown
+            else translate("IdentityReport", "Show the report file and its diff")
+        )
 
     def report_periods(self) -> list[str]:
         return [self.reports_list.item(i).text() for i in range(self.reports_list.count())]

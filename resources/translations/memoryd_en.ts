@@ -2284,6 +2284,113 @@
         <message>
             <source>{agent}: connected ({count} settings files changed; backups kept).</source>
             <translation>{agent}: connected ({count} settings files changed; backups kept).</translation>
+    </message>
+</context>
+<context>
+        <name>IdentityReport</name>
+        <message>
+            <source>“{title}”</source>
+            <translation>“{title}”</translation>
+        </message>
+        <message>
+            <source>{old} → {new}</source>
+            <translation>{old} → {new}</translation>
+        </message>
+        <message>
+            <source>{old}, replaced by {new}</source>
+            <translation>{old}, replaced by {new}</translation>
+        </message>
+        <message>
+            <source>Preferences added</source>
+            <translation>Preferences added</translation>
+        </message>
+        <message>
+            <source>Preferences dropped</source>
+            <translation>Preferences dropped</translation>
+        </message>
+        <message>
+            <source>Decisions superseded</source>
+            <translation>Decisions superseded</translation>
+        </message>
+        <message>
+            <source>Also superseded</source>
+            <translation>Also superseded</translation>
+        </message>
+        <message>
+            <source>{kind}: {change}</source>
+            <translation>{kind}: {change}</translation>
+        </message>
+        <message>
+            <source>Decisions added</source>
+            <translation>Decisions added</translation>
+        </message>
+        <message>
+            <source>Warnings added</source>
+            <translation>Warnings added</translation>
+        </message>
+        <message>
+            <source>Facts added</source>
+            <translation>Facts added</translation>
+        </message>
+        <message>
+            <source>Playbooks added</source>
+            <translation>Playbooks added</translation>
+        </message>
+        <message>
+            <source>New in your memories</source>
+            <translation>New in your memories</translation>
+        </message>
+        <message>
+            <source>No longer mentioned</source>
+            <translation>No longer mentioned</translation>
+        </message>
+        <message>
+            <source>{count} new version(s) of your profile this month.</source>
+            <translation>{count} new version(s) of your profile this month.</translation>
+        </message>
+        <message>
+            <source>Your profile did not change this month.</source>
+            <translation>Your profile did not change this month.</translation>
+        </message>
+        <message>
+            <source>Nothing changed in your memories this month.</source>
+            <translation>Nothing changed in your memories this month.</translation>
+        </message>
+        <message>
+            <source>, </source>
+            <translation>, </translation>
+        </message>
+        <message>
+            <source>{versions} version(s) and {reports} monthly report(s) draw on sensitive projects ({projects}) and are hidden. Grant access to those projects to see them.</source>
+            <translation>{versions} version(s) and {reports} monthly report(s) draw on sensitive projects ({projects}) and are hidden. Grant access to those projects to see them.</translation>
+        </message>
+        <message>
+            <source>{versions} version(s) draw on sensitive projects ({projects}) and are hidden. Grant access to those projects to see them.</source>
+            <translation>{versions} version(s) draw on sensitive projects ({projects}) and are hidden. Grant access to those projects to see them.</translation>
+        </message>
+        <message>
+            <source>{reports} monthly report(s) draw on sensitive projects ({projects}) and are hidden. Grant access to those projects to see them.</source>
+            <translation>{reports} monthly report(s) draw on sensitive projects ({projects}) and are hidden. Grant access to those projects to see them.</translation>
+        </message>
+        <message>
+            <source>shown under a grant on a sensitive project</source>
+            <translation>shown under a grant on a sensitive project</translation>
+        </message>
+        <message>
+            <source>Show the report file and its diff</source>
+            <translation>Show the report file and its diff</translation>
+        </message>
+        <message>
+            <source>Hide the report file</source>
+            <translation>Hide the report file</translation>
+        </message>
+        <message>
+            <source>({note})</source>
+            <translation>({note})</translation>
+        </message>
+        <message>
+            <source>Reading the month's changes…</source>
+            <translation>Reading the month's changes…</translation>
         </message>
     </context>
 </TS>

@@ -2288,4 +2288,111 @@
         <translation>{agent}：已连接（修改了 {count} 个设置文件，并保留了备份）。</translation>
     </message>
 </context>
+<context>
+    <name>IdentityReport</name>
+    <message>
+        <source>“{title}”</source>
+        <translation>“{title}”</translation>
+    </message>
+    <message>
+        <source>{old} → {new}</source>
+        <translation>{old} → {new}</translation>
+    </message>
+    <message>
+        <source>{old}, replaced by {new}</source>
+        <translation>{old}，已被{new}取代</translation>
+    </message>
+    <message>
+        <source>Preferences added</source>
+        <translation>新增的偏好</translation>
+    </message>
+    <message>
+        <source>Preferences dropped</source>
+        <translation>不再采用的偏好</translation>
+    </message>
+    <message>
+        <source>Decisions superseded</source>
+        <translation>被取代的决定</translation>
+    </message>
+    <message>
+        <source>Also superseded</source>
+        <translation>其他被取代的记忆</translation>
+    </message>
+    <message>
+        <source>{kind}: {change}</source>
+        <translation>{kind}：{change}</translation>
+    </message>
+    <message>
+        <source>Decisions added</source>
+        <translation>新增的决定</translation>
+    </message>
+    <message>
+        <source>Warnings added</source>
+        <translation>新增的警示</translation>
+    </message>
+    <message>
+        <source>Facts added</source>
+        <translation>新增的事实</translation>
+    </message>
+    <message>
+        <source>Playbooks added</source>
+        <translation>新增的操作手册</translation>
+    </message>
+    <message>
+        <source>New in your memories</source>
+        <translation>新出现的名称</translation>
+    </message>
+    <message>
+        <source>No longer mentioned</source>
+        <translation>不再提及的名称</translation>
+    </message>
+    <message>
+        <source>{count} new version(s) of your profile this month.</source>
+        <translation>本月你的画像有 {count} 个新版本。</translation>
+    </message>
+    <message>
+        <source>Your profile did not change this month.</source>
+        <translation>本月你的画像没有变化。</translation>
+    </message>
+    <message>
+        <source>Nothing changed in your memories this month.</source>
+        <translation>本月你的记忆没有变化。</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>、</translation>
+    </message>
+    <message>
+        <source>{versions} version(s) and {reports} monthly report(s) draw on sensitive projects ({projects}) and are hidden. Grant access to those projects to see them.</source>
+        <translation>{versions} 个版本和 {reports} 份月度报告用到了敏感项目（{projects}），因此已隐藏。授权访问这些项目即可查看。</translation>
+    </message>
+    <message>
+        <source>{versions} version(s) draw on sensitive projects ({projects}) and are hidden. Grant access to those projects to see them.</source>
+        <translation>{versions} 个版本用到了敏感项目（{projects}），因此已隐藏。授权访问这些项目即可查看。</translation>
+    </message>
+    <message>
+        <source>{reports} monthly report(s) draw on sensitive projects ({projects}) and are hidden. Grant access to those projects to see them.</source>
+        <translation>{reports} 份月度报告用到了敏感项目（{projects}），因此已隐藏。授权访问这些项目即可查看。</translation>
+    </message>
+    <message>
+        <source>shown under a grant on a sensitive project</source>
+        <translation>因敏感项目的授权而显示</translation>
+    </message>
+    <message>
+        <source>Show the report file and its diff</source>
+        <translation>显示报告文件及其差异</translation>
+    </message>
+    <message>
+        <source>Hide the report file</source>
+        <translation>隐藏报告文件</translation>
+    </message>
+    <message>
+        <source>({note})</source>
+        <translation>（{note}）</translation>
+    </message>
+    <message>
+        <source>Reading the month's changes…</source>
+        <translation>正在读取本月的变化…</translation>
+    </message>
+</context>
 </TS>

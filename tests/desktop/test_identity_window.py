@@ -5,12 +5,15 @@ buttons as actor "tray"."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QItemSelectionModel
+from PySide6.QtCore import QItemSelectionModel, QLocale, QTranslator
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from memoryd.app import Memoryd
+from memoryd_desktop import i18n
 from memoryd_desktop.identity_window import IdentityWindow
 from memoryd_desktop.ops import Ops
 from memoryd_desktop.side_by_side import Mark, align
@@ -30,6 +33,15 @@ def ops(qtbot: QtBot, errors: list[BaseException]) -> Iterator[Ops]:
     ops = Ops(on_error=errors.append)
     yield ops
     qtbot.waitUntil(lambda: not ops.busy, timeout=10_000)
+
+
+@pytest.fixture
+def chinese(qapp: QApplication) -> Iterator[list[QTranslator]]:
+    """zh_CN for one test, then English again."""
+    installed = i18n.install(qapp, QLocale("zh_CN"))
+    yield installed
+    for translator in installed:
+        qapp.removeTranslator(translator)
 
 
 def _at(monkeypatch: pytest.MonkeyPatch, when: str) -> None:
@@ -156,7 +168,7 @@ def test_the_reports_tab_lists_a_generated_report(
     window = _opened(qtbot, facade, ops)
     assert window.report_periods() == []
 
-    with qtbot.waitSignal(window.loaded, timeout=10_000):
+    with qtbot.waitSignals([window.loaded, window.report_shown], timeout=10_000):
         window.report_button.click()
 
     assert window.report_periods() == ["2026-11"]
@@ -167,6 +179,140 @@ def test_the_reports_tab_lists_a_generated_report(
     assert "Versions: 3." in window.report_info.text()
     (event,) = facade.audit_events(event_type="profile_report")
     assert event.actor == "tray"
+    assert errors == []
+
+
+def _a_month_of_changes(facade: Memoryd, monkeypatch: pytest.MonkeyPatch) -> None:
+    """October: tabs, React, npm. November: React gives way to Solid, npm to pnpm, a new
+    preference and a warning; one version in each month."""
+    _at(monkeypatch, "2026-10-10T09:00:00Z")
+    facade.record("preference", "Tabs over spaces", "The user indents with tabs.")
+    react, _ = facade.record("preference", "Prefers React", "Front ends in React.")
+    npm, _ = facade.record("decision", "Use npm", "The web app installs with npm.")
+    assert facade.rewrite_identity().version == 1
+    _at(monkeypatch, "2026-11-08T09:00:00Z")
+    facade.record("preference", "Short answers", "The user wants short, direct answers.")
+    solid, _ = facade.record("preference", "Prefers Solid", "Front ends in Solid now.")
+    pnpm, _ = facade.record("decision", "Use pnpm", "The web app installs with pnpm.")
+    facade.record("warning", "Never force-push main", "It rewrote shared history once.")
+    facade.link_supersede(solid.meta.slug, react.meta.slug)
+    facade.link_supersede(pnpm.meta.slug, npm.meta.slug)
+    assert facade.rewrite_identity().version == 2
+    _at(monkeypatch, "2026-11-30T20:00:00Z")
+
+
+def test_the_monthly_report_says_what_changed_in_words(
+    qtbot: QtBot, facade: Memoryd, ops: Ops, monkeypatch: pytest.MonkeyPatch, errors: list[BaseException]
+) -> None:
+    _a_month_of_changes(facade, monkeypatch)
+    window = _opened(qtbot, facade, ops)
+
+    with qtbot.waitSignal(window.report_shown, timeout=20_000) as shown:
+        window.report_button.click()
+    assert shown.args == ["2026-11"]
+    words = window.report_words.toPlainText()
+    assert "1 new version(s) of your profile this month." in words
+    assert "Preferences added\n“Prefers Solid”\n“Short answers”" in words
+    assert "Preferences dropped\n“Prefers React”, replaced by “Prefers Solid”" in words
+    assert "Decisions superseded\n“Use npm” → “Use pnpm”" in words
+    assert "Decisions added\n“Use pnpm”" in words and "Warnings added\n“Never force-push main”" in words
+    assert "No longer mentioned" in words and "React" in words
+    assert "---" not in words and "@@" not in words  # no unified diff in the words
+
+    # The raw report, diff included, behind a toggle.
+    assert window.report_view.isHidden()
+    assert window.raw_toggle.text() == "Show the report file and its diff"
+    window.raw_toggle.click()
+    assert not window.report_view.isHidden() and window.raw_toggle.text() == "Hide the report file"
+    raw = window.report_view.toPlainText()
+    assert "--- before the month" in raw and "+- Short answers: The user wants short, direct answers." in raw
+    window.raw_toggle.click()
+    assert window.report_view.isHidden()
+    assert errors == []
+
+
+def test_the_words_are_chinese_under_the_chinese_catalogue(
+    qtbot: QtBot,
+    facade: Memoryd,
+    ops: Ops,
+    monkeypatch: pytest.MonkeyPatch,
+    errors: list[BaseException],
+    chinese: list[QTranslator],
+) -> None:
+    _a_month_of_changes(facade, monkeypatch)
+    facade.monthly_report()
+    window = _opened(qtbot, facade, ops)
+    qtbot.waitUntil(lambda: "偏好" in window.report_words.toPlainText(), timeout=20_000)
+    words = window.report_words.toPlainText()
+    assert "本月你的画像有 1 个新版本。" in words
+    assert "新增的偏好\n“Prefers Solid”" in words
+    assert "不再采用的偏好\n“Prefers React”，已被“Prefers Solid”取代" in words
+    assert "被取代的决定\n“Use npm” → “Use pnpm”" in words
+    assert window.raw_toggle.text() == "显示报告文件及其差异"
+    assert errors == []
+
+
+PASSPHRASE = "correct horse battery staple"
+
+
+def test_versions_and_a_report_hidden_by_a_sensitive_project_are_explained_and_a_grant_shows_them(
+    qtbot: QtBot,
+    facade: Memoryd,
+    ops: Ops,
+    monkeypatch: pytest.MonkeyPatch,
+    errors: list[BaseException],
+    tmp_path: Path,
+) -> None:
+    secret = tmp_path / "payroll"
+    secret.mkdir()
+    _at(monkeypatch, "2026-11-08T09:00:00Z")
+    facade.record("preference", "Payroll in euros", "Payroll runs in euros.", scope_path=secret)
+    facade.record("preference", "Tabs over spaces", "The user indents with tabs.")
+    assert facade.rewrite_identity().version == 1
+    _at(monkeypatch, "2026-11-15T09:00:00Z")
+    facade.record("preference", "Short answers", "The user wants short, direct answers.")
+    assert facade.rewrite_identity().version == 2
+    facade.monthly_report()
+    facade.mark_sensitive(secret, passphrase=PASSPHRASE)  # v1, v2 and the report withheld; v3
+
+    window = _opened(qtbot, facade, ops)
+    assert [
+        window.versions_list.topLevelItem(i).text(0) for i in range(window.versions_list.topLevelItemCount())
+    ] == ["v3"]
+    assert window.diff_info.text() == "Only one version so far: nothing to compare."
+    assert not window.withheld_info.isHidden()
+    # a sensitive project's name is sealed too: without a grant it shows as its short hash
+    assert window.withheld_info.text() == (
+        "2 version(s) and 1 monthly report(s) draw on sensitive projects "
+        f"(sensitive project {facade.scope(secret).hash}) and are hidden. "
+        "Grant access to those projects to see them."
+    )
+    assert window.report_periods() == []
+
+    # A live grant, through core's grant path: the same window shows them again.
+    facade.grant(secret, duration="session", passphrase=PASSPHRASE)
+    with qtbot.waitSignal(window.loaded, timeout=10_000):
+        window.load()
+    qtbot.waitUntil(lambda: not ops.busy, timeout=10_000)
+    assert window.withheld_info.isHidden() and window.withheld_info.text() == ""
+    assert [window.versions_list.topLevelItem(i).text(0) for i in range(3)] == ["v3", "v2", "v1"]
+    assert window.versions_list.topLevelItem(2).toolTip(0) == "shown under a grant on a sensitive project"
+    assert window.versions_list.topLevelItem(0).toolTip(0) == ""
+    assert window.report_periods() == ["2026-11"]
+    assert "(shown under a grant on a sensitive project)" in window.report_info.text()
+    with qtbot.waitSignal(window.diff_shown, timeout=10_000) as shown:
+        window.older_box.setCurrentIndex(window.older_box.findData(1))
+        window.newer_box.setCurrentIndex(window.newer_box.findData(2))
+    assert shown.args == [1, 2]
+    assert SHORT in window.diff.added_lines()
+    reads = facade.audit_events(event_type="sensitive_read")
+    assert reads and reads[-1].actor == "tray" and reads[-1].details_obj["what"] == "profile"
+
+    facade.revoke(secret)
+    with qtbot.waitSignal(window.loaded, timeout=10_000):
+        window.load()
+    assert window.withheld_info.text().startswith("2 version(s) and 1 monthly report(s)")
+    assert window.report_periods() == []
     assert errors == []
 
 

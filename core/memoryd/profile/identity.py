@@ -220,14 +220,15 @@ def rewrite(
         content, change, by, sources, scopes = got
         note = ""
     with read_session(store.engine) as s:
-        last = sql.latest(s)
+        last = sql.latest(s, plain=True)  # a withheld version's words are sealed: not compared
+        newest = sql.latest(s)
     if by != RULES and last is not None:  # an LLM rewrite keeps what the last version said
         scopes |= set(json.loads(last.get("source_scopes") or "[]"))
     if last is not None and content == last["content_md"] and content == old:
         return Rewrite(False, last["version_num"], by, note or "no change", "no change", "", sources)
-    num = (last["version_num"] if last else 0) + 1
+    num = (newest["version_num"] if newest else 0) + 1
     prev = last["content_md"] if last else old
-    patch = diff(prev, content, f"v{num - 1}" if last else "identity.md", f"v{num}")
+    patch = diff(prev, content, f"v{last['version_num']}" if last else "identity.md", f"v{num}")
     change = change or _summary(prev, content)
     # The event first, then the version: a rewrite killed in between writes the same
     # version again on the next run, and the event is not logged twice.
@@ -280,56 +281,159 @@ def _save(
 
 
 def versions(store: Store) -> list[dict[str, Any]]:
-    with read_session(store.engine) as s:
-        return sql.versions(s)
+    """Every version the caller may see: those withheld for a sensitive project only under
+    live grants on it (then with `withheld_by`, the projects they drew on)."""
+    return _listing(store)[0]
 
 
-def version(store: Store, num: int | None) -> dict[str, Any]:
+def _listing(store: Store) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(versions shown, versions withheld for want of a grant)."""
+    from memoryd.profile import withheld
+
     with read_session(store.engine) as s:
-        row = sql.latest(s) if num is None else sql.version(s, num)
+        rows = sql.versions(s)
+    shown, hidden = [], []
+    for row in rows:
+        opened = withheld.readable(store, row, withheld.version_name(int(row["version_num"])))
+        if opened is None:
+            hidden.append(row)
+            continue
+        shown.append({k: v for k, v in opened.items() if k not in ("content_md", "diff_from_prev")})
+    return shown, hidden
+
+
+def version(store: Store, num: int | None, *, actor: str = "cli") -> dict[str, Any]:
+    """A version by number (default: the current one, never withheld). A withheld one opens
+    only through the gate: a live grant on each sensitive project it drew on."""
+    from memoryd.profile import withheld
+
+    with read_session(store.engine) as s:
+        row = sql.latest(s, plain=True) if num is None else sql.version(s, num)
     if row is None:
         raise NotFound(
             "no identity profile version yet: run `memoryd profile rewrite-identity`"
             if num is None
             else f"no identity profile version {num}"
         )
-    return row
+    return withheld.check(store, row, withheld.version_name(int(row["version_num"])), actor=actor)
 
 
-def diff_versions(store: Store, a: int, b: int) -> str:
-    va, vb = version(store, a), version(store, b)
+def diff_versions(store: Store, a: int, b: int, *, actor: str = "cli") -> str:
+    va, vb = version(store, a, actor=actor), version(store, b, actor=actor)
     return diff(va["content_md"], vb["content_md"], f"v{a}", f"v{b}")
 
 
 def withdraw_scope(store: Store, config: Config, scope_hash: str, *, actor: str = "cli") -> int:
     """A scope just became sensitive: every identity version and monthly report that drew on
-    it goes (rows and report files), and identity.md is written again by rules from what is
-    left, so nothing of the scope stays in plaintext or reaches another project's snapshot.
-    Returns how many versions went."""
-    from memoryd.store import profile as psql
+    it is withheld (its words sealed with the scope's key, its report file removed), and
+    identity.md is written again by rules from what is left, so nothing of the scope stays
+    in plaintext or reaches another project's snapshot. A live grant shows them again
+    (profile/withheld.py). Returns how many versions and reports were withheld now (the
+    caller compacts the database when any were: their clear words leave the free pages)."""
+    from memoryd.profile import withheld
 
     with read_session(store.engine) as s:
-        gone = psql.versions_drawing_on(s, scope_hash)
-        periods = psql.reports_drawing_on(s, scope_hash)
+        gone = sql.versions_drawing_on(s, scope_hash)
+        reports = sql.reports_drawing_on(s, scope_hash)
     had_profile = bool(current_text(store))
-    if not gone and not periods:
+    if not gone and not reports:
         return 0
+    key = store.keys.get(scope_hash)
     with write_session(store.engine) as s:
-        psql.withdraw(s, gone, periods)
-    for period in periods:
-        (store.layout.profile / "change-reports" / f"{period}.md").unlink(missing_ok=True)
+        for row in gone:
+            num = int(row["version_num"])
+            sealed = withheld.seal(key, scope_hash, withheld.version_name(num), row, withheld.VERSION_FIELDS)
+            sql.set_version_words(
+                s, num, {"content_md": sealed, "diff_from_prev": None, "change_summary": None}
+            )
+        for row in reports:
+            period = str(row["period"])
+            name = withheld.report_name(period)
+            sql.set_report_words(s, period, withheld.seal(key, scope_hash, name, row, withheld.REPORT_FIELDS))
+    for row in reports:
+        (store.layout.profile / "change-reports" / f"{row['period']}.md").unlink(missing_ok=True)
     if had_profile:
         content, sources, scopes = by_rules(store, clock.now())
         with read_session(store.engine) as s:
             last = sql.latest(s)
-        # never reuse a withdrawn number: an audit event already names that version
-        num = max(last["version_num"] if last else 0, max(gone, default=0)) + 1
+        num = (last["version_num"] if last else 0) + 1
         note = "rewritten by rules: a scope was marked sensitive"
         _save(store, num, "on_event", content, None, note, sources, scopes, clock.now())
     store.audit.append(
         "profile_withdraw",
         actor=actor,
         scope_hash=scope_hash,
-        details={"versions": gone, "reports": periods},
+        details={
+            "versions": [int(r["version_num"]) for r in gone],
+            "reports": [r["period"] for r in reports],
+        },
     )
-    return len(gone)
+    return len(gone) + len(reports)
+
+
+def unseal_scope(store: Store, scope_hash: str, old_key: bytes, new_key: bytes | None) -> None:
+    """The scope's key changes (`new_key`) or goes with its sensitivity (None): what it
+    withheld is sealed again with the new key, or, unmarked, handed to another sensitive
+    project it drew on, or plain again when there is none (dropped when that project's key
+    is not at hand: it must not come back as plaintext)."""
+    from memoryd.errors import MemorydError
+    from memoryd.profile import withheld
+
+    with read_session(store.engine) as s:
+        versions, reports = sql.sealed_by(s, scope_hash)
+
+    def target(row: dict[str, Any]) -> tuple[str, bytes] | bool | None:
+        if new_key is not None:
+            return scope_hash, new_key
+        others = [h for h in json.loads(row.get("source_scopes") or "[]") if h != scope_hash]
+        for h in others:
+            if store.keys.sensitive(h):
+                try:
+                    return h, store.keys.get(h)
+                except MemorydError:
+                    return False
+        return None
+
+    def opened(name: str, value: str) -> dict[str, Any] | None:
+        """The words, or None when a rotation killed half-way already sealed them anew."""
+        try:
+            return withheld.open_words(old_key, name, value)
+        except MemorydError:
+            if new_key is None:
+                raise
+            withheld.open_words(new_key, name, value)  # raises if neither key opens it
+            return None
+
+    dropped_v: list[int] = []
+    dropped_r: list[str] = []
+    with write_session(store.engine) as s:
+        for row in versions:
+            num = int(row["version_num"])
+            name = withheld.version_name(num)
+            words = opened(name, row["content_md"])
+            to = target(row)
+            if words is None:
+                continue
+            if to is False:
+                dropped_v.append(num)
+                continue
+            if to is not None:
+                assert isinstance(to, tuple)
+                sealed = withheld.seal(to[1], to[0], name, words, withheld.VERSION_FIELDS)
+                words = {"content_md": sealed, "diff_from_prev": None, "change_summary": None}
+            sql.set_version_words(s, num, words)
+        for row in reports:
+            period = str(row["period"])
+            name = withheld.report_name(period)
+            words = opened(name, row["content_md"])
+            to = target(row)
+            if words is None:
+                continue
+            if to is False:
+                dropped_r.append(period)
+                continue
+            if to is not None:
+                assert isinstance(to, tuple)
+                words = {"content_md": withheld.seal(to[1], to[0], name, words, withheld.REPORT_FIELDS)}
+            sql.set_report_words(s, period, str(words["content_md"]))
+        sql.drop(s, dropped_v, dropped_r)

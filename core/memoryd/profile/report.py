@@ -1,11 +1,12 @@
 """The monthly change report (seed 001 section 6): `profile/change-reports/YYYY-MM.md` and a
 `profile_change_reports` row, saying how the identity profile changed in a month.
 
-The structure comes from the data: the month's versions with their summaries, the diff
-from the last version before the month to the last one in it, the supersedes decided in
-the month (old -> new), and the entities first seen in the month or no longer mentioned
-since the month before. With an LLM configured, the `profile_change_report` prompt adds a
-readable account on top; without one the report is the structure alone.
+The structure comes from the data (profile/changes.py): preferences and other long-term
+memories added in the month, what was superseded (old -> new), the entities first seen in
+the month or no longer mentioned since the month before, the month's versions with their
+summaries, and last the raw diff from the version before the month to the last one in it.
+With an LLM configured, the `profile_change_report` prompt adds a readable
+account on top; without one the report is the structure alone.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from memoryd import atomic, clock
 from memoryd.config import Config
 from memoryd.db.engine import read_session, write_session
 from memoryd.errors import UsageError
-from memoryd.profile import identity
+from memoryd.profile import changes
 from memoryd.store import Store
 from memoryd.store import profile as psql
 
@@ -39,9 +40,12 @@ class Report:
     entities_dropped: int
     by: str
     note: str
+    changes: changes.MonthChanges | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        out["changes"] = self.changes.as_dict() if self.changes else None
+        return out
 
 
 def bounds(month: str | None) -> tuple[str, datetime, datetime, datetime]:
@@ -71,47 +75,17 @@ def generate(
     transport: httpx.BaseTransport | None = None,
 ) -> Report:
     period, start, end, prev = bounds(month)
-    a, b, p = clock.iso(start), clock.iso(end), clock.iso(prev)
+    a, b = clock.iso(start), clock.iso(end)
+    found = changes.of_month(store, period, start, end, prev)
     with read_session(store.engine) as s:
         versions = psql.versions_between(s, a, b)
         before = psql.last_before(s, a)
-        supersedes = psql.supersedes_between(s, a, b)
-        added, dropped = psql.entities_added(s, a, b), psql.entities_dropped(s, p, a)
     old = before["content_md"] if before else ""
     new = versions[-1]["content_md"] if versions else old
-
-    lines = [f"# Identity profile: changes in {period}", ""]
-    if versions:
-        first, last = versions[0]["version_num"], versions[-1]["version_num"]
-        lines.append(f"{len(versions)} version(s) this month, v{first} to v{last}.")
-    else:
-        lines.append("The profile did not change this month.")
     narrative, by, note = (
         _narrative(store, config, period, old, new, env, transport) if versions else ("", "rules", "")
     )
-    if narrative:
-        lines += ["", narrative.strip()]
-    if versions:
-        lines += ["", "## Versions"]
-        lines += [
-            f"- v{v['version_num']} {v['written_at'][:10]} ({v['trigger']}): {v['change_summary'] or ''}"
-            for v in versions
-        ]
-        patch = identity.diff(old, new, "before the month", f"v{versions[-1]['version_num']}")
-        if patch:
-            lines += ["", "## What changed", "", "```diff", patch.rstrip("\n"), "```"]
-    if supersedes:
-        lines += ["", "## Superseded"]
-        for sup in supersedes:
-            how = f"{sup['decided_by']}, confidence {sup['confidence']:.2f}"
-            lines.append(f"- {sup['older_memory_id']} -> {sup['newer_memory_id']} ({how})")
-    if added or dropped:
-        lines += ["", "## Entities"]
-        if added:
-            lines.append("- New: " + ", ".join(f"{e['name']} ({e['type']})" for e in added))
-        if dropped:
-            lines.append("- No longer mentioned: " + ", ".join(f"{e['name']} ({e['type']})" for e in dropped))
-    content = "\n".join(lines) + "\n"
+    content = words(found, versions, narrative)
 
     folder = store.layout.profile / "change-reports"
     out = folder / f"{period}.md"
@@ -121,9 +95,9 @@ def generate(
         "generated_at": clock.now_iso(),
         "content_md": content,
         "versions_count": len(versions),
-        "supersedes_count": len(supersedes),
-        "entities_added": len(added),
-        "entities_dropped": len(dropped),
+        "supersedes_count": len(found.superseded),
+        "entities_added": len(found.entities_new),
+        "entities_dropped": len(found.entities_gone),
         "source_scopes": json.dumps(
             sorted({h for v in versions for h in json.loads(v.get("source_scopes") or "[]")})
         ),
@@ -136,7 +110,72 @@ def generate(
         target_id=f"change-report:{period}",
         details={k: v for k, v in row.items() if k not in ("content_md", "generated_at", "source_scopes")},
     )
-    return Report(period, str(out), len(versions), len(supersedes), len(added), len(dropped), by, note)
+    return Report(
+        period,
+        str(out),
+        len(versions),
+        len(found.superseded),
+        len(found.entities_new),
+        len(found.entities_gone),
+        by,
+        note,
+        found,
+    )
+
+
+def month_changes(store: Store, month: str | None = None) -> changes.MonthChanges:
+    """The month's changes as values, without writing a report."""
+    period, start, end, prev = bounds(month)
+    return changes.of_month(store, period, start, end, prev)
+
+
+def sections(found: changes.MonthChanges) -> list[tuple[str, list[str]]]:
+    """(heading, bullet lines) of what changed, for the file and the CLI: prose for people,
+    in English like `words` (the tray words MonthChanges itself, with Qt's translations)."""
+
+    def names(memos: list[changes.Memo]) -> list[str]:
+        return [f"- {m.title}" for m in memos]
+
+    return [
+        ("Preferences added", names(found.preferences_added)),
+        ("Preferences dropped", names(found.preferences_dropped)),
+        (
+            "Superseded",
+            [f"- {r.older.title} -> {r.newer.title} ({r.older.type})" for r in found.superseded],
+        ),
+        ("Decisions added", names(found.added_of("decision"))),
+        ("Warnings added", names(found.added_of("warning"))),
+        ("Facts added", names(found.added_of("fact"))),
+        ("Playbooks added", names(found.added_of("playbook"))),
+        ("New entities", [f"- {e.name} ({e.type})" for e in found.entities_new]),
+        ("Entities no longer mentioned", [f"- {e.name} ({e.type})" for e in found.entities_gone]),
+    ]
+
+
+def words(found: changes.MonthChanges, versions: list[dict[str, Any]], narrative: str = "") -> str:
+    """The report file's Markdown, for people. English for now: this and `sections` are the
+    place to word it in the user's language once core knows which that is (issue 22 item 5)."""
+
+    lines = [f"# Identity profile: changes in {found.period}", ""]
+    if versions:
+        first, last = versions[0]["version_num"], versions[-1]["version_num"]
+        lines.append(f"{len(versions)} version(s) this month, v{first} to v{last}.")
+    else:
+        lines.append("The profile did not change this month.")
+    if narrative:
+        lines += ["", narrative.strip()]
+    for title, items in sections(found):
+        if items:
+            lines += ["", f"## {title}", *items]
+    if versions:
+        lines += ["", "## Versions"]
+        lines += [
+            f"- v{v['version_num']} {v['written_at'][:10]} ({v['trigger']}): {v['change_summary'] or ''}"
+            for v in versions
+        ]
+    if found.diff:
+        lines += ["", "## The profile's diff", "", "```diff", found.diff.rstrip("\n"), "```"]
+    return "\n".join(lines) + "\n"
 
 
 def _narrative(
@@ -172,8 +211,33 @@ def _narrative(
 
 
 def listing(store: Store) -> list[dict[str, Any]]:
-    """The reports written so far, newest first, with their Markdown."""
-    from memoryd.db.engine import read_session
+    """The reports written so far, newest first, with their Markdown: those withheld for a
+    sensitive project only under live grants on it (profile/withheld.py)."""
+    return _listing(store)[0]
+
+
+def _listing(store: Store) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(reports shown, reports withheld for want of a grant)."""
+    from memoryd.profile import withheld
 
     with read_session(store.engine) as s:
-        return psql.reports(s)
+        rows = psql.reports(s)
+    shown, hidden = [], []
+    for row in rows:
+        opened = withheld.readable(store, row, withheld.report_name(str(row["period"])))
+        if opened is None:
+            hidden.append(row)
+        else:
+            shown.append(opened)
+    return shown, hidden
+
+
+def withheld_counts(store: Store) -> Any:
+    """How many versions and reports the listings leave out, and the sensitive projects
+    whose grants would show them (the window says why it shows fewer)."""
+    from memoryd.profile import identity, withheld
+
+    _, versions_hidden = identity._listing(store)
+    _, reports_hidden = _listing(store)
+    scopes = sorted({h for row in [*versions_hidden, *reports_hidden] for h in withheld.needs(store, row)})
+    return withheld.Withheld(len(versions_hidden), len(reports_hidden), scopes)

@@ -417,6 +417,9 @@ def unmark(store: Store, scope: Scope, *, actor: str = "cli") -> int:
             for items in texts:  # plain again: the vectors need no new embedding
                 vectors.carry(raw_connection(s), items, (scope.hash, key), (scope.hash, None))
         names.unseal_row(store, scope.hash, settings.root)
+        from memoryd.profile import identity
+
+        identity.unseal_scope(store, scope.hash, key, None)  # what it withheld from the profile
         state.remove(store.layout, scope.hash)
         store.keys.forget(scope.hash)
         store.reindex_scope(scope.hash)
@@ -475,6 +478,9 @@ def rotate(store: Store, scope: Scope, *, new_passphrase: str | None, actor: str
                     params={"b": resealed["proposed_body"], "id": row["id"]},
                 )
         names.reseal(raw_connection(s), scope.hash, old, new)
+    from memoryd.profile import identity
+
+    identity.unseal_scope(store, scope.hash, old, new)  # what it withheld from the profile
     new_settings = state.Settings(
         settings.scope_hash,
         settings.root,

@@ -32,8 +32,15 @@ def add_version(s: Session, row: dict[str, Any]) -> None:
     )
 
 
-def latest(s: Session) -> dict[str, Any] | None:
-    rows = _rows(s.exec(text(f"SELECT {_COLS} FROM profile_versions ORDER BY version_num DESC LIMIT 1")))
+PLAIN = "content_md NOT LIKE 'withheld:%'"  # see memoryd.profile.withheld
+
+
+def latest(s: Session, *, plain: bool = False) -> dict[str, Any] | None:
+    """The newest version; with `plain`, the newest not withheld for a sensitive project."""
+    where = f"WHERE {PLAIN} " if plain else ""
+    rows = _rows(
+        s.exec(text(f"SELECT {_COLS} FROM profile_versions {where}ORDER BY version_num DESC LIMIT 1"))
+    )
     return rows[0] if rows else None
 
 
@@ -45,22 +52,64 @@ def version(s: Session, num: int) -> dict[str, Any] | None:
 
 
 def versions(s: Session) -> list[dict[str, Any]]:
-    cols = "version_num, written_at, trigger, change_summary, sources_count"
+    """Each version's summary row; a withheld one's sealed words in content_md (else None)."""
+    cols = (
+        "version_num, written_at, trigger, change_summary, sources_count, source_scopes, "
+        f"CASE WHEN {PLAIN} THEN NULL ELSE content_md END AS content_md"
+    )
     return _rows(s.exec(text(f"SELECT {cols} FROM profile_versions ORDER BY version_num")))
 
 
-def versions_drawing_on(s: Session, scope_hash: str) -> list[int]:
-    """Versions whose sources include the scope, or whose sources are not recorded."""
-    rows = _rows(s.exec(text("SELECT version_num, source_scopes FROM profile_versions")))
-    return [r["version_num"] for r in rows if not r["source_scopes"] or scope_hash in r["source_scopes"]]
+def versions_drawing_on(s: Session, scope_hash: str) -> list[dict[str, Any]]:
+    """Plain versions whose sources include the scope, or whose sources are not recorded."""
+    rows = _rows(s.exec(text(f"SELECT {_COLS} FROM profile_versions WHERE {PLAIN}")))
+    return [r for r in rows if not r["source_scopes"] or scope_hash in r["source_scopes"]]
 
 
-def reports_drawing_on(s: Session, scope_hash: str) -> list[str]:
-    rows = _rows(s.exec(text("SELECT period, source_scopes FROM profile_change_reports")))
-    return [r["period"] for r in rows if not r["source_scopes"] or scope_hash in r["source_scopes"]]
+def reports_drawing_on(s: Session, scope_hash: str) -> list[dict[str, Any]]:
+    rows = _rows(
+        s.exec(text(f"SELECT period, content_md, source_scopes FROM profile_change_reports WHERE {PLAIN}"))
+    )
+    return [r for r in rows if not r["source_scopes"] or scope_hash in r["source_scopes"]]
 
 
-def withdraw(s: Session, versions: list[int], periods: list[str]) -> None:
+def sealed_by(s: Session, scope_hash: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(versions, reports) withheld under this scope's key."""
+    like = {"p": f"withheld:{scope_hash}:%"}
+    versions = _rows(
+        s.exec(text(f"SELECT {_COLS} FROM profile_versions WHERE content_md LIKE :p"), params=like)
+    )
+    reports = _rows(
+        s.exec(
+            text(
+                "SELECT period, content_md, source_scopes FROM profile_change_reports "
+                "WHERE content_md LIKE :p"
+            ),
+            params=like,
+        )
+    )
+    return versions, reports
+
+
+def set_version_words(s: Session, num: int, words: dict[str, Any]) -> None:
+    """Withhold (sealed content, no diff or summary) or restore a version's words."""
+    s.exec(
+        text(
+            "UPDATE profile_versions SET content_md = :content_md, diff_from_prev = :diff_from_prev, "
+            "change_summary = :change_summary WHERE version_num = :n"
+        ),
+        params={"n": num, **words},
+    )
+
+
+def set_report_words(s: Session, period: str, content_md: str) -> None:
+    s.exec(
+        text("UPDATE profile_change_reports SET content_md = :c WHERE period = :p"),
+        params={"p": period, "c": content_md},
+    )
+
+
+def drop(s: Session, versions: list[int], periods: list[str]) -> None:
     for n in versions:
         s.exec(text("DELETE FROM profile_versions WHERE version_num = :n"), params={"n": n})
     for p in periods:
@@ -71,13 +120,16 @@ def withdraw(s: Session, versions: list[int], periods: list[str]) -> None:
 def versions_between(s: Session, a: str, b: str) -> list[dict[str, Any]]:
     sql = (
         "SELECT version_num, written_at, trigger, change_summary, content_md, source_scopes "
-        "FROM profile_versions WHERE written_at >= :a AND written_at < :b ORDER BY version_num"
+        f"FROM profile_versions WHERE written_at >= :a AND written_at < :b AND {PLAIN} ORDER BY version_num"
     )
     return _rows(s.exec(text(sql), params={"a": a, "b": b}))
 
 
 def last_before(s: Session, a: str) -> dict[str, Any] | None:
-    sql = "SELECT content_md FROM profile_versions WHERE written_at < :a ORDER BY version_num DESC LIMIT 1"
+    sql = (
+        f"SELECT content_md FROM profile_versions WHERE written_at < :a AND {PLAIN} "
+        "ORDER BY version_num DESC LIMIT 1"
+    )
     rows = _rows(s.exec(text(sql), params={"a": a}))
     return rows[0] if rows else None
 
@@ -91,13 +143,19 @@ def supersedes_between(s: Session, a: str, b: str) -> list[dict[str, Any]]:
 
 
 def entities_added(s: Session, a: str, b: str) -> list[dict[str, Any]]:
-    sql = "SELECT name, type FROM entities WHERE first_seen_at >= :a AND first_seen_at < :b ORDER BY name"
+    sql = (
+        "SELECT name, type, scope_hash FROM entities "
+        "WHERE first_seen_at >= :a AND first_seen_at < :b ORDER BY name"
+    )
     return _rows(s.exec(text(sql), params={"a": a, "b": b}))
 
 
 def entities_dropped(s: Session, prev: str, a: str) -> list[dict[str, Any]]:
     """Seen in the month before, not since."""
-    sql = "SELECT name, type FROM entities WHERE last_seen_at >= :p AND last_seen_at < :a ORDER BY name"
+    sql = (
+        "SELECT name, type, scope_hash FROM entities "
+        "WHERE last_seen_at >= :p AND last_seen_at < :a ORDER BY name"
+    )
     return _rows(s.exec(text(sql), params={"p": prev, "a": a}))
 
 
@@ -119,7 +177,8 @@ def reports(s: Session) -> list[dict[str, Any]]:
         s.exec(
             text(
                 "SELECT period, generated_at, content_md, versions_count, supersedes_count, "
-                "entities_added, entities_dropped FROM profile_change_reports ORDER BY period DESC"
+                "entities_added, entities_dropped, source_scopes FROM profile_change_reports "
+                "ORDER BY period DESC"
             )
         )
     )

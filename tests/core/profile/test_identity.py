@@ -11,7 +11,7 @@ from memoryd.app import Memoryd
 from memoryd.config import Config, LLMConfig
 from memoryd.profile import identity
 from tests.core.llm.replay import Replay, recorded
-from tests.core.sensitive.support import leaks
+from tests.core.sensitive.support import PIN, audit_events, grant_pin, leaks, one_line_error, set_pin
 
 CANARY = "QuokkaLedger5521"
 
@@ -131,12 +131,13 @@ def test_bad_input_is_one_line(cli):
         assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr, out.stderr
 
 
-def test_marking_a_scope_sensitive_withdraws_it_from_the_profile(
+def test_marking_a_scope_sensitive_withholds_it_from_the_profile(
     cli, secret_service: str, project: Path, tmp_path: Path, isolated_home: Path
 ):
     """Written into the profile, a version and a monthly report while the scope was plain;
-    marked afterwards: every version and report that drew on it goes, identity.md is
-    rewritten without it, and no other project's snapshot shows it."""
+    marked afterwards: every version and report that drew on it is withheld (sealed, out of
+    every listing, counted), identity.md is rewritten without it, and no other project's
+    snapshot shows it."""
     secret = tmp_path / "payroll"
     secret.mkdir()
     Memoryd().record("preference", f"Payroll runs use {CANARY}", f"Always {CANARY}.", scope_path=secret)
@@ -151,10 +152,88 @@ def test_marking_a_scope_sensitive_withdraws_it_from_the_profile(
     assert CANARY not in (profile / "identity.md").read_text(encoding="utf-8")
     assert "Tabs over spaces" in (profile / "identity.md").read_text(encoding="utf-8")
     assert not list((profile / "change-reports").glob("*.md"))
+    app = Memoryd()
+    assert [v["version_num"] for v in app.profile_versions()] == [2]  # v1 withheld, v2 by rules
+    assert app.monthly_reports() == []
+    hidden = app.profile_withheld()
+    assert (hidden.versions, hidden.reports, hidden.scopes) == (1, 1, [app.scope(secret).hash])
     assert CANARY not in json.dumps(
-        [identity.version(Memoryd().store, v["version_num"]) for v in identity.versions(Memoryd().store)]
+        [identity.version(app.store, v["version_num"]) for v in app.profile_versions()]
     )
+    listed = cli("profile", "versions")
+    assert "1 version(s) and 1 monthly report(s) drew on sensitive projects" in listed.stderr + listed.stdout
     assert CANARY not in cli("inject", "--cwd", str(project)).stdout
     events = [e for e in json.loads(cli("audit", "--json").stdout) if e["event_type"] == "profile_withdraw"]
     assert len(events) == 1
     assert leaks(isolated_home, CANARY) == []  # no byte left anywhere, index.db's free pages included
+
+
+def test_a_live_grant_shows_the_withheld_versions_and_report(
+    cli, secret_service: str, project: Path, tmp_path: Path, isolated_home: Path
+):
+    """Through the gate every reader passes: with a live grant the versions and the report
+    a sensitive project withheld are listed and read again; without one they are counted,
+    and asking for one by number is refused (and audited). Unmarked, they are plain again."""
+    secret = tmp_path / "payroll"
+    secret.mkdir()
+    set_pin(cli)
+    Memoryd().record("preference", f"Payroll runs use {CANARY}", f"Always {CANARY}.", scope_path=secret)
+    Memoryd().record("preference", "Tabs over spaces", "The user indents with tabs.", scope_path=project)
+    assert cli("profile", "rewrite-identity").returncode == 0  # v1
+    Memoryd().record("preference", "Short answers", "The user wants short answers.", scope_path=project)
+    assert cli("profile", "rewrite-identity").returncode == 0  # v2
+    assert cli("profile", "generate-monthly-report").returncode == 0
+    assert (
+        cli("mark-sensitive", str(secret), stdin=PIN + "\n").returncode == 0
+    )  # v1, v2 and the report withheld; v3
+
+    app = Memoryd()
+    assert [v["version_num"] for v in app.profile_versions()] == [3]
+    assert app.profile_withheld().as_dict() == {
+        "versions": 2,
+        "reports": 1,
+        "scopes": [app.scope(secret).hash],
+    }
+    one_line_error(cli("profile", "show", "1"), 3, "sensitive")
+    assert "profile" in audit_events(cli, "access_denied")[-1]["details"]
+
+    grant_pin(cli, secret, "session")
+    app = Memoryd()
+    shown = app.profile_versions()
+    assert [v["version_num"] for v in shown] == [1, 2, 3]
+    assert shown[0]["change_summary"] == "first version" and shown[0]["withheld_by"] == [
+        app.scope(secret).hash
+    ]
+    assert "withheld_by" not in shown[2]
+    assert CANARY in app.profile_version(1)["content_md"]
+    assert "+- Short answers" in app.profile_diff(1, 2)
+    (report,) = app.monthly_reports()
+    assert CANARY in report["content_md"]
+    assert app.profile_withheld().as_dict() == {"versions": 0, "reports": 0, "scopes": []}
+    assert "profile" in audit_events(cli, "sensitive_read")[-1]["details"]
+
+    assert cli("revoke", str(secret)).returncode == 0
+    assert [v["version_num"] for v in Memoryd().profile_versions()] == [3]
+    assert Memoryd().profile_withheld().versions == 2
+
+    grant_pin(cli, secret, "once")
+    assert cli("unmark-sensitive", str(secret)).returncode == 0
+    app = Memoryd()
+    assert [v["version_num"] for v in app.profile_versions()] == [1, 2, 3]
+    assert "withheld_by" not in app.profile_versions()[0] and CANARY in app.profile_version(1)["content_md"]
+    assert app.profile_withheld().versions == 0
+
+
+def test_a_rotated_key_still_opens_what_it_withheld(
+    cli, secret_service: str, project: Path, tmp_path: Path, isolated_home: Path
+):
+    secret = tmp_path / "payroll"
+    secret.mkdir()
+    set_pin(cli)
+    Memoryd().record("preference", f"Payroll runs use {CANARY}", f"Always {CANARY}.", scope_path=secret)
+    assert cli("profile", "rewrite-identity").returncode == 0
+    assert cli("mark-sensitive", str(secret), stdin=PIN + "\n").returncode == 0
+    grant_pin(cli, secret, "session")
+    out = cli("rotate-key", str(secret))
+    assert out.returncode == 0, out.stderr
+    assert CANARY in Memoryd().profile_version(1)["content_md"]

@@ -57,6 +57,14 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     )
     m.add_argument("--month", help="YYYY-MM (default: this month)")
     m.set_defaults(handler=run_report)
+    c = ps.add_parser(
+        "changes",
+        parents=[common],
+        help="what a month changed (preferences, supersedes, entities) without writing a report",
+        description="Example: memoryd profile changes --month 2026-10 --json",
+    )
+    c.add_argument("--month", help="YYYY-MM (default: this month)")
+    c.set_defaults(handler=run_changes)
     p.set_defaults(handler=lambda args: (p.print_help(), 2)[1])
 
 
@@ -81,17 +89,26 @@ def run_rewrite(args: argparse.Namespace) -> int:
 
 
 def run_versions(args: argparse.Namespace) -> int:
-    rows = _app().profile_versions()
+    app = _app()
+    rows = app.profile_versions()
     if args.json:
         output.emit_json(rows)
         return 0
+    hidden = app.profile_withheld()
     if not rows:
         output.line("no versions yet: run `memoryd profile rewrite-identity`")
-        return 0
-    output.table(
-        [[str(r["version_num"]), r["written_at"], r["trigger"], r["change_summary"] or ""] for r in rows],
-        ["version", "written", "trigger", "change"],
-    )
+    else:
+        output.table(
+            [[str(r["version_num"]), r["written_at"], r["trigger"], r["change_summary"] or ""] for r in rows],
+            ["version", "written", "trigger", "change"],
+        )
+    if hidden.versions or hidden.reports:
+        names = app.project_names(hidden.scopes)
+        output.note(
+            f"{hidden.versions} version(s) and {hidden.reports} monthly report(s) drew on sensitive "
+            f"projects ({', '.join(names[h].label for h in hidden.scopes)}) and are hidden: "
+            "a grant on them (`memoryd grant PATH`) shows them"
+        )
     return 0
 
 
@@ -122,4 +139,28 @@ def run_report(args: argparse.Namespace) -> int:
             f"{rep.path}: {rep.versions} version(s), {rep.supersedes} supersede(s), "
             f"{rep.entities_added} new and {rep.entities_dropped} dropped entities"
         )
+        if rep.changes is not None:
+            _print_changes(rep.changes)
     return 0
+
+
+def run_changes(args: argparse.Namespace) -> int:
+    found = _app().monthly_changes(args.month)
+    if args.json:
+        output.emit_json(found.as_dict())
+        return 0
+    output.line(f"{found.period}: {len(found.versions)} version(s) of the profile")
+    _print_changes(found)
+    return 0
+
+
+def _print_changes(found: Any) -> None:
+    from memoryd.profile import report
+
+    shown = [(title, items) for title, items in report.sections(found) if items]
+    if not shown:
+        output.line("nothing changed in the memories this month")
+    for title, items in shown:
+        output.line(f"{title}:")
+        for item in items:
+            output.line(f"  {item}")
