@@ -91,6 +91,25 @@ class ReportResult(Protocol):
     period: str
 
 
+def change_text(change: dict[str, Any] | None) -> str:
+    """A version's change, from core's values (memoryd.profile.identity.change_of)."""
+    change = change or {}
+    kind = change.get("kind")
+    if kind == "first":
+        return translate("IdentityWindow", "first version")
+    if kind == "withdrawn":
+        return translate("IdentityWindow", "rewritten by rules: a project was marked sensitive")
+    if kind == "lines":
+        return lines_changed(int(change.get("added", 0)), int(change.get("removed", 0)))
+    return str(change.get("text") or "")
+
+
+def lines_changed(added: int, removed: int) -> str:
+    return translate("IdentityWindow", "{added} line(s) added, {removed} removed").format(
+        added=added, removed=removed
+    )
+
+
 class MarkdownView(QTextBrowser):
     """Rendered Markdown that never fetches anything: an image or a file link in a profile
     stays inert, and only web and mail links open, in the user's browser."""
@@ -284,10 +303,9 @@ class IdentityWindow(QWidget):
             when=local_time(current.get("written_at")),
             trigger=trigger_label(current.get("trigger") or ""),
         )
-        if current.get("change_summary"):
-            info += " " + translate("IdentityWindow", "Change: {summary}.").format(
-                summary=str(current["change_summary"]).rstrip(".")
-            )
+        change = change_text(current.get("change"))
+        if change:
+            info += " " + translate("IdentityWindow", "Change: {summary}.").format(summary=change.rstrip("."))
         if current.get("sources_count") is not None:
             info += " " + translate("IdentityWindow", "Drawn from {count} memories.").format(
                 count=current["sources_count"]
@@ -311,7 +329,7 @@ class IdentityWindow(QWidget):
                     translate("IdentityWindow", "v{version}").format(version=row["version_num"]),
                     local_time(row.get("written_at")),
                     trigger_label(row.get("trigger") or ""),
-                    row.get("change_summary") or "",
+                    change_text(row.get("change")),
                     str(row.get("sources_count") if row.get("sources_count") is not None else ""),
                 ]
             )

@@ -1129,20 +1129,60 @@
             <source>Project:</source>
             <translation>Project:</translation>
         </message>
+        <message>
+            <source>read a memory</source>
+            <translation>read a memory</translation>
+        </message>
+        <message>
+            <source>search memories</source>
+            <translation>search memories</translation>
+        </message>
+        <message>
+            <source>read where memories were recalled</source>
+            <translation>read where memories were recalled</translation>
+        </message>
+        <message>
+            <source>read a memory's history</source>
+            <translation>read a memory's history</translation>
+        </message>
+        <message>
+            <source>write the project's start-up snapshot</source>
+            <translation>write the project's start-up snapshot</translation>
+        </message>
+        <message>
+            <source>change a memory</source>
+            <translation>change a memory</translation>
+        </message>
+        <message>
+            <source>forget a memory</source>
+            <translation>forget a memory</translation>
+        </message>
+        <message>
+            <source>merge memories</source>
+            <translation>merge memories</translation>
+        </message>
+        <message>
+            <source>approve a proposed memory</source>
+            <translation>approve a proposed memory</translation>
+        </message>
+        <message>
+            <source>mark a memory as replaced</source>
+            <translation>mark a memory as replaced</translation>
+        </message>
+        <message>
+            <source>undo a review decision</source>
+            <translation>undo a review decision</translation>
+        </message>
+        <message>
+            <source>clear a memory flagged as suspect</source>
+            <translation>clear a memory flagged as suspect</translation>
+        </message>
     </context>
     <context>
         <name>GrantServer</name>
         <message>
             <source>{who}, process {pid}</source>
             <translation>{who}, process {pid}</translation>
-        </message>
-        <message>
-            <source>the tray app quit</source>
-            <translation>the tray app quit</translation>
-        </message>
-        <message>
-            <source>the user denied access</source>
-            <translation>the user denied access</translation>
         </message>
         <message>
         <source>memoryd: set the grant PIN?</source>
@@ -1310,6 +1350,18 @@
         <message>
             <source>Report for {period} written.</source>
             <translation>Report for {period} written.</translation>
+        </message>
+        <message>
+            <source>first version</source>
+            <translation>first version</translation>
+        </message>
+        <message>
+            <source>rewritten by rules: a project was marked sensitive</source>
+            <translation>rewritten by rules: a project was marked sensitive</translation>
+        </message>
+        <message>
+            <source>{added} line(s) added, {removed} removed</source>
+            <translation>{added} line(s) added, {removed} removed</translation>
         </message>
     </context>
     <context>

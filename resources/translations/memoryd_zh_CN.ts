@@ -1131,6 +1131,54 @@
         <source>Project:</source>
         <translation>项目：</translation>
     </message>
+    <message>
+        <source>read a memory</source>
+        <translation>读取一条记忆</translation>
+    </message>
+    <message>
+        <source>search memories</source>
+        <translation>搜索记忆</translation>
+    </message>
+    <message>
+        <source>read where memories were recalled</source>
+        <translation>查看记忆被调用的记录</translation>
+    </message>
+    <message>
+        <source>read a memory's history</source>
+        <translation>查看一条记忆的历史</translation>
+    </message>
+    <message>
+        <source>write the project's start-up snapshot</source>
+        <translation>生成项目的启动快照</translation>
+    </message>
+    <message>
+        <source>change a memory</source>
+        <translation>修改一条记忆</translation>
+    </message>
+    <message>
+        <source>forget a memory</source>
+        <translation>遗忘一条记忆</translation>
+    </message>
+    <message>
+        <source>merge memories</source>
+        <translation>合并记忆</translation>
+    </message>
+    <message>
+        <source>approve a proposed memory</source>
+        <translation>批准一条提议的记忆</translation>
+    </message>
+    <message>
+        <source>mark a memory as replaced</source>
+        <translation>将一条记忆标为已被取代</translation>
+    </message>
+    <message>
+        <source>undo a review decision</source>
+        <translation>撤销一次审核决定</translation>
+    </message>
+    <message>
+        <source>clear a memory flagged as suspect</source>
+        <translation>解除一条记忆的可疑标记</translation>
+    </message>
 </context>
 <context>
     <name>GrantServer</name>
@@ -1138,14 +1186,6 @@
             <source>{who}, process {pid}</source>
             <translation>{who}，进程 {pid}</translation>
         </message>
-    <message>
-        <source>the tray app quit</source>
-        <translation>托盘应用已退出</translation>
-    </message>
-    <message>
-        <source>the user denied access</source>
-        <translation>用户拒绝了访问</translation>
-    </message>
     <message>
         <source>memoryd: set the grant PIN?</source>
         <translation>memoryd：设置授权 PIN？</translation>
@@ -1312,6 +1352,18 @@
     <message>
         <source>Report for {period} written.</source>
         <translation>{period} 的报告已写入。</translation>
+    </message>
+    <message>
+        <source>first version</source>
+        <translation>第一个版本</translation>
+    </message>
+    <message>
+        <source>rewritten by rules: a project was marked sensitive</source>
+        <translation>按规则重写：有项目被标为敏感项目</translation>
+    </message>
+    <message>
+        <source>{added} line(s) added, {removed} removed</source>
+        <translation>新增 {added} 行，删除 {removed} 行</translation>
     </message>
 </context>
 <context>
