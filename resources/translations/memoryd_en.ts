@@ -2092,4 +2092,115 @@
             <translation>From the session of {day} in {project}</translation>
         </message>
     </context>
+    <context>
+        <name>DuraReasoning</name>
+        <message>
+            <source>identity, health or safety</source>
+            <translation>identity, health or safety</translation>
+        </message>
+        <message>
+            <source>temporary</source>
+            <translation>temporary</translation>
+        </message>
+        <message>
+            <source>nothing stated to keep</source>
+            <translation>nothing stated to keep</translation>
+        </message>
+        <message>
+            <source>a decision</source>
+            <translation>a decision</translation>
+        </message>
+        <message>
+            <source>a preference</source>
+            <translation>a preference</translation>
+        </message>
+        <message>
+            <source>a warning</source>
+            <translation>a warning</translation>
+        </message>
+        <message>
+            <source>a playbook</source>
+            <translation>a playbook</translation>
+        </message>
+        <message>
+            <source>a fact</source>
+            <translation>a fact</translation>
+        </message>
+        <message>
+            <source>sensitive project: nothing sent to the LLM</source>
+            <translation>sensitive project: nothing sent to the LLM</translation>
+        </message>
+        <message>
+            <source>suspect memory: nothing sent to the LLM</source>
+            <translation>suspect memory: nothing sent to the LLM</translation>
+        </message>
+        <message>
+            <source>today's LLM token budget is spent</source>
+            <translation>today's LLM token budget is spent</translation>
+        </message>
+        <message>
+            <source>the LLM failed</source>
+            <translation>the LLM failed</translation>
+        </message>
+        <message>
+            <source>no API key for the LLM</source>
+            <translation>no API key for the LLM</translation>
+        </message>
+        <message>
+            <source>the settings choose the rules</source>
+            <translation>the settings choose the rules</translation>
+        </message>
+        <message>
+            <source>the LLM was not used</source>
+            <translation>the LLM was not used</translation>
+        </message>
+        <message>
+            <source>said as “{words}”</source>
+            <translation>said as “{words}”</translation>
+        </message>
+        <message>
+            <source>asked to remember</source>
+            <translation>asked to remember</translation>
+        </message>
+        <message>
+            <source>asked to remember to do it</source>
+            <translation>asked to remember to do it</translation>
+        </message>
+        <message>
+            <source>steps</source>
+            <translation>steps</translation>
+        </message>
+        <message>
+            <source>marked important</source>
+            <translation>marked important</translation>
+        </message>
+        <message>
+            <source>said in passing</source>
+            <translation>said in passing</translation>
+        </message>
+        <message>
+            <source>{type} ({cue})</source>
+            <translation>{type} ({cue})</translation>
+        </message>
+        <message>
+            <source>repeated “{words}” +0.2</source>
+            <translation>repeated “{words}” +0.2</translation>
+        </message>
+        <message>
+            <source>Scored by the rules ({reason})</source>
+            <translation>Scored by the rules ({reason})</translation>
+        </message>
+        <message>
+            <source>Scored by the rules</source>
+            <translation>Scored by the rules</translation>
+        </message>
+        <message>
+            <source>{head}: importance {importance} = {parts}</source>
+            <translation>{head}: importance {importance} = {parts}</translation>
+        </message>
+        <message>
+            <source>; </source>
+            <translation>; </translation>
+        </message>
+    </context>
 </TS>

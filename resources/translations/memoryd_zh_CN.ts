@@ -2094,4 +2094,115 @@
         <translation>来自 {project} 于 {day} 的会话</translation>
     </message>
 </context>
+<context>
+    <name>DuraReasoning</name>
+    <message>
+        <source>identity, health or safety</source>
+        <translation>身份、健康或安全</translation>
+    </message>
+    <message>
+        <source>temporary</source>
+        <translation>临时信息</translation>
+    </message>
+    <message>
+        <source>nothing stated to keep</source>
+        <translation>没有值得保留的内容</translation>
+    </message>
+    <message>
+        <source>a decision</source>
+        <translation>决定</translation>
+    </message>
+    <message>
+        <source>a preference</source>
+        <translation>偏好</translation>
+    </message>
+    <message>
+        <source>a warning</source>
+        <translation>警示</translation>
+    </message>
+    <message>
+        <source>a playbook</source>
+        <translation>操作手册</translation>
+    </message>
+    <message>
+        <source>a fact</source>
+        <translation>事实</translation>
+    </message>
+    <message>
+        <source>sensitive project: nothing sent to the LLM</source>
+        <translation>敏感项目：未发送给 LLM</translation>
+    </message>
+    <message>
+        <source>suspect memory: nothing sent to the LLM</source>
+        <translation>可疑记忆：未发送给 LLM</translation>
+    </message>
+    <message>
+        <source>today's LLM token budget is spent</source>
+        <translation>今日 LLM 词元预算已用完</translation>
+    </message>
+    <message>
+        <source>the LLM failed</source>
+        <translation>LLM 调用失败</translation>
+    </message>
+    <message>
+        <source>no API key for the LLM</source>
+        <translation>没有 LLM 的 API 密钥</translation>
+    </message>
+    <message>
+        <source>the settings choose the rules</source>
+        <translation>设置选择了规则评分</translation>
+    </message>
+    <message>
+        <source>the LLM was not used</source>
+        <translation>未使用 LLM</translation>
+    </message>
+    <message>
+        <source>said as “{words}”</source>
+        <translation>原话“{words}”</translation>
+    </message>
+    <message>
+        <source>asked to remember</source>
+        <translation>要求记住</translation>
+    </message>
+    <message>
+        <source>asked to remember to do it</source>
+        <translation>要求记得去做</translation>
+    </message>
+    <message>
+        <source>steps</source>
+        <translation>步骤</translation>
+    </message>
+    <message>
+        <source>marked important</source>
+        <translation>标为重要</translation>
+    </message>
+    <message>
+        <source>said in passing</source>
+        <translation>顺带一提</translation>
+    </message>
+    <message>
+        <source>{type} ({cue})</source>
+        <translation>{type}（{cue}）</translation>
+    </message>
+    <message>
+        <source>repeated “{words}” +0.2</source>
+        <translation>重复提到“{words}” +0.2</translation>
+    </message>
+    <message>
+        <source>Scored by the rules ({reason})</source>
+        <translation>按规则评分（{reason}）</translation>
+    </message>
+    <message>
+        <source>Scored by the rules</source>
+        <translation>按规则评分</translation>
+    </message>
+    <message>
+        <source>{head}: importance {importance} = {parts}</source>
+        <translation>{head}：重要性 {importance} = {parts}</translation>
+    </message>
+    <message>
+        <source>; </source>
+        <translation>；</translation>
+    </message>
+</context>
 </TS>
