@@ -32,7 +32,7 @@ from memoryd_desktop.notifier import Notifier
 from memoryd_desktop.ops import Ops
 from memoryd_desktop.scheduler import JobScheduler
 from memoryd_desktop.status_window import StatusWindow
-from memoryd_desktop.texts import describe
+from memoryd_desktop.texts import consolidation_summary, describe, phase_name
 from memoryd_desktop.tray import TrayIcon
 from memoryd_desktop.tray_state import Action, TrayState
 from memoryd_desktop.windows import Windows
@@ -70,7 +70,7 @@ class ConsolidationReport(Protocol):
     @property
     def phases(self) -> Sequence[PhaseRun]: ...
 
-    def summary_line(self) -> str: ...
+    def summary(self) -> dict[str, int]: ...
 
 
 class SyncReport(Protocol):
@@ -381,8 +381,9 @@ class Controller(QObject):
 
     def _consolidated(self, report: ConsolidationReport) -> None:
         self._consolidation_ended()
-        summary = report.skipped or report.summary_line()
-        failed = [f"{p.name}: {p.error}" for p in report.phases if p.error]
+        summary = report.skipped or consolidation_summary(report.summary())
+        summary = summary or translate("Controller", "nothing new")
+        failed = [f"{phase_name(p.name)}: {p.error}" for p in report.phases if p.error]
         if failed:
             self.show_error(
                 translate(

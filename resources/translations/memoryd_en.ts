@@ -319,6 +319,10 @@
             <source>Sync failed: {error}</source>
             <translation>Sync failed: {error}</translation>
         </message>
+        <message>
+            <source>nothing new</source>
+            <translation>nothing new</translation>
+        </message>
     </context>
     <context>
         <name>DigestWindow</name>
@@ -2201,6 +2205,77 @@
         <message>
             <source>; </source>
             <translation>; </translation>
+        </message>
+    </context>
+    <context>
+        <name>Consolidation</name>
+        <message>
+            <source>{n} captures processed</source>
+            <translation>{n} captures processed</translation>
+        </message>
+        <message>
+            <source>{n} sessions analysed</source>
+            <translation>{n} sessions analysed</translation>
+        </message>
+        <message>
+            <source>{n} proposals for review</source>
+            <translation>{n} proposals for review</translation>
+        </message>
+        <message>
+            <source>{n} duplicate proposals dropped</source>
+            <translation>{n} duplicate proposals dropped</translation>
+        </message>
+        <message>
+            <source>{n} memories faded</source>
+            <translation>{n} memories faded</translation>
+        </message>
+        <message>
+            <source>identity profile v{n}</source>
+            <translation>identity profile v{n}</translation>
+        </message>
+        <message>
+            <source>{n} snapshots refreshed</source>
+            <translation>{n} snapshots refreshed</translation>
+        </message>
+        <message>
+            <source>{n} files exported</source>
+            <translation>{n} files exported</translation>
+        </message>
+        <message>
+            <source>{n} LLM tokens</source>
+            <translation>{n} LLM tokens</translation>
+        </message>
+        <message>
+            <source>, </source>
+            <translation>, </translation>
+        </message>
+        <message>
+            <source>capture</source>
+            <translation>capture</translation>
+        </message>
+        <message>
+            <source>analysis</source>
+            <translation>analysis</translation>
+        </message>
+        <message>
+            <source>duplicates</source>
+            <translation>duplicates</translation>
+        </message>
+        <message>
+            <source>decay</source>
+            <translation>decay</translation>
+        </message>
+        <message>
+            <source>identity profile</source>
+            <translation>identity profile</translation>
+        </message>
+        <message>
+            <source>snapshots</source>
+            <translation>snapshots</translation>
+        </message>
+        <message>
+            <source>exports</source>
+            <translation>exports</translation>
         </message>
     </context>
 </TS>

@@ -321,6 +321,10 @@
         <source>Sync failed: {error}</source>
         <translation>同步失败：{error}</translation>
     </message>
+    <message>
+        <source>nothing new</source>
+        <translation>没有新内容</translation>
+    </message>
 </context>
 <context>
     <name>DigestWindow</name>
@@ -2203,6 +2207,77 @@
     <message>
         <source>; </source>
         <translation>；</translation>
+    </message>
+</context>
+<context>
+    <name>Consolidation</name>
+    <message>
+        <source>{n} captures processed</source>
+        <translation>处理了 {n} 条捕获</translation>
+    </message>
+    <message>
+        <source>{n} sessions analysed</source>
+        <translation>分析了 {n} 次会话</translation>
+    </message>
+    <message>
+        <source>{n} proposals for review</source>
+        <translation>{n} 条提议待审核</translation>
+    </message>
+    <message>
+        <source>{n} duplicate proposals dropped</source>
+        <translation>丢弃了 {n} 条重复提议</translation>
+    </message>
+    <message>
+        <source>{n} memories faded</source>
+        <translation>{n} 条记忆已淡化</translation>
+    </message>
+    <message>
+        <source>identity profile v{n}</source>
+        <translation>身份画像 v{n}</translation>
+    </message>
+    <message>
+        <source>{n} snapshots refreshed</source>
+        <translation>刷新了 {n} 个快照</translation>
+    </message>
+    <message>
+        <source>{n} files exported</source>
+        <translation>导出了 {n} 个文件</translation>
+    </message>
+    <message>
+        <source>{n} LLM tokens</source>
+        <translation>{n} 个 LLM 词元</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>，</translation>
+    </message>
+    <message>
+        <source>capture</source>
+        <translation>捕获</translation>
+    </message>
+    <message>
+        <source>analysis</source>
+        <translation>分析</translation>
+    </message>
+    <message>
+        <source>duplicates</source>
+        <translation>去重</translation>
+    </message>
+    <message>
+        <source>decay</source>
+        <translation>淡化</translation>
+    </message>
+    <message>
+        <source>identity profile</source>
+        <translation>身份画像</translation>
+    </message>
+    <message>
+        <source>snapshots</source>
+        <translation>快照</translation>
+    </message>
+    <message>
+        <source>exports</source>
+        <translation>导出</translation>
     </message>
 </context>
 </TS>
