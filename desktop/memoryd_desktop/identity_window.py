@@ -243,6 +243,7 @@ class IdentityWindow(QWidget):
         self.report_info.setWordWrap(True)
         self.report_info.setTextFormat(Qt.TextFormat.PlainText)
         self.report_view = MarkdownView()
+        self.report_view.setObjectName("report_view")  # named for tests/e2e/test_zh_strings.py
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)

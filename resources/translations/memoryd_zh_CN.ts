@@ -514,7 +514,7 @@
     </message>
     <message>
         <source>These two belong to different projects. Merging across projects is left to the command line: memoryd merge --force.</source>
-        <translation>这两条记忆属于不同项目。跨项目合并请使用命令行：memoryd merge --force。</translation>
+        <translation>这两条记忆属于不同项目。跨项目合并请使用命令行：“memoryd merge --force”。</translation>
     </message>
     <message>
         <source>No duplicates found.</source>
@@ -630,7 +630,7 @@
     </message>
     <message>
         <source>LLM today: {tokens} tokens in {calls} calls; {left} of the daily budget left.</source>
-        <translation>今日 LLM：{calls} 次调用，共 {tokens} 个 token；今日预算剩余 {left}。</translation>
+        <translation>今日 LLM：{calls} 次调用，共 {tokens} 个词元；今日预算剩余 {left}。</translation>
     </message>
     <message>
         <source>{type} “{title}” turns {next} on {day}, idle for {idle} days.</source>
@@ -1109,7 +1109,7 @@
     </message>
     <message>
         <source>task name, e.g. year-end</source>
-        <translation>任务名称，例如 year-end</translation>
+        <translation>任务名称，例如：年终结算</translation>
     </message>
     <message>
         <source>Allow for how long?</source>
