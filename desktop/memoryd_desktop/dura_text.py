@@ -16,11 +16,11 @@ def _kind(code: str) -> str:
         "identity": translate("DuraReasoning", "identity, health or safety"),
         "temporary": translate("DuraReasoning", "temporary"),
         "nothing": translate("DuraReasoning", "nothing stated to keep"),
-        "decision": translate("DuraReasoning", "a decision"),
-        "preference": translate("DuraReasoning", "a preference"),
-        "warning": translate("DuraReasoning", "a warning"),
-        "playbook": translate("DuraReasoning", "a playbook"),
-        "fact": translate("DuraReasoning", "a fact"),
+        "decision": translate("DuraReasoning", "decision"),
+        "preference": translate("DuraReasoning", "preference"),
+        "warning": translate("DuraReasoning", "warning"),
+        "playbook": translate("DuraReasoning", "playbook"),
+        "fact": translate("DuraReasoning", "fact"),
     }.get(code, code)
 
 

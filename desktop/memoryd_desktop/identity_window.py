@@ -82,7 +82,9 @@ class RewriteResult(Protocol):
 
     changed: bool
     version: int | None
-    change_summary: str
+
+    @property
+    def change(self) -> dict[str, Any]: ...
 
 
 class ReportResult(Protocol):
@@ -504,7 +506,7 @@ class IdentityWindow(QWidget):
             self._wanted = None  # show the change just made, not the pair looked at before
             self.notify(
                 translate("IdentityWindow", "Version {version} written: {summary}.").format(
-                    version=result.version, summary=str(result.change_summary).rstrip(".")
+                    version=result.version, summary=change_text(result.change).rstrip(".")
                 )
             )
         else:

@@ -2111,24 +2111,24 @@
             <translation>nothing stated to keep</translation>
         </message>
         <message>
-            <source>a decision</source>
-            <translation>a decision</translation>
+            <source>decision</source>
+            <translation>decision</translation>
         </message>
         <message>
-            <source>a preference</source>
-            <translation>a preference</translation>
+            <source>preference</source>
+            <translation>preference</translation>
         </message>
         <message>
-            <source>a warning</source>
-            <translation>a warning</translation>
+            <source>warning</source>
+            <translation>warning</translation>
         </message>
         <message>
-            <source>a playbook</source>
-            <translation>a playbook</translation>
+            <source>playbook</source>
+            <translation>playbook</translation>
         </message>
         <message>
-            <source>a fact</source>
-            <translation>a fact</translation>
+            <source>fact</source>
+            <translation>fact</translation>
         </message>
         <message>
             <source>sensitive project: nothing sent to the LLM</source>

@@ -2113,23 +2113,23 @@
         <translation>没有值得保留的内容</translation>
     </message>
     <message>
-        <source>a decision</source>
+        <source>decision</source>
         <translation>决定</translation>
     </message>
     <message>
-        <source>a preference</source>
+        <source>preference</source>
         <translation>偏好</translation>
     </message>
     <message>
-        <source>a warning</source>
+        <source>warning</source>
         <translation>警示</translation>
     </message>
     <message>
-        <source>a playbook</source>
+        <source>playbook</source>
         <translation>操作手册</translation>
     </message>
     <message>
-        <source>a fact</source>
+        <source>fact</source>
         <translation>事实</translation>
     </message>
     <message>

@@ -51,6 +51,11 @@ class Rewrite:
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    @property
+    def change(self) -> dict[str, Any]:
+        """The change summary as values (change_of), for a window to word."""
+        return change_of(self.change_summary)
+
 
 def path(store: Store) -> str:
     return str(store.layout.profile / "identity.md")
