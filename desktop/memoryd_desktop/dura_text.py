@@ -62,9 +62,7 @@ def reasoning_text(text: str | None) -> str:
         return text or ""
     parts = [f"{_kind(why.kind)} {why.intrinsic:.1f}"]
     if why.type:
-        parts.append(
-            translate("DuraReasoning", "{type} ({cue})").format(type=_kind(why.type), cue=_cue(why))
-        )
+        parts.append(translate("DuraReasoning", "{type} ({cue})").format(type=_kind(why.type), cue=_cue(why)))
     parts += [_signal(code, weight) for code, weight in why.signals]
     if why.repeated:
         words = ", ".join(why.repeated)
