@@ -171,6 +171,11 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_cache:
     # No test may reach a real LLM or mail server with the developer's own credentials.
     for var in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "MEMORYD_SMTP_PASSWORD"):
         monkeypatch.delenv(var, raising=False)
+    # Core writes prose for people in the locale's language (memoryd.locale_text): tests
+    # read English unless they choose Chinese, whatever the developer's own locale.
+    for var in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("LANG", "C.UTF-8")
     (tmp_path / "userhome").mkdir()
     return home
 

@@ -279,10 +279,18 @@ class Upkeep:
 
         return broker.show_line()
 
-    def grant_answer(self, granted: bool, *, duration: str | None = None, error: str | None = None) -> bytes:
+    def grant_answer(
+        self,
+        granted: bool,
+        *,
+        duration: str | None = None,
+        error: str | None = None,
+        reason: str | None = None,
+    ) -> bytes:
+        """The tray's answer line; `reason` a code of memoryd.sensitive.broker.REASONS."""
         from memoryd.sensitive import broker
 
-        return broker.answer_line(granted, duration=duration, error=error)
+        return broker.answer_line(granted, duration=duration, error=error, reason=reason)
 
     def sensitive_scopes(self) -> list[dict[str, Any]]:
         """Every sensitive scope with its root, key source and live grants."""

@@ -105,6 +105,11 @@ def fit(text: str, budget: int, max_chars: int = MAX_CHARS) -> str:
 
 
 # -- the identity profile (issue: knowledge graph and identity), read as text -----------------
+# The profile's Summary heading in each language memoryd.locale_text writes it in (not
+# imported: the hooks import this module, and only stdlib-only modules they already use).
+_SUMMARY_HEADINGS = ("## summary", "## 概要")
+
+
 def identity_lines(home: str, limit: int = 12) -> list[str]:
     """The gist of profile/identity.md: its Summary section when it has one, else its first
     lines, without frontmatter or headings. Empty when there is no profile yet."""
@@ -118,7 +123,7 @@ def identity_lines(home: str, limit: int = 12) -> list[str]:
         end = text.find("\n---", 4)
         text = text[end + 4 :] if end != -1 else ""
     lines = text.splitlines()
-    start = next((i + 1 for i, ln in enumerate(lines) if ln.strip().lower() == "## summary"), 0)
+    start = next((i + 1 for i, ln in enumerate(lines) if ln.strip().lower() in _SUMMARY_HEADINGS), 0)
     out = []
     for ln in lines[start:]:
         if ln.startswith("#"):

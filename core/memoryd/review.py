@@ -9,6 +9,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from memoryd.rule_reasoning import RuleReasoning
+from memoryd.rule_reasoning import read as read_rule_reasoning
+
+__all__ = ["RuleReasoning", "read_rule_reasoning"]  # the rules' DURA reasoning, as values
+
 _LIST_SPLIT = re.compile(r"[,，、;；]")  # English and Chinese list separators
 
 

@@ -32,7 +32,7 @@ from memoryd_desktop.notifier import Notifier
 from memoryd_desktop.ops import Ops
 from memoryd_desktop.scheduler import JobScheduler
 from memoryd_desktop.status_window import StatusWindow
-from memoryd_desktop.texts import describe
+from memoryd_desktop.texts import consolidation_summary, describe, phase_name
 from memoryd_desktop.tray import TrayIcon
 from memoryd_desktop.tray_state import Action, TrayState
 from memoryd_desktop.windows import Windows
@@ -71,8 +71,6 @@ class ConsolidationReport(Protocol):
     def phases(self) -> Sequence[PhaseRun]: ...
 
     def summary(self) -> Mapping[str, int]: ...
-
-    def summary_line(self) -> str: ...
 
 
 # What a consolidation did that a person would want to hear about: sessions captured and
@@ -396,8 +394,9 @@ class Controller(QObject):
     def _consolidated(self, report: ConsolidationReport) -> None:
         """Errors always reach the user; a run that brought nothing new stays quiet."""
         self._consolidation_ended()
-        summary = report.skipped or report.summary_line()  # the one place it is worded
-        failed = [f"{p.name}: {p.error}" for p in report.phases if p.error]
+        summary = report.skipped or consolidation_summary(report.summary())
+        summary = summary or translate("Controller", "nothing new")
+        failed = [f"{phase_name(p.name)}: {p.error}" for p in report.phases if p.error]
         if failed:
             self.show_error(
                 translate(

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 
 from memoryd_desktop import assets, project_text
 from memoryd_desktop import digest_model as dm
+from memoryd_desktop.dura_text import reasoning_text
 from memoryd_desktop.side_by_side import SideBySide
 from memoryd_desktop.texts import local_time, parse_triggers
 
@@ -183,7 +184,8 @@ class PromotionEditor(QWidget):
                 d=f"{s.D:.2f}", u=f"{s.U:.2f}", r=f"{s.R:.2f}", a=f"{s.A:.2f}", mean=f"{p.mean:.2f}"
             )
         )
-        self.reasoning.setPlainText(p.reasoning or translate("DigestWindow", "No reasoning given."))
+        why = reasoning_text(p.reasoning)
+        self.reasoning.setPlainText(why or translate("DigestWindow", "No reasoning given."))
         self.supersedes.setText(
             translate("DigestWindow", "Replaces: {slugs}").format(slugs=", ".join(p.supersedes))
         )

@@ -42,6 +42,26 @@ def project_name(root: str) -> str:
     return PurePath(root).name or root
 
 
+def purpose_text(what: str) -> str:
+    """What the caller wants to do, from the command core names (`what` of the request);
+    one this app does not know is shown as the command itself."""
+    purposes = {
+        "get": translate("GrantDialog", "read a memory"),
+        "search": translate("GrantDialog", "search memories"),
+        "traces": translate("GrantDialog", "read where memories were recalled"),
+        "history": translate("GrantDialog", "read a memory's history"),
+        "snapshot": translate("GrantDialog", "write the project's start-up snapshot"),
+        "update": translate("GrantDialog", "change a memory"),
+        "forget": translate("GrantDialog", "forget a memory"),
+        "merge": translate("GrantDialog", "merge memories"),
+        "promote": translate("GrantDialog", "approve a proposed memory"),
+        "supersede": translate("GrantDialog", "mark a memory as replaced"),
+        "undo": translate("GrantDialog", "undo a review decision"),
+        "clear-suspect": translate("GrantDialog", "clear a memory flagged as suspect"),
+    }
+    return purposes.get(what, what)
+
+
 class GrantDialog(QDialog):
     """Allow / Deny for one scope; `result_choice()` is the answer once the dialog closes."""
 
@@ -85,7 +105,7 @@ class GrantDialog(QDialog):
         facts.addRow(translate("GrantDialog", "Folder:"), self.root_label)
         facts.addRow(translate("GrantDialog", "Scope:"), self._plain(scope_hash))
         facts.addRow(translate("GrantDialog", "Asked by:"), self.asker_label)
-        self.what_label = self._plain(what or "")
+        self.what_label = self._plain(purpose_text(what) if what else "")
         if what:
             facts.addRow(translate("GrantDialog", "To:"), self.what_label)
 

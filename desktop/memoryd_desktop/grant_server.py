@@ -120,7 +120,7 @@ class GrantServer(QObject):
 
     def stop(self) -> None:
         for item in list(self.pending):
-            self._answer(item, False, translate("GrantServer", "the tray app quit"))
+            self._answer(item, False, reason="quit")
         self.server.close()
 
     def _accept(self) -> None:
@@ -142,7 +142,7 @@ class GrantServer(QObject):
 
     def _too_slow(self, item: _Pending) -> None:
         if item.request is None and not item.answered:
-            self._answer(item, False, "no request line in time")
+            self._answer(item, False, reason="timeout")
 
     def _read(self, item: _Pending) -> None:
         if item.request is not None or item.answered:
@@ -151,7 +151,7 @@ class GrantServer(QObject):
         item.buffer += bytes(item.conn.readAll().data())
         if b"\n" not in item.buffer:
             if len(item.buffer) > MAX_REQUEST:
-                self._answer(item, False, "request too long")
+                self._answer(item, False, reason="too_long")
             return
         line = item.buffer.split(b"\n", 1)[0]
         item.buffer = b""
@@ -159,12 +159,12 @@ class GrantServer(QObject):
             item.request = self.facade.grant_request(line)
         except Exception as exc:  # whatever a peer sends, it gets an answer, never a trace
             log.warning("bad grant request: %s", exc)
-            self._answer(item, False, f"bad request: {exc}")
+            self._answer(item, False, str(exc), reason="bad_request")
             return
         item.request["peer_pid"] = item.peer_pid
         prompts = sum(p.dialog is not None or p.box is not None for p in self.pending)
         if item.request.get("op") in ("grant", "pin") and prompts >= MAX_PENDING:
-            self._answer(item, False, "too many grant requests at once")
+            self._answer(item, False, reason="busy")
             return
         if item.request.get("op") == "show":
             self.show_wanted.emit()
@@ -197,7 +197,7 @@ class GrantServer(QObject):
             lambda _code, item=item: self._answer(
                 item,
                 box.clickedButton() is allow,
-                None if box.clickedButton() is allow else translate("GrantServer", "the user denied access"),
+                reason=None if box.clickedButton() is allow else "denied",
             )
         )
         box.show()
@@ -216,9 +216,7 @@ class GrantServer(QObject):
         dialog.as_prompt()
         item.dialog = dialog
         dialog.accepted.connect(lambda item=item: self._allow(item))
-        dialog.rejected.connect(
-            lambda item=item: self._answer(item, False, translate("GrantServer", "the user denied access"))
-        )
+        dialog.rejected.connect(lambda item=item: self._answer(item, False, reason="denied"))
         dialog.show()
         dialog.raise_()
         dialog.activateWindow()
@@ -229,7 +227,7 @@ class GrantServer(QObject):
         assert dialog is not None and req is not None
         choice = dialog.result_choice()
         if choice is None:
-            self._answer(item, False, translate("GrantServer", "the user denied access"))
+            self._answer(item, False, reason="denied")
             return
         duration, task, passphrase = choice
         facade = self.facade
@@ -265,13 +263,22 @@ class GrantServer(QObject):
         self.ops.run(grant, granted, failed)
 
     def _answer(
-        self, item: _Pending, granted: bool, error: str | None = None, duration: str | None = None
+        self,
+        item: _Pending,
+        granted: bool,
+        error: str | None = None,
+        duration: str | None = None,
+        reason: str | None = None,
     ) -> None:
+        """Answer the caller; a no carries a `reason` code (broker.REASONS) the CLI words
+        in its own language, never this app's words."""
         if item.answered:
             return
         item.answered = True
         if item.conn.state() == QLocalSocket.LocalSocketState.ConnectedState:
-            item.conn.write(QByteArray(self.facade.grant_answer(granted, duration=duration, error=error)))
+            item.conn.write(
+                QByteArray(self.facade.grant_answer(granted, duration=duration, error=error, reason=reason))
+            )
             item.conn.flush()
             item.conn.disconnectFromServer()
         if item.dialog is not None:

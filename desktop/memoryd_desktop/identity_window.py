@@ -88,13 +88,34 @@ class RewriteResult(Protocol):
 
     changed: bool
     version: int | None
-    change_summary: str
+
+    @property
+    def change(self) -> dict[str, Any]: ...
 
 
 class ReportResult(Protocol):
     """What `Memoryd.monthly_report()` answers, as far as the window reads it."""
 
     period: str
+
+
+def change_text(change: dict[str, Any] | None) -> str:
+    """A version's change, from core's values (memoryd.profile.identity.change_of)."""
+    change = change or {}
+    kind = change.get("kind")
+    if kind == "first":
+        return translate("IdentityWindow", "first version")
+    if kind == "withdrawn":
+        return translate("IdentityWindow", "rewritten by rules: a project was marked sensitive")
+    if kind == "lines":
+        return lines_changed(int(change.get("added", 0)), int(change.get("removed", 0)))
+    return str(change.get("text") or "")
+
+
+def lines_changed(added: int, removed: int) -> str:
+    return translate("IdentityWindow", "{added} line(s) added, {removed} removed").format(
+        added=added, removed=removed
+    )
 
 
 class MarkdownView(QTextBrowser):
@@ -245,6 +266,7 @@ class IdentityWindow(QWidget):
         self.raw_toggle.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
         self.raw_toggle.toggled.connect(self._toggle_raw)
         self.report_view = MarkdownView()  # the stored report, raw diff included
+        self.report_view.setObjectName("report_view")  # named for tests/e2e/test_zh_strings.py
         self.report_view.hide()
         right = QWidget()
         right_layout = QVBoxLayout(right)
@@ -318,10 +340,9 @@ class IdentityWindow(QWidget):
             when=local_time(current.get("written_at")),
             trigger=trigger_label(current.get("trigger") or ""),
         )
-        if current.get("change_summary"):
-            info += " " + translate("IdentityWindow", "Change: {summary}.").format(
-                summary=str(current["change_summary"]).rstrip(".")
-            )
+        change = change_text(current.get("change"))
+        if change:
+            info += " " + translate("IdentityWindow", "Change: {summary}.").format(summary=change.rstrip("."))
         if current.get("sources_count") is not None:
             info += " " + translate("IdentityWindow", "Drawn from {count} memories.").format(
                 count=current["sources_count"]
@@ -345,7 +366,7 @@ class IdentityWindow(QWidget):
                     translate("IdentityWindow", "v{version}").format(version=row["version_num"]),
                     local_time(row.get("written_at")),
                     trigger_label(row.get("trigger") or ""),
-                    row.get("change_summary") or "",
+                    change_text(row.get("change")),
                     str(row.get("sources_count") if row.get("sources_count") is not None else ""),
                 ]
             )
@@ -556,7 +577,7 @@ class IdentityWindow(QWidget):
             self._wanted = None  # show the change just made, not the pair looked at before
             self.notify(
                 translate("IdentityWindow", "Version {version} written: {summary}.").format(
-                    version=result.version, summary=str(result.change_summary).rstrip(".")
+                    version=result.version, summary=change_text(result.change).rstrip(".")
                 )
             )
         else:

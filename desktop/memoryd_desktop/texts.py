@@ -1,10 +1,12 @@
-"""How errors and times are worded for the user, shared by every window (one rule each)."""
+"""How errors, times and core's counts are worded for the user, shared by every window
+(one rule each)."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
-from PySide6.QtCore import QDateTime, Qt
+from PySide6.QtCore import QCoreApplication, QDateTime, Qt
 
 from memoryd.errors import MemorydError
 
@@ -28,3 +30,34 @@ def parse_triggers(text: str) -> list[str]:
     """A comma separated line (English or Chinese commas, 、 and semicolons) to a clean,
     ordered list: blanks and duplicates dropped. Triggers and tags alike."""
     return list(dict.fromkeys(t.strip() for t in _LIST_SPLIT.split(text) if t.strip()))
+
+
+def consolidation_summary(summary: Mapping[str, int]) -> str:
+    """What a consolidation did, from core's counts (`Report.summary()`), in the user's
+    language: only what happened; empty when nothing did (a notice may then stay quiet)."""
+    worded = (
+        ("captured", QCoreApplication.translate("Consolidation", "{n} captures processed")),
+        ("analysed", QCoreApplication.translate("Consolidation", "{n} sessions analysed")),
+        ("queued", QCoreApplication.translate("Consolidation", "{n} proposals for review")),
+        ("deduplicated", QCoreApplication.translate("Consolidation", "{n} duplicate proposals dropped")),
+        ("decayed", QCoreApplication.translate("Consolidation", "{n} memories faded")),
+        ("identity_version", QCoreApplication.translate("Consolidation", "identity profile v{n}")),
+        ("rendered", QCoreApplication.translate("Consolidation", "{n} snapshots refreshed")),
+        ("exported", QCoreApplication.translate("Consolidation", "{n} files exported")),
+        ("tokens", QCoreApplication.translate("Consolidation", "{n} LLM tokens")),
+    )
+    parts = [text.format(n=f"{summary[key]:,}") for key, text in worded if summary.get(key)]
+    return QCoreApplication.translate("Consolidation", ", ").join(parts)
+
+
+def phase_name(name: str) -> str:
+    """A consolidation phase (memoryd.schedule.CONSOLIDATION_PHASES) as the user reads it."""
+    return {
+        "capture": QCoreApplication.translate("Consolidation", "capture"),
+        "analyze": QCoreApplication.translate("Consolidation", "analysis"),
+        "dedupe": QCoreApplication.translate("Consolidation", "duplicates"),
+        "decay": QCoreApplication.translate("Consolidation", "decay"),
+        "identity": QCoreApplication.translate("Consolidation", "identity profile"),
+        "snapshots": QCoreApplication.translate("Consolidation", "snapshots"),
+        "exports": QCoreApplication.translate("Consolidation", "exports"),
+    }.get(name, name)

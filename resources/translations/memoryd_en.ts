@@ -367,6 +367,10 @@
             <source>Sync failed: {error}</source>
             <translation>Sync failed: {error}</translation>
         </message>
+        <message>
+            <source>nothing new</source>
+            <translation>nothing new</translation>
+        </message>
     </context>
     <context>
         <name>DigestWindow</name>
@@ -1173,20 +1177,60 @@
             <source>Project:</source>
             <translation>Project:</translation>
         </message>
+        <message>
+            <source>read a memory</source>
+            <translation>read a memory</translation>
+        </message>
+        <message>
+            <source>search memories</source>
+            <translation>search memories</translation>
+        </message>
+        <message>
+            <source>read where memories were recalled</source>
+            <translation>read where memories were recalled</translation>
+        </message>
+        <message>
+            <source>read a memory's history</source>
+            <translation>read a memory's history</translation>
+        </message>
+        <message>
+            <source>write the project's start-up snapshot</source>
+            <translation>write the project's start-up snapshot</translation>
+        </message>
+        <message>
+            <source>change a memory</source>
+            <translation>change a memory</translation>
+        </message>
+        <message>
+            <source>forget a memory</source>
+            <translation>forget a memory</translation>
+        </message>
+        <message>
+            <source>merge memories</source>
+            <translation>merge memories</translation>
+        </message>
+        <message>
+            <source>approve a proposed memory</source>
+            <translation>approve a proposed memory</translation>
+        </message>
+        <message>
+            <source>mark a memory as replaced</source>
+            <translation>mark a memory as replaced</translation>
+        </message>
+        <message>
+            <source>undo a review decision</source>
+            <translation>undo a review decision</translation>
+        </message>
+        <message>
+            <source>clear a memory flagged as suspect</source>
+            <translation>clear a memory flagged as suspect</translation>
+        </message>
     </context>
     <context>
         <name>GrantServer</name>
         <message>
             <source>{who}, process {pid}</source>
             <translation>{who}, process {pid}</translation>
-        </message>
-        <message>
-            <source>the tray app quit</source>
-            <translation>the tray app quit</translation>
-        </message>
-        <message>
-            <source>the user denied access</source>
-            <translation>the user denied access</translation>
         </message>
         <message>
         <source>memoryd: set the grant PIN?</source>
@@ -1354,6 +1398,18 @@
         <message>
             <source>Report for {period} written.</source>
             <translation>Report for {period} written.</translation>
+        </message>
+        <message>
+            <source>first version</source>
+            <translation>first version</translation>
+        </message>
+        <message>
+            <source>rewritten by rules: a project was marked sensitive</source>
+            <translation>rewritten by rules: a project was marked sensitive</translation>
+        </message>
+        <message>
+            <source>{added} line(s) added, {removed} removed</source>
+            <translation>{added} line(s) added, {removed} removed</translation>
         </message>
     </context>
     <context>
@@ -2391,6 +2447,188 @@
         <message>
             <source>Reading the month's changes…</source>
             <translation>Reading the month's changes…</translation>
+        </message>
+    </context>
+    <context>
+        <name>DuraReasoning</name>
+        <message>
+            <source>identity, health or safety</source>
+            <translation>identity, health or safety</translation>
+        </message>
+        <message>
+            <source>temporary</source>
+            <translation>temporary</translation>
+        </message>
+        <message>
+            <source>nothing stated to keep</source>
+            <translation>nothing stated to keep</translation>
+        </message>
+        <message>
+            <source>decision</source>
+            <translation>decision</translation>
+        </message>
+        <message>
+            <source>preference</source>
+            <translation>preference</translation>
+        </message>
+        <message>
+            <source>warning</source>
+            <translation>warning</translation>
+        </message>
+        <message>
+            <source>playbook</source>
+            <translation>playbook</translation>
+        </message>
+        <message>
+            <source>fact</source>
+            <translation>fact</translation>
+        </message>
+        <message>
+            <source>sensitive project: nothing sent to the LLM</source>
+            <translation>sensitive project: nothing sent to the LLM</translation>
+        </message>
+        <message>
+            <source>suspect memory: nothing sent to the LLM</source>
+            <translation>suspect memory: nothing sent to the LLM</translation>
+        </message>
+        <message>
+            <source>today's LLM token budget is spent</source>
+            <translation>today's LLM token budget is spent</translation>
+        </message>
+        <message>
+            <source>the LLM failed</source>
+            <translation>the LLM failed</translation>
+        </message>
+        <message>
+            <source>no API key for the LLM</source>
+            <translation>no API key for the LLM</translation>
+        </message>
+        <message>
+            <source>the settings choose the rules</source>
+            <translation>the settings choose the rules</translation>
+        </message>
+        <message>
+            <source>the LLM was not used</source>
+            <translation>the LLM was not used</translation>
+        </message>
+        <message>
+            <source>said as “{words}”</source>
+            <translation>said as “{words}”</translation>
+        </message>
+        <message>
+            <source>asked to remember</source>
+            <translation>asked to remember</translation>
+        </message>
+        <message>
+            <source>asked to remember to do it</source>
+            <translation>asked to remember to do it</translation>
+        </message>
+        <message>
+            <source>steps</source>
+            <translation>steps</translation>
+        </message>
+        <message>
+            <source>marked important</source>
+            <translation>marked important</translation>
+        </message>
+        <message>
+            <source>said in passing</source>
+            <translation>said in passing</translation>
+        </message>
+        <message>
+            <source>{type} ({cue})</source>
+            <translation>{type} ({cue})</translation>
+        </message>
+        <message>
+            <source>repeated “{words}” +0.2</source>
+            <translation>repeated “{words}” +0.2</translation>
+        </message>
+        <message>
+            <source>Scored by the rules ({reason})</source>
+            <translation>Scored by the rules ({reason})</translation>
+        </message>
+        <message>
+            <source>Scored by the rules</source>
+            <translation>Scored by the rules</translation>
+        </message>
+        <message>
+            <source>{head}: importance {importance} = {parts}</source>
+            <translation>{head}: importance {importance} = {parts}</translation>
+        </message>
+        <message>
+            <source>; </source>
+            <translation>; </translation>
+        </message>
+    </context>
+    <context>
+        <name>Consolidation</name>
+        <message>
+            <source>{n} captures processed</source>
+            <translation>{n} captures processed</translation>
+        </message>
+        <message>
+            <source>{n} sessions analysed</source>
+            <translation>{n} sessions analysed</translation>
+        </message>
+        <message>
+            <source>{n} proposals for review</source>
+            <translation>{n} proposals for review</translation>
+        </message>
+        <message>
+            <source>{n} duplicate proposals dropped</source>
+            <translation>{n} duplicate proposals dropped</translation>
+        </message>
+        <message>
+            <source>{n} memories faded</source>
+            <translation>{n} memories faded</translation>
+        </message>
+        <message>
+            <source>identity profile v{n}</source>
+            <translation>identity profile v{n}</translation>
+        </message>
+        <message>
+            <source>{n} snapshots refreshed</source>
+            <translation>{n} snapshots refreshed</translation>
+        </message>
+        <message>
+            <source>{n} files exported</source>
+            <translation>{n} files exported</translation>
+        </message>
+        <message>
+            <source>{n} LLM tokens</source>
+            <translation>{n} LLM tokens</translation>
+        </message>
+        <message>
+            <source>, </source>
+            <translation>, </translation>
+        </message>
+        <message>
+            <source>capture</source>
+            <translation>capture</translation>
+        </message>
+        <message>
+            <source>analysis</source>
+            <translation>analysis</translation>
+        </message>
+        <message>
+            <source>duplicates</source>
+            <translation>duplicates</translation>
+        </message>
+        <message>
+            <source>decay</source>
+            <translation>decay</translation>
+        </message>
+        <message>
+            <source>identity profile</source>
+            <translation>identity profile</translation>
+        </message>
+        <message>
+            <source>snapshots</source>
+            <translation>snapshots</translation>
+        </message>
+        <message>
+            <source>exports</source>
+            <translation>exports</translation>
         </message>
     </context>
 </TS>

@@ -369,6 +369,10 @@
         <source>Sync failed: {error}</source>
         <translation>同步失败：{error}</translation>
     </message>
+    <message>
+        <source>nothing new</source>
+        <translation>没有新内容</translation>
+    </message>
 </context>
 <context>
     <name>DigestWindow</name>
@@ -554,7 +558,7 @@
     </message>
     <message>
         <source>These two belong to different projects. Merging across projects is left to the command line: memoryd merge --force.</source>
-        <translation>这两条记忆属于不同项目。跨项目合并请使用命令行：memoryd merge --force。</translation>
+        <translation>这两条记忆属于不同项目。跨项目合并请使用命令行：“memoryd merge --force”。</translation>
     </message>
     <message>
         <source>No duplicates found.</source>
@@ -670,7 +674,7 @@
     </message>
     <message>
         <source>LLM today: {tokens} tokens in {calls} calls; {left} of the daily budget left.</source>
-        <translation>今日 LLM：{calls} 次调用，共 {tokens} 个 token；今日预算剩余 {left}。</translation>
+        <translation>今日 LLM：{calls} 次调用，共 {tokens} 个词元；今日预算剩余 {left}。</translation>
     </message>
     <message>
         <source>{type} “{title}” turns {next} on {day}, idle for {idle} days.</source>
@@ -1149,7 +1153,7 @@
     </message>
     <message>
         <source>task name, e.g. year-end</source>
-        <translation>任务名称，例如 year-end</translation>
+        <translation>任务名称，例如：年终结算</translation>
     </message>
     <message>
         <source>Allow for how long?</source>
@@ -1175,6 +1179,54 @@
         <source>Project:</source>
         <translation>项目：</translation>
     </message>
+    <message>
+        <source>read a memory</source>
+        <translation>读取一条记忆</translation>
+    </message>
+    <message>
+        <source>search memories</source>
+        <translation>搜索记忆</translation>
+    </message>
+    <message>
+        <source>read where memories were recalled</source>
+        <translation>查看记忆被调用的记录</translation>
+    </message>
+    <message>
+        <source>read a memory's history</source>
+        <translation>查看一条记忆的历史</translation>
+    </message>
+    <message>
+        <source>write the project's start-up snapshot</source>
+        <translation>生成项目的启动快照</translation>
+    </message>
+    <message>
+        <source>change a memory</source>
+        <translation>修改一条记忆</translation>
+    </message>
+    <message>
+        <source>forget a memory</source>
+        <translation>遗忘一条记忆</translation>
+    </message>
+    <message>
+        <source>merge memories</source>
+        <translation>合并记忆</translation>
+    </message>
+    <message>
+        <source>approve a proposed memory</source>
+        <translation>批准一条提议的记忆</translation>
+    </message>
+    <message>
+        <source>mark a memory as replaced</source>
+        <translation>将一条记忆标为已被取代</translation>
+    </message>
+    <message>
+        <source>undo a review decision</source>
+        <translation>撤销一次审核决定</translation>
+    </message>
+    <message>
+        <source>clear a memory flagged as suspect</source>
+        <translation>解除一条记忆的可疑标记</translation>
+    </message>
 </context>
 <context>
     <name>GrantServer</name>
@@ -1182,14 +1234,6 @@
             <source>{who}, process {pid}</source>
             <translation>{who}，进程 {pid}</translation>
         </message>
-    <message>
-        <source>the tray app quit</source>
-        <translation>托盘应用已退出</translation>
-    </message>
-    <message>
-        <source>the user denied access</source>
-        <translation>用户拒绝了访问</translation>
-    </message>
     <message>
         <source>memoryd: set the grant PIN?</source>
         <translation>memoryd：设置授权 PIN？</translation>
@@ -1356,6 +1400,18 @@
     <message>
         <source>Report for {period} written.</source>
         <translation>{period} 的报告已写入。</translation>
+    </message>
+    <message>
+        <source>first version</source>
+        <translation>第一个版本</translation>
+    </message>
+    <message>
+        <source>rewritten by rules: a project was marked sensitive</source>
+        <translation>按规则重写：有项目被标为敏感项目</translation>
+    </message>
+    <message>
+        <source>{added} line(s) added, {removed} removed</source>
+        <translation>新增 {added} 行，删除 {removed} 行</translation>
     </message>
 </context>
 <context>
@@ -2393,6 +2449,188 @@
     <message>
         <source>Reading the month's changes…</source>
         <translation>正在读取本月的变化…</translation>
+    </message>
+</context>
+<context>
+    <name>DuraReasoning</name>
+    <message>
+        <source>identity, health or safety</source>
+        <translation>身份、健康或安全</translation>
+    </message>
+    <message>
+        <source>temporary</source>
+        <translation>临时信息</translation>
+    </message>
+    <message>
+        <source>nothing stated to keep</source>
+        <translation>没有值得保留的内容</translation>
+    </message>
+    <message>
+        <source>decision</source>
+        <translation>决定</translation>
+    </message>
+    <message>
+        <source>preference</source>
+        <translation>偏好</translation>
+    </message>
+    <message>
+        <source>warning</source>
+        <translation>警示</translation>
+    </message>
+    <message>
+        <source>playbook</source>
+        <translation>操作手册</translation>
+    </message>
+    <message>
+        <source>fact</source>
+        <translation>事实</translation>
+    </message>
+    <message>
+        <source>sensitive project: nothing sent to the LLM</source>
+        <translation>敏感项目：未发送给 LLM</translation>
+    </message>
+    <message>
+        <source>suspect memory: nothing sent to the LLM</source>
+        <translation>可疑记忆：未发送给 LLM</translation>
+    </message>
+    <message>
+        <source>today's LLM token budget is spent</source>
+        <translation>今日 LLM 词元预算已用完</translation>
+    </message>
+    <message>
+        <source>the LLM failed</source>
+        <translation>LLM 调用失败</translation>
+    </message>
+    <message>
+        <source>no API key for the LLM</source>
+        <translation>没有 LLM 的 API 密钥</translation>
+    </message>
+    <message>
+        <source>the settings choose the rules</source>
+        <translation>设置选择了规则评分</translation>
+    </message>
+    <message>
+        <source>the LLM was not used</source>
+        <translation>未使用 LLM</translation>
+    </message>
+    <message>
+        <source>said as “{words}”</source>
+        <translation>原话“{words}”</translation>
+    </message>
+    <message>
+        <source>asked to remember</source>
+        <translation>要求记住</translation>
+    </message>
+    <message>
+        <source>asked to remember to do it</source>
+        <translation>要求记得去做</translation>
+    </message>
+    <message>
+        <source>steps</source>
+        <translation>步骤</translation>
+    </message>
+    <message>
+        <source>marked important</source>
+        <translation>标为重要</translation>
+    </message>
+    <message>
+        <source>said in passing</source>
+        <translation>顺带一提</translation>
+    </message>
+    <message>
+        <source>{type} ({cue})</source>
+        <translation>{type}（{cue}）</translation>
+    </message>
+    <message>
+        <source>repeated “{words}” +0.2</source>
+        <translation>重复提到“{words}” +0.2</translation>
+    </message>
+    <message>
+        <source>Scored by the rules ({reason})</source>
+        <translation>按规则评分（{reason}）</translation>
+    </message>
+    <message>
+        <source>Scored by the rules</source>
+        <translation>按规则评分</translation>
+    </message>
+    <message>
+        <source>{head}: importance {importance} = {parts}</source>
+        <translation>{head}：重要性 {importance} = {parts}</translation>
+    </message>
+    <message>
+        <source>; </source>
+        <translation>；</translation>
+    </message>
+</context>
+<context>
+    <name>Consolidation</name>
+    <message>
+        <source>{n} captures processed</source>
+        <translation>处理了 {n} 条捕获</translation>
+    </message>
+    <message>
+        <source>{n} sessions analysed</source>
+        <translation>分析了 {n} 次会话</translation>
+    </message>
+    <message>
+        <source>{n} proposals for review</source>
+        <translation>{n} 条提议待审核</translation>
+    </message>
+    <message>
+        <source>{n} duplicate proposals dropped</source>
+        <translation>丢弃了 {n} 条重复提议</translation>
+    </message>
+    <message>
+        <source>{n} memories faded</source>
+        <translation>{n} 条记忆已淡化</translation>
+    </message>
+    <message>
+        <source>identity profile v{n}</source>
+        <translation>身份画像 v{n}</translation>
+    </message>
+    <message>
+        <source>{n} snapshots refreshed</source>
+        <translation>刷新了 {n} 个快照</translation>
+    </message>
+    <message>
+        <source>{n} files exported</source>
+        <translation>导出了 {n} 个文件</translation>
+    </message>
+    <message>
+        <source>{n} LLM tokens</source>
+        <translation>{n} 个 LLM 词元</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>，</translation>
+    </message>
+    <message>
+        <source>capture</source>
+        <translation>捕获</translation>
+    </message>
+    <message>
+        <source>analysis</source>
+        <translation>分析</translation>
+    </message>
+    <message>
+        <source>duplicates</source>
+        <translation>去重</translation>
+    </message>
+    <message>
+        <source>decay</source>
+        <translation>淡化</translation>
+    </message>
+    <message>
+        <source>identity profile</source>
+        <translation>身份画像</translation>
+    </message>
+    <message>
+        <source>snapshots</source>
+        <translation>快照</translation>
+    </message>
+    <message>
+        <source>exports</source>
+        <translation>导出</translation>
     </message>
 </context>
 </TS>

@@ -124,7 +124,7 @@ def test_a_approves_the_selected_promotion(qtbot: QtBot, facade: Memoryd, opened
     assert mean is not None and mean >= 0.6
     line = f"DURA  D {s['D']:.2f}  U {s['U']:.2f}  R {s['R']:.2f}  A {s['A']:.2f}   mean {mean:.2f}"
     assert window.editor.dura.text() == line
-    assert window.editor.reasoning.toPlainText().startswith("rule-scored")
+    assert window.editor.reasoning.toPlainText().startswith("Scored by the rules")  # worded from values
     assert window.editor.type.currentData() == "preference"
     changes: list[Any] = []
     window.changed.connect(changes.append)

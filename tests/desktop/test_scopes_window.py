@@ -209,7 +209,7 @@ def test_grant_dialog_on_its_own(qtbot: QtBot) -> None:
     assert dialog.as_prompt() is dialog
     assert dialog.windowFlags() & Qt.WindowType.WindowStaysOnTopHint
     dialog.show()
-    assert dialog.asker_label.text() == "mcp (claude-code)" and dialog.what_label.text() == "search"
+    assert dialog.asker_label.text() == "mcp (claude-code)" and dialog.what_label.text() == "search memories"
     assert dialog.duration() == "once" and dialog.allow_button.isEnabled()
     assert dialog.deny_button.isDefault()
     with qtbot.waitSignal(dialog.rejected, timeout=1000):

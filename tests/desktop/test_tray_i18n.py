@@ -154,3 +154,30 @@ def test_every_source_string_is_translated(tmp_path: Path) -> None:
     ]
     assert untranslated == []
     assert sum(1 for _ in ET.parse(ts).getroot().iter("message")) >= 20
+
+
+def test_the_rules_dura_reasoning_is_worded_in_chinese(chinese: list[QTranslator]) -> None:
+    """Issue 22: the review showed the rules' English line in the Chinese UI."""
+    from memoryd.llm import rules
+    from memoryd_desktop.dura_text import reasoning_text
+
+    line = rules.score(
+        "x",
+        "In this repo always use pnpm. This is important, remember it.",
+        reason="no API key: X is not set",
+    ).reasoning
+    shown = reasoning_text(line)
+    assert shown.startswith("按规则评分（没有 LLM 的 API 密钥）：重要性 1.00 = 偏好 0.8；偏好（原话“"), shown
+    assert "要求记住 +0.5；标为重要 +0.3" in shown
+    english = re.findall(r"[A-Za-z]{3,}", shown.split("“")[0] + shown.split("”")[-1])
+    assert english == ["LLM", "API"], shown  # only the user's words in quotes, and acronyms
+    assert reasoning_text("The model thinks so.") == "The model thinks so."  # an LLM's own prose
+
+
+def test_the_consolidation_summary_is_worded_from_counts(chinese: list[QTranslator]) -> None:
+    """Issue 22: "整理完成：0 captured, 0 analysed…" mixed core's English into the notice."""
+    from memoryd_desktop.texts import consolidation_summary
+
+    counts = {"captured": 0, "analysed": 2, "queued": 1, "decayed": 0, "tokens": 1200}
+    assert consolidation_summary(counts) == "分析了 2 次会话，1 条提议待审核，1,200 个 LLM 词元"
+    assert consolidation_summary(dict.fromkeys(counts, 0)) == ""  # nothing happened: nothing to say

@@ -25,6 +25,7 @@ from memoryd_desktop import assets, i18n
 from memoryd_desktop.controller import Controller
 from memoryd_desktop.main import locale_for
 from memoryd_desktop.tray_state import Action
+from tests.e2e import widget_texts
 
 SIZE = (1100, 720)
 
@@ -47,6 +48,7 @@ def wait_until(check, timeout: float = 20.0) -> bool:  # type: ignore[no-untyped
 
 def shoot(widget: QWidget, path: Path) -> None:
     widget.grab().save(str(path))
+    widget_texts.dump(widget, path.with_suffix(".texts.json"))
     print(path)
 
 

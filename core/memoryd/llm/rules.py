@@ -14,7 +14,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from memoryd import sentences, titles
+from memoryd import rule_reasoning, sentences, titles
 from memoryd.keyterms import Rarity, keywords
 from memoryd.llm import cues
 from memoryd.llm.schemas import DuraOutput
@@ -201,7 +201,7 @@ def score(
     # user's own words for what the how-to is for (the steps are its detail).
     focus = "\n".join([proposal_title, *(p for p in points if p not in adopted)])
     plain = [titles.strip_filler(x) for x in sentences.split(said)]  # "Heads up:" is no keyword
-    why = f"rule-scored{f' ({reason})' if reason else ''}: importance {importance:.2f} = " + ", ".join(notes)
+    why = rule_reasoning.line(reason, importance, notes)  # read back by rule_reasoning.read
     return DuraOutput(
         D=round(min(1.0, d), 2),
         U=round(max(0.1, u), 2),

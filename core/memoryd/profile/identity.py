@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
@@ -22,7 +23,7 @@ from typing import Any
 
 import httpx
 
-from memoryd import atomic, clock
+from memoryd import atomic, clock, locale_text
 from memoryd.config import Config
 from memoryd.db.engine import read_session, write_session
 from memoryd.errors import CorruptFile, KeyUnavailable, NotFound, UsageError
@@ -49,6 +50,11 @@ class Rewrite:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    @property
+    def change(self) -> dict[str, Any]:
+        """The change summary as values (change_of), for a window to word."""
+        return change_of(self.change_summary)
 
 
 def path(store: Store) -> str:
@@ -84,8 +90,9 @@ def _read(store: Store, row: dict[str, Any]) -> tuple[str, str, list[str]]:
     return " ".join(doc.meta.title.split()), _gist(doc.body), doc.meta.tags
 
 
-def by_rules(store: Store, now: datetime) -> tuple[str, int, set[str]]:
-    """The structured profile: who the memories say the user is, in a fixed shape."""
+def by_rules(store: Store, now: datetime, lang: str = locale_text.EN) -> tuple[str, int, set[str]]:
+    """The structured profile: who the memories say the user is, in a fixed shape, its
+    headings in `lang` (memoryd.locale_text: the user's language)."""
     from memoryd.snapshot import score
 
     lt, sessions = _sources(store, now - timedelta(days=WINDOW_DAYS))
@@ -105,33 +112,30 @@ def by_rules(store: Store, now: datetime) -> tuple[str, int, set[str]]:
         tools.update(t for t in tags if t not in _SOURCE_TAGS)
     projects = len({r["scope_hash"] for r in sessions})
 
+    t = locale_text
+    sep, join = t.separator(lang), t.list_separator(lang)
     summary = []
     if lines["preference"]:
-        summary.append("- Prefers: " + "; ".join(ln[2:].split(": ")[0] for ln in lines["preference"][:3]))
+        heads = join.join(ln[2:].split(": ")[0] for ln in lines["preference"][:3])
+        summary.append(f"- {t.text('profile.prefers', lang)}{sep}{heads}")
     if lines["decision"]:
-        summary.append(
-            "- Recent decisions: " + "; ".join(ln[2:].split(": ")[0] for ln in lines["decision"][:3])
-        )
+        heads = join.join(ln[2:].split(": ")[0] for ln in lines["decision"][:3])
+        summary.append(f"- {t.text('profile.recent_decisions', lang)}{sep}{heads}")
     if tools:
-        summary.append("- Works with: " + ", ".join(t for t, _ in tools.most_common(6)))
+        used = ", ".join(x for x, _ in tools.most_common(6))
+        summary.append(f"- {t.text('profile.works_with', lang)}{sep}{used}")
     if sessions:
-        summary.append(
-            f"- This week: {len(sessions)} sessions in {projects} project{'s' if projects != 1 else ''}"
-        )
+        key = "profile.this_week_one" if projects == 1 else "profile.this_week"
+        summary.append("- " + t.text(key, lang, sessions=len(sessions), projects=projects))
     if not summary:
-        summary.append("- Nothing is known yet: no long-term memories outside sensitive projects")
-    out = ["# Identity profile", "", "## Summary", *summary]
-    for title, kind in (
-        ("Preferences", "preference"),
-        ("Decisions", "decision"),
-        ("Warnings", "warning"),
-        ("Playbooks", "playbook"),
-        ("Facts", "fact"),
-    ):
+        summary.append("- " + t.text("profile.nothing_known", lang))
+    out = [f"# {t.text('profile.title', lang)}", "", f"## {t.text('profile.summary', lang)}", *summary]
+    for kind in ("preference", "decision", "warning", "playbook", "fact"):
         if lines[kind]:
-            out += ["", f"## {title}", *lines[kind]]
+            out += ["", f"## {t.text(f'profile.{kind}', lang)}", *lines[kind]]
     if tools:
-        out += ["", "## Tools and languages", *(f"- {t} ({n})" for t, n in tools.most_common(12))]
+        heading = t.text("profile.tools", lang)
+        out += ["", f"## {heading}", *(f"- {x} ({n})" for x, n in tools.most_common(12))]
     return "\n".join(out) + "\n", len(lt) + len(sessions), {r["scope_hash"] for r in [*lt, *sessions]}
 
 
@@ -188,10 +192,31 @@ def diff(old: str, new: str, a: str, b: str) -> str:
     return "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True), a, b))
 
 
+# A version's change summary, as stored (English, what `memoryd profile` prints); the
+# rules' summaries are read back by change_of() so a window can word them itself.
+FIRST_VERSION = "first version"
+WITHDRAWN = "rewritten by rules: a scope was marked sensitive"
+_LINES = re.compile(r"^(\d+) line\(s\) added, (\d+) removed$")
+
+
 def _summary(old: str, new: str) -> str:
     added = sum(1 for ln in difflib.ndiff(old.splitlines(), new.splitlines()) if ln.startswith("+ "))
     removed = sum(1 for ln in difflib.ndiff(old.splitlines(), new.splitlines()) if ln.startswith("- "))
-    return "first version" if not old else f"{added} line(s) added, {removed} removed"
+    return FIRST_VERSION if not old else f"{added} line(s) added, {removed} removed"
+
+
+def change_of(summary: str | None) -> dict[str, Any]:
+    """A stored change summary as values: {"kind": "first" | "lines" | "withdrawn" |
+    "text", "added", "removed", "text"}; "text" is an LLM's own words (shown as written)."""
+    summary = (summary or "").strip()
+    if summary == FIRST_VERSION:
+        return {"kind": "first"}
+    if summary == WITHDRAWN:
+        return {"kind": "withdrawn"}
+    m = _LINES.match(summary)
+    if m:
+        return {"kind": "lines", "added": int(m.group(1)), "removed": int(m.group(2))}
+    return {"kind": "text", "text": summary}
 
 
 def rewrite(
@@ -214,7 +239,7 @@ def rewrite(
     got = _by_llm(store, config, now, env, transport)
     if isinstance(got, str):
         note = f"rules: {got}"
-        content, sources, scopes = by_rules(store, now)
+        content, sources, scopes = by_rules(store, now, locale_text.language(config.raw, env))
         change, by = "", RULES
     else:
         content, change, by, sources, scopes = got
@@ -282,8 +307,9 @@ def _save(
 
 def versions(store: Store) -> list[dict[str, Any]]:
     """Every version the caller may see: those withheld for a sensitive project only under
-    live grants on it (then with `withheld_by`, the projects they drew on)."""
-    return _listing(store)[0]
+    live grants on it (then with `withheld_by`, the projects they drew on); each one's
+    change summary as values under "change"."""
+    return [{**row, "change": change_of(row.get("change_summary"))} for row in _listing(store)[0]]
 
 
 def _listing(store: Store) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -315,7 +341,8 @@ def version(store: Store, num: int | None, *, actor: str = "cli") -> dict[str, A
             if num is None
             else f"no identity profile version {num}"
         )
-    return withheld.check(store, row, withheld.version_name(int(row["version_num"])), actor=actor)
+    row = withheld.check(store, row, withheld.version_name(int(row["version_num"])), actor=actor)
+    return {**row, "change": change_of(row.get("change_summary"))}
 
 
 def diff_versions(store: Store, a: int, b: int, *, actor: str = "cli") -> str:
@@ -353,12 +380,11 @@ def withdraw_scope(store: Store, config: Config, scope_hash: str, *, actor: str 
     for row in reports:
         (store.layout.profile / "change-reports" / f"{row['period']}.md").unlink(missing_ok=True)
     if had_profile:
-        content, sources, scopes = by_rules(store, clock.now())
+        content, sources, scopes = by_rules(store, clock.now(), locale_text.language(config.raw))
         with read_session(store.engine) as s:
             last = sql.latest(s)
         num = (last["version_num"] if last else 0) + 1
-        note = "rewritten by rules: a scope was marked sensitive"
-        _save(store, num, "on_event", content, None, note, sources, scopes, clock.now())
+        _save(store, num, "on_event", content, None, WITHDRAWN, sources, scopes, clock.now())
     store.audit.append(
         "profile_withdraw",
         actor=actor,

@@ -194,10 +194,36 @@ def show_line() -> bytes:
     return (json.dumps({"v": PROTOCOL, "op": "show"}) + "\n").encode("utf-8")
 
 
-def answer_line(granted: bool, *, duration: str | None = None, error: str | None = None) -> bytes:
+# Why the tray said no, as a code: each side words it in its own language (the CLI's
+# line stays English whatever language the tray speaks). "error" carries detail, if any.
+REASONS = {
+    "denied": "the user denied access",
+    "quit": "the tray app quit",
+    "timeout": "no request line in time",
+    "too_long": "the request was too long",
+    "bad_request": "the request was not understood",
+    "busy": "too many grant requests at once",
+}
+
+
+def answer_line(
+    granted: bool, *, duration: str | None = None, error: str | None = None, reason: str | None = None
+) -> bytes:
     out: dict[str, Any] = {"granted": granted}
     if duration:
         out["duration"] = duration
+    if reason:
+        out["reason"] = reason
     if error:
         out["error"] = error
     return (json.dumps(out) + "\n").encode("utf-8")
+
+
+def refusal(answer: dict[str, Any]) -> str:
+    """A no from the tray, in the CLI's words: its reason code's, then any detail."""
+    code = answer.get("reason")
+    worded = REASONS.get(code) if isinstance(code, str) else None
+    detail = str(answer.get("error") or "")
+    if worded:
+        return f"{worded} ({detail})" if detail else worded
+    return detail or "the user refused it in the tray"

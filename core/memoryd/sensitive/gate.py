@@ -35,7 +35,7 @@ def _ask(store: Store, scope_hash: str, what: str) -> tuple[bool, str | None]:
         if grants.live(store.keys, scope_hash):
             return True, None
         return False, "the tray answered yes but no grant is in effect (it may have expired already)"
-    return False, str(answer.get("error") or "the user refused it in the tray")
+    return False, broker.refusal(answer)
 
 
 def live_grants(

@@ -237,3 +237,50 @@ def test_a_rotated_key_still_opens_what_it_withheld(
     out = cli("rotate-key", str(secret))
     assert out.returncode == 0, out.stderr
     assert CANARY in Memoryd().profile_version(1)["content_md"]
+
+
+def _locale(monkeypatch, lang: str) -> None:
+    for var in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("LANG", lang)
+
+
+def test_the_profile_is_written_in_the_users_language(cli, project: Path, monkeypatch, isolated_home: Path):
+    """Issue 22: a Chinese user's profile had English headings ("Identity profile",
+    "Summary", "Prefers:"). The locale decides; the agent still finds the Summary."""
+    _locale(monkeypatch, "zh_CN.UTF-8")
+    _at(monkeypatch, "2026-11-08T09:00:00Z")
+    Memoryd().record("preference", "Tabs over spaces", "The user indents with tabs.", scope_path=project)
+    assert cli("profile", "rewrite-identity").returncode == 0
+    text = (isolated_home / "profile" / "identity.md").read_text(encoding="utf-8")
+    assert text.startswith("# 身份画像\n\n## 概要\n- 偏好：Tabs over spaces\n"), text
+    assert "\n## 偏好\n- Tabs over spaces" in text and "Summary" not in text
+    about = cli("inject", "--cwd", str(project)).stdout.split("## About the user", 1)[1]
+    assert "偏好：Tabs over spaces" in about.split("\n## ", 1)[0]
+
+    _at(monkeypatch, "2026-11-15T09:00:00Z")
+    Memoryd().record("preference", "Short answers", "The user wants short answers.", scope_path=project)
+    assert cli("profile", "rewrite-identity").returncode == 0
+    # the change summary as values, for a window to word (the CLI keeps its English line)
+    changes = [v["change"] for v in Memoryd().profile_versions()]
+    assert changes[0] == {"kind": "first"} and changes[1]["kind"] == "lines", changes
+    assert changes[1]["added"] >= 1
+
+
+def test_the_tray_language_setting_wins_over_the_locale(cli, project: Path, monkeypatch, tmp_path: Path):
+    _locale(monkeypatch, "zh_CN.UTF-8")
+    (tmp_path / "config.toml").write_text('[tray]\nlanguage = "en"\n', encoding="utf-8")
+    Memoryd().record("preference", "Tabs over spaces", "The user indents with tabs.", scope_path=project)
+    assert cli("profile", "rewrite-identity").returncode == 0
+    assert cli("profile", "show").stdout.startswith("# Identity profile\n\n## Summary\n- Prefers: Tabs")
+
+
+def test_the_language_follows_gettexts_order() -> None:
+    from memoryd import locale_text
+
+    assert locale_text.language({}, {"LANG": "zh_CN.UTF-8"}) == "zh"
+    assert locale_text.language({}, {"LC_ALL": "C", "LANG": "zh_CN.UTF-8"}) == "en"
+    assert locale_text.language({}, {"LANGUAGE": "zh_CN:en", "LANG": "en_US.UTF-8"}) == "zh"
+    assert locale_text.language({}, {"LANG": "zh_TW.UTF-8"}) == "en"  # no Traditional Chinese
+    assert locale_text.language({"tray": {"language": "zh_CN"}}, {"LANG": "en_US"}) == "zh"
+    assert locale_text.language({}, {}) == "en"

@@ -212,6 +212,20 @@ def test_a_refusal_without_a_reason(tray, project: Path):
         Memoryd().get(slug)
 
 
+def test_a_refusal_reason_is_worded_by_the_cli_not_the_tray(tray, project: Path):
+    """The tray hands a code (issue 22: a Chinese tray's words were spliced into the
+    English CLI line); core words it, and keeps any detail the tray adds."""
+    slug = _sensitive(project)
+    tray(lambda req: Memoryd().grant_answer(False, reason="denied"))
+    broker.install(paths.layout(), "cli")
+    with pytest.raises(AuthorizationRequired) as caught:
+        Memoryd().get(slug)
+    assert str(caught.value).endswith("access was refused: the user denied access")
+    answer = json.loads(Memoryd().grant_answer(False, reason="bad_request", error="no scope hash"))
+    assert broker.refusal(answer) == "the request was not understood (no scope hash)"
+    assert set(broker.REASONS) >= {"denied", "quit", "timeout", "busy"}
+
+
 def _usual(project: Path) -> str:
     return (
         f"scope {resolve(project).hash} is sensitive and has no live grant: the user can run "
