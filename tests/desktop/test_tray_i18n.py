@@ -110,6 +110,18 @@ def test_zh_cn_translation_is_applied(qtbot: QtBot, chinese: list[QTranslator], 
     assert window.home_label.text() == f"数据文件夹：{facade.layout.home}"
 
 
+def test_status_window_buttons_are_never_cut(qtbot: QtBot, facade: Memoryd) -> None:
+    """The longest label ("Sync now (no folder: Settings → Sync)") was cut in the English
+    screenshot: the window may not be narrower than its rows of buttons."""
+    window = StatusWindow()
+    qtbot.addWidget(window)
+    window.show_state(tray_state.load(facade))
+    window.show()
+    qtbot.waitExposed(window)
+    cut = [b.text() for b in window.buttons.values() if b.width() < b.sizeHint().width()]
+    assert cut == []
+
+
 def test_qt_own_strings_follow_too(chinese: list[QTranslator]) -> None:
     # the second translator is Qt's qtbase catalogue (standard dialog buttons)
     assert len(chinese) == 2
