@@ -30,7 +30,7 @@ Modules, bottom to top:
     browser_edits    the browser's write side: record/edit/forget/merge, the long jobs
     browser_window   the browser's read side: search, filters, listing, detail
     identity_window  the identity profile, its versions and diffs, monthly reports
-    scopes_window    sensitive scopes: grant, revoke, unmark
+    scopes_window    Sensitive projects: grant, revoke, unmark
     settings_plan    what Settings reads, and a save applied in an order it can undo
     schedule_editor  one job's time in plain words (daily/weekly/monthly at), cron as advanced
     settings_schedules  the Settings Schedules tab: each job's time, a live next run, last run

@@ -295,7 +295,9 @@ class MemoryEdits:
 
         return self.start_task(
             work,
-            translate("BrowserWindow", "Encrypting {folder}…").format(folder=folder),
+            translate("BrowserWindow", "Encrypting {root}…").format(root=folder),
             done,
-            translate("BrowserWindow", "Stopped: the folder is marked; run it again to encrypt the rest."),
+            translate(
+                "BrowserWindow", "Stopped: the project is marked sensitive; run it again to encrypt the rest."
+            ),
         )

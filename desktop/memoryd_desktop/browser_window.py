@@ -1,12 +1,12 @@
 """The memory browser: search and filter memories, read one, record, edit, forget, merge,
-and run the long maintenance jobs (reindex, import, mark a folder sensitive).
+and run the long maintenance jobs (reindex, import, mark a project sensitive).
 
 Every facade call goes through `Ops` (or a `LongTask` on the same pool), so the window
 never blocks and never races another call over the store. Answers that arrive after a newer
 request was made are dropped (a generation counter), so fast typing cannot show stale rows.
-A sensitive scope's memories are listed under the facade's placeholder title; opening one
+A sensitive project's memories are listed under the facade's placeholder title; opening one
 without a grant raises AuthorizationRequired, which is shown in the status line with a
-Grant… button. Only that click emits `grant_needed` (the tray then opens Sensitive scopes):
+Grant… button. Only that click emits `grant_needed` (the tray then opens Sensitive projects):
 a read in the background, such as moving over sealed rows, never opens a window itself.
 
 Decay filter: forgotten memories leave the index (their files move to forgotten/), so the
@@ -108,7 +108,7 @@ class BrowserWindow(MemoryEdits, QMainWindow):
         self.search_edit.returnPressed.connect(self.refresh)
 
         self.scope_combo = QComboBox()
-        self.scope_combo.addItem(translate("BrowserWindow", "All scopes"), None)
+        self.scope_combo.addItem(translate("BrowserWindow", "All projects"), None)
         self.type_combo = QComboBox()
         self.type_combo.addItem(translate("BrowserWindow", "All types"), None)
         for t in TYPES:
@@ -205,7 +205,7 @@ class BrowserWindow(MemoryEdits, QMainWindow):
         self.reindex_action = self._action(translate("BrowserWindow", "Reindex"), self.reindex)
         self.import_action = self._action(translate("BrowserWindow", "Import…"), self.open_import)
         self.mark_action = self._action(
-            translate("BrowserWindow", "Mark folder sensitive…"), self.open_mark_sensitive
+            translate("BrowserWindow", "Mark a project sensitive…"), self.open_mark_sensitive
         )
         memory = self.menuBar().addMenu(translate("BrowserWindow", "&Memory"))
         toolbar = self.addToolBar(translate("BrowserWindow", "Memory"))
@@ -247,7 +247,7 @@ class BrowserWindow(MemoryEdits, QMainWindow):
 
     @Slot()
     def ask_grant(self) -> None:
-        """The user asked for a grant (Grant…): the tray opens Sensitive scopes."""
+        """The user asked for a grant (Grant…): the tray opens Sensitive projects."""
         self.grant_needed.emit(self._grant_text or self.status.text())
 
     # -- listing ----------------------------------------------------------------------
@@ -319,7 +319,7 @@ class BrowserWindow(MemoryEdits, QMainWindow):
                 for _h, root, n in listing.withheld
             ]
             texts.append(
-                translate("BrowserWindow", "Not searched without a grant (sensitive): {where}").format(
+                translate("BrowserWindow", "Sensitive projects not searched without a grant: {where}").format(
                     where="; ".join(parts)
                 )
             )
@@ -330,7 +330,7 @@ class BrowserWindow(MemoryEdits, QMainWindow):
         self.show_status(" ".join(texts), error, grant=bool(listing.withheld))
 
     def _fill_scopes(self, by_scope: dict[str, int], projects: dict[str, Project]) -> None:
-        """All scopes, then each project with memories by name (its folder on hover); the
+        """All projects, then each project with memories by name (its folder on hover); the
         current choice survives."""
         current = self.scope_combo.currentData()
         self.scope_combo.blockSignals(True)
@@ -344,9 +344,9 @@ class BrowserWindow(MemoryEdits, QMainWindow):
             for h, project in sorted(
                 named.items(), key=lambda kv: (project_text.label(kv[1]).casefold(), kv[0])
             ):
-                label = translate("BrowserWindow", "{scope} ({count})")
+                label = translate("BrowserWindow", "{project} ({count})")
                 self.scope_combo.addItem(
-                    label.format(scope=project_text.label(project), count=by_scope.get(h, 0)), h
+                    label.format(project=project_text.label(project), count=by_scope.get(h, 0)), h
                 )
                 self.scope_combo.setItemData(
                     self.scope_combo.count() - 1, project_text.tooltip(project), Qt.ItemDataRole.ToolTipRole

@@ -12,7 +12,7 @@ each action asks core in `digest_actions`; this module ties them together.
 
 A duplicate pair's bodies, and a suspect memory's text, are read only while their tab is
 shown. A read that
-needs a grant (a sensitive scope) shows the reason in the status line with a Grant…
+needs a grant (a sensitive project) shows the reason in the status line with a Grant…
 button; only that click emits `grant_needed`, so loading never pops up another window.
 """
 
@@ -305,7 +305,7 @@ class DigestWindow(QWidget):
         self.failed.emit(text)
 
     def ask_grant(self) -> None:
-        """The user asked for a grant (Grant…): the tray opens Sensitive scopes."""
+        """The user asked for a grant (Grant…): the tray opens Sensitive projects."""
         self.grant_needed.emit(self._grant_text or self.status.text())
 
     def _retitle(self) -> None:

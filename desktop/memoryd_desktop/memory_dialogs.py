@@ -284,16 +284,17 @@ class ImportDialog(_Form):
 
 
 class MarkSensitiveDialog(_Form):
-    """A folder to encrypt, and an optional passphrase (else the key goes to the OS keyring)."""
+    """A project, by its folder, to encrypt, and an optional passphrase (else the key goes to
+    the OS keyring)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(translate("MemoryDialogs", "Mark a folder sensitive"), parent)
+        super().__init__(translate("MemoryDialogs", "Mark a project sensitive"), parent)
         self.folder = FolderField()
         self.passphrase = QLineEdit()
         self.passphrase.setEchoMode(QLineEdit.EchoMode.Password)
         self.repeat = QLineEdit()
         self.repeat.setEchoMode(QLineEdit.EchoMode.Password)
-        self.form.addRow(translate("MemoryDialogs", "Folder"), self.folder)
+        self.form.addRow(translate("MemoryDialogs", "Project folder"), self.folder)
         self.form.addRow(translate("MemoryDialogs", "Passphrase (optional)"), self.passphrase)
         self.form.addRow(translate("MemoryDialogs", "Repeat passphrase"), self.repeat)
         self.note.setText(

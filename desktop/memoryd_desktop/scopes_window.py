@@ -1,11 +1,11 @@
-"""The Sensitive scopes window: which folders are encrypted, who may read them now, and the
+"""The Sensitive projects window: which projects are encrypted, who may read them now, and the
 three things a user does about it: grant, revoke, unmark.
 
 Grants from here are the user's own decision, so they go through the same GrantDialog a
-CLI or MCP request gets (duration, task name, the passphrase of a passphrase scope) and
+CLI or MCP request gets (duration, task name, the passphrase of a passphrase project) and
 core's `grant` as actor "tray", which audits them like any other. A failed grant (a wrong
 passphrase) keeps the dialog open with the reason. Unmarking decrypts every memory of the
-folder, so it asks first, and needs a live grant (core's gate checks that too).
+project, so it asks first, and needs a live grant (core's gate checks that too).
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ def access_label(scope: dict[str, Any]) -> str:
 
 
 class ScopesWindow(QWidget):
-    """One row per sensitive scope. Signals for whoever waits on them: `loaded(scopes)`
+    """One row per sensitive project. Signals for whoever waits on them: `loaded(scopes)`
     after each load is shown, `changed(action, root)` after a grant, revoke or unmark
     succeeded ("grant", "revoke", "unmark"), `failed(text)` on any error."""
 
@@ -98,7 +98,7 @@ class ScopesWindow(QWidget):
         intro = QLabel(
             translate(
                 "ScopesWindow",
-                "Memories of these folders are encrypted. Agents and the command line read them "
+                "The memories of these projects are encrypted. Agents and the command line read them "
                 "only while a grant is live.",
             )
         )
@@ -107,7 +107,7 @@ class ScopesWindow(QWidget):
         self.tree.setHeaderLabels(
             [
                 translate("Projects", "Project"),
-                translate("ScopesWindow", "Folder"),
+                translate("ScopesWindow", "Path"),
                 translate("ScopesWindow", "Protection"),
                 translate("ScopesWindow", "Marked"),
                 translate("ScopesWindow", "Access"),
@@ -117,7 +117,7 @@ class ScopesWindow(QWidget):
         self.tree.header().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.tree.itemSelectionChanged.connect(self._update_buttons)
-        self.empty = QLabel(translate("ScopesWindow", "No folder is marked sensitive."))
+        self.empty = QLabel(translate("ScopesWindow", "No project is marked sensitive."))
         self.empty.hide()
 
         self.notice = QLabel()
@@ -128,7 +128,7 @@ class ScopesWindow(QWidget):
         self.grant_button = QPushButton(translate("ScopesWindow", "Grant…"))
         self.grant_button.clicked.connect(self.grant_selected)
         self.revoke_button = QPushButton(translate("ScopesWindow", "Revoke"))
-        self.revoke_button.setToolTip(translate("ScopesWindow", "End every live grant of this folder."))
+        self.revoke_button.setToolTip(translate("ScopesWindow", "End every live grant of this project."))
         self.revoke_button.clicked.connect(self.revoke_selected)
         self.unmark_button = QPushButton(translate("ScopesWindow", "Unmark…"))
         self.unmark_button.clicked.connect(self.unmark_selected)
@@ -225,7 +225,7 @@ class ScopesWindow(QWidget):
         self.revoke_button.setEnabled(free and live)
         self.unmark_button.setEnabled(free and live)
         self.unmark_button.setToolTip(
-            translate("ScopesWindow", "Decrypt this folder's memories and stop protecting it.")
+            translate("ScopesWindow", "Decrypt this project's memories and stop protecting it.")
             if live
             else translate("ScopesWindow", "Grant access first: unmarking reads every memory to decrypt it.")
         )
@@ -340,7 +340,7 @@ class ScopesWindow(QWidget):
         root = str(scope["root"])
         box = QMessageBox(self)
         box.setIcon(QMessageBox.Icon.Warning)
-        box.setWindowTitle(translate("ScopesWindow", "Unmark a sensitive folder"))
+        box.setWindowTitle(translate("ScopesWindow", "Unmark a sensitive project"))
         box.setTextFormat(Qt.TextFormat.PlainText)  # a folder name is never markup
         box.setText(translate("ScopesWindow", "Stop protecting {root}?").format(root=root))
         box.setInformativeText(

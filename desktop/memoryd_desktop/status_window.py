@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QFont
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLayout, QPushButton, QVBoxLayout, QWidget
 
 from memoryd_desktop import assets, window_keys
 from memoryd_desktop.tray_state import Action, Kind, TrayState
@@ -65,6 +65,8 @@ class StatusWindow(QWidget):
         row.addWidget(self._button(Action.QUIT))
 
         layout = QVBoxLayout(self)
+        # never narrower than a row of buttons: the minimum width alone let them be cut
+        layout.setSizeConstraint(QLayout.SizeConstraint.SetMinimumSize)
         layout.setContentsMargins(18, 18, 18, 18)
         layout.setSpacing(12)
         layout.addLayout(top)

@@ -73,8 +73,8 @@
             <translation>Search</translation>
         </message>
         <message>
-            <source>All scopes</source>
-            <translation>All scopes</translation>
+            <source>All projects</source>
+            <translation>All projects</translation>
         </message>
         <message>
             <source>All types</source>
@@ -121,8 +121,8 @@
             <translation>Import…</translation>
         </message>
         <message>
-            <source>Mark folder sensitive…</source>
-            <translation>Mark folder sensitive…</translation>
+            <source>Mark a project sensitive…</source>
+            <translation>Mark a project sensitive…</translation>
         </message>
         <message>
             <source>&amp;Memory</source>
@@ -141,16 +141,16 @@
             <translation>{count} in {root}</translation>
         </message>
         <message>
-            <source>Not searched without a grant (sensitive): {where}</source>
-            <translation>Not searched without a grant (sensitive): {where}</translation>
+            <source>Sensitive projects not searched without a grant: {where}</source>
+            <translation>Sensitive projects not searched without a grant: {where}</translation>
         </message>
         <message>
             <source>Memories shown: {count}</source>
             <translation>Memories shown: {count}</translation>
         </message>
         <message>
-            <source>{scope} ({count})</source>
-            <translation>{scope} ({count})</translation>
+            <source>{project} ({count})</source>
+            <translation>{project} ({count})</translation>
         </message>
         <message>
             <source>Already recorded: {title}</source>
@@ -217,12 +217,12 @@
             <translation>{root} is sensitive now: {count} memories encrypted.</translation>
         </message>
         <message>
-            <source>Encrypting {folder}…</source>
-            <translation>Encrypting {folder}…</translation>
+            <source>Encrypting {root}…</source>
+            <translation>Encrypting {root}…</translation>
         </message>
         <message>
-            <source>Stopped: the folder is marked; run it again to encrypt the rest.</source>
-            <translation>Stopped: the folder is marked; run it again to encrypt the rest.</translation>
+            <source>Stopped: the project is marked sensitive; run it again to encrypt the rest.</source>
+            <translation>Stopped: the project is marked sensitive; run it again to encrypt the rest.</translation>
         </message>
         <message>
             <source>Grant…</source>
@@ -1531,8 +1531,8 @@
             <translation>empty: as the source says</translation>
         </message>
         <message>
-            <source>Mark a folder sensitive</source>
-            <translation>Mark a folder sensitive</translation>
+            <source>Mark a project sensitive</source>
+            <translation>Mark a project sensitive</translation>
         </message>
         <message>
             <source>Passphrase (optional)</source>
@@ -1640,12 +1640,12 @@
             <translation>Sensitive projects</translation>
         </message>
         <message>
-            <source>Memories of these folders are encrypted. Agents and the command line read them only while a grant is live.</source>
-            <translation>Memories of these folders are encrypted. Agents and the command line read them only while a grant is live.</translation>
+            <source>The memories of these projects are encrypted. Agents and the command line read them only while a grant is live.</source>
+            <translation>The memories of these projects are encrypted. Agents and the command line read them only while a grant is live.</translation>
         </message>
         <message>
-            <source>Folder</source>
-            <translation>Folder</translation>
+            <source>Path</source>
+            <translation>Path</translation>
         </message>
         <message>
             <source>Protection</source>
@@ -1660,8 +1660,8 @@
             <translation>Access</translation>
         </message>
         <message>
-            <source>No folder is marked sensitive.</source>
-            <translation>No folder is marked sensitive.</translation>
+            <source>No project is marked sensitive.</source>
+            <translation>No project is marked sensitive.</translation>
         </message>
         <message>
             <source>Grant…</source>
@@ -1672,8 +1672,8 @@
             <translation>Revoke</translation>
         </message>
         <message>
-            <source>End every live grant of this folder.</source>
-            <translation>End every live grant of this folder.</translation>
+            <source>End every live grant of this project.</source>
+            <translation>End every live grant of this project.</translation>
         </message>
         <message>
             <source>Unmark…</source>
@@ -1684,8 +1684,8 @@
             <translation>Refresh</translation>
         </message>
         <message>
-            <source>Decrypt this folder's memories and stop protecting it.</source>
-            <translation>Decrypt this folder's memories and stop protecting it.</translation>
+            <source>Decrypt this project's memories and stop protecting it.</source>
+            <translation>Decrypt this project's memories and stop protecting it.</translation>
         </message>
         <message>
             <source>Grant access first: unmarking reads every memory to decrypt it.</source>
@@ -1712,8 +1712,8 @@
             <translation>Grants revoked for {root}: {count}.</translation>
         </message>
         <message>
-            <source>Unmark a sensitive folder</source>
-            <translation>Unmark a sensitive folder</translation>
+            <source>Unmark a sensitive project</source>
+            <translation>Unmark a sensitive project</translation>
         </message>
         <message>
             <source>Stop protecting {root}?</source>

@@ -75,8 +75,8 @@
         <translation>搜索</translation>
     </message>
     <message>
-        <source>All scopes</source>
-        <translation>所有范围</translation>
+        <source>All projects</source>
+        <translation>所有项目</translation>
     </message>
     <message>
         <source>All types</source>
@@ -123,8 +123,8 @@
         <translation>导入…</translation>
     </message>
     <message>
-        <source>Mark folder sensitive…</source>
-        <translation>将文件夹标记为敏感…</translation>
+        <source>Mark a project sensitive…</source>
+        <translation>将项目标记为敏感…</translation>
     </message>
     <message>
         <source>&amp;Memory</source>
@@ -143,16 +143,16 @@
         <translation>{root} 中 {count} 条</translation>
     </message>
     <message>
-        <source>Not searched without a grant (sensitive): {where}</source>
-        <translation>敏感位置未经授权，未搜索：{where}</translation>
+        <source>Sensitive projects not searched without a grant: {where}</source>
+        <translation>未经授权、未搜索的敏感项目：{where}</translation>
     </message>
     <message>
         <source>Memories shown: {count}</source>
         <translation>显示的记忆：{count}</translation>
     </message>
     <message>
-        <source>{scope} ({count})</source>
-        <translation>{scope}（{count}）</translation>
+        <source>{project} ({count})</source>
+        <translation>{project}（{count}）</translation>
     </message>
     <message>
         <source>Already recorded: {title}</source>
@@ -219,12 +219,12 @@
         <translation>{root} 现已标记为敏感：已加密 {count} 条记忆。</translation>
     </message>
     <message>
-        <source>Encrypting {folder}…</source>
-        <translation>正在加密 {folder}…</translation>
+        <source>Encrypting {root}…</source>
+        <translation>正在加密 {root}…</translation>
     </message>
     <message>
-        <source>Stopped: the folder is marked; run it again to encrypt the rest.</source>
-        <translation>已停止：文件夹已标记为敏感；再次运行即可加密其余记忆。</translation>
+        <source>Stopped: the project is marked sensitive; run it again to encrypt the rest.</source>
+        <translation>已停止：项目已标记为敏感；再次运行即可加密其余记忆。</translation>
     </message>
     <message>
         <source>Grant…</source>
@@ -1533,8 +1533,8 @@
         <translation>留空：沿用来源中的项目</translation>
     </message>
     <message>
-        <source>Mark a folder sensitive</source>
-        <translation>将文件夹标记为敏感</translation>
+        <source>Mark a project sensitive</source>
+        <translation>将项目标记为敏感</translation>
     </message>
     <message>
         <source>Passphrase (optional)</source>
@@ -1642,12 +1642,12 @@
         <translation>敏感项目</translation>
     </message>
     <message>
-        <source>Memories of these folders are encrypted. Agents and the command line read them only while a grant is live.</source>
-        <translation>这些文件夹的记忆已加密。只有在授权有效期间，智能体和命令行才能读取它们。</translation>
+        <source>The memories of these projects are encrypted. Agents and the command line read them only while a grant is live.</source>
+        <translation>这些项目的记忆已加密。只有在授权有效期间，智能体和命令行才能读取它们。</translation>
     </message>
     <message>
-        <source>Folder</source>
-        <translation>文件夹</translation>
+        <source>Path</source>
+        <translation>路径</translation>
     </message>
     <message>
         <source>Protection</source>
@@ -1662,8 +1662,8 @@
         <translation>访问</translation>
     </message>
     <message>
-        <source>No folder is marked sensitive.</source>
-        <translation>没有文件夹被标记为敏感。</translation>
+        <source>No project is marked sensitive.</source>
+        <translation>没有项目被标记为敏感。</translation>
     </message>
     <message>
         <source>Grant…</source>
@@ -1674,8 +1674,8 @@
         <translation>撤销</translation>
     </message>
     <message>
-        <source>End every live grant of this folder.</source>
-        <translation>结束此文件夹所有有效的授权。</translation>
+        <source>End every live grant of this project.</source>
+        <translation>结束此项目所有有效的授权。</translation>
     </message>
     <message>
         <source>Unmark…</source>
@@ -1686,8 +1686,8 @@
         <translation>刷新</translation>
     </message>
     <message>
-        <source>Decrypt this folder&apos;s memories and stop protecting it.</source>
-        <translation>解密此文件夹的记忆并停止保护。</translation>
+        <source>Decrypt this project&apos;s memories and stop protecting it.</source>
+        <translation>解密此项目的记忆并停止保护。</translation>
     </message>
     <message>
         <source>Grant access first: unmarking reads every memory to decrypt it.</source>
@@ -1714,8 +1714,8 @@
         <translation>已撤销 {root} 的授权：{count} 个。</translation>
     </message>
     <message>
-        <source>Unmark a sensitive folder</source>
-        <translation>取消标记敏感文件夹</translation>
+        <source>Unmark a sensitive project</source>
+        <translation>取消标记敏感项目</translation>
     </message>
     <message>
         <source>Stop protecting {root}?</source>
@@ -1735,7 +1735,7 @@
     </message>
     <message>
         <source>{root} is no longer sensitive; memories decrypted: {count}.</source>
-        <translation>{root} 不再是敏感文件夹；已解密记忆：{count} 条。</translation>
+        <translation>{root} 不再是敏感项目；已解密记忆：{count} 条。</translation>
     </message>
 </context>
 <context>

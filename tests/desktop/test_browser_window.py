@@ -610,7 +610,10 @@ def test_a_sensitive_scope_needs_a_grant(
     assert asked.args == [text]
 
     assert search(qtbot, window, "desk") == 0
-    assert "Not searched without a grant" in window.status.text() and str(secret) in window.status.text()
+    assert (
+        "Sensitive projects not searched without a grant" in window.status.text()
+        and str(secret) in window.status.text()
+    )
     assert window.grant_button.isVisible()
     assert search(qtbot, window, "") == 4  # the plain listing withholds nothing: no Grant…
     assert not window.grant_button.isVisible()
@@ -729,7 +732,7 @@ def test_sealed_rows_open_no_window_until_grant_is_clicked(
     qtbot: QtBot, facade: Memoryd, tmp_path: Path
 ) -> None:
     """Moving over memories of a sensitive scope without a grant shows why in the status
-    line; only a click on Grant… opens the Sensitive scopes window."""
+    line; only a click on Grant… opens the Sensitive projects window."""
     secret = tmp_path / "secret"
     secret.mkdir()
     for i in range(3):

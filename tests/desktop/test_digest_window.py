@@ -626,7 +626,7 @@ def test_a_sealed_duplicate_pair_is_read_only_on_its_tab_and_opens_no_window(
 ):
     """A sensitive scope without a grant: opening the digest on Promotions reads no pair and
     opens no other window; on the Duplicates tab the missing grant is shown with Grant…,
-    and only that click opens Sensitive scopes. Once granted, a reload clears the error."""
+    and only that click opens Sensitive projects. Once granted, a reload clears the error."""
     body = "Payroll runs on the 25th."
     facade.record("fact", "Payroll day", body, scope_path=project)
     facade.record("fact", "Pay day is the 25th", body, scope_path=project)

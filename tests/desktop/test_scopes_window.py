@@ -1,4 +1,4 @@
-"""The Sensitive scopes window over a real store: grants through the GrantDialog (a
+"""The Sensitive projects window over a real store: grants through the GrantDialog (a
 passphrase scope with no OS keyring, a random-key scope in a real Secret Service), audited
 as actor "tray"; a wrong passphrase grants nothing and asks again; revoke and unmark."""
 

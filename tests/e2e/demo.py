@@ -1,7 +1,7 @@
 """A week of believable use in a fresh MEMORYD_HOME, for the tray's screenshots and its
 benchmarks: memories of each type, promotions waiting (from real captured sessions,
 scored by the rules), a duplicate pair, two identity versions with a monthly report, and
-a passphrase-protected sensitive scope. Everything goes through the real CLI and facade.
+a passphrase-protected sensitive project. Everything goes through the real CLI and facade.
 """
 
 from __future__ import annotations
@@ -45,7 +45,10 @@ def seed(cli: Callable[..., Any], root: Path, tmp_path: Path) -> dict[str, Any]:
     app.record(
         "decision",
         "Use SQLite for the cache",
-        "One file, WAL mode, no server to run.",
+        "One SQLite file, **WAL mode**, no server to run.\n\n"
+        "- open it with `PRAGMA journal_mode=WAL`\n"
+        "- keep it in `~/.cache/webshop/cache.db`\n"
+        "- drop it after a schema change: it is only a cache",
         triggers=["cache", "sqlite"],
         scope_path=project,
     )

@@ -25,6 +25,7 @@ SHOTS = (
     "digest",
     "digest-trends",
     "browser",
+    "browser-memory",
     "scopes",
     "identity",
     "identity-diff",

@@ -7,8 +7,9 @@ offscreen, and a QApplication's platform is chosen once):
 
 It starts the app's real controller over the current MEMORYD_HOME, opens each window the
 way the tray menu does, waits until the window has its data, and saves QWidget.grab() as
-PNG; the tray menu is shot popped up under the icon, and the whole screen once (the icon
-in trayer). Prints one line per file.
+PNG (the browser twice: as opened, and with a search and one memory shown); the tray menu
+is shot popped up under the icon, and the whole screen once (the icon in trayer). Prints one
+line per file.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from memoryd_desktop.tray_state import Action
 from tests.e2e import widget_texts
 
 SIZE = (1100, 720)
+SEARCH, SHOWN = "sqlite", "Use SQLite for the cache"  # a seeded memory (tests/e2e/demo.py)
 
 
 def settle(ms: int) -> None:
@@ -50,6 +52,32 @@ def shoot(widget: QWidget, path: Path) -> None:
     widget.grab().save(str(path))
     widget_texts.dump(widget, path.with_suffix(".texts.json"))
     print(path)
+
+
+def shoot_memory(controller: Controller, path: Path) -> None:
+    """The browser as a person uses it: a search typed, its hits marked in the results, and
+    one memory opened, rendered from its Markdown (the demo's SQLite decision)."""
+    browser = controller.windows.get(Action.SEARCH)
+    controller.windows.open(Action.SEARCH)
+    wait_until(lambda: not controller.ops.busy)
+    shown: list[str] = []
+    browser.detail_shown.connect(shown.append)
+    browser.search_edit.setText(SEARCH)  # as typed: the search runs on the window's timer
+
+    def found() -> str | None:
+        return next((str(r["slug"]) for r in browser.model.rows if r["title"] == SHOWN), None)
+
+    assert wait_until(lambda: bool(browser.terms) and found() is not None), "the search never found it"
+    slug = found()
+    assert slug is not None
+    browser.select(slug)
+    assert wait_until(lambda: slug in shown), f"{slug} was never shown"
+    body = browser.detail.body
+    assert body.marks > 0 and "**" not in body.toPlainText(), "the body is not rendered and marked"
+    wait_until(lambda: not controller.ops.busy)
+    settle(300)
+    shoot(browser, path)
+    browser.hide()
 
 
 def main(argv: list[str]) -> int:
@@ -108,6 +136,8 @@ def main(argv: list[str]) -> int:
             settle(300)
             shoot(window, out / "identity-diff.png")
         window.hide()
+
+    shoot_memory(controller, out / "browser-memory.png")
 
     from memoryd_desktop.grant_dialog import GrantDialog
 
