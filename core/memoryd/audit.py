@@ -187,7 +187,8 @@ class AuditLog:
                 details = event.details_obj
                 if details.get("dedupe") == key:
                     return event
-                if key in (details.get("cancels") or ()):
+                cancels = details.get("cancels")
+                if isinstance(cancels, list) and key in cancels:
                     return None  # undone since: the same decision again is a new event
         return None
 
