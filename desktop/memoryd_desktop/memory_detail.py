@@ -4,8 +4,16 @@ DURA scores, relations) only behind "Show raw fields".
 
 The body is untrusted text (an agent or a session wrote it): it is rendered with raw HTML
 off, so `<script>` or `<img src=…>` shows as the characters typed, and Markdown images are
-replaced by their text before anything could load them. Nothing is ever fetched; only a
-click on a web or mail link opens it, in the user's browser.
+replaced by their text before anything could load them. Nothing is ever fetched or read;
+only a click on a web or mail link opens it, in the user's browser.
+
+Why a document of our own: when nothing answers a resource request, QTextDocument reads a
+local path itself, on the GUI thread (`![x](/some/fifo)` blocks forever, `![x](/dev/zero)`
+fills the memory). So each body is parsed in a fresh InertDocument that is shown by no
+widget yet, its images are turned into text there, and only then is it shown; and any
+resource asked for anyway, by the document or the widget, is a blank 1x1 image. The
+Markdown is parsed by Qt itself, so every image syntax it knows (inline, reference,
+angle-bracket) is caught, and code such as `vec![1]` keeps its characters.
 """
 
 from __future__ import annotations
@@ -13,8 +21,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, Qt, QUrl, Slot
-from PySide6.QtGui import QDesktopServices, QFont, QTextCharFormat, QTextCursor, QTextDocument
+from PySide6.QtCore import QCoreApplication, QObject, Qt, QUrl, Slot
+from PySide6.QtGui import (
+    QColor,
+    QDesktopServices,
+    QFont,
+    QImage,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+)
 from PySide6.QtWidgets import (
     QFormLayout,
     QLabel,
@@ -79,6 +95,22 @@ def origin(meta: Any) -> str:
     return translate("BrowserWindow", "Imported from {source}").format(source=agent)
 
 
+def blank_image() -> QImage:
+    """What every resource request gets: one transparent pixel, so Qt never falls back to
+    reading the name as a path."""
+    image = QImage(1, 1, QImage.Format.Format_ARGB32)
+    image.fill(QColor(0, 0, 0, 0))
+    return image
+
+
+class InertDocument(QTextDocument):
+    """A text document that loads nothing: every resource it is asked for is blank."""
+
+    def loadResource(self, kind: int, name: QUrl) -> Any:
+        del kind, name
+        return blank_image()
+
+
 class MarkdownBody(QTextBrowser):
     """Rendered Markdown that loads nothing: raw HTML is text, images become their text,
     and only web and mail links open (in the user's browser) when clicked."""
@@ -89,16 +121,21 @@ class MarkdownBody(QTextBrowser):
         self.setOpenExternalLinks(False)
         self.anchorClicked.connect(self._open)
         self.marks = 0  # search matches marked in the shown body
+        self.setDocument(InertDocument(self))
 
     def show_markdown(self, text: str, terms: Sequence[str] = ()) -> None:
-        doc = self.document()
+        doc = InertDocument(self)  # not shown yet: nothing lays it out or asks for images
+        doc.setDefaultFont(self.document().defaultFont())
         doc.setMarkdown(text, MARKDOWN)
         _images_as_text(doc)
         self.marks = highlight.mark_document(doc, terms)
+        old: QObject = self.document()
+        self.setDocument(doc)
+        old.deleteLater()
 
     def loadResource(self, kind: int, name: QUrl) -> Any:
         del kind, name
-        return None
+        return blank_image()
 
     @Slot(QUrl)
     def _open(self, url: QUrl) -> None:
