@@ -14,6 +14,9 @@ widget yet, its images are turned into text there, and only then is it shown; an
 resource asked for anyway, by the document or the widget, is a blank 1x1 image. The
 Markdown is parsed by Qt itself, so every image syntax it knows (inline, reference,
 angle-bracket) is caught, and code such as `vec![1]` keeps its characters.
+
+Hidden controls (a bidi override that would show "Invoice \\u202efdp.exe" as "Invoice
+exe.pdf") are shown as their escapes (memoryd.visible, as the command line shows them).
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from PySide6.QtWidgets import (
 )
 
 from memoryd.app import MemoryView, Project
+from memoryd.visible import clean
 from memoryd_desktop import highlight, project_text
 from memoryd_desktop.memory_dialogs import type_name
 from memoryd_desktop.texts import local_time
@@ -126,7 +130,7 @@ class MarkdownBody(QTextBrowser):
     def show_markdown(self, text: str, terms: Sequence[str] = ()) -> None:
         doc = InertDocument(self)  # not shown yet: nothing lays it out or asks for images
         doc.setDefaultFont(self.document().defaultFont())
-        doc.setMarkdown(text, MARKDOWN)
+        doc.setMarkdown(clean(text), MARKDOWN)  # a bidi override shows, never reorders
         _images_as_text(doc)
         self.marks = highlight.mark_document(doc, terms)
         old: QObject = self.document()
@@ -235,15 +239,15 @@ class MemoryDetail(QWidget):
 
     def show_memory(self, view: MemoryView, project: Project, terms: Sequence[str] = ()) -> None:
         meta = view.doc.meta
-        self.title.setText(meta.title)
+        self.title.setText(clean(meta.title, one_line=True))  # a bidi override shows, never reorders
         self.facts["type"].setText(type_name(str(getattr(meta.type, "value", meta.type))))
-        self.facts["project"].setText(project_text.label(project))
+        self.facts["project"].setText(clean(project_text.label(project), one_line=True))
         self.facts["project"].setToolTip(project_text.tooltip(project))
         self.facts["created"].setText(local_time(meta.created_at.isoformat() if meta.created_at else None))
         self.facts["updated"].setText(local_time(meta.updated_at.isoformat() if meta.updated_at else None))
-        self.facts["triggers"].setText(", ".join(meta.triggers))
-        self.facts["tags"].setText(", ".join(meta.tags))
-        self.facts["origin"].setText(origin(meta))
+        self.facts["triggers"].setText(clean(", ".join(meta.triggers), one_line=True))
+        self.facts["tags"].setText(clean(", ".join(meta.tags), one_line=True))
+        self.facts["origin"].setText(clean(origin(meta)))
         where = str(meta.promoted_from or meta.session_id or "")
         self.facts["origin"].setToolTip(project_text.plain_tip(where))
         if self.facts["updated"].text() == self.facts["created"].text():
@@ -251,7 +255,7 @@ class MemoryDetail(QWidget):
         for key in ("updated", "triggers", "tags"):
             self.form.setRowVisible(self.facts[key], bool(self.facts[key].text()))
         self.body.show_markdown(view.doc.body, terms)
-        self.raw.setPlainText("\n".join(raw_lines(view)))
+        self.raw.setPlainText(clean("\n".join(raw_lines(view))))
         self.empty.hide()
         self.content.show()
 
