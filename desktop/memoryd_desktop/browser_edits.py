@@ -15,6 +15,7 @@ from PySide6.QtCore import QCoreApplication, Qt, Slot
 from PySide6.QtWidgets import QDialog, QMessageBox
 
 from memoryd.app import Changes, Memoryd, MemoryView
+from memoryd.visible import clean
 from memoryd_desktop.browser_model import ACTOR
 from memoryd_desktop.long_task import LongTask, Progress, ProgressPanel
 from memoryd_desktop.memory_dialogs import (
@@ -95,7 +96,7 @@ class MemoryEdits:
                 if changes.existing  # the same type, title and body: that memory, not a copy
                 else translate("BrowserWindow", "Recorded: {title}")
             )
-            self._changed(changes, text.format(title=doc.meta.title))
+            self._changed(changes, text.format(title=clean(doc.meta.title, one_line=True)))
 
         self.ops.run(work, done, self._failed)
 
@@ -154,7 +155,7 @@ class MemoryEdits:
         box.setTextFormat(Qt.TextFormat.PlainText)  # the title is the memory's: never markup
         box.setText(
             translate("BrowserWindow", "Forget “{title}”? Agents will no longer recall it.").format(
-                title=row.get("title", "")
+                title=clean(str(row.get("title", "")), one_line=True)
             )
         )
         confirm = box.addButton(translate("BrowserWindow", "Forget"), QMessageBox.ButtonRole.DestructiveRole)
@@ -195,7 +196,8 @@ class MemoryEdits:
             self._select_after = keep
             self.view = None
             text = translate("BrowserWindow", "Merged {count} into {title}.")
-            self._changed(changes, text.format(count=len(res.dropped), title=res.kept.meta.title))
+            title = clean(res.kept.meta.title, one_line=True)
+            self._changed(changes, text.format(count=len(res.dropped), title=title))
 
         self.ops.run(lambda: facade.merge(keep, drop, force=force, actor=ACTOR), done, self._failed)
 

@@ -21,6 +21,7 @@ from PySide6.QtCore import (
 )
 
 from memoryd.app import Memoryd, MemoryView, Project
+from memoryd.visible import clean
 from memoryd_desktop import project_text
 from memoryd_desktop.memory_dialogs import type_name
 
@@ -114,7 +115,7 @@ def history_lines(slug: str, history: dict[str, Any]) -> list[str]:
             line = translate("BrowserWindow", "{mark} {date}  {title}  [{state}]  {slug}").format(
                 mark=mark,
                 date=str(link.get("created_at") or "")[:10],
-                title=link.get("title") or "",
+                title=clean(str(link.get("title") or ""), one_line=True),
                 state=state_name(str(link.get("state") or "")),
                 slug=link["slug"],
             )
@@ -195,7 +196,8 @@ class MemoryTableModel(QAbstractTableModel):
                 return state_name(str(value))
             if key == "created_at":
                 return str(value or "").replace("T", " ")[:16]
-            return "" if value is None else str(value)
+            # a title or a folder name may hold a bidi override: shown, never obeyed
+            return "" if value is None else clean(str(value), one_line=True)
         if role == Qt.ItemDataRole.ToolTipRole:
             if key == "project":
                 return project_text.tooltip(self.project(row))

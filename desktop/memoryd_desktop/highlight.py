@@ -28,29 +28,33 @@ MARK_BACKGROUND = "#ffe37a"  # a highlighter's yellow, readable with dark text i
 MARK_TEXT = "#1f1f1f"
 
 
+MAX_MARKS = 500  # marked stretches in one body: enough to read by, bounded on a huge one
+
+
 def pattern(terms: Sequence[str]) -> re.Pattern[str] | None:
-    """One case-insensitive pattern for all terms, longest first; None when there are none."""
+    """One case-insensitive pattern that finds, at each place a term starts, the longest
+    term there (a lookahead, so overlapping matches are all found); None without terms."""
     words = sorted({t for t in terms if t.strip()}, key=len, reverse=True)
     if not words:
         return None
-    return re.compile("|".join(re.escape(w) for w in words), re.IGNORECASE)
+    return re.compile("(?=(" + "|".join(re.escape(w) for w in words) + "))", re.IGNORECASE)
 
 
-def spans(text: str, terms: Sequence[str]) -> list[tuple[int, int]]:
-    """(start, end) of each match in `text`, overlapping ones joined ("数据" and "据库" in
-    "数据库" mark the whole word)."""
+def spans(text: str, terms: Sequence[str], limit: int | None = None) -> list[tuple[int, int]]:
+    """(start, end) of each match in `text`, overlapping and touching ones joined ("数据"
+    and "据库" in "数据库" mark the whole word); at most `limit` of them."""
     found = pattern(terms)
     if found is None:
         return []
     out: list[tuple[int, int]] = []
-    for start in range(len(text)):  # every start: bigrams overlap, finditer would skip some
-        match = found.match(text, start)
-        if match is None or match.end() == start:
-            continue
+    for match in found.finditer(text):  # one scan, in the regex engine, not a Python loop
+        start, end = match.span(1)
         if out and start <= out[-1][1]:
-            out[-1] = (out[-1][0], max(out[-1][1], match.end()))
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        elif limit is not None and len(out) >= limit:
+            break
         else:
-            out.append((start, match.end()))
+            out.append((start, end))
     return out
 
 
@@ -67,17 +71,21 @@ def rich_text(text: str, terms: Sequence[str]) -> str:
 
 
 def mark_document(doc: QTextDocument, terms: Sequence[str]) -> int:
-    """Give every match in `doc` the marked background; how many stretches were marked."""
-    text = doc.toRawText()  # one character per document position
+    """Give the first MAX_MARKS matches in `doc` the marked background, in one edit (one
+    layout pass, not one per match); how many stretches were marked."""
+    found = spans(doc.toRawText(), terms, MAX_MARKS)  # raw: one character per position
+    if not found:
+        return 0
     fmt = QTextCharFormat()
     fmt.setBackground(QColor(MARK_BACKGROUND))
     fmt.setForeground(QColor(MARK_TEXT))
-    found = spans(text, terms)
+    cursor = QTextCursor(doc)
+    cursor.beginEditBlock()
     for start, end in found:
-        cursor = QTextCursor(doc)
         cursor.setPosition(start)
         cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
         cursor.mergeCharFormat(fmt)
+    cursor.endEditBlock()
     return len(found)
 
 

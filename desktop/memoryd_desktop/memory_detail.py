@@ -4,8 +4,19 @@ DURA scores, relations) only behind "Show raw fields".
 
 The body is untrusted text (an agent or a session wrote it): it is rendered with raw HTML
 off, so `<script>` or `<img src=…>` shows as the characters typed, and Markdown images are
-replaced by their text before anything could load them. Nothing is ever fetched; only a
-click on a web or mail link opens it, in the user's browser.
+replaced by their text before anything could load them. Nothing is ever fetched or read;
+only a click on a web or mail link opens it, in the user's browser.
+
+Why a document of our own: when nothing answers a resource request, QTextDocument reads a
+local path itself, on the GUI thread (`![x](/some/fifo)` blocks forever, `![x](/dev/zero)`
+fills the memory). So each body is parsed in a fresh InertDocument that is shown by no
+widget yet, its images are turned into text there, and only then is it shown; and any
+resource asked for anyway, by the document or the widget, is a blank 1x1 image. The
+Markdown is parsed by Qt itself, so every image syntax it knows (inline, reference,
+angle-bracket) is caught, and code such as `vec![1]` keeps its characters.
+
+Hidden controls (a bidi override that would show "Invoice \\u202efdp.exe" as "Invoice
+exe.pdf") are shown as their escapes (memoryd.visible, as the command line shows them).
 """
 
 from __future__ import annotations
@@ -13,8 +24,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, Qt, QUrl, Slot
-from PySide6.QtGui import QDesktopServices, QFont, QTextCharFormat, QTextCursor, QTextDocument
+from PySide6.QtCore import QCoreApplication, QObject, Qt, QUrl, Slot
+from PySide6.QtGui import (
+    QColor,
+    QDesktopServices,
+    QFont,
+    QImage,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+)
 from PySide6.QtWidgets import (
     QFormLayout,
     QLabel,
@@ -26,6 +45,7 @@ from PySide6.QtWidgets import (
 )
 
 from memoryd.app import MemoryView, Project
+from memoryd.visible import clean
 from memoryd_desktop import highlight, project_text
 from memoryd_desktop.memory_dialogs import type_name
 from memoryd_desktop.texts import local_time
@@ -79,6 +99,22 @@ def origin(meta: Any) -> str:
     return translate("BrowserWindow", "Imported from {source}").format(source=agent)
 
 
+def blank_image() -> QImage:
+    """What every resource request gets: one transparent pixel, so Qt never falls back to
+    reading the name as a path."""
+    image = QImage(1, 1, QImage.Format.Format_ARGB32)
+    image.fill(QColor(0, 0, 0, 0))
+    return image
+
+
+class InertDocument(QTextDocument):
+    """A text document that loads nothing: every resource it is asked for is blank."""
+
+    def loadResource(self, kind: int, name: QUrl) -> Any:
+        del kind, name
+        return blank_image()
+
+
 class MarkdownBody(QTextBrowser):
     """Rendered Markdown that loads nothing: raw HTML is text, images become their text,
     and only web and mail links open (in the user's browser) when clicked."""
@@ -89,16 +125,21 @@ class MarkdownBody(QTextBrowser):
         self.setOpenExternalLinks(False)
         self.anchorClicked.connect(self._open)
         self.marks = 0  # search matches marked in the shown body
+        self.setDocument(InertDocument(self))
 
     def show_markdown(self, text: str, terms: Sequence[str] = ()) -> None:
-        doc = self.document()
-        doc.setMarkdown(text, MARKDOWN)
+        doc = InertDocument(self)  # not shown yet: nothing lays it out or asks for images
+        doc.setDefaultFont(self.document().defaultFont())
+        doc.setMarkdown(clean(text), MARKDOWN)  # a bidi override shows, never reorders
         _images_as_text(doc)
         self.marks = highlight.mark_document(doc, terms)
+        old: QObject = self.document()
+        self.setDocument(doc)
+        old.deleteLater()
 
     def loadResource(self, kind: int, name: QUrl) -> Any:
         del kind, name
-        return None
+        return blank_image()
 
     @Slot(QUrl)
     def _open(self, url: QUrl) -> None:
@@ -198,15 +239,15 @@ class MemoryDetail(QWidget):
 
     def show_memory(self, view: MemoryView, project: Project, terms: Sequence[str] = ()) -> None:
         meta = view.doc.meta
-        self.title.setText(meta.title)
+        self.title.setText(clean(meta.title, one_line=True))  # a bidi override shows, never reorders
         self.facts["type"].setText(type_name(str(getattr(meta.type, "value", meta.type))))
-        self.facts["project"].setText(project_text.label(project))
+        self.facts["project"].setText(clean(project_text.label(project), one_line=True))
         self.facts["project"].setToolTip(project_text.tooltip(project))
         self.facts["created"].setText(local_time(meta.created_at.isoformat() if meta.created_at else None))
         self.facts["updated"].setText(local_time(meta.updated_at.isoformat() if meta.updated_at else None))
-        self.facts["triggers"].setText(", ".join(meta.triggers))
-        self.facts["tags"].setText(", ".join(meta.tags))
-        self.facts["origin"].setText(origin(meta))
+        self.facts["triggers"].setText(clean(", ".join(meta.triggers), one_line=True))
+        self.facts["tags"].setText(clean(", ".join(meta.tags), one_line=True))
+        self.facts["origin"].setText(clean(origin(meta)))
         where = str(meta.promoted_from or meta.session_id or "")
         self.facts["origin"].setToolTip(project_text.plain_tip(where))
         if self.facts["updated"].text() == self.facts["created"].text():
@@ -214,7 +255,7 @@ class MemoryDetail(QWidget):
         for key in ("updated", "triggers", "tags"):
             self.form.setRowVisible(self.facts[key], bool(self.facts[key].text()))
         self.body.show_markdown(view.doc.body, terms)
-        self.raw.setPlainText("\n".join(raw_lines(view)))
+        self.raw.setPlainText(clean("\n".join(raw_lines(view))))
         self.empty.hide()
         self.content.show()
 

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memoryd.visible import clean
 from memoryd_desktop.texts import parse_triggers
 
 translate = QCoreApplication.translate  # the bare name lupdate recognises
@@ -207,7 +208,8 @@ class MergeDialog(_Form):
         self.keep_combo = QComboBox()
         for r in rows:
             label = translate("MemoryDialogs", "{title} ({slug})")
-            self.keep_combo.addItem(label.format(title=r.get("title", ""), slug=r["slug"]), str(r["slug"]))
+            title = clean(str(r.get("title", "")), one_line=True)
+            self.keep_combo.addItem(label.format(title=title, slug=r["slug"]), str(r["slug"]))
         self.across_scopes = QCheckBox(translate("MemoryDialogs", "Merge across projects"))
         self.across_scopes.setVisible(len({r.get("scope_hash") for r in rows}) > 1)
         self.form.addRow(translate("MemoryDialogs", "Keep"), self.keep_combo)

@@ -11,6 +11,7 @@ from PySide6.QtCore import QCoreApplication, QDate, QLocale
 from PySide6.QtGui import Qt
 
 from memoryd.app import Project
+from memoryd.visible import clean
 
 translate = QCoreApplication.translate  # the bare name lupdate recognises
 
@@ -31,7 +32,9 @@ def tooltip(project: Project) -> str:
 
 def plain_tip(text: str) -> str:
     """`text` as a tooltip shows it, letter for letter: Qt renders a tooltip that looks
-    like HTML as rich text, and a folder may be named `<img src=x>`."""
+    like HTML as rich text, and a folder may be named `<img src=x>`; a hidden control
+    (a bidi override reordering the letters) shows as its escape."""
+    text = clean(text)
     return Qt.convertFromPlainText(text) if Qt.mightBeRichText(text) else text
 
 

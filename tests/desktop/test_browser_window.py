@@ -779,6 +779,38 @@ def test_sealed_rows_open_no_window_until_grant_is_clicked(
     assert errors == []
 
 
+BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f"
+
+
+def test_hidden_bidi_controls_show_as_escapes_not_reversed_text(
+    qtbot: QtBot, window: BrowserWindow, facade: Memoryd, home: Path
+) -> None:
+    """Core strips bidi controls from what it writes, but a memory file edited by hand or
+    synced in keeps them: "Invoice \\u202efdp.exe" must not read "Invoice exe.pdf"."""
+    doc, _ = facade.record("fact", "Invoice pdf", "Pay the invoice.", triggers=["invoice"])
+    path = next(home.rglob(f"{doc.meta.slug}.md"))
+    text = path.read_text(encoding="utf-8")
+    text = text.replace("Invoice pdf", "Invoice \u202efdp.exe").replace(
+        "Pay the invoice.", "Pay \u2067the\u2069 \u202eevil\u202c invoice \u200f."
+    )
+    path.write_text(text.replace("- invoice", "- \u202dinvoice"), encoding="utf-8")
+    facade.reindex()
+    with qtbot.waitSignal(window.results_shown, timeout=WAIT_MS):
+        window.load()
+    row = window.model.row_of(doc.meta.slug)
+    cell = window.model.index(row, 0)
+    assert cell.data() == "Invoice \\u202efdp.exe"
+    assert not set(BIDI) & set(cell.data(Qt.ItemDataRole.ToolTipRole))
+    open_detail(qtbot, window, doc.meta.slug)
+    detail = window.detail
+    assert detail.title.text() == "Invoice \\u202efdp.exe"
+    assert detail.facts["triggers"].text() == "\\u202dinvoice"
+    assert detail.body.toPlainText() == "Pay \\u2067the\\u2069 \\u202eevil\\u202c invoice \\u200f."
+    qtbot.mouseClick(detail.raw_toggle, Qt.MouseButton.LeftButton)
+    seen = shown_text(window) + window.history.toPlainText()
+    assert "\\u202e" in seen and not set(BIDI) & set(seen)
+
+
 def test_a_folder_named_like_html_shows_as_written_in_tooltips(
     qtbot: QtBot, window: BrowserWindow, facade: Memoryd, tmp_path: Path
 ) -> None:

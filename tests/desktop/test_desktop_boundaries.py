@@ -12,8 +12,16 @@ from pathlib import Path
 
 from memoryd_desktop import assets
 
-# memoryd.review: the review rules the tray and the terminal UI share (no I/O in it)
-ALLOWED_CORE = {"memoryd.app", "memoryd.errors", "memoryd.paths", "memoryd.bundled", "memoryd.review"}
+# memoryd.review: the review rules the tray and the terminal UI share (no I/O in it);
+# memoryd.visible: hidden controls shown as escapes, as the command line shows them (pure)
+ALLOWED_CORE = {
+    "memoryd.app",
+    "memoryd.errors",
+    "memoryd.paths",
+    "memoryd.bundled",
+    "memoryd.review",
+    "memoryd.visible",
+}
 FORBIDDEN = ("sqlite3", "sqlalchemy", "sqlmodel")
 PACKAGE = Path(assets.__file__).parent  # the package __file__ is None while an install maps it as a namespace
 
