@@ -88,10 +88,13 @@ def test_a_clears_and_r_forgets_a_suspect_memory(
     view = window.views[Tab.SUSPECT]
     assert window.tabs.tabText(Tab.SUSPECT) == "Suspect (2)"
     assert {view.rows.rows[i].slug for i in range(view.rows.rowCount())} == {cleared, dropped}
+    projects = {view.rows.index(i, 1).data() for i in range(view.rows.rowCount())}
+    assert projects == {project.name}  # by name, never the scope hash
     _select(qtbot, window, cleared)
     pane = window.suspect_pane
     assert pane.title.text() == "Deploy notes"
-    assert f"{cleared} · project " in pane.meta.text() and " · Fact · recorded directly · created " in pane.meta.text()
+    assert f"{cleared} · project " in pane.meta.text()
+    assert " · Fact · recorded directly · created " in pane.meta.text()
     assert "• body: instructions addressed to an AI" in pane.reasons.text().splitlines()
     assert pane.body.toPlainText().strip() == ATTACK
     changes: list[Any] = []
