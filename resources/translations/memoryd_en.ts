@@ -1023,6 +1023,10 @@
             <translation>and {count} more</translation>
         </message>
         <message>
+            <source>recorded directly</source>
+            <translation>recorded directly</translation>
+        </message>
+        <message>
             <source>{where}: {kind}</source>
             <translation>{where}: {kind}</translation>
         </message>
