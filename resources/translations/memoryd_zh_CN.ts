@@ -1025,6 +1025,18 @@
         <translation>另有 {count} 条</translation>
     </message>
     <message>
+        <source>Type: {type}</source>
+        <translation>类型：{type}</translation>
+    </message>
+    <message>
+        <source>Triggers: {triggers}</source>
+        <translation>触发词：{triggers}</translation>
+    </message>
+    <message>
+        <source>Tags: {tags}</source>
+        <translation>标签：{tags}</translation>
+    </message>
+    <message>
         <source>recorded directly</source>
         <translation>直接记录</translation>
     </message>
