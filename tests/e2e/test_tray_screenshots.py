@@ -45,6 +45,8 @@ DIALOG_SHOTS = (  # tests/e2e/window_shots.py dialog_shots(): each dialog a wind
     "digest-merge",
     "digest-suspect",
     "digest-forget",
+    "digest-conflicts",
+    "digest-versions",
     "scopes-grant",
     "scopes-unmark",
     "settings-tab2",

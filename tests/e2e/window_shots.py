@@ -214,7 +214,7 @@ def browser_dialogs(controller: Controller, out: Path) -> None:
 
 def digest_dialogs(controller: Controller, out: Path) -> None:
     """The review's questions: approve all, merge a duplicate pair, forget a suspect memory
-    (and the duplicates and suspect tabs they are asked from)."""
+    (and the duplicates and suspect tabs they are asked from); a sync conflict's versions."""
     from memoryd_desktop.digest_window import Tab
 
     window = opened(controller, Action.DIGEST)
@@ -236,6 +236,14 @@ def digest_dialogs(controller: Controller, out: Path) -> None:
     shoot(window, out / "digest-suspect.png")
     window.suspect_pane.forget.click()
     shoot_dialog(window.forget_box, out / "digest-forget.png")
+
+    window.show_tab(Tab.CONFLICTS)
+    window.views[Tab.CONFLICTS].select_row(0)
+    settle(500)
+    shoot(window, out / "digest-conflicts.png")
+    window.conflict_pane.show_versions.click()
+    assert wait_until(lambda: window.versions_dialog is not None), "the versions never showed"
+    shoot_dialog(window.versions_dialog, out / "digest-versions.png")
     window.hide()
 
 
