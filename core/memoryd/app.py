@@ -1537,6 +1537,8 @@ class Memoryd(Upkeep):
         return run.conflicts(self.layout.home, scopes)
 
     def sync_show(self, slug: str) -> list[dict[str, Any]]:
+        """Every version of a conflicted memory, the kept one first: its file `content`
+        and, when readable, its `fields` (title, type, triggers, tags, body)."""
         from memoryd.sync import run
 
         return run.show(self.layout.home, slug)

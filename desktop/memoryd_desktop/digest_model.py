@@ -275,7 +275,7 @@ def suspect_model() -> RowsModel:
             Column(lambda: translate("DigestWindow", "Title"), lambda m: m.title, tooltip=lambda m: m.slug),
             Column(
                 lambda: translate("DigestWindow", "Project"),
-                lambda m: m.scope_hash,
+                project_text.from_digest,  # by name, as the pane says it; the hash on hover
                 tooltip=lambda m: m.scope_hash,
             ),
             Column(

@@ -449,12 +449,27 @@ class ConflictPane(QWidget):
 
 
 def version_text(version: dict[str, Any]) -> str:
-    """What a version of a conflicted memory holds, as the versions window shows it."""
+    """What a version of a conflicted memory holds, as the versions window shows it: the
+    fields a person changes and the body, not the file's frontmatter."""
     if version.get("deleted"):
         return translate("DigestWindow", "This version deletes the memory.")
     if version.get("encrypted") or not version.get("content"):
         return translate("DigestWindow", "This version is sealed: its project is sensitive.")
-    return str(version["content"])
+    fields = version.get("fields")
+    if not fields:  # core could not read it: the file as it is
+        return str(version["content"])
+    none = translate("DigestWindow", "none")
+    lines = [
+        str(fields["title"]),
+        translate("DigestWindow", "Type: {type}").format(type=dm.type_label(str(fields["type"]))),
+        translate("DigestWindow", "Triggers: {triggers}").format(
+            triggers=", ".join(fields["triggers"]) or none
+        ),
+        translate("DigestWindow", "Tags: {tags}").format(tags=", ".join(fields["tags"]) or none),
+        "",
+        str(fields["body"]).rstrip("\n"),
+    ]
+    return "\n".join(lines)
 
 
 def version_label(version: dict[str, Any]) -> str:

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from memoryd_desktop import digest_model as dm
 from memoryd_desktop import project_text
+from memoryd_desktop.memory_detail import AGENTS
 
 translate = QCoreApplication.translate  # the bare name lupdate recognises
 
@@ -125,6 +126,13 @@ def kind_text(kind: str) -> str:
     return labels.get(kind, kind)
 
 
+def source_text(source: str) -> str:
+    """Where a memory came from, as a person names it (core stores "manual", agent ids)."""
+    if source == "manual":
+        return translate("DigestWindow", "recorded directly")
+    return AGENTS.get(source, source)
+
+
 def reason_text(reason: str) -> str:
     """One of core's reasons ("body: instructions addressed to an AI") for the user."""
     more = _MORE.fullmatch(reason)
@@ -200,7 +208,7 @@ class SuspectPane(QWidget):
                 slug=item.slug,
                 project=project_text.from_digest(item),
                 type=dm.type_label(item.type),
-                source=item.source,
+                source=source_text(str(item.source or "")),
                 day=dm.day(item.created_at),
             )
         )

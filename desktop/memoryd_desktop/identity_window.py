@@ -15,8 +15,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from PySide6.QtCore import QCoreApplication, Qt, QUrl, Signal, Slot
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtCore import QCoreApplication, Qt, Signal, Slot
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -29,7 +28,6 @@ from PySide6.QtWidgets import (
     QSizePolicy,
     QSplitter,
     QTabWidget,
-    QTextBrowser,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -39,6 +37,7 @@ from PySide6.QtWidgets import (
 from memoryd.app import Memoryd
 from memoryd.errors import NotFound
 from memoryd_desktop import assets, identity_report, project_text, window_keys
+from memoryd_desktop.memory_detail import MarkdownBody
 from memoryd_desktop.ops import Ops
 from memoryd_desktop.side_by_side import SideBySide
 from memoryd_desktop.texts import describe, local_time
@@ -118,25 +117,6 @@ def lines_changed(added: int, removed: int) -> str:
     )
 
 
-class MarkdownView(QTextBrowser):
-    """Rendered Markdown that never fetches anything: an image or a file link in a profile
-    stays inert, and only web and mail links open, in the user's browser."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setOpenLinks(False)
-        self.anchorClicked.connect(self._open)
-
-    def loadResource(self, kind: int, name: QUrl) -> Any:
-        del kind, name
-        return None
-
-    @Slot(QUrl)
-    def _open(self, url: QUrl) -> None:
-        if url.scheme() in ("http", "https", "mailto"):
-            QDesktopServices.openUrl(url)
-
-
 class IdentityWindow(QWidget):
     """The profile, its versions and reports. Signals for whoever waits on them:
     `loaded` after each load is shown, `diff_shown(older, newer)` after a diff is drawn,
@@ -204,7 +184,7 @@ class IdentityWindow(QWidget):
         self.current_info = QLabel(translate("IdentityWindow", "Reading the profile…"))
         self.current_info.setWordWrap(True)
         self.current_info.setTextFormat(Qt.TextFormat.PlainText)
-        self.current_view = MarkdownView()
+        self.current_view = MarkdownBody()  # the profile quotes memories: no HTML, nothing loaded
         tab = QWidget()
         layout = QVBoxLayout(tab)
         layout.addWidget(self.current_info)
@@ -260,12 +240,12 @@ class IdentityWindow(QWidget):
         self.report_info = QLabel()
         self.report_info.setWordWrap(True)
         self.report_info.setTextFormat(Qt.TextFormat.PlainText)
-        self.report_words = MarkdownView()  # the month's changes, worded here
+        self.report_words = MarkdownBody()  # the month's changes, worded here
         self.raw_toggle = QPushButton(translate("IdentityReport", "Show the report file and its diff"))
         self.raw_toggle.setCheckable(True)
         self.raw_toggle.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
         self.raw_toggle.toggled.connect(self._toggle_raw)
-        self.report_view = MarkdownView()  # the stored report, raw diff included
+        self.report_view = MarkdownBody()  # the stored report, raw diff included
         self.report_view.setObjectName("report_view")  # named for tests/e2e/test_zh_strings.py
         self.report_view.hide()
         right = QWidget()
@@ -348,7 +328,7 @@ class IdentityWindow(QWidget):
                 count=current["sources_count"]
             )
         self.current_info.setText(info)
-        self.current_view.setMarkdown(current.get("content_md") or "")
+        self.current_view.show_markdown(current.get("content_md") or "")
         self._texts[int(current["version_num"])] = current.get("content_md") or ""
 
     def _version_title(self, row: dict[str, Any]) -> str:
@@ -515,7 +495,7 @@ class IdentityWindow(QWidget):
         if report.get("withheld_by"):
             counts += " " + translate("IdentityReport", "({note})").format(note=identity_report.opened_note())
         self.report_info.setText(generated + " " + counts)
-        self.report_view.setMarkdown(report.get("content_md") or "")
+        self.report_view.show_markdown(report.get("content_md") or "")
         self._show_changes(str(period))
 
     def _show_changes(self, period: str) -> None:

@@ -63,6 +63,7 @@ class FolderField(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.edit = QLineEdit()
+        self.edit.setMinimumWidth(self.edit.fontMetrics().averageCharWidth() * 36)  # a path, a hint
         self.browse_button = QPushButton(translate("MemoryDialogs", "Browse…"))
         self.browse_button.clicked.connect(self._browse)
         layout = QHBoxLayout(self)

@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QDateTime, QLocale, Qt
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QGridLayout, QLabel, QLineEdit, QSizePolicy, QVBoxLayout, QWidget
 
+from memoryd_desktop import texts
 from memoryd_desktop.schedule_editor import ScheduleEditor
 from memoryd_desktop.settings_plan import Job, Settings
 
@@ -50,13 +51,12 @@ def error_label() -> QLabel:
 
 
 def local_time(iso: str | None) -> str:
-    """A stored UTC time shown in the user's zone and locale."""
+    """A stored UTC time in the user's zone, written as every window writes a time
+    (texts.local_time): the system locale's short format may be neither the UI's
+    language (an English "AM" in the Chinese UI) nor readable ("28 11 2026" in C)."""
     if not iso:
         return translate("SettingsDialog", "never")
-    when = QDateTime.fromString(iso, Qt.DateFormat.ISODate)
-    if not when.isValid():
-        return iso
-    return QLocale().toString(when.toLocalTime(), QLocale.FormatType.ShortFormat)
+    return texts.local_time(iso)
 
 
 def job_label(job_id: str) -> str:

@@ -1023,6 +1023,22 @@
             <translation>and {count} more</translation>
         </message>
         <message>
+            <source>Type: {type}</source>
+            <translation>Type: {type}</translation>
+        </message>
+        <message>
+            <source>Triggers: {triggers}</source>
+            <translation>Triggers: {triggers}</translation>
+        </message>
+        <message>
+            <source>Tags: {tags}</source>
+            <translation>Tags: {tags}</translation>
+        </message>
+        <message>
+            <source>recorded directly</source>
+            <translation>recorded directly</translation>
+        </message>
+        <message>
             <source>{where}: {kind}</source>
             <translation>{where}: {kind}</translation>
         </message>

@@ -1025,6 +1025,22 @@
         <translation>另有 {count} 条</translation>
     </message>
     <message>
+        <source>Type: {type}</source>
+        <translation>类型：{type}</translation>
+    </message>
+    <message>
+        <source>Triggers: {triggers}</source>
+        <translation>触发词：{triggers}</translation>
+    </message>
+    <message>
+        <source>Tags: {tags}</source>
+        <translation>标签：{tags}</translation>
+    </message>
+    <message>
+        <source>recorded directly</source>
+        <translation>直接记录</translation>
+    </message>
+    <message>
         <source>{where}: {kind}</source>
         <translation>{where}：{kind}</translation>
     </message>
@@ -1502,11 +1518,11 @@
     </message>
     <message>
         <source>memory-system store</source>
-        <translation>memory-system 存储</translation>
+        <translation>“memory-system” 存储</translation>
     </message>
     <message>
         <source>agent-memory store</source>
-        <translation>agent-memory 存储</translation>
+        <translation>“agent-memory” 存储</translation>
     </message>
     <message>
         <source>Import from</source>
@@ -2305,7 +2321,7 @@
     </message>
     <message>
         <source>No agent found on this computer (Claude Code, Codex, OpenClaw). Once one is installed, connect it with: memoryd setup claude-code</source>
-        <translation>这台电脑上没有找到编程助手（Claude Code、Codex、OpenClaw）。安装之后，可以用这条命令连接：memoryd setup claude-code</translation>
+        <translation>这台电脑上没有找到编程助手（Claude Code、Codex、OpenClaw）。安装之后，可以用这条命令连接：“memoryd setup claude-code”</translation>
     </message>
     <message>
         <source>The language model chosen in Settings takes no API key.</source>

@@ -631,6 +631,13 @@ def test_the_tool_dialogs_check_their_input(qtbot: QtBot, window: BrowserWindow,
     assert dialog.ok_button.isEnabled()
     dialog.reject()
 
+    dialog = window.open_import()  # a folder field shows its hint whole
+    qtbot.waitUntil(dialog.isVisible)
+    for field in (dialog.folder, dialog.scope):
+        hint = field.edit.placeholderText()
+        assert field.edit.fontMetrics().horizontalAdvance(hint) < field.edit.contentsRect().width(), hint
+    dialog.reject()
+
     mark = window.open_mark_sensitive()
     assert isinstance(mark, MarkSensitiveDialog)
     assert not mark.ok_button.isEnabled()

@@ -88,10 +88,13 @@ def test_a_clears_and_r_forgets_a_suspect_memory(
     view = window.views[Tab.SUSPECT]
     assert window.tabs.tabText(Tab.SUSPECT) == "Suspect (2)"
     assert {view.rows.rows[i].slug for i in range(view.rows.rowCount())} == {cleared, dropped}
+    projects = {view.rows.index(i, 1).data() for i in range(view.rows.rowCount())}
+    assert projects == {project.name}  # by name, never the scope hash
     _select(qtbot, window, cleared)
     pane = window.suspect_pane
     assert pane.title.text() == "Deploy notes"
-    assert f"{cleared} · project " in pane.meta.text() and " · Fact · manual · created " in pane.meta.text()
+    assert f"{cleared} · project " in pane.meta.text()
+    assert " · Fact · recorded directly · created " in pane.meta.text()
     assert "• body: instructions addressed to an AI" in pane.reasons.text().splitlines()
     assert pane.body.toPlainText().strip() == ATTACK
     changes: list[Any] = []
@@ -169,6 +172,7 @@ def test_suspect_strings_are_chinese_under_zh_cn(
         assert window.tabs.tabText(Tab.SUSPECT) == "可疑记忆 (1)"
         assert "• 正文：针对 AI 的指令" in pane.reasons.text().splitlines()
         assert (pane.clear.text(), pane.forget.text()) == ("不可疑", "遗忘")
+        assert " · 事实 · 直接记录 · " in pane.meta.text()
         assert dm.suspect_model().headerData(1, Qt.Orientation.Horizontal) == "项目"
         assert reason_text("turn 3 (tool): in base64, orders an AI") == "第 3 轮（工具）：base64 中：命令 AI"
         assert reason_text("body: hidden characters: bidi override (4 removed)") == (

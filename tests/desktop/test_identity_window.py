@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QItemSelectionModel, QLocale, QTranslator
+from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
@@ -330,6 +331,68 @@ def test_a_failing_read_is_reported_in_the_window(
     assert failed.args == ["OSError: disk on fire"]
     assert window.notice.text() == "OSError: disk on fire" and not window.notice.isHidden()
     assert errors == []  # handled by the window, not the app-wide error path
+
+
+PNG_1PX = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c6300010000000500010d0a2db40000000049454e44ae426082"
+)
+
+
+def _images(doc: QTextDocument) -> list[str]:
+    """The image elements a document holds: each one is a resource Qt would ask for."""
+    found = []
+    block = doc.begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            fmt = it.fragment().charFormat()
+            if fmt.isImageFormat():
+                found.append(fmt.toImageFormat().name())
+            it += 1
+        block = block.next()
+    return found
+
+
+def test_a_hostile_profile_and_report_show_as_text_and_read_no_file(
+    qtbot: QtBot,
+    facade: Memoryd,
+    ops: Ops,
+    monkeypatch: pytest.MonkeyPatch,
+    errors: list[BaseException],
+    tmp_path: Path,
+) -> None:
+    """The profile and the report quote memories, which agents wrote: markup in them is
+    text, and an image pointing at a local file is never read."""
+    secret = tmp_path / "secret.png"
+    secret.write_bytes(PNG_1PX)
+    _at(monkeypatch, "2026-11-08T09:00:00Z")
+    facade.record("preference", "Tabs over spaces", "The user indents with tabs.")
+    facade.rewrite_identity()
+    _at(monkeypatch, "2026-11-15T09:00:00Z")
+    facade.record(
+        "preference",
+        f'<b>Likes</b> <img src="{secret}"> <script>alert(1)</script>',
+        f"![local]({secret})",
+    )
+    facade.rewrite_identity()
+    facade.monthly_report("2026-11")
+
+    window = _opened(qtbot, facade, ops)
+    window.tabs.setCurrentIndex(2)
+    window.raw_toggle.click()
+    assert "[image: local]" in window.current_view.toPlainText()
+    for view in (window.current_view, window.report_view):
+        view.viewport().grab()  # lay out and paint what is shown
+        doc = view.document()
+        text = doc.toPlainText()
+        assert "<script>alert(1)</script>" in text and f'<img src="{secret}">' in text, text
+        assert "<b>Likes</b>" in text
+        # an image is its name in words; in the report's diff (a code block) it stays as typed
+        assert "[image: local]" in text or f"![local]({secret})" in text
+        assert _images(doc) == []  # nothing for Qt to fetch (QTextDocument.resource() would read a file)
+        assert "<img" not in doc.toHtml().replace("&lt;img", "")
+    assert errors == []
 
 
 def test_align_keeps_rows_level() -> None:

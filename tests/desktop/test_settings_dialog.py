@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -16,6 +17,7 @@ from PySide6.QtWidgets import QApplication, QComboBox, QLabel, QLineEdit, QWidge
 from pytestqt.qtbot import QtBot
 
 from memoryd.app import Memoryd
+from memoryd_desktop import texts
 from memoryd_desktop.ops import Ops
 from memoryd_desktop.schedule_editor import CRON, DAILY, MONTHLY, WEEKLY, Choice
 from memoryd_desktop.settings_dialog import SettingsDialog
@@ -548,3 +550,16 @@ def test_opening_settings_again_keeps_what_was_typed(
         windows.open(Action.SETTINGS)  # cancelled: opened again, it shows what is saved
     assert dialog.email_host.text() == "" and dialog.sync_folder.text() == ""
     assert not config.exists()
+
+
+def test_a_run_time_is_written_as_every_window_writes_a_time(qapp: QApplication) -> None:
+    """Not in the system locale's short form: an English "AM" in the Chinese UI, or
+    "28 11 2026" under the C locale."""
+    before = QLocale()
+    QLocale.setDefault(QLocale("en_US"))
+    try:
+        shown = local_time("2026-11-28T15:00:00Z")
+    finally:
+        QLocale.setDefault(before)
+    assert shown == texts.local_time("2026-11-28T15:00:00Z")
+    assert re.fullmatch(r"2026-11-2[89] \d\d:00", shown), shown

@@ -34,6 +34,29 @@ SHOTS = (
     "status-window",
     "welcome",
 )
+DIALOG_SHOTS = (  # tests/e2e/window_shots.py dialog_shots(): each dialog a window opens
+    "browser-record",
+    "browser-edit",
+    "browser-forget",
+    "browser-merge",
+    "browser-import",
+    "browser-mark-sensitive",
+    "digest-approve-all",
+    "digest-duplicates",
+    "digest-merge",
+    "digest-suspect",
+    "digest-forget",
+    "digest-conflicts",
+    "digest-versions",
+    "scopes-grant",
+    "scopes-unmark",
+    "settings-tab2",
+    "settings-tab3",
+    "settings-tab4",
+    "settings-tab5",
+    "identity-report",
+    "identity-report-file",
+)
 
 
 def artifacts() -> Path:
@@ -61,7 +84,7 @@ def test_every_window_in_both_languages(desktop: Desktop, cli, tmp_path: Path) -
             timeout=240,
         )
         assert proc.returncode == 0, proc.stderr[-3000:]
-    for name in SHOTS:
+    for name in SHOTS + DIALOG_SHOTS:
         en, zh = QImage(str(out / "en" / f"{name}.png")), QImage(str(out / "zh_CN" / f"{name}.png"))
         for image, language in ((en, "en"), (zh, "zh_CN")):
             assert not image.isNull(), f"{language}/{name}.png missing"

@@ -29,6 +29,7 @@ ALLOWED = {
     "claude",  # agent names, as their makers write them: Claude Code, Codex, MCP clients
     "code",
     "codex",
+    "openclaw",
     "mcp",
     "llm",  # acronyms Chinese software keeps: LLM, API (key), SMTP, SSL/TLS, STARTTLS
     "api",
@@ -46,13 +47,16 @@ ALLOWED = {
     "gib",
 }
 # Not words of the UI: quoted text (a title in a sentence), absolute paths, file and host
-# names (config.toml, smtp.example.com), and scope hashes (12 hex digits).
+# names (config.toml, smtp.example.com), and hex ids standing alone: scope hashes, sync
+# revisions (8+ hex digits, one a digit at least; not the tail of a slug, which is content).
 # Widgets not checked yet, each with the work that words it. The monthly report's text is
 # core's (memoryd.profile.report), being rewritten in words in the user's language by issue
 # 22 item 6: remove this entry when that lands.
 PENDING = {"#report_view": "issue 22 item 6: the monthly report in words"}
 QUOTED = re.compile(r"“[^”]*”|「[^」]*」|\"[^\"]*\"|`[^`]*`")
-NAMES = re.compile(r"(?<![\w/])/[^\s，。；：）)]+|\b[\w-]+(?:\.[\w-]+)+\b|\b[0-9a-f]{12}\b")
+NAMES = re.compile(
+    r"(?<![\w/])/[^\s，。；：）)]+|\b[\w-]+(?:\.[\w-]+)+\b|(?<![\w-])(?=[a-f]*\d)[0-9a-f]{8,}(?![\w-])"
+)
 TAG = re.compile(r"<[^>]+>|&[a-z]+;")
 WORD = re.compile(r"[A-Za-z]{3,}")
 
@@ -73,6 +77,10 @@ def content(app: Memoryd, projects: list[Path]) -> list[str]:
     for project in app.project_names(hashes).values():
         found.update([project.name, project.root or ""])
     found.update(str(e.get("name") or "") for e in app.entities())
+    for conflict in app.sync_conflicts():  # every version of a conflicted memory is the user's
+        for version in app.sync_show(conflict["slug"]):
+            fields = version.get("fields") or {}
+            found.update([str(fields.get("title") or ""), str(fields.get("body") or "")])
     pieces = {line.strip(" -#*>0123456789.") for text in found for line in text.splitlines()}
     return sorted((x for x in found | pieces if len(x) >= 3), key=len, reverse=True)
 
@@ -125,3 +133,5 @@ def test_the_check_finds_english_and_spares_user_content() -> None:
     assert english_left("<b>memoryd</b> 正在运行 · 12 MiB", user) == []
     assert english_left("数据文件夹：/tmp/pytest-of-root/data。API 密钥不写入 config.toml", user) == []
     assert english_left("范围：56f2efcf5a98，Scope", user) == ["Scope"]
+    assert english_left("副本 e6f2cbb2，修改于", user) == []
+    assert english_left("deadbeef", user) == ["deadbeef"]

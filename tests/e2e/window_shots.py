@@ -17,9 +17,10 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QEventLoop, QPoint, QTimer
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QApplication, QDialog, QWidget
 
 from memoryd.app import Memoryd
 from memoryd_desktop import assets, i18n
@@ -163,10 +164,172 @@ def main(argv: list[str]) -> int:
     settle(300)
     assert controller.window is not None
     shoot(controller.window, out / "status-window.png")
+    dialog_shots(controller, out)
     controller.shutdown()
     del translators
     QCoreApplication.quit()
     return 0
+
+
+# -- the dialogs, each opened as a person opens it ---------------------------------------
+# Window-modal dialogs and questions are shown with open() (no nested event loop), so each
+# is shot once it is on screen and then closed the way Cancel closes it.
+
+
+def shoot_dialog(dialog: QDialog | None, path: Path) -> None:
+    assert dialog is not None, f"{path.name}: the dialog did not open"
+    assert wait_until(dialog.isVisible), f"{path.name}: the dialog never showed"
+    settle(300)
+    shoot(dialog, path)
+    dialog.reject()
+    settle(100)
+
+
+def opened(controller: Controller, action: Action) -> Any:
+    """The window of `action`, opened through the tray's windows and given its data."""
+    window = controller.windows.get(action)
+    seen: list[bool] = []
+    if hasattr(window, "loaded"):
+        window.loaded.connect(lambda *_: seen.append(True))
+    else:
+        seen.append(True)
+    window.resize(*SIZE)
+    controller.windows.open(action)
+    assert wait_until(lambda: bool(seen)), f"{action} never loaded"
+    wait_until(lambda: not controller.ops.busy)
+    settle(300)
+    return window
+
+
+def dialog_shots(controller: Controller, out: Path) -> None:
+    browser_dialogs(controller, out)
+    digest_dialogs(controller, out)
+    scopes_dialogs(controller, out)
+    settings_tabs(controller, out)
+    identity_report(controller, out)
+
+
+def _slug(controller: Controller, title: str) -> str:
+    rows = controller.facade.list(scopes=None)
+    return next(str(r["slug"]) for r in rows if r["title"] == title)
+
+
+def browser_dialogs(controller: Controller, out: Path) -> None:
+    """Record, edit, forget, merge, import and mark a folder sensitive: the browser's menu."""
+    window = opened(controller, Action.SEARCH)
+    wait_until(lambda: window.model.rowCount() > 0)
+    window.record_action.trigger()
+    shoot_dialog(window.dialog, out / "browser-record.png")
+
+    slug = _slug(controller, "Use SQLite for the cache")
+    shown: list[str] = []
+    window.detail_shown.connect(shown.append)
+    window.select(slug)
+    assert wait_until(lambda: slug in shown), "the memory's detail never showed"
+    window.edit_action.trigger()
+    shoot_dialog(window.dialog, out / "browser-edit.png")
+    window.forget_action.trigger()
+    shoot_dialog(window.dialog, out / "browser-forget.png")
+
+    window.select(_slug(controller, "Staging on db-2"), _slug(controller, "db-2 is staging"))
+    settle(200)
+    window.merge_action.trigger()
+    shoot_dialog(window.dialog, out / "browser-merge.png")
+    window.import_action.trigger()
+    shoot_dialog(window.dialog, out / "browser-import.png")
+    window.mark_action.trigger()
+    shoot_dialog(window.dialog, out / "browser-mark-sensitive.png")
+    window.hide()
+
+
+def digest_dialogs(controller: Controller, out: Path) -> None:
+    """The review's questions: approve all, merge a duplicate pair, forget a suspect memory
+    (and the duplicates and suspect tabs they are asked from); a sync conflict's versions."""
+    from memoryd_desktop.digest_window import Tab
+
+    window = opened(controller, Action.DIGEST)
+    window.show_tab(Tab.PROMOTIONS)
+    settle(200)
+    window.approve_all_button.click()
+    shoot_dialog(window.confirm_box, out / "digest-approve-all.png")
+
+    window.show_tab(Tab.DUPLICATES)
+    window.views[Tab.DUPLICATES].select_row(0)
+    settle(500)
+    shoot(window, out / "digest-duplicates.png")
+    window.merge_left.click()
+    shoot_dialog(window.merge_box, out / "digest-merge.png")
+
+    window.show_tab(Tab.SUSPECT)
+    window.views[Tab.SUSPECT].select_row(0)
+    settle(500)
+    shoot(window, out / "digest-suspect.png")
+    window.suspect_pane.forget.click()
+    shoot_dialog(window.forget_box, out / "digest-forget.png")
+
+    window.show_tab(Tab.CONFLICTS)
+    window.views[Tab.CONFLICTS].select_row(0)
+    settle(500)
+    shoot(window, out / "digest-conflicts.png")
+    window.conflict_pane.show_versions.click()
+    assert wait_until(lambda: window.versions_dialog is not None), "the versions never showed"
+    shoot_dialog(window.versions_dialog, out / "digest-versions.png")
+    window.hide()
+
+
+def scopes_dialogs(controller: Controller, out: Path) -> None:
+    """Grant (with the passphrase), then Unmark's question; the grant is revoked after."""
+    from tests.e2e.demo import PASSPHRASE
+
+    window = opened(controller, Action.SCOPES)
+    assert window.selected() is not None, "no sensitive project to pick"
+    window.grant_button.click()
+    dialog = window.grant_dialog
+    assert dialog is not None and wait_until(dialog.isVisible), "the grant dialog never showed"
+    settle(300)
+    shoot(dialog, out / "scopes-grant.png")
+    granted: list[bool] = []
+    window.changed.connect(lambda *_: granted.append(True))
+    dialog.passphrase_edit.setText(PASSPHRASE)
+    dialog.allow_button.click()
+    assert wait_until(lambda: bool(granted)), "the grant never happened"
+    assert wait_until(window.unmark_button.isEnabled), "Unmark stayed disabled after the grant"
+    window.unmark_button.click()
+    shoot_dialog(window.confirm, out / "scopes-unmark.png")
+    window.revoke_button.click()  # as it was: the next windows show the project locked
+    assert wait_until(lambda: len(granted) >= 2), "the revoke never happened"
+    wait_until(lambda: not controller.ops.busy)
+    window.hide()
+
+
+def settings_tabs(controller: Controller, out: Path) -> None:
+    """Each tab of the settings dialog (the first is the "settings" shot)."""
+    dialog = opened(controller, Action.SETTINGS)
+    for index in range(1, dialog.tabs.count()):
+        dialog.tabs.setCurrentIndex(index)
+        settle(300)
+        shoot(dialog, out / f"settings-tab{index + 1}.png")
+    dialog.tabs.setCurrentIndex(0)
+    dialog.hide()
+
+
+def identity_report(controller: Controller, out: Path) -> None:
+    """The monthly report in words, then with the report file (and its diff) shown."""
+    window = opened(controller, Action.IDENTITY)
+    shown: list[str] = []
+    window.report_shown.connect(shown.append)
+    window.tabs.setCurrentIndex(2)
+    window.reports_list.setCurrentRow(-1)
+    window.reports_list.setCurrentRow(0)
+    assert wait_until(lambda: bool(shown)), "the monthly report never showed"
+    settle(300)
+    shoot(window, out / "identity-report.png")
+    window.raw_toggle.click()
+    settle(300)
+    shoot(window, out / "identity-report-file.png")
+    window.raw_toggle.click()
+    window.tabs.setCurrentIndex(0)
+    window.hide()
 
 
 if __name__ == "__main__":

@@ -16,9 +16,9 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 
-from memoryd import atomic, clock, faults
+from memoryd import atomic, clock, faults, frontmatter
 from memoryd.envpaths import FILE_MODE
-from memoryd.errors import NotFound, UsageError
+from memoryd.errors import CorruptFile, NotFound, UsageError
 from memoryd.store import Store
 from memoryd.sync import clean, document, local, merge
 from memoryd.sync.document import Entry, Head, State
@@ -311,7 +311,26 @@ def show(home: Path, slug: str) -> list[dict[str, Any]]:
     if e is None or len(e.heads) < 2:
         raise NotFound(f"{slug} has no conflict copies")
     w = e.winner
-    return [{**h.as_dict(), "kept": h.rev == w.rev} for h in (w, *e.losers)]
+    return [{**h.as_dict(), "kept": h.rev == w.rev, "fields": _fields(h)} for h in (w, *e.losers)]
+
+
+def _fields(head: Head) -> dict[str, Any] | None:
+    """A version as a person compares it (title, type, triggers, tags, body), for a
+    window that shows it side by side; None when there is no readable content."""
+    if head.deleted or head.encrypted or not head.content:
+        return None
+    try:
+        doc = frontmatter.parse(head.content, where=f"{head.rev[:8]}")
+    except CorruptFile:
+        return None
+    meta = doc.meta
+    return {
+        "title": meta.title,
+        "type": meta.type.value,
+        "triggers": list(meta.triggers),
+        "tags": list(meta.tags),
+        "body": doc.body,
+    }
 
 
 def resolve(store: Store, slug: str, take: str | None, *, actor: str = "cli") -> str:

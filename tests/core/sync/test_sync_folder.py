@@ -282,6 +282,10 @@ def test_tombstones(tmp_path: Path, monkeypatch, project: Path, folder: Path, cl
         shown = h.app().sync_show(raced)
         assert [v["kept"] for v in shown] == [True, False]
         assert edit in shown[1]["content"]
+        # a version as a person compares it; a deleted one has nothing to read
+        assert shown[0]["fields"] is None
+        assert shown[1]["fields"]["title"] == "Queue host" and edit in shown[1]["fields"]["body"]
+        assert "updated_at" not in shown[1]["fields"]["body"]
     code, out, err = b.main("sync", "--show", raced)
     assert code == 0 and edit in out and "deleted" in out.splitlines()[0], (out, err)
     clk.tick()
