@@ -2305,7 +2305,7 @@
     </message>
     <message>
         <source>No agent found on this computer (Claude Code, Codex, OpenClaw). Once one is installed, connect it with: memoryd setup claude-code</source>
-        <translation>这台电脑上没有找到编程助手（Claude Code、Codex、OpenClaw）。安装之后，可以用这条命令连接：memoryd setup claude-code</translation>
+        <translation>这台电脑上没有找到编程助手（Claude Code、Codex、OpenClaw）。安装之后，可以用这条命令连接：“memoryd setup claude-code”</translation>
     </message>
     <message>
         <source>The language model chosen in Settings takes no API key.</source>

@@ -29,6 +29,7 @@ ALLOWED = {
     "claude",  # agent names, as their makers write them: Claude Code, Codex, MCP clients
     "code",
     "codex",
+    "openclaw",
     "mcp",
     "llm",  # acronyms Chinese software keeps: LLM, API (key), SMTP, SSL/TLS, STARTTLS
     "api",
