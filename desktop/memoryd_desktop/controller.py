@@ -32,12 +32,18 @@ from memoryd_desktop.notifier import Notifier
 from memoryd_desktop.ops import Ops
 from memoryd_desktop.scheduler import JobScheduler
 from memoryd_desktop.status_window import StatusWindow
-from memoryd_desktop.texts import consolidation_summary, describe, phase_name
+from memoryd_desktop.texts import consolidation_step, consolidation_summary, describe, phase_name
 from memoryd_desktop.tray import TrayIcon
 from memoryd_desktop.tray_state import Action, TrayState
 from memoryd_desktop.windows import Windows
 
 log = logging.getLogger("memoryd.tray")
+
+
+def log_line(line: str) -> None:
+    """Core's English progress line of a consolidation, for the log (the menu words its steps)."""
+    log.info("consolidation: %s", line)
+
 
 REFRESH_MS = 60_000
 FIRST_SYNC_MS = 20_000  # the first automatic sync, once the tray is up
@@ -369,11 +375,11 @@ class Controller(QObject):
         facade = self.facade
 
         def work(_progress: object) -> ConsolidationReport:
-            return facade.consolidate(force=True, trigger="tray", progress=task.say)
+            return facade.consolidate(force=True, trigger="tray", progress=log_line, steps=task.tell)
 
         task = LongTask(self.ops, work, parent=self)
         self.consolidation = task
-        task.message.connect(self._consolidation_step)
+        task.note.connect(self._consolidation_step)
         task.finished.connect(self._consolidated)
         task.failed.connect(self._consolidation_failed)
         task.cancelled.connect(self._consolidation_cancelled)
@@ -381,9 +387,9 @@ class Controller(QObject):
         task.start()
         return task
 
-    def _consolidation_step(self, line: str) -> None:
-        log.info("consolidation: %s", line)
-        self._set(replace(self.state, consolidation_line=line))
+    def _consolidation_step(self, step: Any) -> None:
+        """Core's step as values (memoryd.consolidate.Step), worded here."""
+        self._set(replace(self.state, consolidation_line=consolidation_step(step)))
 
     def _consolidation_ended(self) -> None:
         self.consolidation = None

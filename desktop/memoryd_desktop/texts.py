@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QDateTime, Qt
 
@@ -48,6 +49,36 @@ def consolidation_summary(summary: Mapping[str, int]) -> str:
     )
     parts = [text.format(n=f"{summary[key]:,}") for key, text in worded if summary.get(key)]
     return QCoreApplication.translate("Consolidation", ", ").join(parts)
+
+
+def consolidation_step(step: Any) -> str:
+    """A consolidation's step as core hands it (memoryd.consolidate.Step: status, phase,
+    counts, seconds) in the user's language, for the menu while the run goes on."""
+    phase = phase_name(str(step.phase))
+    status = str(step.status)
+    if status == "running":
+        return QCoreApplication.translate("Consolidation", "{phase}…").format(phase=phase)
+    if status == "resumed":
+        return QCoreApplication.translate("Consolidation", "resuming the interrupted run")
+    if status == "failed":
+        return QCoreApplication.translate("Consolidation", "{phase} failed").format(phase=phase)
+    if status == "earlier":
+        return QCoreApplication.translate("Consolidation", "{phase}: done before the interruption").format(
+            phase=phase
+        )
+    did = consolidation_summary(step.counts)
+    if status == "finished":
+        return did or QCoreApplication.translate("Consolidation", "nothing new")
+    seconds = QCoreApplication.translate("Consolidation", "{seconds} s").format(
+        seconds=f"{float(step.seconds):.1f}"
+    )
+    if not did:
+        return QCoreApplication.translate("Consolidation", "{phase}: nothing to do ({seconds})").format(
+            phase=phase, seconds=seconds
+        )
+    return QCoreApplication.translate("Consolidation", "{phase}: {done} ({seconds})").format(
+        phase=phase, done=did, seconds=seconds
+    )
 
 
 def phase_name(name: str) -> str:

@@ -2630,5 +2630,37 @@
             <source>exports</source>
             <translation>exports</translation>
         </message>
+        <message>
+            <source>{phase}…</source>
+            <translation>{phase}…</translation>
+        </message>
+        <message>
+            <source>resuming the interrupted run</source>
+            <translation>resuming the interrupted run</translation>
+        </message>
+        <message>
+            <source>{phase} failed</source>
+            <translation>{phase} failed</translation>
+        </message>
+        <message>
+            <source>{phase}: done before the interruption</source>
+            <translation>{phase}: done before the interruption</translation>
+        </message>
+        <message>
+            <source>nothing new</source>
+            <translation>nothing new</translation>
+        </message>
+        <message>
+            <source>{seconds} s</source>
+            <translation>{seconds} s</translation>
+        </message>
+        <message>
+            <source>{phase}: nothing to do ({seconds})</source>
+            <translation>{phase}: nothing to do ({seconds})</translation>
+        </message>
+        <message>
+            <source>{phase}: {done} ({seconds})</source>
+            <translation>{phase}: {done} ({seconds})</translation>
+        </message>
     </context>
 </TS>

@@ -2632,5 +2632,37 @@
         <source>exports</source>
         <translation>导出</translation>
     </message>
+    <message>
+        <source>{phase}…</source>
+        <translation>{phase}…</translation>
+    </message>
+    <message>
+        <source>resuming the interrupted run</source>
+        <translation>继续上次中断的整理</translation>
+    </message>
+    <message>
+        <source>{phase} failed</source>
+        <translation>{phase}失败</translation>
+    </message>
+    <message>
+        <source>{phase}: done before the interruption</source>
+        <translation>{phase}：中断前已完成</translation>
+    </message>
+    <message>
+        <source>nothing new</source>
+        <translation>没有新内容</translation>
+    </message>
+    <message>
+        <source>{seconds} s</source>
+        <translation>{seconds} 秒</translation>
+    </message>
+    <message>
+        <source>{phase}: nothing to do ({seconds})</source>
+        <translation>{phase}：无事可做（{seconds}）</translation>
+    </message>
+    <message>
+        <source>{phase}: {done} ({seconds})</source>
+        <translation>{phase}：{done}（{seconds}）</translation>
+    </message>
 </context>
 </TS>
