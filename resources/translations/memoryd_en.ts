@@ -1126,10 +1126,6 @@
             <translation>Folder:</translation>
         </message>
         <message>
-            <source>Scope:</source>
-            <translation>Scope:</translation>
-        </message>
-        <message>
             <source>Asked by:</source>
             <translation>Asked by:</translation>
         </message>
@@ -1156,10 +1152,6 @@
         <message>
             <source>Allow for how long?</source>
             <translation>Allow for how long?</translation>
-        </message>
-        <message>
-            <source>Passphrase of this folder:</source>
-            <translation>Passphrase of this folder:</translation>
         </message>
         <message>
             <source>Allow</source>
@@ -1225,6 +1217,10 @@
             <source>clear a memory flagged as suspect</source>
             <translation>clear a memory flagged as suspect</translation>
         </message>
+        <message>
+            <source>Passphrase of this project:</source>
+            <translation>Passphrase of this project:</translation>
+        </message>
     </context>
     <context>
         <name>GrantServer</name>
@@ -1232,14 +1228,6 @@
             <source>{who}, process {pid}</source>
             <translation>{who}, process {pid}</translation>
         </message>
-        <message>
-        <source>memoryd: set the grant PIN?</source>
-        <translation>memoryd: set the grant PIN?</translation>
-    </message>
-    <message>
-        <source>{who} asks to set the grant PIN. Whoever knows it can let agents read your sensitive scopes without this app. Allow only if you are setting it yourself right now.</source>
-        <translation>{who} asks to set the grant PIN. Whoever knows it can let agents read your sensitive scopes without this app. Allow only if you are setting it yourself right now.</translation>
-    </message>
     <message>
         <source>Allow</source>
         <translation>Allow</translation>
@@ -1248,6 +1236,18 @@
         <source>Deny</source>
         <translation>Deny</translation>
     </message>
+        <message>
+            <source>Set the grant PIN?</source>
+            <translation>Set the grant PIN?</translation>
+        </message>
+        <message>
+            <source>{who} asks to set the grant PIN. Whoever knows it can let agents read your sensitive projects without this app. Allow only if you are setting it yourself right now.</source>
+            <translation>{who} asks to set the grant PIN. Whoever knows it can let agents read your sensitive projects without this app. Allow only if you are setting it yourself right now.</translation>
+        </message>
+        <message>
+            <source>This passphrase does not open the project. Type it again.</source>
+            <translation>This passphrase does not open the project. Type it again.</translation>
+        </message>
 </context>
     <context>
         <name>IdentityWindow</name>

@@ -1128,10 +1128,6 @@
         <translation>文件夹：</translation>
     </message>
     <message>
-        <source>Scope:</source>
-        <translation>范围：</translation>
-    </message>
-    <message>
         <source>Asked by:</source>
         <translation>请求方：</translation>
     </message>
@@ -1158,10 +1154,6 @@
     <message>
         <source>Allow for how long?</source>
         <translation>允许多长时间？</translation>
-    </message>
-    <message>
-        <source>Passphrase of this folder:</source>
-        <translation>此文件夹的密码短语：</translation>
     </message>
     <message>
         <source>Allow</source>
@@ -1227,6 +1219,10 @@
         <source>clear a memory flagged as suspect</source>
         <translation>解除一条记忆的可疑标记</translation>
     </message>
+    <message>
+        <source>Passphrase of this project:</source>
+        <translation>此项目的密码短语：</translation>
+    </message>
 </context>
 <context>
     <name>GrantServer</name>
@@ -1235,20 +1231,24 @@
             <translation>{who}，进程 {pid}</translation>
         </message>
     <message>
-        <source>memoryd: set the grant PIN?</source>
-        <translation>memoryd：设置授权 PIN？</translation>
-    </message>
-    <message>
-        <source>{who} asks to set the grant PIN. Whoever knows it can let agents read your sensitive scopes without this app. Allow only if you are setting it yourself right now.</source>
-        <translation>{who} 请求设置授权 PIN。知道此 PIN 的人无需本应用即可让代理读取你的敏感项目。只有在你本人正在设置时才允许。</translation>
-    </message>
-    <message>
         <source>Allow</source>
         <translation>允许</translation>
     </message>
     <message>
         <source>Deny</source>
         <translation>拒绝</translation>
+    </message>
+    <message>
+        <source>Set the grant PIN?</source>
+        <translation>设置授权 PIN？</translation>
+    </message>
+    <message>
+        <source>{who} asks to set the grant PIN. Whoever knows it can let agents read your sensitive projects without this app. Allow only if you are setting it yourself right now.</source>
+        <translation>{who} 请求设置授权 PIN。知道此 PIN 的人无需本应用即可让代理读取你的敏感项目。只有在你本人正在设置时才允许。</translation>
+    </message>
+    <message>
+        <source>This passphrase does not open the project. Type it again.</source>
+        <translation>这个密码短语打不开该项目，请重新输入。</translation>
     </message>
 </context>
 <context>
