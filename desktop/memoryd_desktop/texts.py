@@ -5,18 +5,36 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from pathlib import PurePath
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QDateTime, Qt
 
-from memoryd.errors import MemorydError
+from memoryd.errors import AuthorizationRequired, MemorydError
 
 _LIST_SPLIT = re.compile(r"[,，、;；]")  # English and Chinese list separators
 
 
 def describe(exc: BaseException) -> str:
-    """Our own errors already speak to the user; anything else also names its type."""
+    """Our own errors already speak to the user; anything else also names its type. A
+    missing grant is worded here, from the project core names (its English sentence
+    carries the hash and a command line meant for a terminal)."""
+    if isinstance(exc, AuthorizationRequired):
+        return grant_needed(exc)
     return str(exc) if isinstance(exc, MemorydError) else f"{type(exc).__name__}: {exc}"
+
+
+def grant_needed(exc: AuthorizationRequired) -> str:
+    """A read stopped at a sensitive project without a grant, in the user's language."""
+    root = getattr(exc, "root", None)
+    if not root:
+        return QCoreApplication.translate(
+            "Errors", "This is in a sensitive project: grant access to read it."
+        )
+    name = PurePath(root).name or root
+    return QCoreApplication.translate(
+        "Errors", "\u201c{project}\u201d is a sensitive project: grant access to read it."
+    ).format(project=name)
 
 
 def local_time(iso: str | None) -> str:

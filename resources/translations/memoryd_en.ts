@@ -2663,4 +2663,15 @@
             <translation>{phase}: {done} ({seconds})</translation>
         </message>
     </context>
+    <context>
+        <name>Errors</name>
+        <message>
+            <source>This is in a sensitive project: grant access to read it.</source>
+            <translation>This is in a sensitive project: grant access to read it.</translation>
+        </message>
+        <message>
+            <source>“{project}” is a sensitive project: grant access to read it.</source>
+            <translation>“{project}” is a sensitive project: grant access to read it.</translation>
+        </message>
+    </context>
 </TS>

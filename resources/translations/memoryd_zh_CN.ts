@@ -2665,4 +2665,15 @@
         <translation>{phase}：{done}（{seconds}）</translation>
     </message>
 </context>
+<context>
+    <name>Errors</name>
+    <message>
+        <source>This is in a sensitive project: grant access to read it.</source>
+        <translation>这属于敏感项目：授权后才能读取。</translation>
+    </message>
+    <message>
+        <source>“{project}” is a sensitive project: grant access to read it.</source>
+        <translation>“{project}”是敏感项目：授权后才能读取。</translation>
+    </message>
+</context>
 </TS>
