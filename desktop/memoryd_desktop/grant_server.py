@@ -55,11 +55,22 @@ def peer_creds(conn: QLocalSocket) -> tuple[int, int] | None:
     return pid, uid
 
 
+def actor_text(actor: str) -> str:
+    """The kind of program asking (core's actor), in the user's words."""
+    return {
+        "cli": translate("GrantServer", "the memoryd command"),
+        "mcp": translate("GrantServer", "the MCP server"),
+        "hook": translate("GrantServer", "a capture hook"),
+        "tray": translate("GrantServer", "this app"),
+    }.get(actor, actor)
+
+
 def who(request: dict[str, Any]) -> str:
-    """ "cli", "mcp (claude-code)", "cli, process 1234": who asks, as the prompt says it."""
-    actor = str(request.get("actor") or "cli")
+    """ "the memoryd command", "the MCP server (claude-code), process 1234": who asks, as
+    the prompt says it; the agent as it names itself."""
+    actor = actor_text(str(request.get("actor") or "cli"))
     agent = request.get("agent")
-    text = f"{actor} ({agent})" if agent else actor
+    text = translate("GrantServer", "{actor} ({agent})").format(actor=actor, agent=agent) if agent else actor
     pid = request.get("peer_pid")
     return translate("GrantServer", "{who}, process {pid}").format(who=text, pid=pid) if pid else text
 
@@ -193,8 +204,9 @@ class GrantServer(QObject):
             translate("GrantServer", "Set the grant PIN?"),
             translate(
                 "GrantServer",
-                "{who} asks to set the grant PIN. Whoever knows it can let agents read your sensitive "
-                "projects without this app. Allow only if you are setting it yourself right now.",
+                "A request to set the grant PIN comes from {who}. Whoever knows it can let agents read "
+                "your sensitive projects without this app. Allow only if you are setting it yourself "
+                "right now.",
             ).format(who=who(req)),
         )
         allow = box.addButton(translate("GrantServer", "Allow"), QMessageBox.ButtonRole.AcceptRole)

@@ -1241,12 +1241,32 @@
             <translation>Set the grant PIN?</translation>
         </message>
         <message>
-            <source>{who} asks to set the grant PIN. Whoever knows it can let agents read your sensitive projects without this app. Allow only if you are setting it yourself right now.</source>
-            <translation>{who} asks to set the grant PIN. Whoever knows it can let agents read your sensitive projects without this app. Allow only if you are setting it yourself right now.</translation>
+            <source>A request to set the grant PIN comes from {who}. Whoever knows it can let agents read your sensitive projects without this app. Allow only if you are setting it yourself right now.</source>
+            <translation>A request to set the grant PIN comes from {who}. Whoever knows it can let agents read your sensitive projects without this app. Allow only if you are setting it yourself right now.</translation>
         </message>
         <message>
             <source>This passphrase does not open the project. Type it again.</source>
             <translation>This passphrase does not open the project. Type it again.</translation>
+        </message>
+        <message>
+            <source>the memoryd command</source>
+            <translation>the memoryd command</translation>
+        </message>
+        <message>
+            <source>the MCP server</source>
+            <translation>the MCP server</translation>
+        </message>
+        <message>
+            <source>a capture hook</source>
+            <translation>a capture hook</translation>
+        </message>
+        <message>
+            <source>this app</source>
+            <translation>this app</translation>
+        </message>
+        <message>
+            <source>{actor} ({agent})</source>
+            <translation>{actor} ({agent})</translation>
         </message>
 </context>
     <context>

@@ -1243,12 +1243,32 @@
         <translation>设置授权 PIN？</translation>
     </message>
     <message>
-        <source>{who} asks to set the grant PIN. Whoever knows it can let agents read your sensitive projects without this app. Allow only if you are setting it yourself right now.</source>
+        <source>A request to set the grant PIN comes from {who}. Whoever knows it can let agents read your sensitive projects without this app. Allow only if you are setting it yourself right now.</source>
         <translation>{who} 请求设置授权 PIN。知道此 PIN 的人无需本应用即可让代理读取你的敏感项目。只有在你本人正在设置时才允许。</translation>
     </message>
     <message>
         <source>This passphrase does not open the project. Type it again.</source>
         <translation>这个密码短语打不开该项目，请重新输入。</translation>
+    </message>
+    <message>
+        <source>the memoryd command</source>
+        <translation>memoryd 命令</translation>
+    </message>
+    <message>
+        <source>the MCP server</source>
+        <translation>MCP 服务</translation>
+    </message>
+    <message>
+        <source>a capture hook</source>
+        <translation>捕获钩子</translation>
+    </message>
+    <message>
+        <source>this app</source>
+        <translation>本应用</translation>
+    </message>
+    <message>
+        <source>{actor} ({agent})</source>
+        <translation>{actor}（{agent}）</translation>
     </message>
 </context>
 <context>

@@ -68,7 +68,7 @@ def test_allow_from_the_prompt_lets_the_waiting_cli_call_through(
     assert request["root"] == str(project.resolve()) or request["root"] == str(project)
     assert request["actor"] == "cli" and request["agent"] == "claude-code" and request["what"] == "get"
     assert request["peer_pid"] == proc.pid  # from the kernel, not from what the caller says
-    assert who(request) == f"cli (claude-code), process {proc.pid}"
+    assert who(request) == f"the memoryd command (claude-code), process {proc.pid}"
 
     dialog = server.pending[0].dialog
     assert dialog is not None and dialog.isVisible()
@@ -232,12 +232,13 @@ def test_the_prompt_speaks_chinese_in_zh_cn(
         texts = [dialog.windowTitle(), *(w.text() for w in widgets if w.text())]
         assert "允许访问敏感项目“secret-project”吗？" in texts and "此项目的密码短语：" in texts
         assert "读取一条记忆" in texts
-        mine = sorted({str(project), asked.args[0]["root"], "secret-project", who(asked.args[0])}, key=len)
+        assert who(asked.args[0]) == f"memoryd 命令（codex），进程 {proc.pid}"
+        mine = sorted({str(project), asked.args[0]["root"], "secret-project", "codex"}, key=len)
         english = []
         for text in texts:
             for name in reversed(mine):  # the longest first: the folder before its name
                 text = text.replace(name, " ")
-            english += re.findall(r"[A-Za-z]{3,}", text)
+            english += [w for w in re.findall(r"[A-Za-z]{3,}", text) if w != "memoryd"]  # the app's name
         assert english == [], texts
         with qtbot.waitSignal(server.answered, timeout=10_000):
             dialog.reject()
