@@ -135,6 +135,27 @@ def sync_summary(report: SyncReport) -> str:
     return text
 
 
+def consolidation_errors(report: ConsolidationReport) -> str:
+    """A consolidation that failed in some phases: what it did, and which phases failed
+    (each phase's error is core's own sentence)."""
+    summary = consolidation_summary(report.summary()) or translate("Controller", "nothing new")
+    failed = [
+        translate("Controller", "{phase}: {error}").format(phase=phase_name(p.name), error=p.error)
+        for p in report.phases
+        if p.error
+    ]
+    return translate("Controller", "Consolidation finished with errors: {summary}; failed: {errors}").format(
+        summary=summary, errors=translate("Controller", "; ").join(failed)
+    )
+
+
+def job_label(job_id: str) -> str:
+    """A scheduled job by the name Settings gives it."""
+    from memoryd_desktop.settings_schedules import job_label as label  # the Settings' names
+
+    return label(job_id)
+
+
 class Controller(QObject):
     """Owns the state; `changed` is emitted with every new TrayState."""
 
@@ -345,13 +366,23 @@ class Controller(QObject):
         if job_id == "digest" and run.digest is not None:
             self.notify_digest(run.as_dict().get("counts", {}))
         if not run.ok:
-            self.show_error(run.summary)
+            report = getattr(run, "consolidation", None)
+            if report is not None:  # core's values, worded like a run from the menu
+                self.show_error(consolidation_errors(report))
+            else:  # core's line (a delivery that failed): its detail is core's own words
+                self.show_error(
+                    translate("Controller", "{job} did not finish: {detail}").format(
+                        job=job_label(job_id), detail=run.summary
+                    )
+                )
         self.refresh()
         self.windows.store_changed()
 
     def _job_failed(self, job_id: str, text: str) -> None:
         self.show_error(
-            translate("Controller", "Scheduled job {job} failed: {error}").format(job=job_id, error=text)
+            translate("Controller", "Scheduled job {job} failed: {error}").format(
+                job=job_label(job_id), error=text
+            )
         )
 
     def notify_digest(self, counts: dict[str, int]) -> None:
@@ -402,13 +433,8 @@ class Controller(QObject):
         self._consolidation_ended()
         summary = report.skipped or consolidation_summary(report.summary())
         summary = summary or translate("Controller", "nothing new")
-        failed = [f"{phase_name(p.name)}: {p.error}" for p in report.phases if p.error]
-        if failed:
-            self.show_error(
-                translate(
-                    "Controller", "Consolidation finished with errors: {summary}; failed: {errors}"
-                ).format(summary=summary, errors="; ".join(failed))
-            )
+        if any(p.error for p in report.phases):
+            self.show_error(consolidation_errors(report))
         elif report.skipped or not eventful(report.summary()):
             log.info("consolidation done, nothing new: %s", summary)
         else:

@@ -371,6 +371,18 @@
             <source>nothing new</source>
             <translation>nothing new</translation>
         </message>
+        <message>
+            <source>{job} did not finish: {detail}</source>
+            <translation>{job} did not finish: {detail}</translation>
+        </message>
+        <message>
+            <source>{phase}: {error}</source>
+            <translation>{phase}: {error}</translation>
+        </message>
+        <message>
+            <source>; </source>
+            <translation>; </translation>
+        </message>
     </context>
     <context>
         <name>DigestWindow</name>

@@ -373,6 +373,18 @@
         <source>nothing new</source>
         <translation>没有新内容</translation>
     </message>
+    <message>
+        <source>{job} did not finish: {detail}</source>
+        <translation>{job}未能完成：{detail}</translation>
+    </message>
+    <message>
+        <source>{phase}: {error}</source>
+        <translation>{phase}：{error}</translation>
+    </message>
+    <message>
+        <source>; </source>
+        <translation>；</translation>
+    </message>
 </context>
 <context>
     <name>DigestWindow</name>

@@ -232,6 +232,36 @@ def test_the_consolidations_steps_are_chinese_in_zh_cn(
             qapp.removeTranslator(translator)
 
 
+def test_a_scheduled_consolidation_that_failed_is_worded_from_its_values(
+    qtbot: QtBot, home: Path, tmp_path: Path, qapp: QApplication
+) -> None:
+    """The tray's timer runs the nightly job; a phase that failed reached the user as core's
+    English line ("consolidation: 0 captured, ...; failed: exports: ..."). Now the
+    counts and the phase are the tray's words; the error itself stays core's sentence."""
+    project, out = tmp_path / "webshop", tmp_path / "export"
+    project.mkdir()
+    out.write_text("a file where the export folder should be\n")  # the exports phase fails
+    (tmp_path / "config.toml").write_text(f'[[exports.markdown]]\nscope = "{project}"\nout = "{out}"\n')
+    facade = Memoryd()
+    facade.record("preference", "Tabs over spaces", "The user indents with tabs.", scope_path=project)
+    controller = _started(qtbot, facade)
+    run = facade.run_job("consolidate", runner="tray", force=True, notification=False)
+    assert run is not None and not run.ok and run.consolidation is not None
+    installed = i18n.install(qapp, QLocale("zh_CN"))
+    try:
+        controller._job_ran("consolidate", run)
+        assert controller.window is not None
+        text = controller.window.notice.text()
+        assert text.startswith("整理已结束，但有错误：") and "失败：导出：" in text, text
+        assert "consolidation:" not in text and "captured" not in text
+        controller._job_failed("monthly-report", "disk full")
+        assert controller.window.notice.text() == "计划任务 月度报告 失败：disk full"
+    finally:
+        for translator in installed:
+            qapp.removeTranslator(translator)
+        controller.shutdown()
+
+
 def test_a_failed_consolidation_reaches_the_one_error_path(
     qtbot: QtBot, facade: Memoryd, monkeypatch: pytest.MonkeyPatch
 ) -> None:
