@@ -35,6 +35,7 @@ log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:  # governance pulls in the LLM layer: imported when first used
     from memoryd.consolidate import Report as ConsolidationReport
+    from memoryd.consolidate import Step as ConsolidationStep
     from memoryd.embed import Embedder
     from memoryd.governance.analyze import Analysis, Analyzer
     from memoryd.governance.decay import SweepReport
@@ -1163,10 +1164,15 @@ class Memoryd(Upkeep):
         phase: str | None = None,
         trigger: str = "cli",
         progress: Callable[[str], None] | None = None,
+        steps: Callable[[ConsolidationStep], None] | None = None,
     ) -> ConsolidationReport:
+        """`progress` hears English lines (the CLI's); `steps` the same as values, for
+        the tray to word."""
         from memoryd import consolidate
 
-        return consolidate.run(self, force=force, phase=phase, trigger=trigger, progress=progress)
+        return consolidate.run(
+            self, force=force, phase=phase, trigger=trigger, progress=progress, steps=steps
+        )
 
     def consolidation_state(self) -> dict[str, Any]:
         from memoryd import consolidate

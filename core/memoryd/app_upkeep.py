@@ -16,6 +16,7 @@ from memoryd.config import Config
 from memoryd.errors import UsageError
 
 if TYPE_CHECKING:
+    from memoryd.consolidate import Report as ConsolidationReport
     from memoryd.governance.digest import Digest
     from memoryd.store import Store
 
@@ -31,9 +32,10 @@ class JobRun:
     ok: bool = True
     digest: Digest | None = None
     deliveries: list[tuple[str, bool, str]] = field(default_factory=list)
+    consolidation: ConsolidationReport | None = None  # the consolidate job's, for a window to word
 
     def as_dict(self) -> dict[str, Any]:
-        out = {k: v for k, v in self.__dict__.items() if k != "digest"}
+        out = {k: v for k, v in self.__dict__.items() if k not in ("digest", "consolidation")}
         if self.digest is not None:
             out["counts"] = digest_counts(self.digest)
         return out
@@ -101,6 +103,7 @@ class Upkeep:
             except consolidate.Busy:
                 run.summary = "consolidation: already running (started by another runner)"
                 return
+            run.consolidation = rep
             failed = [f"{p.name}: {p.error}" for p in rep.phases if p.error]
             run.summary = "consolidation: " + (rep.skipped or rep.summary_line())
             if failed:

@@ -49,6 +49,19 @@ TRIGGERS = ("cli", "schedule", "fallback", "tray")
 
 Progress = Callable[[str], None]
 
+# Report.summary()'s keys: (phase, its result's field)
+_SUMMARY = {
+    "captured": ("capture", "captured"),
+    "analysed": ("analyze", "analysed"),
+    "queued": ("analyze", "queued"),
+    "deduplicated": ("dedupe", "rejected"),
+    "duplicate_groups": ("dedupe", "groups"),
+    "decayed": ("decay", "moved"),
+    "identity_version": ("identity", "version"),
+    "rendered": ("snapshots", "rendered"),
+    "exported": ("exports", "written"),
+}
+
 
 class Host(Protocol):
     """What a consolidation needs of the application (memoryd.app.Memoryd is one). The app
@@ -74,6 +87,28 @@ class PhaseRun:
     earlier: bool = False  # finished by an earlier, interrupted attempt of this run
     seconds: float = 0.0
     error: str | None = None
+
+    def counts(self) -> dict[str, int]:
+        """This phase's share of Report.summary(): the counts a window words."""
+        out = {key: int(self.result.get(f) or 0) for key, (name, f) in _SUMMARY.items() if name == self.name}
+        return {**out, "tokens": int(self.result.get("tokens") or 0)}
+
+
+@dataclass(frozen=True)
+class Step:
+    """A run's progress as values, for a window to word in the user's language (the
+    `progress` lines are English, for the terminal and the log). `status`: "resumed" (an
+    interrupted run goes on), "running", "done", "failed", "earlier" (done before the
+    interruption), "finished" (the run; `counts` is Report.summary())."""
+
+    status: str
+    phase: str = ""
+    counts: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+    error: str | None = None
+
+
+Steps = Callable[[Step], None]
 
 
 @dataclass
@@ -107,18 +142,7 @@ class Report:
         def of(name: str, key: str) -> int:
             return next((int(p.result.get(key) or 0) for p in self.phases if p.name == name), 0)
 
-        return {
-            "captured": of("capture", "captured"),
-            "analysed": of("analyze", "analysed"),
-            "queued": of("analyze", "queued"),
-            "deduplicated": of("dedupe", "rejected"),
-            "duplicate_groups": of("dedupe", "groups"),
-            "decayed": of("decay", "moved"),
-            "identity_version": of("identity", "version"),
-            "rendered": of("snapshots", "rendered"),
-            "exported": of("exports", "written"),
-            "tokens": self.total("tokens"),
-        }
+        return {**{key: of(name, f) for key, (name, f) in _SUMMARY.items()}, "tokens": self.total("tokens")}
 
     def summary_line(self) -> str:
         s = self.summary()
@@ -201,22 +225,25 @@ def run(
     phase: str | None = None,
     trigger: str = "cli",
     progress: Progress | None = None,
+    steps: Steps | None = None,
 ) -> Report:
     """Resume an interrupted run, or start one. Without `force`, a new run starts only when
     none succeeded since the nightly slot (`[schedule] consolidate`) last passed, or, for
     the fallback, when overdue. `phase` runs that one phase alone (for debugging); it is
-    recorded as its own run and leaves an interrupted run where it was."""
+    recorded as its own run and leaves an interrupted run where it was. `progress` hears
+    English lines, `steps` the same progress as values (Step)."""
     if trigger not in TRIGGERS:
         raise UsageError(f"trigger must be one of {', '.join(TRIGGERS)}")
     if phase is not None and phase not in PHASES:
         raise UsageError(f"--phase must be one of {', '.join(PHASES)}")
     say = progress or (lambda _line: None)
+    tell = steps or (lambda _step: None)
     with _locked(app.layout):
         now = clock.now()
         with write_session(app.store.engine) as s:
             st = sql.state(s, clock.iso(now))
         if phase is not None:
-            return _single(app, phase, trigger, say)
+            return _single(app, phase, trigger, say, tell)
         run_id = st.get("run_id")
         if run_id is None:
             why = None if force else _not_due(app, st, trigger, now)
@@ -241,6 +268,7 @@ def run(
                 sql.update(s, retry_count=retries, last_run=clock.iso(now))
             report = Report(run_id, st.get("run_trigger") or trigger, st.get("run_started"), True, retries)
             say(f"resuming the run of {st.get('run_started')} at {st.get('current_phase') or 'its start'}")
+            tell(Step("resumed", st.get("current_phase") or ""))
         with read_session(app.store.engine) as s:
             done = {p["phase"]: p for p in sql.phases(s, run_id) if p["finished_at"]}
         for name in PHASES:
@@ -249,12 +277,14 @@ def run(
                 report.phases.append(PhaseRun(name, result, earlier=True, error=result.get("error")))
                 report.ok = report.ok and not result.get("error")
                 say(f"{name}: done before the interruption")
+                tell(Step("earlier", name, report.phases[-1].counts(), error=result.get("error")))
                 continue
-            ran = _phase(app, run_id, name, say)
+            ran = _phase(app, run_id, name, say, tell)
             report.phases.append(ran)
             report.ok = report.ok and ran.error is None
         _finish(app, run_id, report)
         say("summary: " + report.summary_line())
+        tell(Step("finished", counts=report.summary()))
         return report
 
 
@@ -273,9 +303,10 @@ def _not_due(app: Host, st: dict[str, Any], trigger: str, now: datetime) -> str 
     return None
 
 
-def _phase(app: Host, run_id: str, name: str, say: Progress, *, track: bool = True) -> PhaseRun:
+def _phase(app: Host, run_id: str, name: str, say: Progress, tell: Steps, *, track: bool = True) -> PhaseRun:
     """One phase, its start and end recorded; `track`: it is the state's current phase
     (not for a `--phase` run beside an interrupted one)."""
+    tell(Step("running", name))
     start = clock.now_iso()
     with write_session(app.store.engine) as s:
         sql.start_phase(s, run_id, name, start)
@@ -298,11 +329,13 @@ def _phase(app: Host, run_id: str, name: str, say: Progress, *, track: bool = Tr
     seconds = time.perf_counter() - t0
     with write_session(app.store.engine) as s:
         sql.finish_phase(s, run_id, name, clock.now_iso(), {**result, "seconds": round(seconds, 3)})
+    ran = PhaseRun(name, result, seconds=round(seconds, 3), error=error)
     if error:
         say(f"{name}: failed: {error}")
     else:
         say(f"{name}: {_describe(name, result)} ({seconds:.1f} s)")
-    return PhaseRun(name, result, seconds=round(seconds, 3), error=error)
+    tell(Step("failed" if error else "done", name, ran.counts(), ran.seconds, error))
+    return ran
 
 
 def log_line(layout: Layout, line: str) -> None:
@@ -351,11 +384,11 @@ def _finish(app: Host, run_id: str, report: Report) -> None:
         sql.forget_run(s, run_id)
 
 
-def _single(app: Host, name: str, trigger: str, say: Progress) -> Report:
+def _single(app: Host, name: str, trigger: str, say: Progress, tell: Steps) -> Report:
     now = clock.iso(clock.now())
     run_id = f"{now}-{secrets.token_hex(3)}-{name}"
     report = Report(run_id, trigger, now)
-    ran = _phase(app, run_id, name, say, track=False)
+    ran = _phase(app, run_id, name, say, tell, track=False)
     report.phases.append(ran)
     report.ok = ran.error is None
     with write_session(app.store.engine) as s:

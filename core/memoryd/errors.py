@@ -61,9 +61,16 @@ class DecryptError(CorruptFile):
 
 
 class AuthorizationRequired(MemorydError):
-    """Exit 3 so an agent can tell "ask the user for a grant" from a failure."""
+    """Exit 3 so an agent can tell "ask the user for a grant" from a failure. The gate also
+    says, as values, which sensitive project wants the grant (its hash, and its root as
+    core recorded it) so a window can word it in the user's language."""
 
     exit_code = 3
+
+    def __init__(self, message: str, *, scope_hash: str | None = None, root: str | None = None) -> None:
+        super().__init__(message)
+        self.scope_hash = scope_hash
+        self.root = root
 
 
 class KeyUnavailable(MemorydError):

@@ -32,12 +32,18 @@ from memoryd_desktop.notifier import Notifier
 from memoryd_desktop.ops import Ops
 from memoryd_desktop.scheduler import JobScheduler
 from memoryd_desktop.status_window import StatusWindow
-from memoryd_desktop.texts import consolidation_summary, describe, phase_name
+from memoryd_desktop.texts import consolidation_step, consolidation_summary, describe, phase_name
 from memoryd_desktop.tray import TrayIcon
 from memoryd_desktop.tray_state import Action, TrayState
 from memoryd_desktop.windows import Windows
 
 log = logging.getLogger("memoryd.tray")
+
+
+def log_line(line: str) -> None:
+    """Core's English progress line of a consolidation, for the log (the menu words its steps)."""
+    log.info("consolidation: %s", line)
+
 
 REFRESH_MS = 60_000
 FIRST_SYNC_MS = 20_000  # the first automatic sync, once the tray is up
@@ -127,6 +133,27 @@ def sync_summary(report: SyncReport) -> str:
             count=len(report.skipped)
         )
     return text
+
+
+def consolidation_errors(report: ConsolidationReport) -> str:
+    """A consolidation that failed in some phases: what it did, and which phases failed
+    (each phase's error is core's own sentence)."""
+    summary = consolidation_summary(report.summary()) or translate("Controller", "nothing new")
+    failed = [
+        translate("Controller", "{phase}: {error}").format(phase=phase_name(p.name), error=p.error)
+        for p in report.phases
+        if p.error
+    ]
+    return translate("Controller", "Consolidation finished with errors: {summary}; failed: {errors}").format(
+        summary=summary, errors=translate("Controller", "; ").join(failed)
+    )
+
+
+def job_label(job_id: str) -> str:
+    """A scheduled job by the name Settings gives it."""
+    from memoryd_desktop.settings_schedules import job_label as label  # the Settings' names
+
+    return label(job_id)
 
 
 class Controller(QObject):
@@ -339,13 +366,23 @@ class Controller(QObject):
         if job_id == "digest" and run.digest is not None:
             self.notify_digest(run.as_dict().get("counts", {}))
         if not run.ok:
-            self.show_error(run.summary)
+            report = getattr(run, "consolidation", None)
+            if report is not None:  # core's values, worded like a run from the menu
+                self.show_error(consolidation_errors(report))
+            else:  # core's line (a delivery that failed): its detail is core's own words
+                self.show_error(
+                    translate("Controller", "{job} did not finish: {detail}").format(
+                        job=job_label(job_id), detail=run.summary
+                    )
+                )
         self.refresh()
         self.windows.store_changed()
 
     def _job_failed(self, job_id: str, text: str) -> None:
         self.show_error(
-            translate("Controller", "Scheduled job {job} failed: {error}").format(job=job_id, error=text)
+            translate("Controller", "Scheduled job {job} failed: {error}").format(
+                job=job_label(job_id), error=text
+            )
         )
 
     def notify_digest(self, counts: dict[str, int]) -> None:
@@ -369,11 +406,11 @@ class Controller(QObject):
         facade = self.facade
 
         def work(_progress: object) -> ConsolidationReport:
-            return facade.consolidate(force=True, trigger="tray", progress=task.say)
+            return facade.consolidate(force=True, trigger="tray", progress=log_line, steps=task.tell)
 
         task = LongTask(self.ops, work, parent=self)
         self.consolidation = task
-        task.message.connect(self._consolidation_step)
+        task.note.connect(self._consolidation_step)
         task.finished.connect(self._consolidated)
         task.failed.connect(self._consolidation_failed)
         task.cancelled.connect(self._consolidation_cancelled)
@@ -381,9 +418,9 @@ class Controller(QObject):
         task.start()
         return task
 
-    def _consolidation_step(self, line: str) -> None:
-        log.info("consolidation: %s", line)
-        self._set(replace(self.state, consolidation_line=line))
+    def _consolidation_step(self, step: Any) -> None:
+        """Core's step as values (memoryd.consolidate.Step), worded here."""
+        self._set(replace(self.state, consolidation_line=consolidation_step(step)))
 
     def _consolidation_ended(self) -> None:
         self.consolidation = None
@@ -396,13 +433,8 @@ class Controller(QObject):
         self._consolidation_ended()
         summary = report.skipped or consolidation_summary(report.summary())
         summary = summary or translate("Controller", "nothing new")
-        failed = [f"{phase_name(p.name)}: {p.error}" for p in report.phases if p.error]
-        if failed:
-            self.show_error(
-                translate(
-                    "Controller", "Consolidation finished with errors: {summary}; failed: {errors}"
-                ).format(summary=summary, errors="; ".join(failed))
-            )
+        if any(p.error for p in report.phases):
+            self.show_error(consolidation_errors(report))
         elif report.skipped or not eventful(report.summary()):
             log.info("consolidation done, nothing new: %s", summary)
         else:

@@ -1,11 +1,13 @@
-"""The one question the tray asks before anything reads a sensitive scope: allow, for how
-long, and (for a passphrase scope) the passphrase.
+"""The one question the tray asks before anything reads a sensitive project: allow, for how
+long, and (for a project under a passphrase) the passphrase.
 
-It decides nothing and calls no facade method: the Sensitive scopes window opens it for
-the user's own "Grant…", and the grant broker opens it (`as_prompt()`) when the CLI or the
-MCP server needs a grant; either caller does the grant with `result_choice()`. A failed
-grant (a wrong passphrase) comes back through `show_error`, which asks again instead of
-making the user start over.
+The project is named by its folder's name, from the root core hands over with the request
+(Memoryd.grant_request, or the sensitive projects listing), the folder itself beside it;
+never by its hash. It decides nothing and calls no facade method: the sensitive projects
+window opens it for the user's own "Grant…", and the grant broker opens it (`as_prompt()`)
+when the CLI or the MCP server needs a grant; either caller does the grant with
+`result_choice()`. A failed grant (a wrong passphrase) comes back through `show_error`,
+which asks again instead of making the user start over.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from memoryd_desktop import assets
+from memoryd_desktop.project_text import plain_tip
 
 translate = QCoreApplication.translate  # the bare name lupdate recognises
 
@@ -63,7 +66,8 @@ def purpose_text(what: str) -> str:
 
 
 class GrantDialog(QDialog):
-    """Allow / Deny for one scope; `result_choice()` is the answer once the dialog closes."""
+    """Allow / Deny for one sensitive project; `result_choice()` is the answer once the
+    dialog closes. `scope_hash` is kept for the caller's grant, never shown."""
 
     def __init__(
         self,
@@ -101,9 +105,10 @@ class GrantDialog(QDialog):
         self.root_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.asker_label = self._plain(asker)
         facts = QFormLayout()
-        facts.addRow(translate("GrantDialog", "Project:"), self._plain(self.project))
+        self.project_label = self._plain(self.project)
+        self.project_label.setToolTip(plain_tip(root))
+        facts.addRow(translate("GrantDialog", "Project:"), self.project_label)
         facts.addRow(translate("GrantDialog", "Folder:"), self.root_label)
-        facts.addRow(translate("GrantDialog", "Scope:"), self._plain(scope_hash))
         facts.addRow(translate("GrantDialog", "Asked by:"), self.asker_label)
         self.what_label = self._plain(purpose_text(what) if what else "")
         if what:
@@ -132,7 +137,7 @@ class GrantDialog(QDialog):
 
         self.passphrase_edit = QLineEdit()
         self.passphrase_edit.setEchoMode(QLineEdit.EchoMode.Password)
-        self.passphrase_label = QLabel(translate("GrantDialog", "Passphrase of this folder:"))
+        self.passphrase_label = QLabel(translate("GrantDialog", "Passphrase of this project:"))
         passphrase = QFormLayout()
         passphrase.addRow(self.passphrase_label, self.passphrase_edit)
         self.passphrase_edit.setVisible(needs_passphrase)
@@ -176,7 +181,7 @@ class GrantDialog(QDialog):
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
-        # Enter alone never opens a sensitive folder (the button box makes Allow the
+        # Enter alone never opens a sensitive project (the button box makes Allow the
         # default as the dialog shows, so this comes after it).
         self.deny_button.setDefault(True)
 

@@ -1,9 +1,9 @@
 """The tray's end of the grant socket: the CLI or the MCP server asks, the user answers.
 
-A caller that meets a sensitive scope without a grant connects to the address core names
+A caller that meets a sensitive project without a grant connects to the address core names
 (`facade.grant_socket()`), sends one JSON line, and waits. We show a GrantDialog naming
-the scope, who asks and what for; Allow writes the grant through core (`facade.grant`,
-off the GUI thread, with the passphrase when the scope has one) and answers
+the project, who asks and what for; Allow writes the grant through core (`facade.grant`,
+off the GUI thread, with the passphrase when the project has one) and answers
 {"granted": true}; Deny or closing the dialog answers false. A wrong passphrase keeps the
 dialog open with the error, so the user can try again.
 
@@ -25,7 +25,7 @@ from PySide6.QtNetwork import QLocalServer, QLocalSocket
 from PySide6.QtWidgets import QDialog, QMessageBox
 
 from memoryd.app import Memoryd
-from memoryd.errors import MemorydError
+from memoryd.errors import KeyUnavailable, MemorydError
 from memoryd_desktop.ops import Ops
 
 if TYPE_CHECKING:
@@ -55,13 +55,32 @@ def peer_creds(conn: QLocalSocket) -> tuple[int, int] | None:
     return pid, uid
 
 
+def actor_text(actor: str) -> str:
+    """The kind of program asking (core's actor), in the user's words."""
+    return {
+        "cli": translate("GrantServer", "the memoryd command"),
+        "mcp": translate("GrantServer", "the MCP server"),
+        "hook": translate("GrantServer", "a capture hook"),
+        "tray": translate("GrantServer", "this app"),
+    }.get(actor, actor)
+
+
 def who(request: dict[str, Any]) -> str:
-    """ "cli", "mcp (claude-code)", "cli, process 1234": who asks, as the prompt says it."""
-    actor = str(request.get("actor") or "cli")
+    """ "the memoryd command", "the MCP server (claude-code), process 1234": who asks, as
+    the prompt says it; the agent as it names itself."""
+    actor = actor_text(str(request.get("actor") or "cli"))
     agent = request.get("agent")
-    text = f"{actor} ({agent})" if agent else actor
+    text = translate("GrantServer", "{actor} ({agent})").format(actor=actor, agent=agent) if agent else actor
     pid = request.get("peer_pid")
     return translate("GrantServer", "{who}, process {pid}").format(who=text, pid=pid) if pid else text
+
+
+def grant_error(exc: BaseException, passphrase: bool) -> str:
+    """Why the grant failed, for the dialog: a passphrase that does not open the project in
+    the user's language (core's own words are English: they reach the log)."""
+    if passphrase and isinstance(exc, KeyUnavailable):
+        return translate("GrantServer", "This passphrase does not open the project. Type it again.")
+    return str(exc) if isinstance(exc, MemorydError) else f"{type(exc).__name__}: {exc}"
 
 
 class _Pending(QObject):
@@ -182,11 +201,12 @@ class GrantServer(QObject):
         assert req is not None
         box = QMessageBox(
             QMessageBox.Icon.Warning,
-            translate("GrantServer", "memoryd: set the grant PIN?"),
+            translate("GrantServer", "Set the grant PIN?"),
             translate(
                 "GrantServer",
-                "{who} asks to set the grant PIN. Whoever knows it can let agents read your sensitive "
-                "scopes without this app. Allow only if you are setting it yourself right now.",
+                "A request to set the grant PIN comes from {who}. Whoever knows it can let agents read "
+                "your sensitive projects without this app. Allow only if you are setting it yourself "
+                "right now.",
             ).format(who=who(req)),
         )
         allow = box.addButton(translate("GrantServer", "Allow"), QMessageBox.ButtonRole.AcceptRole)
@@ -249,11 +269,11 @@ class GrantServer(QObject):
             )
 
         def failed(exc: BaseException) -> None:
-            text = str(exc) if isinstance(exc, MemorydError) else f"{type(exc).__name__}: {exc}"
+            text = grant_error(exc, bool(req.get("passphrase")))
             if item.answered:
                 return
             # e.g. a wrong passphrase: the dialog says so and asks again; the caller waits
-            log.info("grant failed: %s", text)
+            log.info("grant failed: %s", exc)
             dialog.show_error(text)
 
         def granted(_result: Any) -> None:

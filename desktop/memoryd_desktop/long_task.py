@@ -55,6 +55,7 @@ class LongTask(QObject):
 
     progress = Signal(int, int)  # done, total
     message = Signal(str)  # a progress line, from work that reports through `say`
+    note = Signal(object)  # a progress value, from work that reports through `tell`
     finished = Signal(object)  # the work's result
     failed = Signal(object)  # the exception
     cancelled = Signal()
@@ -108,6 +109,13 @@ class LongTask(QObject):
         if self._cancel.is_set():
             raise Cancelled("cancelled by the user")
         self.message.emit(line)
+
+    def tell(self, value: object) -> None:
+        """Like `say`, for work that reports values (the consolidation's steps) for the GUI
+        to word: each arrives as `note`."""
+        if self._cancel.is_set():
+            raise Cancelled("cancelled by the user")
+        self.note.emit(value)
 
     def _run(self) -> Any:  # on the pool's thread
         if self._cancel.is_set():  # cancelled while it waited in the queue

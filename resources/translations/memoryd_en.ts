@@ -371,6 +371,18 @@
             <source>nothing new</source>
             <translation>nothing new</translation>
         </message>
+        <message>
+            <source>{job} did not finish: {detail}</source>
+            <translation>{job} did not finish: {detail}</translation>
+        </message>
+        <message>
+            <source>{phase}: {error}</source>
+            <translation>{phase}: {error}</translation>
+        </message>
+        <message>
+            <source>; </source>
+            <translation>; </translation>
+        </message>
     </context>
     <context>
         <name>DigestWindow</name>
@@ -1142,10 +1154,6 @@
             <translation>Folder:</translation>
         </message>
         <message>
-            <source>Scope:</source>
-            <translation>Scope:</translation>
-        </message>
-        <message>
             <source>Asked by:</source>
             <translation>Asked by:</translation>
         </message>
@@ -1172,10 +1180,6 @@
         <message>
             <source>Allow for how long?</source>
             <translation>Allow for how long?</translation>
-        </message>
-        <message>
-            <source>Passphrase of this folder:</source>
-            <translation>Passphrase of this folder:</translation>
         </message>
         <message>
             <source>Allow</source>
@@ -1241,6 +1245,10 @@
             <source>clear a memory flagged as suspect</source>
             <translation>clear a memory flagged as suspect</translation>
         </message>
+        <message>
+            <source>Passphrase of this project:</source>
+            <translation>Passphrase of this project:</translation>
+        </message>
     </context>
     <context>
         <name>GrantServer</name>
@@ -1248,14 +1256,6 @@
             <source>{who}, process {pid}</source>
             <translation>{who}, process {pid}</translation>
         </message>
-        <message>
-        <source>memoryd: set the grant PIN?</source>
-        <translation>memoryd: set the grant PIN?</translation>
-    </message>
-    <message>
-        <source>{who} asks to set the grant PIN. Whoever knows it can let agents read your sensitive scopes without this app. Allow only if you are setting it yourself right now.</source>
-        <translation>{who} asks to set the grant PIN. Whoever knows it can let agents read your sensitive scopes without this app. Allow only if you are setting it yourself right now.</translation>
-    </message>
     <message>
         <source>Allow</source>
         <translation>Allow</translation>
@@ -1264,6 +1264,38 @@
         <source>Deny</source>
         <translation>Deny</translation>
     </message>
+        <message>
+            <source>Set the grant PIN?</source>
+            <translation>Set the grant PIN?</translation>
+        </message>
+        <message>
+            <source>A request to set the grant PIN comes from {who}. Whoever knows it can let agents read your sensitive projects without this app. Allow only if you are setting it yourself right now.</source>
+            <translation>A request to set the grant PIN comes from {who}. Whoever knows it can let agents read your sensitive projects without this app. Allow only if you are setting it yourself right now.</translation>
+        </message>
+        <message>
+            <source>This passphrase does not open the project. Type it again.</source>
+            <translation>This passphrase does not open the project. Type it again.</translation>
+        </message>
+        <message>
+            <source>the memoryd command</source>
+            <translation>the memoryd command</translation>
+        </message>
+        <message>
+            <source>the MCP server</source>
+            <translation>the MCP server</translation>
+        </message>
+        <message>
+            <source>a capture hook</source>
+            <translation>a capture hook</translation>
+        </message>
+        <message>
+            <source>this app</source>
+            <translation>this app</translation>
+        </message>
+        <message>
+            <source>{actor} ({agent})</source>
+            <translation>{actor} ({agent})</translation>
+        </message>
 </context>
     <context>
         <name>IdentityWindow</name>
@@ -2645,6 +2677,49 @@
         <message>
             <source>exports</source>
             <translation>exports</translation>
+        </message>
+        <message>
+            <source>{phase}…</source>
+            <translation>{phase}…</translation>
+        </message>
+        <message>
+            <source>resuming the interrupted run</source>
+            <translation>resuming the interrupted run</translation>
+        </message>
+        <message>
+            <source>{phase} failed</source>
+            <translation>{phase} failed</translation>
+        </message>
+        <message>
+            <source>{phase}: done before the interruption</source>
+            <translation>{phase}: done before the interruption</translation>
+        </message>
+        <message>
+            <source>nothing new</source>
+            <translation>nothing new</translation>
+        </message>
+        <message>
+            <source>{seconds} s</source>
+            <translation>{seconds} s</translation>
+        </message>
+        <message>
+            <source>{phase}: nothing to do ({seconds})</source>
+            <translation>{phase}: nothing to do ({seconds})</translation>
+        </message>
+        <message>
+            <source>{phase}: {done} ({seconds})</source>
+            <translation>{phase}: {done} ({seconds})</translation>
+        </message>
+    </context>
+    <context>
+        <name>Errors</name>
+        <message>
+            <source>This is in a sensitive project: grant access to read it.</source>
+            <translation>This is in a sensitive project: grant access to read it.</translation>
+        </message>
+        <message>
+            <source>“{project}” is a sensitive project: grant access to read it.</source>
+            <translation>“{project}” is a sensitive project: grant access to read it.</translation>
         </message>
     </context>
 </TS>

@@ -373,6 +373,18 @@
         <source>nothing new</source>
         <translation>没有新内容</translation>
     </message>
+    <message>
+        <source>{job} did not finish: {detail}</source>
+        <translation>{job}未能完成：{detail}</translation>
+    </message>
+    <message>
+        <source>{phase}: {error}</source>
+        <translation>{phase}：{error}</translation>
+    </message>
+    <message>
+        <source>; </source>
+        <translation>；</translation>
+    </message>
 </context>
 <context>
     <name>DigestWindow</name>
@@ -1144,10 +1156,6 @@
         <translation>文件夹：</translation>
     </message>
     <message>
-        <source>Scope:</source>
-        <translation>范围：</translation>
-    </message>
-    <message>
         <source>Asked by:</source>
         <translation>请求方：</translation>
     </message>
@@ -1174,10 +1182,6 @@
     <message>
         <source>Allow for how long?</source>
         <translation>允许多长时间？</translation>
-    </message>
-    <message>
-        <source>Passphrase of this folder:</source>
-        <translation>此文件夹的密码短语：</translation>
     </message>
     <message>
         <source>Allow</source>
@@ -1243,6 +1247,10 @@
         <source>clear a memory flagged as suspect</source>
         <translation>解除一条记忆的可疑标记</translation>
     </message>
+    <message>
+        <source>Passphrase of this project:</source>
+        <translation>此项目的密码短语：</translation>
+    </message>
 </context>
 <context>
     <name>GrantServer</name>
@@ -1251,20 +1259,44 @@
             <translation>{who}，进程 {pid}</translation>
         </message>
     <message>
-        <source>memoryd: set the grant PIN?</source>
-        <translation>memoryd：设置授权 PIN？</translation>
-    </message>
-    <message>
-        <source>{who} asks to set the grant PIN. Whoever knows it can let agents read your sensitive scopes without this app. Allow only if you are setting it yourself right now.</source>
-        <translation>{who} 请求设置授权 PIN。知道此 PIN 的人无需本应用即可让代理读取你的敏感项目。只有在你本人正在设置时才允许。</translation>
-    </message>
-    <message>
         <source>Allow</source>
         <translation>允许</translation>
     </message>
     <message>
         <source>Deny</source>
         <translation>拒绝</translation>
+    </message>
+    <message>
+        <source>Set the grant PIN?</source>
+        <translation>设置授权 PIN？</translation>
+    </message>
+    <message>
+        <source>A request to set the grant PIN comes from {who}. Whoever knows it can let agents read your sensitive projects without this app. Allow only if you are setting it yourself right now.</source>
+        <translation>{who} 请求设置授权 PIN。知道此 PIN 的人无需本应用即可让代理读取你的敏感项目。只有在你本人正在设置时才允许。</translation>
+    </message>
+    <message>
+        <source>This passphrase does not open the project. Type it again.</source>
+        <translation>这个密码短语打不开该项目，请重新输入。</translation>
+    </message>
+    <message>
+        <source>the memoryd command</source>
+        <translation>memoryd 命令</translation>
+    </message>
+    <message>
+        <source>the MCP server</source>
+        <translation>MCP 服务</translation>
+    </message>
+    <message>
+        <source>a capture hook</source>
+        <translation>捕获钩子</translation>
+    </message>
+    <message>
+        <source>this app</source>
+        <translation>本应用</translation>
+    </message>
+    <message>
+        <source>{actor} ({agent})</source>
+        <translation>{actor}（{agent}）</translation>
     </message>
 </context>
 <context>
@@ -2647,6 +2679,49 @@
     <message>
         <source>exports</source>
         <translation>导出</translation>
+    </message>
+    <message>
+        <source>{phase}…</source>
+        <translation>{phase}…</translation>
+    </message>
+    <message>
+        <source>resuming the interrupted run</source>
+        <translation>继续上次中断的整理</translation>
+    </message>
+    <message>
+        <source>{phase} failed</source>
+        <translation>{phase}失败</translation>
+    </message>
+    <message>
+        <source>{phase}: done before the interruption</source>
+        <translation>{phase}：中断前已完成</translation>
+    </message>
+    <message>
+        <source>nothing new</source>
+        <translation>没有新内容</translation>
+    </message>
+    <message>
+        <source>{seconds} s</source>
+        <translation>{seconds} 秒</translation>
+    </message>
+    <message>
+        <source>{phase}: nothing to do ({seconds})</source>
+        <translation>{phase}：无事可做（{seconds}）</translation>
+    </message>
+    <message>
+        <source>{phase}: {done} ({seconds})</source>
+        <translation>{phase}：{done}（{seconds}）</translation>
+    </message>
+</context>
+<context>
+    <name>Errors</name>
+    <message>
+        <source>This is in a sensitive project: grant access to read it.</source>
+        <translation>这属于敏感项目：授权后才能读取。</translation>
+    </message>
+    <message>
+        <source>“{project}” is a sensitive project: grant access to read it.</source>
+        <translation>“{project}”是敏感项目：授权后才能读取。</translation>
     </message>
 </context>
 </TS>

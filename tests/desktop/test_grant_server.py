@@ -5,14 +5,17 @@ user answers, and the waiting CLI call succeeds (or is refused) within the same 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QLocale, Qt
+from PySide6.QtWidgets import QAbstractButton, QApplication, QLabel
 from pytestqt.qtbot import QtBot
 
 from memoryd.app import Memoryd
+from memoryd_desktop import i18n
 from memoryd_desktop.grant_server import GrantServer, who
 from memoryd_desktop.ops import Ops
 
@@ -65,11 +68,18 @@ def test_allow_from_the_prompt_lets_the_waiting_cli_call_through(
     assert request["root"] == str(project.resolve()) or request["root"] == str(project)
     assert request["actor"] == "cli" and request["agent"] == "claude-code" and request["what"] == "get"
     assert request["peer_pid"] == proc.pid  # from the kernel, not from what the caller says
-    assert who(request) == f"cli (claude-code), process {proc.pid}"
+    assert who(request) == f"the memoryd command (claude-code), process {proc.pid}"
 
     dialog = server.pending[0].dialog
     assert dialog is not None and dialog.isVisible()
     assert dialog.needs_passphrase
+    # the project by its folder's name, the folder beside it and on hover; never its hash,
+    # and one term: a sensitive project (issue 22 items 2 and 11)
+    texts = [dialog.windowTitle(), *(label.text() for label in dialog.findChildren(QLabel))]
+    assert "Allow access to the sensitive project \u201csecret-project\u201d?" in texts
+    assert "secret-project" in texts and "Passphrase of this project:" in texts
+    assert dialog.project_label.toolTip() == request["root"]
+    assert not [t for t in texts if request["scope_hash"] in t or "scope" in t.lower()], texts
     dialog.set_duration("session")
     qtbot.keyClicks(dialog.passphrase_edit, PASSPHRASE)
     with qtbot.waitSignal(server.answered, timeout=30_000) as answered:
@@ -118,7 +128,7 @@ def test_a_wrong_passphrase_asks_again_and_the_caller_keeps_waiting(
     qtbot.keyClicks(dialog.passphrase_edit, "not the passphrase")
     qtbot.mouseClick(dialog.allow_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: dialog.error_label.isVisible(), timeout=30_000)
-    assert "passphrase" in dialog.error_label.text()
+    assert dialog.error_label.text() == "This passphrase does not open the project. Type it again."
     assert proc.poll() is None  # still waiting for the answer
     assert facade.grants() == []
 
@@ -188,6 +198,8 @@ def test_a_random_key_grant_and_the_first_grant_pin_wait_for_the_persons_yes(
     assert asked.args[0]["op"] == "pin"
     box = server.pending[0].box
     assert box is not None and box.isVisible()
+    assert box.windowTitle() == "Set the grant PIN?"
+    assert "read your sensitive projects without this app" in box.text() and "scope" not in box.text()
     (allow,) = [b for b in box.buttons() if b.text() == "Allow"]
     with qtbot.waitSignal(server.answered, timeout=30_000) as answered:
         qtbot.mouseClick(allow, Qt.MouseButton.LeftButton)
@@ -196,3 +208,42 @@ def test_a_random_key_grant_and_the_first_grant_pin_wait_for_the_persons_yes(
     out, err = pin.stdout.read(), pin.stderr.read()
     assert pin.returncode == 0 and "grant PIN set" in out, err
     assert facade.grant_pin_status() == {"set": True, "random_scopes": 1}
+
+
+def test_the_prompt_speaks_chinese_in_zh_cn(
+    qtbot: QtBot, facade: Memoryd, tmp_path: Path, qapp: QApplication, secret_service: str
+) -> None:
+    """Issue 22 item 5: "用途: search", a "范围" row with a hash and core's English error in
+    the Chinese prompt. Every text of it is Chinese now, but for the project's own name and
+    folder and the caller's name."""
+    installed = i18n.install(qapp, QLocale("zh_CN"))
+    try:
+        project, slug = _sensitive_memory(facade, tmp_path)
+        server = _server(qtbot, facade)
+        with qtbot.waitSignal(server.asked, timeout=30_000) as asked:
+            proc = _cli("get", slug, agent="codex")
+        dialog = server.pending[0].dialog
+        assert dialog is not None
+        qtbot.keyClicks(dialog.passphrase_edit, "not the passphrase")
+        qtbot.mouseClick(dialog.allow_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: dialog.error_label.isVisible(), timeout=30_000)
+        assert dialog.error_label.text() == "这个密码短语打不开该项目，请重新输入。"
+        widgets = [*dialog.findChildren(QLabel), *dialog.findChildren(QAbstractButton)]
+        texts = [dialog.windowTitle(), *(w.text() for w in widgets if w.text())]
+        assert "允许访问敏感项目“secret-project”吗？" in texts and "此项目的密码短语：" in texts
+        assert "读取一条记忆" in texts
+        assert who(asked.args[0]) == f"memoryd 命令（codex），进程 {proc.pid}"
+        mine = sorted({str(project), asked.args[0]["root"], "secret-project", "codex"}, key=len)
+        english = []
+        for text in texts:
+            for name in reversed(mine):  # the longest first: the folder before its name
+                text = text.replace(name, " ")
+            english += [w for w in re.findall(r"[A-Za-z]{3,}", text) if w != "memoryd"]  # the app's name
+        assert english == [], texts
+        with qtbot.waitSignal(server.answered, timeout=10_000):
+            dialog.reject()
+        proc.communicate(timeout=60)
+        server.stop()
+    finally:
+        for translator in installed:
+            qapp.removeTranslator(translator)

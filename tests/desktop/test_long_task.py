@@ -222,3 +222,28 @@ def test_a_task_deletes_itself_once_it_ended(qtbot: QtBot, ops: Ops, outcome: st
         task.start()
     assert ended == [outcome] and not task.running
     assert parent.children() == []
+
+
+def test_values_told_by_the_work_arrive_as_they_are_and_cancel_stops_at_the_next(
+    qtbot: QtBot, ops: Ops
+) -> None:
+    """Work that reports values (the consolidation's steps, for the GUI to word) gets each
+    one through as `note`; after cancel() its next one raises Cancelled."""
+    started, go_on = threading.Event(), threading.Event()
+
+    def work(_progress: Progress) -> str:
+        task.tell({"phase": "capture", "done": 1})
+        started.set()
+        assert go_on.wait(WAIT_MS / 1000)
+        task.tell({"phase": "analyze"})  # raises: the run stops between phases
+        return "not reached"
+
+    task = LongTask(ops, work)
+    told: list[object] = []
+    task.note.connect(told.append)
+    with qtbot.assertNotEmitted(task.finished), qtbot.waitSignal(task.cancelled, timeout=WAIT_MS):
+        task.start()
+        assert started.wait(WAIT_MS / 1000)
+        task.cancel()
+        go_on.set()
+    assert told == [{"phase": "capture", "done": 1}]

@@ -3,13 +3,14 @@ the nightly consolidation by hand, and the overdue one a start sets off."""
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QLocale, Qt
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
@@ -17,6 +18,7 @@ from memoryd import paths
 from memoryd.app import Memoryd
 from memoryd.capture import spool
 from memoryd.errors import StorageError
+from memoryd_desktop import i18n
 from memoryd_desktop.controller import SYNC_MS, Controller
 from memoryd_desktop.grant_dialog import GrantDialog
 from memoryd_desktop.status_window import StatusWindow
@@ -132,6 +134,29 @@ def test_closing_the_only_window_asks_to_quit(qtbot: QtBot, home: Path) -> None:
 
 
 PHASES = ["capture", "analyze", "dedupe", "decay", "identity", "snapshots", "exports"]
+NAMES = ["capture", "analysis", "duplicates", "decay", "identity profile", "snapshots", "exports"]
+
+
+def _consolidation(qtbot: QtBot, facade: Memoryd) -> tuple[Controller, list[TrayState]]:
+    """A real consolidation of one capture, from the tray; every state it went through."""
+    facade.record("fact", "Postgres port", "The dev database listens on 5433.")
+    spool.put(
+        facade.layout.spool,
+        "claude-code",
+        {"session_id": "abc", "cwd": ".", "last_assistant_message": "Done."},
+        NOW,
+    )
+    controller = _started(qtbot, facade)
+    states: list[TrayState] = []
+    controller.changed.connect(states.append)
+    assert controller.consolidate() is not None
+    qtbot.waitUntil(lambda: not controller.state.consolidating, timeout=60_000)
+    qtbot.waitUntil(lambda: not controller.ops.busy, timeout=10_000)
+    return controller, states
+
+
+def _lines(states: list[TrayState]) -> list[str]:
+    return [st.consolidation_line for st in states if st.consolidating and st.consolidation_line]
 
 
 def test_consolidate_now_runs_off_the_gui_thread_with_its_lines_then_the_summary(
@@ -160,11 +185,14 @@ def test_consolidate_now_runs_off_the_gui_thread_with_its_lines_then_the_summary
     qtbot.waitUntil(lambda: not controller.state.consolidating, timeout=60_000)
     qtbot.waitUntil(lambda: not controller.ops.busy, timeout=10_000)
 
-    # one line per phase reached the menu (and the window's facts) while it ran, in order
-    lines = [st.consolidation_line for st in states if st.consolidating and st.consolidation_line]
-    assert [line.split(":")[0] for line in dict.fromkeys(lines)] == [*PHASES, "summary"]
+    # each phase reached the menu (and the window's facts) as it started and as it ended,
+    # in order, worded by the tray from core's values, and the run's summary last
+    lines = list(dict.fromkeys(_lines(states)))
+    assert [line for line in lines if line.endswith("…")] == [f"{name}…" for name in NAMES]
     assert any(f"Consolidation: {line}" in [i.text for i in st.facts()] for st in states for line in lines)
-    assert lines[0].startswith("capture: 1 captured")
+    assert lines[1].startswith("capture: 1 captures processed (") and lines[1].endswith(" s)"), lines
+    assert "decay: nothing to do (" in "\n".join(lines)
+    assert lines[-1].startswith("1 captures processed, 1 sessions analysed")
     # core's counts, worded by the tray: only what happened (no "0 decayed" list of zeros)
     assert window.notice.text().startswith("Consolidation done: 1 captures processed, 1 sessions analysed")
     assert " 0 " not in window.notice.text()
@@ -179,6 +207,59 @@ def test_consolidate_now_runs_off_the_gui_thread_with_its_lines_then_the_summary
     assert event.details_obj["ok"] is True and event.details_obj["captured"] == 1
     assert controller.state.by_type == (("fact", 1), ("session", 1))  # refreshed after the run
     controller.shutdown()
+
+
+def test_the_consolidations_steps_are_chinese_in_zh_cn(
+    qtbot: QtBot, facade: Memoryd, qapp: QApplication
+) -> None:
+    """Issue 22 item 5: the menu showed core's English lines ("Consolidation: capture: 1
+    captured (0.1 s)") in the Chinese tray; it words core's values now."""
+    installed = i18n.install(qapp, QLocale("zh_CN"))
+    try:
+        controller, states = _consolidation(qtbot, facade)
+        lines = list(dict.fromkeys(_lines(states)))
+        assert lines[:2] == ["捕获…", lines[1]] and lines[1].startswith("捕获：处理了 1 条捕获（"), lines
+        assert lines[1].endswith(" 秒）")
+        assert any(line.startswith("去重：无事可做（") for line in lines), lines
+        assert lines[-1].startswith("处理了 1 条捕获，分析了 1 次会话"), lines
+        facts = [i.text for st in states for i in st.facts()]
+        assert "整理：捕获…" in facts
+        english = [line for line in lines if re.search(r"[A-Za-z]{3,}", line.replace("LLM", ""))]
+        assert english == []
+        controller.shutdown()
+    finally:
+        for translator in installed:
+            qapp.removeTranslator(translator)
+
+
+def test_a_scheduled_consolidation_that_failed_is_worded_from_its_values(
+    qtbot: QtBot, home: Path, tmp_path: Path, qapp: QApplication
+) -> None:
+    """The tray's timer runs the nightly job; a phase that failed reached the user as core's
+    English line ("consolidation: 0 captured, ...; failed: exports: ..."). Now the
+    counts and the phase are the tray's words; the error itself stays core's sentence."""
+    project, out = tmp_path / "webshop", tmp_path / "export"
+    project.mkdir()
+    out.write_text("a file where the export folder should be\n")  # the exports phase fails
+    (tmp_path / "config.toml").write_text(f'[[exports.markdown]]\nscope = "{project}"\nout = "{out}"\n')
+    facade = Memoryd()
+    facade.record("preference", "Tabs over spaces", "The user indents with tabs.", scope_path=project)
+    controller = _started(qtbot, facade)
+    run = facade.run_job("consolidate", runner="tray", force=True, notification=False)
+    assert run is not None and not run.ok and run.consolidation is not None
+    installed = i18n.install(qapp, QLocale("zh_CN"))
+    try:
+        controller._job_ran("consolidate", run)
+        assert controller.window is not None
+        text = controller.window.notice.text()
+        assert text.startswith("整理已结束，但有错误：") and "失败：导出：" in text, text
+        assert "consolidation:" not in text and "captured" not in text
+        controller._job_failed("monthly-report", "disk full")
+        assert controller.window.notice.text() == "计划任务 月度报告 失败：disk full"
+    finally:
+        for translator in installed:
+            qapp.removeTranslator(translator)
+        controller.shutdown()
 
 
 def test_a_failed_consolidation_reaches_the_one_error_path(

@@ -195,20 +195,6 @@ def test_the_consolidation_summary_is_worded_from_counts(chinese: list[QTranslat
     assert consolidation_summary(dict.fromkeys(counts, 0)) == ""  # nothing happened: nothing to say
 
 
-# The grant prompt is being reworded on another branch (issue 22 item 11); drop these
-# once it lands.
-TERM_PENDING = {
-    ("GrantDialog", "Scope:"),
-    ("GrantDialog", "Folder:"),
-    ("GrantDialog", "Passphrase of this folder:"),
-    (
-        "GrantServer",
-        "{who} asks to set the grant PIN. Whoever knows it can let agents read your sensitive "
-        "scopes without this app. Allow only if you are setting it yourself right now.",
-    ),
-}
-
-
 def test_one_term_for_sensitive_projects() -> None:
     """What the user marks as private is a "sensitive project" / 敏感项目 everywhere the
     tray speaks: never a scope (范围), nor a sensitive folder or place (文件夹, 位置).
@@ -224,8 +210,6 @@ def test_one_term_for_sensitive_projects() -> None:
         name = ctx.findtext("name") or ""
         for msg in ctx.iter("message"):
             source, text = msg.findtext("source") or "", msg.findtext("translation") or ""
-            if (name, source) in TERM_PENDING:
-                continue
             # the Sensitive projects window speaks only of projects
             folder = name == "ScopesWindow" and ("folder" in source.lower() or "文件夹" in text)
             if english.search(source) or chinese.search(text) or folder:

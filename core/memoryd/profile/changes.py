@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
-from memoryd import clock
+from memoryd import clock, locale_text
 from memoryd.db.engine import read_session
 from memoryd.kinds import LONG_TERM_TYPES, MemoryType
 from memoryd.models import VISIBLE_STATES
@@ -85,8 +85,11 @@ class MonthChanges:
         return {**asdict(self), "counts": self.counts}
 
 
-def of_month(store: Store, period: str, start: datetime, end: datetime, prev: datetime) -> MonthChanges:
-    """The month [start, end) against the one before [prev, start)."""
+def of_month(
+    store: Store, period: str, start: datetime, end: datetime, prev: datetime, lang: str = locale_text.EN
+) -> MonthChanges:
+    """The month [start, end) against the one before [prev, start); the diff's label for
+    the profile before the month in `lang` (the report file shows it)."""
     from memoryd.profile import identity
 
     a, b, p = clock.iso(start), clock.iso(end), clock.iso(prev)
@@ -119,7 +122,7 @@ def of_month(store: Store, period: str, start: datetime, end: datetime, prev: da
         )
     old = before["content_md"] if before else ""
     new = versions[-1]["content_md"] if versions else old
-    last = f"v{versions[-1]['version_num']}" if versions else "after the month"
+    last = f"v{versions[-1]['version_num']}" if versions else ""
 
     def entities(rows: list[dict[str, Any]]) -> list[Entity]:
         return [
@@ -136,7 +139,7 @@ def of_month(store: Store, period: str, start: datetime, end: datetime, prev: da
         added=[_memo(r) for r in written if r["type"] != pref],
         entities_new=entities(new_entities),
         entities_gone=entities(gone_entities),
-        diff=identity.diff(old, new, "before the month", last) if versions else "",
+        diff=identity.diff(old, new, locale_text.text("report.before_month", lang), last) if versions else "",
     )
 
 

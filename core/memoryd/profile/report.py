@@ -19,7 +19,7 @@ from typing import Any
 
 import httpx
 
-from memoryd import atomic, clock
+from memoryd import atomic, clock, locale_text
 from memoryd.config import Config
 from memoryd.db.engine import read_session, write_session
 from memoryd.errors import UsageError
@@ -76,7 +76,8 @@ def generate(
 ) -> Report:
     period, start, end, prev = bounds(month)
     a, b = clock.iso(start), clock.iso(end)
-    found = changes.of_month(store, period, start, end, prev)
+    lang = locale_text.language(config.raw, env)
+    found = changes.of_month(store, period, start, end, prev, lang)
     with read_session(store.engine) as s:
         versions = psql.versions_between(s, a, b)
         before = psql.last_before(s, a)
@@ -85,7 +86,7 @@ def generate(
     narrative, by, note = (
         _narrative(store, config, period, old, new, env, transport) if versions else ("", "rules", "")
     )
-    content = words(found, versions, narrative)
+    content = words(found, versions, narrative, lang)
 
     folder = store.layout.profile / "change-reports"
     out = folder / f"{period}.md"
@@ -129,52 +130,100 @@ def month_changes(store: Store, month: str | None = None) -> changes.MonthChange
     return changes.of_month(store, period, start, end, prev)
 
 
-def sections(found: changes.MonthChanges) -> list[tuple[str, list[str]]]:
+def sections(found: changes.MonthChanges, lang: str = locale_text.EN) -> list[tuple[str, list[str]]]:
     """(heading, bullet lines) of what changed, for the file and the CLI: prose for people,
-    in English like `words` (the tray words MonthChanges itself, with Qt's translations)."""
+    in `lang` (the tray words MonthChanges itself, with Qt's translations)."""
+    t = locale_text
 
     def names(memos: list[changes.Memo]) -> list[str]:
         return [f"- {m.title}" for m in memos]
 
+    def replaced(r: changes.Replacement) -> str:
+        change = t.text("report.replaced", lang, old=r.older.title, new=r.newer.title)
+        return "- " + _of_kind(change, f"kind.{r.older.type}", lang)
+
+    def entity(e: changes.Entity) -> str:
+        return "- " + _of_kind(e.name, f"entity.{e.type}", lang)
+
     return [
-        ("Preferences added", names(found.preferences_added)),
-        ("Preferences dropped", names(found.preferences_dropped)),
-        (
-            "Superseded",
-            [f"- {r.older.title} -> {r.newer.title} ({r.older.type})" for r in found.superseded],
-        ),
-        ("Decisions added", names(found.added_of("decision"))),
-        ("Warnings added", names(found.added_of("warning"))),
-        ("Facts added", names(found.added_of("fact"))),
-        ("Playbooks added", names(found.added_of("playbook"))),
-        ("New entities", [f"- {e.name} ({e.type})" for e in found.entities_new]),
-        ("Entities no longer mentioned", [f"- {e.name} ({e.type})" for e in found.entities_gone]),
+        (t.text("report.preferences_added", lang), names(found.preferences_added)),
+        (t.text("report.preferences_dropped", lang), names(found.preferences_dropped)),
+        (t.text("report.superseded", lang), [replaced(r) for r in found.superseded]),
+        (t.text("report.decisions_added", lang), names(found.added_of("decision"))),
+        (t.text("report.warnings_added", lang), names(found.added_of("warning"))),
+        (t.text("report.facts_added", lang), names(found.added_of("fact"))),
+        (t.text("report.playbooks_added", lang), names(found.added_of("playbook"))),
+        (t.text("report.entities_new", lang), [entity(e) for e in found.entities_new]),
+        (t.text("report.entities_gone", lang), [entity(e) for e in found.entities_gone]),
     ]
 
 
-def words(found: changes.MonthChanges, versions: list[dict[str, Any]], narrative: str = "") -> str:
-    """The report file's Markdown, for people. English for now: this and `sections` are the
-    place to word it in the user's language once core knows which that is (issue 22 item 5)."""
+def _of_kind(what: str, key: str, lang: str) -> str:
+    """`what (kind)`; a kind this module cannot word is left out in Chinese rather than
+    shown in English, and shown as stored in English."""
+    if locale_text.known(key):
+        return locale_text.text("report.of_kind", lang, what=what, kind=locale_text.text(key, lang))
+    kind = key.partition(".")[2]
+    if lang == locale_text.ZH or not kind:
+        return what
+    return locale_text.text("report.of_kind", lang, what=what, kind=kind)
 
-    lines = [f"# Identity profile: changes in {found.period}", ""]
+
+def _change(summary: str | None, lang: str) -> str:
+    """A version's stored change summary in `lang`; an LLM's own summary as it wrote it."""
+    from memoryd.profile import identity
+
+    change = identity.change_of(summary)
+    if change["kind"] == "first":
+        return locale_text.text("change.first", lang)
+    if change["kind"] == "withdrawn":
+        return locale_text.text("change.withdrawn", lang)
+    if change["kind"] == "lines":
+        return locale_text.text("change.lines", lang, added=change["added"], removed=change["removed"])
+    return str(change.get("text") or "")
+
+
+def _trigger(trigger: str, lang: str) -> str:
+    key = f"trigger.{trigger}"
+    return locale_text.text(key, lang) if locale_text.known(key) else trigger
+
+
+def words(
+    found: changes.MonthChanges,
+    versions: list[dict[str, Any]],
+    narrative: str = "",
+    lang: str = locale_text.EN,
+) -> str:
+    """The report file's Markdown, for people, in `lang` (the user's language); the titles
+    and names in it are the user's own, the diff is the profile's lines as written."""
+    t = locale_text
+    lines = [f"# {t.text('report.title', lang, period=found.period)}", ""]
     if versions:
         first, last = versions[0]["version_num"], versions[-1]["version_num"]
-        lines.append(f"{len(versions)} version(s) this month, v{first} to v{last}.")
+        lines.append(t.text("report.versions", lang, count=len(versions), first=first, last=last))
     else:
-        lines.append("The profile did not change this month.")
+        lines.append(t.text("report.unchanged", lang))
     if narrative:
         lines += ["", narrative.strip()]
-    for title, items in sections(found):
+    for title, items in sections(found, lang):
         if items:
             lines += ["", f"## {title}", *items]
     if versions:
-        lines += ["", "## Versions"]
+        lines += ["", f"## {t.text('report.version_list', lang)}"]
         lines += [
-            f"- v{v['version_num']} {v['written_at'][:10]} ({v['trigger']}): {v['change_summary'] or ''}"
+            "- "
+            + t.text(
+                "report.version",
+                lang,
+                num=v["version_num"],
+                day=v["written_at"][:10],
+                trigger=_trigger(str(v["trigger"]), lang),
+                change=_change(v["change_summary"], lang),
+            ).rstrip(" ：:")
             for v in versions
         ]
     if found.diff:
-        lines += ["", "## The profile's diff", "", "```diff", found.diff.rstrip("\n"), "```"]
+        lines += ["", f"## {t.text('report.diff', lang)}", "", "```diff", found.diff.rstrip("\n"), "```"]
     return "\n".join(lines) + "\n"
 
 

@@ -84,11 +84,18 @@ def check_or_raise(
             "access_denied", actor=actor, scope_hash=scope_hash, target_id=target, details={"what": what}
         )
         where = settings.root if settings else scope_hash
+        root = settings.root if settings else None
         if refused:
-            raise AuthorizationRequired(f"scope {scope_hash} is sensitive and access was refused: {refused}")
+            raise AuthorizationRequired(
+                f"scope {scope_hash} is sensitive and access was refused: {refused}",
+                scope_hash=scope_hash,
+                root=root,
+            )
         raise AuthorizationRequired(
             f"scope {scope_hash} is sensitive and has no live grant: the user can run "
-            f"`memoryd grant {where} --duration once`"
+            f"`memoryd grant {where} --duration once`",
+            scope_hash=scope_hash,
+            root=root,
         )
     store.audit.append(
         "sensitive_read",

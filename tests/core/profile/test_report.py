@@ -71,7 +71,7 @@ def test_monthly_report_covers_the_months_changes(cli, project: Path, monkeypatc
     assert "- Use npm -> Use pnpm (decision)" in text_md
     assert "## Warnings added\n- Never force-push main\n" in text_md
     assert "- jQuery (library)" in text_md
-    assert "- v2 2026-11-08 (weekly_cron)" in text_md
+    assert "- v2 2026-11-08 (weekly): " in text_md
     # the raw diff still there, last, for whoever wants it
     assert text_md.index("## The profile's diff") > text_md.index("## Versions")
     assert "+- Short answers" in text_md
