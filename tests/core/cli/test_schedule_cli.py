@@ -117,7 +117,14 @@ def test_a_failed_run_exits_1_and_is_remembered(at, tmp_path: Path) -> None:
     assert out.returncode == 1 and "Traceback" not in out.stderr
     run = json.loads(out.stdout)
     assert run["ran"] is True and run["ok"] is False and "not delivered" in run["summary"]
-    assert run["counts"] == {"promotions": 0, "duplicates": 0, "expiring": 0, "supersedes": 0}
+    assert run["counts"] == {
+        "promotions": 0,
+        "duplicates": 0,
+        "expiring": 0,
+        "supersedes": 0,
+        "conflicts": 0,
+        "suspect": 0,
+    }
     [job] = [
         j for j in json.loads(at(MONDAY_0500, "schedule", "--json").stdout)["jobs"] if j["id"] == "digest"
     ]
