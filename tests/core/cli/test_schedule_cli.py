@@ -204,6 +204,16 @@ def test_api_key_without_a_keyring_is_one_line(cli: Cli) -> None:
     assert [(r["provider"], r["keyring"]) for r in status] == [("anthropic", False), ("openai", False)]
 
 
+def test_api_key_into_a_keyring_that_keeps_nothing_is_an_error(cli: Cli, null_keyring: None) -> None:
+    """`keyring --disable`: the null backend takes the key without error and drops it."""
+    key = "sk-ant-api03-" + "N" * 40
+    out = cli("api-key", "set", "anthropic", stdin=key + "\n")
+    one_line_error(out, 1, "did not keep")
+    assert key not in out.stdout + out.stderr
+    settings = [e for e in json.loads(cli("audit", "--json").stdout) if e["event_type"] == "settings"]
+    assert not [e for e in settings if e["details"].get("stored")], settings
+
+
 def test_api_key_in_a_real_secret_service(cli: Cli, secret_service: str) -> None:
     key = "sk-ant-api03-" + "Q" * 40
     out = cli("api-key", "set", "anthropic", stdin=key + "\n")
