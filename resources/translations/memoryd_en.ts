@@ -2090,6 +2090,10 @@
             <source>Empty: the default time is used.</source>
             <translation>Empty: the default time is used.</translation>
         </message>
+        <message>
+            <source>This line never runs: no date matches it.</source>
+            <translation>This line never runs: no date matches it.</translation>
+        </message>
     </context>
     <context>
         <name>StatusWindow</name>

@@ -2092,6 +2092,10 @@
         <source>Empty: the default time is used.</source>
         <translation>留空：使用默认时间。</translation>
     </message>
+    <message>
+        <source>This line never runs: no date matches it.</source>
+        <translation>这一行永远不会运行：没有日期与它匹配。</translation>
+    </message>
 </context>
 <context>
     <name>StatusWindow</name>
