@@ -16,6 +16,7 @@ from pathlib import Path
 
 import keyring
 import keyring.backends.fail
+import keyring.backends.null
 import keyring.backends.SecretService
 import pytest
 
@@ -25,6 +26,7 @@ from tests.desktop_session import wait_for_owner as _wait_for_owner
 
 SECRET_SERVICE = "keyring.backends.SecretService.Keyring"
 FAIL = "keyring.backends.fail.Keyring"
+NULL = "keyring.backends.null.Keyring"
 LOGIN_PASSWORD = "memoryd-test-login"
 
 
@@ -114,3 +116,11 @@ def no_keyring(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", FAIL)
     keyring.set_keyring(keyring.backends.fail.Keyring())
+
+
+@pytest.fixture
+def null_keyring(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What `keyring --disable` sets up: the null backend, which takes every password
+    without error and keeps none, here and in subprocesses."""
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", NULL)
+    keyring.set_keyring(keyring.backends.null.Keyring())

@@ -42,12 +42,14 @@ class JobRun:
 
 
 def digest_counts(d: Digest) -> dict[str, int]:
-    """What the weekly notification says waits: promotions, duplicates, expiring items."""
+    """What waits for the person, by kind: the weekly notification lists the ones not 0."""
     return {
         "promotions": len(d.pending_promotions),
         "duplicates": len(d.duplicates),
         "expiring": len(d.ttl_reminders),
         "supersedes": len(d.pending_supersedes),
+        "conflicts": len(d.sync_conflicts),
+        "suspect": len(d.suspect),
     }
 
 

@@ -111,8 +111,10 @@ class Layout:
         return self.home / "logs"
 
     def prepare(self) -> Layout:
-        """First use creates what is needed; there is no separate init step."""
-        for d in (self.home, self.scopes, self.profile, self.audit_dir, self.spool, self.logs):
+        """First use creates what is needed; there is no separate init step. The grants
+        folder too, though it may stay empty: the tray watches it, and only it."""
+        dirs = (self.home, self.scopes, self.profile, self.audit_dir, self.grants, self.spool, self.logs)
+        for d in dirs:
             ensure_dir(d)
         return self
 

@@ -30,7 +30,8 @@ def get_api_key(provider: str) -> str | None:
 
 
 def set_api_key(provider: str, key: str | None) -> None:
-    """Store (or, with None or blank, delete) the key; KeyUnavailable without a keyring."""
+    """Store (or, with None or blank, delete) the key; KeyUnavailable without a keyring, or
+    with one that does not keep it (the null backend of `keyring --disable` drops it)."""
     import keyring
     from keyring.errors import KeyringError, PasswordDeleteError
 
@@ -38,9 +39,11 @@ def set_api_key(provider: str, key: str | None) -> None:
     value = (key or "").strip()
     if any(c.isspace() for c in value):
         raise UsageError("an API key has no spaces or line breaks in it")
+    kept = True
     try:
         if value:
             keyring.set_password(SERVICE, provider, value)
+            kept = keyring.get_password(SERVICE, provider) == value
         else:
             with contextlib.suppress(PasswordDeleteError):  # nothing stored: already deleted
                 keyring.delete_password(SERVICE, provider)
@@ -49,3 +52,8 @@ def set_api_key(provider: str, key: str | None) -> None:
             f"no OS keyring to hold the {provider} API key ({exc.__class__.__name__}); "
             "set the environment variable instead"
         ) from None
+    if value and not kept:
+        raise KeyUnavailable(
+            f"the OS keyring ({keyring.get_keyring().name}) did not keep the {provider} API key; "
+            "set the environment variable instead"
+        )

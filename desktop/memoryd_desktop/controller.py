@@ -386,14 +386,21 @@ class Controller(QObject):
         )
 
     def notify_digest(self, counts: dict[str, int]) -> None:
-        """The weekly notification: what waits; a click opens the digest window."""
-        body = translate(
-            "Controller",
-            "{promotions} promotions, {duplicates} duplicates and {expiring} expiring items wait.",
-        ).format(
-            promotions=counts.get("promotions", 0),
-            duplicates=counts.get("duplicates", 0),
-            expiring=counts.get("expiring", 0),
+        """The weekly notification: what waits, by kind; none when nothing does. A click
+        opens the digest window."""
+        kinds = {
+            "promotions": translate("Controller", "promotions ({count})"),
+            "duplicates": translate("Controller", "duplicates ({count})"),
+            "expiring": translate("Controller", "expiring ({count})"),
+            "supersedes": translate("Controller", "supersedes to confirm ({count})"),
+            "conflicts": translate("Controller", "sync conflicts ({count})"),
+            "suspect": translate("Controller", "suspect ({count})"),
+        }
+        waiting = [text.format(count=counts[k]) for k, text in kinds.items() if counts.get(k, 0) > 0]
+        if not waiting:
+            return
+        body = translate("Controller", "Waiting in the weekly digest: {kinds}.").format(
+            kinds=translate("Controller", ", ").join(waiting)
         )
         title = translate("Controller", "memoryd weekly digest")
         self.notifier.post(title, body, on_click=lambda: self.windows.open(Action.DIGEST))

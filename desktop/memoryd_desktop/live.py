@@ -4,8 +4,10 @@ A grant can be given or revoked by the tray, by the command line (a PIN) or answ
 agent, each in its own process; and it can run out by time while a window shows it. Grants
 live as files in the data folder's grants/ directory, so watching that directory catches
 every grant and revoke from anywhere (the desktop only watches it, never reads it: the
-facts come from core). For expiry, one single-shot timer is armed to the next moment a
-live grant ends, after each check of the grants: no polling.
+facts come from core). Only that directory: the data folder around it changes with every
+process that opens the store. Core makes it when it opens the store (the first check of the
+grants does); until it exists, watching is retried. For expiry, one single-shot timer is
+armed to the next moment a live grant ends, after each check of the grants: no polling.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ log = logging.getLogger("memoryd.tray")
 SETTLE_MS = 250  # file events come in bursts (write, rename, prune): one check for them
 PAST_EXPIRY_MS = 500  # core calls a grant live while expires_at > now: be safely past it
 LONGEST_WAIT_MS = 3_600_000  # re-check at least hourly (QTimer's int range, clock changes)
+RETRY_WATCH_MS = 5_000  # the grants folder is missing (a data folder not made yet, or moved)
 
 
 def parse_time(text: object) -> datetime | None:
@@ -67,6 +70,10 @@ class GrantWatch(QObject):
         self.expiry = QTimer(self)  # to the next grant's end
         self.expiry.setSingleShot(True)
         self.expiry.timeout.connect(self._expired)
+        self.retry = QTimer(self)  # to watch the grants folder once it exists
+        self.retry.setSingleShot(True)
+        self.retry.setInterval(RETRY_WATCH_MS)
+        self.retry.timeout.connect(self._watch)
         self.started = False
         self._checking = False
         self._again = False
@@ -82,17 +89,21 @@ class GrantWatch(QObject):
         self.started = False
         self.settle.stop()
         self.expiry.stop()
+        self.retry.stop()
         if self.watcher.directories():
             self.watcher.removePaths(self.watcher.directories())
 
     def _watch(self) -> None:
-        """The grants folder, or while it does not exist yet, the data folder it appears in."""
-        want = self.folder if self.folder.is_dir() else self.folder.parent
-        if str(want) in self.watcher.directories() or not want.is_dir():
+        """The grants folder; while it is missing, look again later. A folder that comes
+        back (moved away, restored) is a new one to watch, so a gone one is let go."""
+        if not self.started:
             return
-        if self.watcher.directories():
-            self.watcher.removePaths(self.watcher.directories())
-        self.watcher.addPath(str(want))
+        if str(self.folder) in self.watcher.directories():
+            if self.folder.is_dir():
+                return
+            self.watcher.removePath(str(self.folder))
+        if not self.folder.is_dir() or not self.watcher.addPath(str(self.folder)):
+            self.retry.start()
 
     def _folder_changed(self, _path: str) -> None:
         self._watch()
@@ -125,6 +136,7 @@ class GrantWatch(QObject):
             return
         if not self.started:
             return
+        self._watch()  # reading the grants opened the store, which makes their folder
         now = datetime.now(UTC)
         until = next_expiry(grants, now)
         if until is None:

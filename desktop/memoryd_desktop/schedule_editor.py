@@ -46,7 +46,9 @@ class Choice:
 
 
 def _number(text: str, low: int, high: int) -> int | None:
-    if not text.isdigit() or not low <= int(text) <= high:
+    """ASCII digits only: "²" is a digit to str.isdigit() (int() refuses it), and full-width
+    or Arabic-Indic digits are not what cron reads."""
+    if not (text.isascii() and text.isdigit()) or not low <= int(text) <= high:
         return None
     return int(text)
 

@@ -73,6 +73,12 @@ def iso(when: datetime | None) -> str | None:
     return None if when is None else when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def never_runs(cron: str, when: datetime | None, problem: str | None) -> bool:
+    """A well-formed line no date matches ("0 0 31 2 *": 31 February): the job would never
+    run, so it is refused like a line that is not valid."""
+    return problem is None and bool(cron.strip()) and when is None
+
+
 @dataclass
 class JobRow:
     """The widgets of one job on the Schedules tab; `edit` is the cron line (its advanced form)."""
@@ -148,8 +154,12 @@ class ScheduleTab(QWidget):
         """The next run as the line now stands (or why it is not valid), and the last run."""
         row = self.job_rows[job_id]
         when, problem = row.editor.next_run()
+        never = never_runs(row.editor.cron(), when, problem)
         lines = []
-        if problem is not None:
+        if never:
+            row.error.setText(translate("SettingsDialog", "This line never runs: no date matches it."))
+            row.error.setToolTip("")
+        elif problem is not None:
             row.error.setText(
                 translate(
                     "SettingsDialog",
@@ -162,7 +172,7 @@ class ScheduleTab(QWidget):
             lines.append(translate("SettingsDialog", "Empty: the default time is used."))
         else:
             lines.append(self.next_text(row.job, iso(when)))
-        row.error.setVisible(problem is not None)
+        row.error.setVisible(problem is not None or never)
         last = self.last_text(row.job)
         if last:
             lines.append(last)
@@ -171,7 +181,12 @@ class ScheduleTab(QWidget):
 
     def invalid(self) -> list[str]:
         """The jobs whose line is not valid (the dialog refuses to save while any is)."""
-        return [job_id for job_id, row in self.job_rows.items() if row.editor.next_run()[1] is not None]
+        out = []
+        for job_id, row in self.job_rows.items():
+            when, problem = row.editor.next_run()
+            if problem is not None or never_runs(row.editor.cron(), when, problem):
+                out.append(job_id)
+        return out
 
     @staticmethod
     def next_text(job: Job, when: str | None) -> str:

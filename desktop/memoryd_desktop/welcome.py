@@ -63,6 +63,7 @@ class WelcomeWindow(QWidget):
         self.facade = facade
         self.ops = ops
         self.done = False
+        self.finish_after_key = False  # Done was pressed with a key typed: finish once it is saved
         self.setWindowTitle(translate("Welcome", "Welcome"))
         layout = QVBoxLayout(self)
         title = QLabel(translate("Welcome", "Welcome to memoryd"))
@@ -144,8 +145,8 @@ class WelcomeWindow(QWidget):
         self.skip_button = QPushButton(translate("Welcome", "Skip"))
         self.done_button = QPushButton(translate("Welcome", "Done"))
         self.done_button.setDefault(True)
-        self.skip_button.clicked.connect(self.finish)
-        self.done_button.clicked.connect(self.finish)
+        self.skip_button.clicked.connect(self.skip)
+        self.done_button.clicked.connect(self.finish_done)
         buttons.addStretch(1)
         buttons.addWidget(self.skip_button)
         buttons.addWidget(self.done_button)
@@ -283,13 +284,32 @@ class WelcomeWindow(QWidget):
         self.key_status.setText(translate("Welcome", "The key is stored in the OS keyring."))
         self.save_key.setEnabled(True)
         self.key_saved.emit()
+        if self.finish_after_key:
+            self.finish_after_key = False
+            self.finish()
 
     def _key_failed(self, exc: BaseException) -> None:
         self.key_status.setText(describe(exc))
         self.save_key.setEnabled(True)
+        self.finish_after_key = False  # the error stays in sight; Done again finishes without it
+        self.done_button.setEnabled(True)
         self.key_saved.emit()
 
     # -- done ---------------------------------------------------------------------------
+    def finish_done(self) -> None:
+        """Done with a key typed but not saved: save it first, and finish only if it is."""
+        if self.api_key.isEnabled() and self.api_key.text().strip():
+            self.finish_after_key = True
+            self.done_button.setEnabled(False)
+            self.store_key()
+            return
+        self.finish()
+
+    def skip(self) -> None:
+        """A skip is a skip: a key typed but not saved is dropped, not stored."""
+        self.api_key.clear()
+        self.finish()
+
     def finish(self) -> None:
         """Done or skipped: core notes it, and the welcome is not shown again."""
         if self.done:

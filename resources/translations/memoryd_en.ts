@@ -288,8 +288,36 @@
             <translation>Scheduled job {job} failed: {error}</translation>
         </message>
         <message>
-            <source>{promotions} promotions, {duplicates} duplicates and {expiring} expiring items wait.</source>
-            <translation>{promotions} promotions, {duplicates} duplicates and {expiring} expiring items wait.</translation>
+            <source>promotions ({count})</source>
+            <translation>promotions ({count})</translation>
+        </message>
+        <message>
+            <source>duplicates ({count})</source>
+            <translation>duplicates ({count})</translation>
+        </message>
+        <message>
+            <source>expiring ({count})</source>
+            <translation>expiring ({count})</translation>
+        </message>
+        <message>
+            <source>supersedes to confirm ({count})</source>
+            <translation>supersedes to confirm ({count})</translation>
+        </message>
+        <message>
+            <source>sync conflicts ({count})</source>
+            <translation>sync conflicts ({count})</translation>
+        </message>
+        <message>
+            <source>suspect ({count})</source>
+            <translation>suspect ({count})</translation>
+        </message>
+        <message>
+            <source>, </source>
+            <translation>, </translation>
+        </message>
+        <message>
+            <source>Waiting in the weekly digest: {kinds}.</source>
+            <translation>Waiting in the weekly digest: {kinds}.</translation>
         </message>
         <message>
             <source>memoryd weekly digest</source>
@@ -2109,6 +2137,10 @@
         <message>
             <source>Empty: the default time is used.</source>
             <translation>Empty: the default time is used.</translation>
+        </message>
+        <message>
+            <source>This line never runs: no date matches it.</source>
+            <translation>This line never runs: no date matches it.</translation>
         </message>
     </context>
     <context>

@@ -290,8 +290,36 @@
         <translation>计划任务 {job} 失败：{error}</translation>
     </message>
     <message>
-        <source>{promotions} promotions, {duplicates} duplicates and {expiring} expiring items wait.</source>
-        <translation>待处理：{promotions} 条待确认的长期记忆、{duplicates} 组重复项、{expiring} 条即将过期的记忆。</translation>
+        <source>promotions ({count})</source>
+        <translation>待确认的长期记忆（{count}）</translation>
+    </message>
+    <message>
+        <source>duplicates ({count})</source>
+        <translation>重复项（{count}）</translation>
+    </message>
+    <message>
+        <source>expiring ({count})</source>
+        <translation>即将过期（{count}）</translation>
+    </message>
+    <message>
+        <source>supersedes to confirm ({count})</source>
+        <translation>待确认的取代（{count}）</translation>
+    </message>
+    <message>
+        <source>sync conflicts ({count})</source>
+        <translation>同步冲突（{count}）</translation>
+    </message>
+    <message>
+        <source>suspect ({count})</source>
+        <translation>可疑记忆（{count}）</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>、</translation>
+    </message>
+    <message>
+        <source>Waiting in the weekly digest: {kinds}.</source>
+        <translation>每周摘要中待你处理：{kinds}。</translation>
     </message>
     <message>
         <source>memoryd weekly digest</source>
@@ -2111,6 +2139,10 @@
     <message>
         <source>Empty: the default time is used.</source>
         <translation>留空：使用默认时间。</translation>
+    </message>
+    <message>
+        <source>This line never runs: no date matches it.</source>
+        <translation>这一行永远不会运行：没有日期与它匹配。</translation>
     </message>
 </context>
 <context>

@@ -219,7 +219,14 @@ def test_closed_over_monday_runs_the_missed_digest_once(at, isolated_home: Path)
     assert run is not None and run.ok, run
     assert (run.job, run.slot, run.runner) == ("digest", MON_DIGEST, "cli")
     assert run.summary == "digest: 0 promotions, 0 duplicate groups, 0 expiring"
-    assert run.as_dict()["counts"] == {"promotions": 0, "duplicates": 0, "expiring": 0, "supersedes": 0}
+    assert run.as_dict()["counts"] == {
+        "promotions": 0,
+        "duplicates": 0,
+        "expiring": 0,
+        "supersedes": 0,
+        "conflicts": 0,
+        "suspect": 0,
+    }
     assert app.run_job("digest", notification=False) is None
     assert Memoryd().run_job("digest", runner="tray", notification=False) is None  # nor another runner
     assert "digest" not in app.due_jobs()

@@ -39,6 +39,11 @@ def test_plain_lines_read_as_their_choice(cron: str, choice: Choice) -> None:
         "60 3 * * *",
         "0 3 * *",
         "",
+        "0 ² * * *",  # a superscript: str.isdigit() says yes, int() says no
+        "０ ３ * * *",  # full-width digits
+        "0 ٣ * * *",  # Arabic-Indic three
+        "0 3 * * ١",  # an Arabic-Indic weekday
+        "0 3 ٢ * *",  # an Arabic-Indic day of the month
     ],
 )
 def test_other_lines_stay_cron(cron: str) -> None:

@@ -159,7 +159,11 @@ def test_digest_notification_reaches_dunst_and_its_click_opens_the_digest(
 
     notes = loop.run_until_complete(until_shown())
     assert notes == [
-        ("memoryd", "memoryd weekly digest", "3 promotions, 1 duplicates and 2 expiring items wait.")
+        (
+            "memoryd",
+            "memoryd weekly digest",
+            "Waiting in the weekly digest: promotions (3), duplicates (1), expiring (2).",
+        )
     ]
 
     env = {"DBUS_SESSION_BUS_ADDRESS": bus, "PATH": "/usr/bin:/bin"}

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 import tomllib
 from collections.abc import Iterator
@@ -12,6 +13,7 @@ from typing import Any
 
 import keyring
 import pytest
+import pytestqt.exceptions
 from PySide6.QtCore import QLocale, Qt, QTime
 from PySide6.QtWidgets import QApplication, QComboBox, QLabel, QLineEdit, QWidget
 from pytestqt.qtbot import QtBot
@@ -230,6 +232,24 @@ def test_a_bad_cron_line_is_refused_next_to_its_field_and_a_good_one_is_saved(
     assert again.job_rows["digest"].edit.text() == "30 8 * * mon-fri"
 
 
+def test_a_cron_line_that_never_runs_is_refused(
+    qtbot: QtBot, ops: Ops, config: Path, facade: Memoryd
+) -> None:
+    """31 February: a well-formed line that no date matches would leave the job never run."""
+    dialog = _open(qtbot, facade, ops)
+    dialog.tabs.setCurrentIndex(2)
+    row = dialog.job_rows["digest"]
+    _choose(row.editor.kind, CRON)
+    _type(qtbot, row.edit, "0 0 31 2 *")
+    qtbot.waitUntil(row.error.isVisible, timeout=WAIT_MS)
+    assert row.error.text() == "This line never runs: no date matches it."
+    assert "Next run" not in row.info.text()
+    assert dialog.schedules.invalid() == ["digest"]
+    error = _save(qtbot, dialog)
+    assert error == "Nothing was saved: a schedule is not valid."
+    assert not config.exists() or "31 2" not in config.read_text(encoding="utf-8")
+
+
 def test_the_jobs_come_from_core_and_identity_runs_with_the_consolidation(
     qtbot: QtBot, ops: Ops, config: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -394,8 +414,10 @@ def test_schedule_hints_are_not_cut(
         dialog.tabs.setCurrentIndex(2)
         dialog.resize(dialog.minimumSizeHint())
         qtbot.waitUntil(lambda: dialog.job_rows["digest"].info.isVisible(), timeout=WAIT_MS)
-        qapp.processEvents()
         assert len(dialog.job_rows["digest"].info.text().splitlines()) == 2
+        # the grid settles its wrapped labels' heights over a few passes of the event loop
+        with contextlib.suppress(pytestqt.exceptions.TimeoutError):  # the assert says what is cut
+            qtbot.waitUntil(lambda: _clipped(dialog.schedules) == [], timeout=WAIT_MS)
         assert _clipped(dialog.schedules) == []
     finally:
         for translator in installed:

@@ -122,3 +122,40 @@ def test_a_failed_consolidation_always_notifies(
     monkeypatch.setattr(facade, "consolidate", broken)
     _consolidate(controller, loop)
     assert _shown(loop, dunst[1]) == [("memoryd", "memoryd", "index.db is locked by another program")]
+
+
+# -- the weekly digest --------------------------------------------------------------------
+DIGEST = "memoryd weekly digest"
+
+
+def _digest(controller: Controller, loop: qasync.QEventLoop) -> None:
+    """The digest job as the tray's scheduler runs it, in its worker, to its notification."""
+    ran: list[str] = []
+    controller.jobs.ran.connect(lambda job_id, _run: ran.append(job_id))
+    controller.jobs.run("digest", force=True)
+    _until(loop, lambda: ran == ["digest"] and not controller.ops.busy)
+
+
+def test_a_digest_with_nothing_waiting_notifies_nothing(
+    qtbot: QtBot, facade: Memoryd, controller: Controller, loop: qasync.QEventLoop, dunst: tuple[str, Path]
+) -> None:
+    _digest(controller, loop)
+    _pause(controller, loop)
+    assert _shown(loop, dunst[1]) == [("memoryd", "memoryd", PAUSED)]
+
+
+def test_a_digest_with_only_a_supersede_waiting_says_so(
+    qtbot: QtBot, facade: Memoryd, controller: Controller, loop: qasync.QEventLoop, dunst: tuple[str, Path]
+) -> None:
+    from memoryd.kg import supersedes
+
+    older = facade.record("preference", "Prefer React for the frontend", "Use React for the web app.")[0]
+    newer = facade.record("preference", "Prefer Solid for the frontend", "We moved to Solid.")[0]
+    judgement = supersedes.Judgement(older=older.meta.slug, confidence=0.7, reason="same subject")
+    supersedes.propose(facade.store, newer.meta.slug, [judgement], judged_by="rules", actor="test")
+    assert len(facade.pending_supersedes()) == 1
+
+    _digest(controller, loop)
+    assert _shown(loop, dunst[1]) == [
+        ("memoryd", DIGEST, "Waiting in the weekly digest: supersedes to confirm (1).")
+    ]

@@ -121,6 +121,48 @@ def test_without_a_keyring_the_error_shows(qtbot: QtBot, ops: Ops) -> None:
     assert window.key_status.text().startswith("no OS keyring to hold the anthropic API key")
 
 
+def test_a_keyring_that_keeps_nothing_is_not_called_stored(
+    qtbot: QtBot, ops: Ops, null_keyring: None
+) -> None:
+    """`keyring --disable`: the null backend takes the key and drops it."""
+    window = _open(qtbot, ops)
+    qtbot.keyClicks(window.api_key, KEY)
+    _click(qtbot, window, window.save_key, window.key_saved)
+    assert window.key_status.text().startswith("the OS keyring (null Keyring) did not keep the anthropic")
+    assert KEY not in window.key_status.text()
+    assert not [e for e in Memoryd().audit_events() if e.details_obj.get("stored")]
+
+
+def test_done_saves_a_typed_key_first(qtbot: QtBot, ops: Ops, secret_service: str) -> None:
+    window = _open(qtbot, ops)
+    qtbot.keyClicks(window.api_key, KEY)
+    _click(qtbot, window, window.done_button, window.finished)
+    assert keyring.get_password("memoryd-llm", "anthropic") == KEY
+    assert not window.isVisible()
+    assert show_if_new(Memoryd(), ops) is None
+
+
+def test_done_with_a_key_that_cannot_be_saved_stays_open(qtbot: QtBot, ops: Ops) -> None:
+    window = _open(qtbot, ops)
+    finished: list[None] = []
+    window.finished.connect(lambda: finished.append(None))
+    qtbot.keyClicks(window.api_key, KEY)
+    _click(qtbot, window, window.done_button, window.key_saved)
+    assert ops.wait(WAIT_MS)
+    assert window.key_status.text().startswith("no OS keyring to hold the anthropic API key")
+    assert window.isVisible() and window.done_button.isEnabled() and finished == []
+    assert Memoryd().welcome_wanted()
+
+
+def test_skip_does_not_save_a_typed_key(qtbot: QtBot, ops: Ops, secret_service: str) -> None:
+    window = _open(qtbot, ops)
+    qtbot.keyClicks(window.api_key, KEY)
+    _click(qtbot, window, window.skip_button, window.finished)
+    assert ops.wait(WAIT_MS)
+    assert keyring.get_password("memoryd-llm", "anthropic") is None
+    assert window.api_key.text() == "" and not window.isVisible()
+
+
 def test_a_quit_with_the_welcome_open_decides_nothing(qtbot: QtBot, ops: Ops, tmp_path: Path) -> None:
     """Quitting the app closes every window (not spontaneous, unlike the title bar's X): the
     welcome is neither done nor skipped, and the next start shows it again."""

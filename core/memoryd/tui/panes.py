@@ -241,5 +241,6 @@ def period(d: Any) -> str:
 
 
 def counts(d: Any) -> dict[str, int]:
-    # what the weekly notification counts, section by section, and the suspect memories
-    return {**digest_counts(d), "suspect": len(d.suspect)}
+    # what the weekly notification counts, for the sections this view has (sync conflicts
+    # are settled in the tray's digest window and by `memoryd sync`, not here)
+    return {k: n for k, n in digest_counts(d).items() if k in BY_ID}

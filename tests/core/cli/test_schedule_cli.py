@@ -117,7 +117,14 @@ def test_a_failed_run_exits_1_and_is_remembered(at, tmp_path: Path) -> None:
     assert out.returncode == 1 and "Traceback" not in out.stderr
     run = json.loads(out.stdout)
     assert run["ran"] is True and run["ok"] is False and "not delivered" in run["summary"]
-    assert run["counts"] == {"promotions": 0, "duplicates": 0, "expiring": 0, "supersedes": 0}
+    assert run["counts"] == {
+        "promotions": 0,
+        "duplicates": 0,
+        "expiring": 0,
+        "supersedes": 0,
+        "conflicts": 0,
+        "suspect": 0,
+    }
     [job] = [
         j for j in json.loads(at(MONDAY_0500, "schedule", "--json").stdout)["jobs"] if j["id"] == "digest"
     ]
@@ -195,6 +202,16 @@ def test_api_key_without_a_keyring_is_one_line(cli: Cli) -> None:
     one_line_error(cli("api-key"), 2, "set, delete or status")
     status = json.loads(cli("api-key", "status", "--json").stdout)
     assert [(r["provider"], r["keyring"]) for r in status] == [("anthropic", False), ("openai", False)]
+
+
+def test_api_key_into_a_keyring_that_keeps_nothing_is_an_error(cli: Cli, null_keyring: None) -> None:
+    """`keyring --disable`: the null backend takes the key without error and drops it."""
+    key = "sk-ant-api03-" + "N" * 40
+    out = cli("api-key", "set", "anthropic", stdin=key + "\n")
+    one_line_error(out, 1, "did not keep")
+    assert key not in out.stdout + out.stderr
+    settings = [e for e in json.loads(cli("audit", "--json").stdout) if e["event_type"] == "settings"]
+    assert not [e for e in settings if e["details"].get("stored")], settings
 
 
 def test_api_key_in_a_real_secret_service(cli: Cli, secret_service: str) -> None:
