@@ -90,7 +90,7 @@ def test_consolidation_done_reaches_the_notification_service(
 
     [(app, title, body)] = _shown(loop, dunst[1])
     assert (app, title) == ("memoryd", "memoryd")
-    assert body.startswith("Consolidation done: 1 captured, 1 analysed, "), body
+    assert body.startswith("Consolidation done: 1 captures processed, 1 sessions analysed"), body
     assert channels == ["dbus"]
 
 
