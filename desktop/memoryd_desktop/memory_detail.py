@@ -211,6 +211,7 @@ class MemoryDetail(QWidget):
         self.raw_toggle.setAutoRaise(True)
         self.raw_toggle.toggled.connect(self._show_raw)
         self.raw = QPlainTextEdit()
+        self.raw.setObjectName("raw_fields")  # the file's own keys: tests/e2e/test_zh_strings.py
         self.raw.setReadOnly(True)
         self.raw.setMaximumHeight(160)
         self.raw.hide()

@@ -78,6 +78,12 @@ def shoot_memory(controller: Controller, path: Path) -> None:
     wait_until(lambda: not controller.ops.busy)
     settle(300)
     shoot(browser, path)
+    # Left as a person leaves it before the dialogs' shots: no search, nothing chosen.
+    browser.search_edit.clear()
+    assert wait_until(lambda: not browser.terms and found() is not None), "the search was not cleared"
+    wait_until(lambda: not controller.ops.busy)
+    browser.select()
+    wait_until(lambda: not controller.ops.busy)
     browser.hide()
 
 
@@ -225,7 +231,11 @@ def browser_dialogs(controller: Controller, out: Path) -> None:
     shown: list[str] = []
     window.detail_shown.connect(shown.append)
     window.select(slug)
-    assert wait_until(lambda: slug in shown), "the memory's detail never showed"
+
+    def showing() -> bool:  # shown now, or still shown from the browser-memory shot
+        return slug in shown or (window.view is not None and window.view.doc.meta.slug == slug)
+
+    assert wait_until(showing), "the memory's detail never showed"
     window.edit_action.trigger()
     shoot_dialog(window.dialog, out / "browser-edit.png")
     window.forget_action.trigger()
