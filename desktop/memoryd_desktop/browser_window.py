@@ -19,6 +19,7 @@ are in `browser_model`, and the write side (dialogs, long jobs) in `browser_edit
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import PurePath
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QItemSelection, QItemSelectionModel, Qt, QTimer, Signal, Slot
@@ -314,10 +315,14 @@ class BrowserWindow(MemoryEdits, QMainWindow):
             (text, error), self._outcome = self._outcome, None
             texts.append(text)
         if listing.withheld:
+            # each by its folder's name, as the grant prompt names it; the paths on hover
             parts = [
-                translate("BrowserWindow", "{count} in {root}").format(count=n, root=root)
+                translate("BrowserWindow", "{count} in {root}").format(
+                    count=n, root=PurePath(root).name or root
+                )
                 for _h, root, n in listing.withheld
             ]
+            paths = "\n".join(str(root) for _h, root, _n in listing.withheld)
             texts.append(
                 translate("BrowserWindow", "Sensitive projects not searched without a grant: {where}").format(
                     where="; ".join(parts)
@@ -328,6 +333,7 @@ class BrowserWindow(MemoryEdits, QMainWindow):
                 translate("BrowserWindow", "Memories shown: {count}").format(count=len(listing.rows))
             )
         self.show_status(" ".join(texts), error, grant=bool(listing.withheld))
+        self.status.setToolTip(project_text.plain_tip(paths) if listing.withheld else "")
 
     def _fill_scopes(self, by_scope: dict[str, int], projects: dict[str, Project]) -> None:
         """All projects, then each project with memories by name (its folder on hover); the

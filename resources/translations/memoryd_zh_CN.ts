@@ -882,7 +882,7 @@
     </message>
     <message>
         <source>Suspect ({count})</source>
-        <translation>可疑记忆 ({count})</translation>
+        <translation>可疑记忆（{count}）</translation>
     </message>
     <message>
         <source>“{title}” is no longer marked suspect.</source>
