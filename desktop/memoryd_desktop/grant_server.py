@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QByteArray, QCoreApplication, QObject, QTimer, Signal
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
-from PySide6.QtWidgets import QDialog, QMessageBox
+from PySide6.QtWidgets import QAbstractButton, QDialog, QMessageBox
 
 from memoryd.app import Memoryd
 from memoryd.errors import KeyUnavailable, MemorydError
@@ -81,6 +81,25 @@ def grant_error(exc: BaseException, passphrase: bool) -> str:
     if passphrase and isinstance(exc, KeyUnavailable):
         return translate("GrantServer", "This passphrase does not open the project. Type it again.")
     return str(exc) if isinstance(exc, MemorydError) else f"{type(exc).__name__}: {exc}"
+
+
+def pin_question(request: dict[str, Any]) -> tuple[QMessageBox, QAbstractButton]:
+    """The question `memoryd grant-pin set` puts to the person, and its Allow button; Deny
+    is the default."""
+    box = QMessageBox(
+        QMessageBox.Icon.Warning,
+        translate("GrantServer", "Set the grant PIN?"),
+        translate(
+            "GrantServer",
+            "A request to set the grant PIN comes from {who}. Whoever knows it can let agents read "
+            "your sensitive projects without this app. Allow only if you are setting it yourself "
+            "right now.",
+        ).format(who=who(request)),
+    )
+    allow = box.addButton(translate("GrantServer", "Allow"), QMessageBox.ButtonRole.AcceptRole)
+    deny = box.addButton(translate("GrantServer", "Deny"), QMessageBox.ButtonRole.RejectRole)
+    box.setDefaultButton(deny)
+    return box, allow
 
 
 class _Pending(QObject):
@@ -199,19 +218,7 @@ class GrantServer(QObject):
         runs a command could grant those scopes, so the person confirms here."""
         req = item.request
         assert req is not None
-        box = QMessageBox(
-            QMessageBox.Icon.Warning,
-            translate("GrantServer", "Set the grant PIN?"),
-            translate(
-                "GrantServer",
-                "A request to set the grant PIN comes from {who}. Whoever knows it can let agents read "
-                "your sensitive projects without this app. Allow only if you are setting it yourself "
-                "right now.",
-            ).format(who=who(req)),
-        )
-        allow = box.addButton(translate("GrantServer", "Allow"), QMessageBox.ButtonRole.AcceptRole)
-        deny = box.addButton(translate("GrantServer", "Deny"), QMessageBox.ButtonRole.RejectRole)
-        box.setDefaultButton(deny)
+        box, allow = pin_question(req)
         item.box = box
         box.finished.connect(
             lambda _code, item=item: self._answer(

@@ -31,6 +31,7 @@ SHOTS = (
     "identity-diff",
     "settings",
     "grant-prompt",
+    "grant-pin",
     "status-window",
     "welcome",
 )

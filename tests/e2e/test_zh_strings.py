@@ -33,6 +33,7 @@ ALLOWED = {
     "mcp",
     "llm",  # acronyms Chinese software keeps: LLM, API (key), SMTP, SSL/TLS, STARTTLS
     "api",
+    "pin",  # the grant PIN: Chinese software says PIN (码) too
     "smtp",
     "ssl",
     "tls",

@@ -154,6 +154,15 @@ def main(argv: list[str]) -> int:
     shoot(prompt, out / "grant-prompt.png")
     prompt.close()
 
+    from memoryd_desktop.grant_server import pin_question
+
+    # `memoryd grant-pin set` while random-key projects have no PIN: the person confirms
+    question, _allow = pin_question({"actor": "cli", "agent": "claude-code", "peer_pid": 4242})
+    question.show()
+    settle(300)
+    shoot(question, out / "grant-pin.png")
+    question.close()
+
     from memoryd_desktop.welcome import WelcomeWindow
 
     welcome = WelcomeWindow(controller.facade, controller.ops)
