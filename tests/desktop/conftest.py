@@ -7,12 +7,14 @@ ignored by text so any other Qt warning still fails the test (qutebrowser's habi
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import qasync
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -60,3 +62,13 @@ def collect_qt_garbage() -> Iterator[None]:
 def facade(home: Path) -> Memoryd:
     """The real facade over the temp data folder (layout and config read from the env)."""
     return Memoryd()
+
+
+@pytest.fixture
+def loop(qapp) -> Iterator[qasync.QEventLoop]:  # type: ignore[no-untyped-def]
+    """A qasync loop over the test's QApplication, as memoryd-tray's main() makes one."""
+    ev = qasync.QEventLoop(qapp, already_running=False)
+    asyncio.set_event_loop(ev)
+    yield ev
+    ev.close()
+    asyncio.set_event_loop(None)

@@ -30,16 +30,6 @@ MONDAY_EARLY = "2026-11-16T08:00:00Z"
 TUESDAY = "2026-11-17T10:00:00Z"
 
 
-@pytest.fixture
-def loop(qapp) -> Iterator[qasync.QEventLoop]:  # type: ignore[no-untyped-def]
-    """A qasync loop over the test's QApplication, as memoryd-tray's main() makes one."""
-    ev = qasync.QEventLoop(qapp, already_running=False)
-    asyncio.set_event_loop(ev)
-    yield ev
-    ev.close()
-    asyncio.set_event_loop(None)
-
-
 _made: list[Ops] = []
 
 

@@ -25,16 +25,6 @@ PAUSED = "Capture paused: agent sessions are not kept until you resume."
 
 
 @pytest.fixture
-def loop(qapp) -> Iterator[qasync.QEventLoop]:  # type: ignore[no-untyped-def]
-    """A qasync loop over the test's QApplication, as memoryd-tray's main() makes one."""
-    ev = qasync.QEventLoop(qapp, already_running=False)
-    asyncio.set_event_loop(ev)
-    yield ev
-    ev.close()
-    asyncio.set_event_loop(None)
-
-
-@pytest.fixture
 def controller(
     facade: Memoryd, loop: qasync.QEventLoop, dunst: tuple[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[Controller]:
