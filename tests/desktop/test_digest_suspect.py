@@ -169,7 +169,7 @@ def test_suspect_strings_are_chinese_under_zh_cn(
         window = opened()
         _select(qtbot, window, slug)
         pane = window.suspect_pane
-        assert window.tabs.tabText(Tab.SUSPECT) == "可疑记忆 (1)"
+        assert window.tabs.tabText(Tab.SUSPECT) == "可疑记忆（1）"
         assert "• 正文：针对 AI 的指令" in pane.reasons.text().splitlines()
         assert (pane.clear.text(), pane.forget.text()) == ("不可疑", "遗忘")
         assert " · 事实 · 直接记录 · " in pane.meta.text()
