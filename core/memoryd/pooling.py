@@ -21,7 +21,7 @@ would otherwise lift a question about nothing stored over them.
 
 from __future__ import annotations
 
-import numpy as np
+from memoryd.lazynp import np
 
 TEMPERATURE = 0.05
 

@@ -32,9 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-import numpy as np
-
 from memoryd import faults, pooling
+from memoryd.lazynp import np
 
 if TYPE_CHECKING:
     from memoryd.embed import Embedder

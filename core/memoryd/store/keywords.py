@@ -46,10 +46,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from memoryd import index_sql as sql
 from memoryd.index_sql import BM25_WEIGHTS, Hit
+from memoryd.lazynp import np
 
 log = logging.getLogger(__name__)
 
