@@ -41,7 +41,7 @@ def _explain(figs: dict[str, Any], failed: list[str]) -> str:
 
 
 def test_the_labelled_set_is_what_the_issue_asks_for() -> None:
-    mine = cases()
+    mine = [c for c in cases() if c.split in SPLITS]  # the later dev sets are extra
     assert len(mine) >= 80
     for split in SPLITS:
         half = [c for c in mine if c.split == split]
