@@ -20,11 +20,21 @@ Precedence within one sentence, and why:
    its reason. A caution word is a warning wherever it stands. "always"/"never" reporting
    what happened ("it always fails", "I never got it working") is no rule.
 6. Fact: a stable statement of where or what something is ("the staging DB is on port
-   5433", "我的生日是 3 月 5 日"), not a request and not a problem report.
+   5433", "我的生日是 3 月 5 日"), not a request and not a problem report; weaker, a plain
+   statement about one's world with a specific value ("we use Bitbucket", "我先生叫王磊":
+   memoryd.llm.statements).
+
+A sentence that lays out steps ("X, then Y, then Z", "先…然后…最后", "here's how I X: …") is a
+how-to even when a rule sits inside a later step ("then never open it while hot or it burns
+you"); a rule that leads it governs the steps and stays a rule ("always test first, then
+push"). Steps told in the past ("first I tried X, then Y", "我先试了…然后还是报错") are a
+story, not a how-to.
 
 Across a session, step structure (numbered steps, "first ... then ...", 第一步, 先…再…)
-makes a playbook; otherwise the type whose sentences weigh most wins, ties going to the
-higher of the order above.
+makes a playbook; a rule in one numbered step of a list of plain steps is one of its steps.
+Otherwise the type whose sentences weigh most wins, ties going to the higher of the order
+above. A session whose only cue is a weak fact among more problem reports is a bug-fix
+session: it stays a session.
 """
 
 from __future__ import annotations
@@ -34,8 +44,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from memoryd import titles
+from memoryd.llm import statements
 
 ORDER = ("decision", "warning", "preference", "playbook", "fact")
+WEAK_FACT = 0.5  # a plain statement with no cue word (memoryd.llm.statements)
+_ASKED = "asked to remember"
 
 
 @dataclass(frozen=True)
@@ -178,6 +191,12 @@ _PROBLEM = re.compile(
     r"isn'?t working|not working|fix|debug|stuck)\b|报错|失败|崩溃|有问题|不行|出错|错误|异常|修复|修一下",
     _I,
 )
+# What a program does wrong, told as its behaviour: "it returns None instead of the list".
+_SYMPTOM = re.compile(
+    r"\b(?:it|this|that|which|they)\s+(?:returns?|shows?|prints?|gives?|outputs?|displays?|"
+    r"returned|showed|printed|gave)\b",
+    _I,
+)
 _REQUEST = re.compile(
     r"^(?:please\s+|pls\s+)?(?:can|could|would|will) you\b|^(?:please|pls|help|fix|debug|add|write|use|"
     r"make|create|implement|refactor|update|change|show|tell|explain|look|check|find|run|try)\b|"
@@ -205,15 +224,30 @@ _REMEMBER = re.compile(
 _REMEMBER_TO = re.compile(r"\bremember to\b|\bdon'?t forget to\b|记得|别忘了", _I)
 # A person adopting a how-to as theirs ("that's our release procedure", "按这个流程来"): the
 # steps it points at may be the assistant's, the adoption is the user's.
+_HOW_TO_NOUN = r"(?:procedure|process|steps|checklist|workflow|routine|runbook|recipe|drill)"
 _ADOPT = re.compile(
-    r"\b(?:this|that|these|those)(?:'s|'re| is| are)?\s+(?:is\s+|are\s+)?(?:our|the|my|a)?\s*"
-    r"(?:\w+\s+)?(?:procedure|process|steps|checklist|workflow|routine|runbook)\b|"
-    r"\b(?:keep|save|use|store)\s+(?:this|that|it|these)\s+as\s+(?:our|the|my|a)\s+(?:\w+\s+)?"
-    r"(?:procedure|process|steps|checklist|workflow|routine|runbook)\b",
+    rf"\b(?:this|that|these|those)(?:'s|'re| is| are)?\s+(?:is\s+|are\s+)?(?:our|the|my|a)?\s*"
+    rf"(?:\w+\s+)?{_HOW_TO_NOUN}\b|"
+    rf"\b(?:keep|save|use|store|write|note|jot|put)\s+(?:this|that|it|these|those)\s+(?:down\s+)?as\s+"
+    rf"(?:our|the|my|a)\s+(?:\w+\s+)?{_HOW_TO_NOUN}\b|"
+    # "that's how we'll do it", "I'll do it exactly like that every month"
+    r"\b(?:that|this)(?:'s| is) (?:how|the way) (?:we|i)(?:'ll| will)? (?:do|handle|make|run) "
+    r"(?:it|this|that|them)\b|\b(?:do|handle|make) (?:it|them) (?:exactly )?(?:like that|like this|"
+    r"that way|this way)\b",
+    _I,
+)
+# The user introducing their own how-to: "here's how I reset it:", "the way I do it:".
+_HOW_TO_INTRO = re.compile(
+    r"\b(?:here'?s|here is|this is) how (?:i|we|you|to) (?!(?:\w+ed|did|got|found|broke|made)\b)|"
+    r"\bthe way (?:i|we) do (?:it|this|that)\b|"
+    rf"\b(?:my|our|the) (?:[\w-]+\s+){{0,2}}?{_HOW_TO_NOUN}\b[^.:：]{{0,40}}[:：]\s*\S|"
+    r"(?:流程|步骤|做法|办法|方法|顺序)(?:是这样的|如下)|是这样(?:做|弄|操作|办)的",
     _I,
 )
 _ZH_ADOPT = re.compile(
     r"(?:这个|这套|这些|这份|按|照)(?:流程|步骤|做法|顺序|清单)|"
+    r"(?:按|照)着?(?:这|上面|你说)的?(?:几|些|个|样)?(?:步|流程|步骤|做法|顺序|清单|方法|办法)|"
+    r"(?:按|照)着?(?:这个|这样|这些)(?:来|做|办|弄)|"
     r"(?:这|这个|这套)就?是(?:我们|我|咱们)的\S{0,6}?(?:流程|步骤|做法|清单)"
 )
 
@@ -226,11 +260,39 @@ STEP_LINE = re.compile(
     r"^\s*(?:\d{1,2}[.)、]\s+|\(\d{1,2}\)\s*|step \d+\b|[①-⑳]|第[一二三四五六七八九十\d]+步)", _I
 )
 _SEQUENCE = re.compile(
-    r"\bfirst(?:ly)?\b,?\s+(?!(?:i|we|it|he|she|they|the|of|time)\b)[\s\S]{0,300}?\b(?:then|next|after that|"
-    r"afterwards|finally)\b",
+    r"\bfirst(?:ly)?\b,?\s+(?!(?:i|we|it|he|she|they|the|of|time|thing|things|let|let's|off)\b)"
+    r"[\s\S]{0,300}?\b(?:then|next|after that|afterwards|finally)\b|"
+    # "X, then Y, then Z": a chain of steps without "first"
+    r"\bthen\b[^.!?\n]{1,120}?\b(?:then|finally|lastly)\b",
     _I,
 )
 _ZH_SEQUENCE = re.compile(r"先[^。！？]{1,60}?(?:再|然后|接着|之后|最后)|第一步|步骤")
+# What happened, one thing after another: a story of a bug or an attempt, not a how-to.
+_TOLD = re.compile(
+    r"\b(?:i|we|it|he|she|they|that|this)\s+(?:\w+ed|was|were|did|tried|got|gave|went|had|made|ran|"
+    r"saw|came|took|said|showed|hung|broke|froze|stopped|kept)\b|\b(?:i|we) did\b|\blet me\b|"
+    r"\bi'?ll get back\b|\b(?:error|exception|traceback|crash\w*|broken|fails|failing|failed)\b|"
+    r"doesn'?t work|not working|试了|先是|还是|结果|又|了[，,。；;]|了一|报错|崩溃|闪退|失败|出错|卡住",
+    _I,
+)
+
+
+def sequence(text: str) -> re.Match[str] | None:
+    """The first run of steps in `text` ("first X, then Y", "X, then Y, then Z", 先…再…)
+    that is not a story of what happened ("first I tried X, then it crashed")."""
+    for pattern in (_SEQUENCE, _ZH_SEQUENCE):
+        for m in pattern.finditer(text):
+            if not _TOLD.search(m.group()):
+                return m
+    return None
+
+
+def _how_to_at(s: str) -> int:
+    """Where the sentence starts laying out steps (-1 if it does not): a sequence, an inline
+    numbered list, or the user's own how-to introduced ("here's how I X: ...")."""
+    found = [m.start() for m in (sequence(s), _HOW_TO_INTRO.search(s)) if m]
+    inline = [m.start() for m in _INLINE_STEP.finditer(s)][:1] if len(inline_steps(s)) >= 2 else []
+    return min(found + inline, default=-1)
 
 
 def _zh(text: str) -> bool:
@@ -289,26 +351,40 @@ def of_sentence(sentence: str) -> Cue:
     why, at = _warning(s)
     rule = _rule(s)
     adopt = _ADOPT.search(s) or _ZH_ADOPT.search(s)
+    steps_at = _how_to_at(s)
     if why and (at < 0 or rule is None or rule.start() >= at):
+        where = at if at >= 0 else s.lower().find(why.lower())
+        if 0 <= steps_at < where and not _REQUEST.search(s):  # a caution inside a later step
+            return Cue("playbook", 0.7, "steps")
         return Cue("warning", 0.85, why)
     if adopt:  # "that's the procedure from now on": the rule is to follow the how-to
         return Cue("playbook", 0.7, adopt.group())
     if rule is not None:  # "always use pnpm, never npm or the lockfile breaks": the rule leads
+        word = rule.group()
+        inside = _STANDING.match(word) or _PROHIBIT.match(word) or _ZH_PROHIBIT.match(word)
+        if inside and 0 <= steps_at < rule.start() and not _REQUEST.search(s):  # "then never X"
+            return Cue("playbook", 0.7, "steps")
         return Cue("preference", 0.8, rule.group())
     if _REMEMBER.search(raw) and not _REMEMBER_TO.search(raw) and not _PROBLEM.search(s):
-        return Cue("fact", 0.4, "asked to remember")  # "帮我记一下：…", "please note that …"
+        return Cue("fact", 0.4, _ASKED)  # "帮我记一下：…", "please note that …"
     if _REQUEST.search(s):
         return NONE
     if m := _ZH_DECISION_WEAK.search(s):
         return Cue("decision", 0.9, m.group())
+    if _SYMPTOM.search(s):  # "it returns None instead of the list": what goes wrong
+        return NONE
     if m := _PREFERENCE_WEAK.search(s):
         return Cue("preference", 0.8, m.group())
     if _PROBLEM.search(s):
         return NONE
+    if steps_at >= 0:  # "办退税是这样的：先…然后…最后": the steps, not the facts in them
+        return Cue("playbook", 0.7, "steps")
     if m := (_FACT.search(s) or _ZH_FACT.search(s) or _MAKE.search(s)):
         return Cue("fact", 0.6, m.group())
     if _REMEMBER_TO.search(raw):
         return Cue("preference", 0.6, "remember to")
+    if why := statements.of(s):
+        return Cue("fact", WEAK_FACT, why)
     return NONE
 
 
@@ -319,15 +395,18 @@ def steps(text: str) -> int:
     for line in text.splitlines():
         if STEP_LINE.match(line):
             body = STEP_LINE.sub("", line, count=1)
-            if of_sentence(body).type in ("", "playbook"):
+            if of_sentence(body).type in _PLAIN_STEP:
                 plain += 1
     if plain >= 2:
         return plain
     if len(inline := inline_steps(text)) >= 2:
         return len(inline)
-    if _SEQUENCE.search(text) or _ZH_SEQUENCE.search(text):
+    if sequence(text):
         return 2
     return 0
+
+
+_PLAIN_STEP = ("", "playbook", "fact")  # a step that states no rule of its own
 
 
 def inline_steps(text: str) -> list[str]:
@@ -355,7 +434,7 @@ def inline_steps(text: str) -> list[str]:
 
 
 def _has_sequence(text: str) -> bool:
-    return bool(_SEQUENCE.search(text) or _ZH_SEQUENCE.search(text))
+    return sequence(text) is not None
 
 
 def _sequence_only(text: str) -> bool:
@@ -385,10 +464,15 @@ class Reading:
 def classify(text: str, sentences: Sequence[str]) -> Reading:
     """The session's type from its sentences (what the user said) and its text as typed."""
     cues = [of_sentence(s) for s in sentences]
+    # A rule in one numbered step of a list of plain steps is a step of that how-to.
+    numbered = [i for i, s in enumerate(sentences) if STEP_LINE.match(s)]
+    ruled = [i for i in numbered if cues[i].type not in _PLAIN_STEP and cues[i].weight < 1.0]
+    in_steps = set(ruled) if len(numbered) - len(ruled) >= max(2, len(ruled)) else set()
     totals: dict[str, float] = {}
-    for cue in cues:
+    for i, cue in enumerate(cues):
         if cue.type:
-            totals[cue.type] = totals.get(cue.type, 0.0) + cue.weight
+            mtype = "playbook" if i in in_steps else cue.type
+            totals[mtype] = totals.get(mtype, 0.0) + (0.5 if i in in_steps else cue.weight)
     n = steps(text)
     if (
         n
@@ -404,7 +488,18 @@ def classify(text: str, sentences: Sequence[str]) -> Reading:
     if labelled:  # the writer's own label outweighs any count
         for t in labelled:
             totals[t] = totals.get(t, 0.0) + 10.0
-    if not totals:
+    if not totals or _bug_fix(sentences, cues, totals):
         return Reading("", 0.0, list(sentences), cues)
     mtype = max(ORDER, key=lambda t: (totals.get(t, 0.0), -ORDER.index(t)))
     return Reading(mtype, totals[mtype], list(sentences), cues)
+
+
+def _bug_fix(sentences: Sequence[str], cues: Sequence[Cue], totals: dict[str, float]) -> bool:
+    """Whether the session's only cues are facts stated in passing (not asked to be kept) among
+    more problem reports: a bug-fix session that says where something is ("the job is in
+    jobs/import.py")."""
+    if set(totals) != {"fact"} or any(c.why == _ASKED for c in cues if c.type):
+        return False
+    facts = sum(1 for c in cues if c.type)
+    problems = sum(1 for s, c in zip(sentences, cues, strict=True) if not c.type and _PROBLEM.search(s))
+    return problems >= 2 and problems > facts

@@ -160,3 +160,98 @@ def test_a_sequence_inside_a_rule_is_not_a_how_to():
     assert _type(text) == "preference"
     text = "Keep the answers short; I prefer the summary first, then the details."
     assert _type(text) == "preference"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # what people tell about their world, without "remember" or "is at"
+        "We use Bitbucket for all our repos.",
+        "The monorepo builds with Bazel 7.",
+        "I drive a 2016 Mazda 3.",
+        "My son goes to Riverside Elementary.",
+        "We have three dogs, Biscuit, Olive and Rex.",
+        "I'm vegan.",
+        "The dentist is Dr. Okafor on Elm Street.",
+        "Yes, we're on Node 20 and TypeScript 5.",
+        "The car insurance renews in August with Zurich.",
+        "It's a 2014 ThinkPad T440 with 16 GB of RAM.",
+        "I take 20 mg of omeprazole every morning.",
+        "My passport expires in 2030.",
+        "The web app talks to the payments API through a queue called settle-q.",
+        "Right, the admin site is a Rails app hosted on Heroku.",
+        "我们公司用企业微信，不用钉钉。",
+        "我女儿今年八岁，在育才小学上三年级。",
+        "我开的是一辆 2020 年的大众朗逸。",
+        "家里的洗衣机是西门子的，前年买的。",
+        "我先生叫王磊。",
+        "我们的前端项目用 yarn 管理依赖。",
+        "我血糖偏高，一直在吃二甲双胍。",
+    ],
+)
+def test_a_plain_statement_about_ones_world_is_a_fact(text: str):
+    assert _type(text) == "fact"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # problems, plans, one-off events and requests state no stable fact
+        "The page is blank after the upgrade.",
+        "Tomorrow I'm seeing the accountant at 10am.",
+        "I went to the vet on Monday.",
+        "It is what it is.",
+        "The first option is better.",
+        "It returns None instead of the user list.",
+        "明天上午我要去银行办卡。",
+        "这个按钮是灰的，点不了。",
+        "我上周去了一趟 IKEA。",
+        # a bug-fix session with one weak fact in it stays a session
+        "The import job fails with a KeyError on every run. The job is in jobs/import.py. "
+        "It crashes before the first row. Fix it please.",
+    ],
+)
+def test_chatter_plans_and_one_off_events_are_no_fact(text: str):
+    assert _type(text) == ""
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the user's own steps, without numbers
+        "Here's how I clean the espresso machine: run a blank shot, soak the basket, wipe the wand.",
+        "To rotate the API key, create a new one in the console, then update the vault, "
+        "then revoke the old one.",
+        "When the printer jams: open the back panel, then pull the sheet out slowly, then reset the tray.",
+        "办退税是这样的：先在个税 App 里填报，然后核对收入，最后提交等退款。",
+        # a rule word inside a step does not outrank the how-to
+        "1. Switch off the mains\n2. Never touch the live wire or you get a shock\n"
+        "3. Unscrew the cover\n4. Swap the fuse",
+        "First drain the radiator, then never open the valve while it is hot or it burns you, "
+        "then refill it.",
+        # the assistant's how-to adopted by the user
+        "Perfect, that's how we'll do it every time.",
+        "Nice, this is the recipe I'll use from now on.",
+        "Write that down as my packing checklist.",
+        "Thanks, I'll do it exactly like that every month.",
+        "好的，以后就按这几步来。",
+        "好，就照这个来，打印出来贴在墙上。",
+    ],
+)
+def test_a_how_to_is_a_playbook(text: str):
+    assert _type(text) == "playbook"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # what happened, one thing after another, is a story, not a how-to
+        "First thing I did was reboot it, then it showed a different error.",
+        "我先试了重装驱动，然后还是报错。",
+        "先是卡住，然后就闪退了。",
+        "Ok first let me look at the logs then I'll get back to you.",
+        "It worked, then after the update it hung, then it crashed again.",
+    ],
+)
+def test_a_story_of_what_happened_is_no_how_to(text: str):
+    assert _type(text) == ""
