@@ -255,3 +255,75 @@ def test_a_how_to_is_a_playbook(text: str):
 )
 def test_a_story_of_what_happened_is_no_how_to(text: str):
     assert _type(text) == ""
+
+
+@pytest.mark.parametrize(
+    ("text", "mtype"),
+    [
+        # committing to one option is a decision
+        ("We'll take the 3-year fixed rate and skip the broker.", "decision"),
+        ("Hmm, go with Caddy instead, it does the certificates itself.", "decision"),
+        ("We've accepted the Tuesday/Thursday place at Oak Tree from January.", "decision"),
+        ("Redis 和 Memcached 选哪个？\n那就 Redis 吧，顺便做持久化。", "decision"),
+        ("昨晚和家里人商量完了，暑假去青岛。", "decision"),
+        # the same words after an open question pick nothing lasting
+        ("周末吃什么好？\n那就火锅吧。", ""),
+        # a rule told after the harm it prevents is the lesson of that harm
+        (
+            "It bit me in March: I restored the wrong snapshot and we lost a day of orders. "
+            "So always check the snapshot date before restoring.",
+            "warning",
+        ),
+        ("In May the cron job deleted the uploads folder on the NAS. We lost two weeks of scans.", "warning"),
+        ("上次有人白天直接改表结构，锁表半小时。大表改结构一律放到凌晨。", "warning"),
+        # another person's habit, what they say, or "never mind" is no rule
+        ("My dad always says I never call him enough.", ""),
+        ("Also never mind the font thing, it looks fine now.", ""),
+        ("/api/export 总是在周一报 502，日志里是 TimeoutError", ""),
+        ("一开始我用的 sed 没反应，后来换成 perl 就好了，谢谢", ""),
+        # conventions and tastes said without "always"
+        ("Please no print statements in this repo.", "preference"),
+        ("I'd like all new endpoints to return JSON errors.", "preference"),
+        ("帮我改一下格式，以后也照这个写。", "preference"),
+        ("我基本不喝酒，聚餐推荐的时候注意一下。", "preference"),
+        ("我出门的话住快捷酒店就行，离地铁近一点，贵一点无所谓。", "preference"),
+    ],
+)
+def test_more_sessions_people_have(text: str, mtype: str):
+    assert _type(text) == mtype
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Jo's expires in March 2027, mine's valid until 2033.",
+        "Sam's allergic to sesame, he carries an inhaler.",
+        "燃气是华润的，户号登记的是我爸的名字，报修打 96777。",
+        "糖尿病，吃的二甲双胍，500mg，每天晚上一片。",
+        "平安的，每年 6 月 2 号到期。",
+        "这个老项目就是固定用 Python 3.8 的，我刚才忘了切环境。",
+        "路由器在书房的书架上。",
+    ],
+)
+def test_facts_said_as_answers(text: str):
+    assert _type(text) == "fact"
+
+
+def test_a_plain_statement_does_not_outvote_a_decision():
+    text = (
+        "两家健身房都去看了：东门那家是连锁的，离家近；西门那家是私人的。\n我们商量好了，就办东门那家的年卡。"
+    )
+    assert _type(text) == "decision"
+
+
+def test_a_routine_in_the_present_is_a_playbook():
+    text = (
+        "First I export the bank statements as CSV. Then I import them into the budget sheet. "
+        "Finally I tag anything over 100 euros."
+    )
+    assert _type(text) == "playbook"
+    text = (
+        "你帮我记着：先在系统里提交申请，附上发票；\n然后等主管审批，发票抬头是公司全称；\n"
+        "最后每月 10 号前交给财务。"
+    )
+    assert _type(text) == "playbook"
