@@ -20,11 +20,21 @@ Precedence within one sentence, and why:
    its reason. A caution word is a warning wherever it stands. "always"/"never" reporting
    what happened ("it always fails", "I never got it working") is no rule.
 6. Fact: a stable statement of where or what something is ("the staging DB is on port
-   5433", "我的生日是 3 月 5 日"), not a request and not a problem report.
+   5433", "我的生日是 3 月 5 日"), not a request and not a problem report; weaker, a plain
+   statement about one's world with a specific value ("we use Bitbucket", "我先生叫王磊":
+   memoryd.llm.statements).
+
+A sentence that lays out steps ("X, then Y, then Z", "先…然后…最后", "here's how I X: …") is a
+how-to even when a rule sits inside a later step ("then never open it while hot or it burns
+you"); a rule that leads it governs the steps and stays a rule ("always test first, then
+push"). Steps told in the past ("first I tried X, then Y", "我先试了…然后还是报错") are a
+story, not a how-to.
 
 Across a session, step structure (numbered steps, "first ... then ...", 第一步, 先…再…)
-makes a playbook; otherwise the type whose sentences weigh most wins, ties going to the
-higher of the order above.
+makes a playbook; a rule in one numbered step of a list of plain steps is one of its steps.
+Otherwise the type whose sentences weigh most wins, ties going to the higher of the order
+above. A session whose only cue is a weak fact among more problem reports is a bug-fix
+session: it stays a session.
 """
 
 from __future__ import annotations
@@ -34,8 +44,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from memoryd import titles
+from memoryd.llm import statements
 
 ORDER = ("decision", "warning", "preference", "playbook", "fact")
+WEAK_FACT = 0.5  # a plain statement with no cue word (memoryd.llm.statements)
+_ASKED = "asked to remember"
 
 
 @dataclass(frozen=True)
@@ -87,7 +100,12 @@ _DECISION = re.compile(
     r"\b(?:let'?s|we'?ll|we will|we(?:'re| are) going to)\s+(?:go with|use|switch to|move to|adopt|"
     r"stick with|migrate to)\b|\bsettled on\b|\bopted (?:for|to)\b|\b(?:the|our) decision (?:is|was)\b|"
     r"\b(?:we|i)\s+(?:switched|moved|migrated)\b[^.]{0,40}?\bto\b|\bgoing with\b|"
-    r"\blet'?s (?:settle|decide)\b|\bsettle (?:it|this)\b|\b(?:that|this) settles it\b",
+    r"\blet'?s (?:settle|decide)\b|\bsettle (?:it|this)\b|\b(?:that|this) settles it\b|"
+    # committing to one option: "we'll take the 5-year fix", "go with pnpm instead", "we've booked it"
+    r"\b(?:we|i)(?:'ll| will|'re going to| are going to| am going to|'m going to)\s+(?:take the|go for|"
+    r"pick|choose|book)\b|"
+    r"^(?:(?:ok(?:ay)?|so|then|fine|hmm*|actually|wait|right),?\s+){0,3}go (?:with|for)\b|"
+    r"\b(?:we|i)(?:'ve| have)?\s+(?:accepted|booked|enrolled|signed up for)\b|\bto accept (?:the|their)\b",
     _I,
 )
 # Agreement on one option, named at the start: "Yeah, Portugal it is." (the name is capitalised).
@@ -95,19 +113,28 @@ _IT_IS = re.compile(
     r"^(?:(?:[Oo]k(?:ay)?|[Yy]eah|[Yy]es|[Aa]lright|[Ff]ine|[Rr]ight|[Gg]ood|[Gg]reat|[Ss]o)[,!.]?\s+)*"
     r"[A-Z][\w.+-]*(?:\s+[A-Z0-9][\w.+-]*){0,2} it is\b"
 )
-_ZH_DECISION = re.compile(r"决定|定了|选定|敲定|拍板|采用|最终用|确定用|最终选|商量好了|说好了|谈好了")
+_ZH_DECISION = re.compile(
+    r"决定|定了|选定|敲定|拍板|采用|最终用|确定用|最终选|商量好了|商量完|说好了|谈好了|定下来"
+)
 # Also how an edit is asked for ("帮我把 foo 换成 bar"): a decision only when not a request.
 _ZH_DECISION_WEAK = re.compile(r"选了|选择了|改用|换成|换到|就用|迁移到|迁到|搬到")
+# A fix told as what happened ("一开始…没反应，后来换成 $1 就好了"): no choice of tools.
+_ZH_FIXED = re.compile(r"一开始|后来|就好了|就行了|解决了|试了")
+# Picking one of the options a session laid out: "那就 SQLite 吧" after "SQLite 和 LevelDB 选哪个？"
+_ZH_PICK = re.compile(r"(?:^|[，,。])\s*(?:那就|那还是|就|那)\s*[^，,。！!？?吧]{1,24}吧")
+_OPTIONS = re.compile(
+    r"选哪个|还是[^，,。？?]{1,24}[？?]|哪个好|\bwhich one\b|\bor\b[^.?]{1,40}\?|\bvs\.?\b", _I
+)
 
 _CAUTION = re.compile(
     r"\b(?:careful|beware|watch out|heads[- ]up|gotcha|pitfall|footgun|caveat|trap|dangerous|"
     r"at your own risk|must(?:n'?t| not| never)|under no circumstances|the hard way|"
-    r"learned (?:that|this|my lesson))\b",
+    r"learned (?:that|this|my lesson)|(?:it|this|that) bit (?:me|us)|got bitten)\b",
     _I,
 )
 _ZH_CAUTION = re.compile(
     r"小心|当心|切勿|切记不要|切记别|不要在|别在|绝对不能|绝对不要|不能在|禁止|"
-    r"注意别|注意不要|有个坑|踩坑|踩过|大坑|这个坑|一个坑"
+    r"注意别|注意不要|有个坑|踩坑|踩过|大坑|这个坑|一个坑|以后注意|以后要注意|提醒你?以后"
 )
 # Emphatic prohibitions: a warning of their own, but part of a rule that leads the sentence
 # ("以后做饭都少放盐，千万别放味精" is a preference).
@@ -116,13 +143,15 @@ _ZH_EMPHATIC = re.compile(r"千万别|千万不要|千万不能")
 # Y", "上次…整张表都没了").
 _STORY = re.compile(
     r"\b(?:last time|the other day|once|last (?:year|month|week|summer|autumn|fall|winter|spring)|"
-    r"years? ago|a while back)\b[^.;!?]{0,80}?\b(?:wiped|lost|deleted|destroyed|ruined|rust(?:y|ed)|"
-    r"cracked|burn(?:ed|t)|flooded|nearly|almost|broke|corrupted|fined|towed|hospital|emergency room)\b",
+    r"years? ago|a while back|in (?:january|february|march|april|may|june|july|august|september|"
+    r"october|november|december|\d{4}))\b(?:[^.;!?]|\.(?=\w)){0,120}?\b(?:wiped|lost|deleted|destroyed|ruined|"
+    r"rust(?:y|ed)|cracked|burn(?:ed|t)|flooded|nearly|almost|broke|corrupted|truncated|fined|towed|"
+    r"hospital|emergency room|lockout|locked out|call-?out|outage)\b",
     _I,
 )
 _ZH_STORY = re.compile(
     r"(?:上次|上回|去年|前年|那次|有一次|之前|以前|当时|就是)[^。！？]{0,40}?"
-    r"(?:急诊|住院|晕倒|差点|被拒|被扣|没了|丢了|删了|坏了|烧了|毁了|裂了|报废|出事|吃了大亏|罚款)"
+    r"(?:急诊|住院|晕倒|差点|被拒|被扣|没了|丢了|删了|坏了|烧了|毁了|裂了|报废|出事|吃了大亏|罚款|锁表|挂了|宕机)"
 )
 _PROHIBIT = re.compile(r"\b(?:never|don'?t|do not|avoid|no one should|nobody should)\b", _I)
 _ZH_PROHIBIT = re.compile(r"不要|(?<![特区分类告级性识辨离差])别(?![人的处])|不能|不许|不准|禁止|千万")
@@ -146,19 +175,27 @@ _ZH_CONDITIONAL = re.compile(r"如果|要是|一旦|只要")
 # "always"/"never" reporting what happened, not a rule: "it always fails", "I never got it".
 _REPORTED = re.compile(
     r"\b(?:always|never)\s+(?:\w+(?:ed|es)|was|were|had|did|got|saw|went|came|made|took|knew|"
-    r"thought|found|ran|broke|said|been|seen|happens|works|worked|fails|failed|forget|miss|lose|"
-    r"mess up|mix up|end up)\b",
+    r"thought|found|ran|broke|said|says|tells|asks|been|seen|happens|works|worked|fails|failed|forget|"
+    r"remember|miss|lose|mess up|mix up|end up)\b",
     _I,
 )
 # 总是/老是/每次都 about what goes wrong for the speaker: a complaint, not a rule.
-_ZH_REPORTED = re.compile(r"(?:总是|老是|每次都)(?:会)?(?:忘|漏|手忙脚乱|搞错|搞混|记不住|出错|迟到|临时)")
+_ZH_REPORTED = re.compile(
+    r"(?:总是|老是|每次都)(?:会)?(?:忘|漏|手忙脚乱|搞错|搞混|记不住|出错|迟到|临时)|"
+    r"(?:总是|老是|每次都)[^，,。！？]{0,12}?(?:报错|报\s*\d|挂|崩|失败|超时|卡住|卡死)"
+)
+# Someone else's habit, or what they say: "she always says I never write", "he never calls".
+_SOMEONE = re.compile(r"\b(?:he|she|they)\s+$|\b(?:says?|said|tells?|told|complains?)\b", _I)
 _STANDING = re.compile(r"\b(?:always|never)\b", _I)
 _PREFERENCE = re.compile(
     r"\bprefer(?:s|red|ably)?\b|\bi(?:'d| would) rather\b|\bfrom now on\b|\bgoing forward\b|"
     r"\bfrom here on\b|\bby default\b|\bdefault to\b|\bi (?:like|love|hate|dislike|can'?t stand)\b|"
     r"\bmy (?:style|preference|convention|habit)\b|"
     r"\bin this (?:repo|project|codebase|team)\b[^.]{0,20}\b(?:we|use|uses)\b|"
-    r"^(?:please\s+)?(?:don'?t|do not)\s+\w+",
+    r"^(?:please\s+)?(?:don'?t|do not)\s+\w+|"
+    # "please no TestCase classes in this repo", "I'd like new tests to match"
+    r"^(?:please\s+)?no\s+[\w-]+(?:\s+[\w-]+){0,2}\s+(?:in|for|on)\s+(?:this|the|our|my)\s+"
+    r"(?:repo|project|codebase|code|team|house)\b|\bi(?:'d| would) like (?:all|new|future|every|any)\b",
     _I,
 )
 # Also how a one-off request is worded ("use a dict instead of a list here"): a rule only
@@ -170,12 +207,20 @@ _PREFERENCE_WEAK = re.compile(
 )
 _ZH_PREFERENCE = re.compile(
     r"以后一律|一律|以后都|以后(?:请|就)?用|今后|总是|始终|永远|每次都|偏好|习惯|喜欢|讨厌|宁可|宁愿|统一用|"
-    r"只用|默认用|别用|不要用|都用|从现在起|从今以后|以后[^。！？，,]{0,20}?(?:必须|一定要|都)"
+    r"只用|默认用|别用|不要用|都用|从现在起|从今以后|以后[^。！？，,]{0,20}?(?:必须|一定要|都|默认)|以后也|"
+    r"我(?:基本|从来|一般|平时)?不(?:吃|喝)|无所谓|我[^。！？，,]{0,12}的话[^。！？]{0,30}?(?:就行|就好)"
 )
 
 _PROBLEM = re.compile(
     r"\b(?:error|errors|exception|traceback|bug|broken|failing|fails|crash\w*|wrong|doesn'?t work|"
-    r"isn'?t working|not working|fix|debug|stuck)\b|报错|失败|崩溃|有问题|不行|出错|错误|异常|修复|修一下",
+    r"isn'?t working|not working|fix|debug|stuck|\w+(?:error|exception))\b|"
+    r"报错|失败|崩溃|有问题|不行|出错|错误|异常|修复|修一下|报\s*[45]\d\d",
+    _I,
+)
+# What a program does wrong, told as its behaviour: "it returns None instead of the list".
+_SYMPTOM = re.compile(
+    r"\b(?:it|this|that|which|they)\s+(?:returns?|shows?|prints?|gives?|outputs?|displays?|"
+    r"returned|showed|printed|gave)\b",
     _I,
 )
 _REQUEST = re.compile(
@@ -188,7 +233,7 @@ _FACT = re.compile(
     r"\b(?:is|are|was)\s+(?:on|at|in|under|behind|hosted|located|stored|kept|served|running|deployed|"
     r"pinned|set to|called|named)\b|\bruns? on\b|\blives? (?:in|at|on)\b|\bport\s+\d+|"
     r"\b(?:my|our)\s+[\w' -]{1,30}?\s+(?:is|are)\s+\S|\b(?:is|are)\s+(?:\d|v\d)|"
-    r"\b(?:born|works? (?:at|for)|based in)\b|\b(?:i am|i'm|we are|we're) allergic to\b",
+    r"\b(?:born|works? (?:at|for)|based in)\b|\b(?:am|is|are|'m|'s|'re)\s+(?:\w+\s+)?allergic to\b",
     _I,
 )
 # What make a thing is, given as an answer: "It's a Worcester Greenstar 30i" (a capitalised name).
@@ -198,22 +243,37 @@ _ZH_FACT = re.compile(
     r"端口(?:是|为|号是|号为)?\s*\d+|对\S{1,10}过敏|(?:位于|部署在|放在|存在|住在|跑在|运行在)|生日是|\S{1,12}(?:是|在|为)\s*[A-Za-z0-9]"
 )
 _REMEMBER = re.compile(
-    r"\bremember\b|\bkeep in mind\b|\bdon'?t forget\b|\bnote that\b|\bfor the record\b|"
-    r"记住|记得|记着|记一下|记下|别忘了|不要忘记",
+    r"\bremember\b|\bkeep(?:ing)? in mind\b|\bdon'?t forget\b|\bnote that\b|\bfor the record\b|"
+    r"记住|记得|记着|记一下|记下|别忘了|不要忘记|帮我存着|存下来",
     _I,
 )
 _REMEMBER_TO = re.compile(r"\bremember to\b|\bdon'?t forget to\b|记得|别忘了", _I)
 # A person adopting a how-to as theirs ("that's our release procedure", "按这个流程来"): the
 # steps it points at may be the assistant's, the adoption is the user's.
+_HOW_TO_NOUN = r"(?:procedure|process|steps|checklist|workflow|routine|runbook|recipe|drill)"
 _ADOPT = re.compile(
-    r"\b(?:this|that|these|those)(?:'s|'re| is| are)?\s+(?:is\s+|are\s+)?(?:our|the|my|a)?\s*"
-    r"(?:\w+\s+)?(?:procedure|process|steps|checklist|workflow|routine|runbook)\b|"
-    r"\b(?:keep|save|use|store)\s+(?:this|that|it|these)\s+as\s+(?:our|the|my|a)\s+(?:\w+\s+)?"
-    r"(?:procedure|process|steps|checklist|workflow|routine|runbook)\b",
+    rf"\b(?:this|that|these|those)(?:'s|'re| is| are)?\s+(?:is\s+|are\s+)?(?:our|the|my|a)?\s*"
+    rf"(?:\w+\s+)?{_HOW_TO_NOUN}\b|"
+    rf"\b(?:keep|save|use|store|write|note|jot|put)\s+(?:this|that|it|these|those)\s+(?:down\s+)?as\s+"
+    rf"(?:our|the|my|a)\s+(?:\w+\s+)?{_HOW_TO_NOUN}\b|"
+    # "that's how we'll do it", "I'll do it exactly like that every month"
+    r"\b(?:that|this)(?:'s| is) (?:how|the way) (?:we|i)(?:'ll| will)? (?:do|handle|make|run) "
+    r"(?:it|this|that|them)\b|\b(?:do|handle|make) (?:it|them) (?:exactly )?(?:like that|like this|"
+    r"that way|this way)\b",
+    _I,
+)
+# The user introducing their own how-to: "here's how I reset it:", "the way I do it:".
+_HOW_TO_INTRO = re.compile(
+    r"\b(?:here'?s|here is|this is) how (?:i|we|you|to) (?!(?:\w+ed|did|got|found|broke|made)\b)|"
+    r"\bthe way (?:i|we) do (?:it|this|that)\b|"
+    rf"\b(?:my|our|the) (?:[\w-]+\s+){{0,2}}?{_HOW_TO_NOUN}\b[^.:：]{{0,40}}[:：]\s*\S|"
+    r"(?:流程|步骤|做法|办法|方法|顺序)(?:是这样的|如下)|是这样(?:做|弄|操作|办)的",
     _I,
 )
 _ZH_ADOPT = re.compile(
     r"(?:这个|这套|这些|这份|按|照)(?:流程|步骤|做法|顺序|清单)|"
+    r"(?:按|照)着?(?:这|上面|你说)的?(?:几|些|个|样)?(?:步|流程|步骤|做法|顺序|清单|方法|办法)|"
+    r"(?:按|照)着?(?:这个|这样|这些)(?:来|做|办|弄)|"
     r"(?:这|这个|这套)就?是(?:我们|我|咱们)的\S{0,6}?(?:流程|步骤|做法|清单)"
 )
 
@@ -226,11 +286,40 @@ STEP_LINE = re.compile(
     r"^\s*(?:\d{1,2}[.)、]\s+|\(\d{1,2}\)\s*|step \d+\b|[①-⑳]|第[一二三四五六七八九十\d]+步)", _I
 )
 _SEQUENCE = re.compile(
-    r"\bfirst(?:ly)?\b,?\s+(?!(?:i|we|it|he|she|they|the|of|time)\b)[\s\S]{0,300}?\b(?:then|next|after that|"
-    r"afterwards|finally)\b",
+    r"\bfirst(?:ly)?\b,?\s+(?!(?:it|he|she|they|the|of|time|thing|things|let|let's|off)\b|"
+    r"(?:i|we)(?:'ll|'d|\s+(?:need|have to|want|will|should|must|think|guess|was|were|had))\b)"
+    r"[\s\S]{0,300}?\b(?:then|next|after that|afterwards|finally)\b|"
+    # "X, then Y, then Z": a chain of steps without "first"
+    r"\bthen\b[\s\S]{1,240}?\b(?:then|finally|lastly)\b",
     _I,
 )
 _ZH_SEQUENCE = re.compile(r"先[^。！？]{1,60}?(?:再|然后|接着|之后|最后)|第一步|步骤")
+# What happened, one thing after another: a story of a bug or an attempt, not a how-to.
+_TOLD = re.compile(
+    r"\b(?:i|we|it|he|she|they|that|this)\s+(?:\w+ed|was|were|did|tried|got|gave|went|had|made|ran|"
+    r"saw|came|took|said|showed|hung|broke|froze|stopped|kept)\b|\b(?:i|we) did\b|\blet me\b|"
+    r"\bi'?ll get back\b|\b(?:error|exception|traceback|crash\w*|broken|fails|failing|failed)\b|"
+    r"doesn'?t work|not working|试了|先是|还是|结果|又|了[，,。；;]|了一|报错|崩溃|闪退|失败|出错|卡住",
+    _I,
+)
+
+
+def sequence(text: str) -> re.Match[str] | None:
+    """The first run of steps in `text` ("first X, then Y", "X, then Y, then Z", 先…再…)
+    that is not a story of what happened ("first I tried X, then it crashed")."""
+    for pattern in (_SEQUENCE, _ZH_SEQUENCE):
+        for m in pattern.finditer(text):
+            if not _TOLD.search(m.group()):
+                return m
+    return None
+
+
+def _how_to_at(s: str) -> int:
+    """Where the sentence starts laying out steps (-1 if it does not): a sequence, an inline
+    numbered list, or the user's own how-to introduced ("here's how I X: ...")."""
+    found = [m.start() for m in (sequence(s), _HOW_TO_INTRO.search(s)) if m]
+    inline = [m.start() for m in _INLINE_STEP.finditer(s)][:1] if len(inline_steps(s)) >= 2 else []
+    return min(found + inline, default=-1)
 
 
 def _zh(text: str) -> bool:
@@ -265,14 +354,22 @@ def _warning(s: str) -> tuple[str, int]:
 
 def _rule(s: str) -> re.Match[str] | None:
     """The first standing-rule cue of the sentence ("always", "以后一律", "prefer")."""
-    found = [m for m in _STANDING.finditer(s) if not _REPORTED.match(s, m.start())]
+    found = [
+        m
+        for m in _STANDING.finditer(s)
+        if not _REPORTED.match(s, m.start())
+        and not _SOMEONE.search(s[max(0, m.start() - 60) : m.start()])
+        and not _NEVER_MIND.match(s, m.start())
+    ]
     found += [m for m in _ZH_PREFERENCE.finditer(s) if not _ZH_REPORTED.match(s, m.start())][:1]
     found += [m for m in (_PREFERENCE.search(s),) if m]
     return min(found, key=lambda m: m.start(), default=None)
 
 
 # "Never mind, just fix the typo": dismissing what came before, not a rule.
-_NEVER_MIND = re.compile(r"^(?:oh,?\s+|ok(?:ay)?,?\s+)?never\s?mind\b(?:\s+\w+)?[,;:.!]?\s*", _I)
+_NEVER_MIND = re.compile(
+    r"^(?:oh,?\s+|ok(?:ay)?,?\s+|also,?\s+|and\s+)?never\s?mind\b(?:\s+\w+)?[,;:.!]?\s*", _I
+)
 
 
 def of_sentence(sentence: str) -> Cue:
@@ -289,26 +386,42 @@ def of_sentence(sentence: str) -> Cue:
     why, at = _warning(s)
     rule = _rule(s)
     adopt = _ADOPT.search(s) or _ZH_ADOPT.search(s)
+    steps_at = _how_to_at(s)
     if why and (at < 0 or rule is None or rule.start() >= at):
+        where = at if at >= 0 else s.lower().find(why.lower())
+        if 0 <= steps_at < where and not _REQUEST.search(s):  # a caution inside a later step
+            return Cue("playbook", 0.7, "steps")
         return Cue("warning", 0.85, why)
     if adopt:  # "that's the procedure from now on": the rule is to follow the how-to
         return Cue("playbook", 0.7, adopt.group())
     if rule is not None:  # "always use pnpm, never npm or the lockfile breaks": the rule leads
+        word = rule.group()
+        inside = _STANDING.match(word) or _PROHIBIT.match(word) or _ZH_PROHIBIT.match(word)
+        if inside and 0 <= steps_at < rule.start() and not _REQUEST.search(s):  # "then never X"
+            return Cue("playbook", 0.7, "steps")
         return Cue("preference", 0.8, rule.group())
     if _REMEMBER.search(raw) and not _REMEMBER_TO.search(raw) and not _PROBLEM.search(s):
-        return Cue("fact", 0.4, "asked to remember")  # "帮我记一下：…", "please note that …"
+        if steps_at >= 0:  # "帮我记着：先…然后…": the steps are what to keep
+            return Cue("playbook", 0.7, "steps")
+        return Cue("fact", 0.4, _ASKED)  # "帮我记一下：…", "please note that …"
     if _REQUEST.search(s):
         return NONE
-    if m := _ZH_DECISION_WEAK.search(s):
+    if (m := _ZH_DECISION_WEAK.search(s)) and not _ZH_FIXED.search(s):
         return Cue("decision", 0.9, m.group())
+    if _SYMPTOM.search(s):  # "it returns None instead of the list": what goes wrong
+        return NONE
     if m := _PREFERENCE_WEAK.search(s):
         return Cue("preference", 0.8, m.group())
     if _PROBLEM.search(s):
         return NONE
+    if steps_at >= 0:  # "办退税是这样的：先…然后…最后": the steps, not the facts in them
+        return Cue("playbook", 0.7, "steps")
     if m := (_FACT.search(s) or _ZH_FACT.search(s) or _MAKE.search(s)):
         return Cue("fact", 0.6, m.group())
     if _REMEMBER_TO.search(raw):
         return Cue("preference", 0.6, "remember to")
+    if why := statements.of(s):
+        return Cue("fact", WEAK_FACT, why)
     return NONE
 
 
@@ -319,15 +432,18 @@ def steps(text: str) -> int:
     for line in text.splitlines():
         if STEP_LINE.match(line):
             body = STEP_LINE.sub("", line, count=1)
-            if of_sentence(body).type in ("", "playbook"):
+            if of_sentence(body).type in _PLAIN_STEP:
                 plain += 1
     if plain >= 2:
         return plain
     if len(inline := inline_steps(text)) >= 2:
         return len(inline)
-    if _SEQUENCE.search(text) or _ZH_SEQUENCE.search(text):
+    if sequence(text):
         return 2
     return 0
+
+
+_PLAIN_STEP = ("", "playbook", "fact")  # a step that states no rule of its own
 
 
 def inline_steps(text: str) -> list[str]:
@@ -355,7 +471,7 @@ def inline_steps(text: str) -> list[str]:
 
 
 def _has_sequence(text: str) -> bool:
-    return bool(_SEQUENCE.search(text) or _ZH_SEQUENCE.search(text))
+    return sequence(text) is not None
 
 
 def _sequence_only(text: str) -> bool:
@@ -384,18 +500,33 @@ class Reading:
 
 def classify(text: str, sentences: Sequence[str]) -> Reading:
     """The session's type from its sentences (what the user said) and its text as typed."""
-    cues = [of_sentence(s) for s in sentences]
-    totals: dict[str, float] = {}
-    for cue in cues:
-        if cue.type:
-            totals[cue.type] = totals.get(cue.type, 0.0) + cue.weight
+    cues, options = [], False
+    for s in sentences:
+        cues.append(_in_context(of_sentence(s), s, options))
+        options = options or bool(_OPTIONS.search(s))
+    cues = _lessons(cues)
+    # A rule in one numbered step of a list of plain steps is a step of that how-to.
+    numbered = [i for i, s in enumerate(sentences) if STEP_LINE.match(s)]
+    ruled = [i for i in numbered if cues[i].type not in _PLAIN_STEP and cues[i].weight < 1.0]
+    in_steps = set(ruled) if len(numbered) - len(ruled) >= max(2, len(ruled)) else set()
+    # Facts said inside a run of steps ("先在飞书里发起审批…然后…") are details of those steps.
     n = steps(text)
+    if n >= 2:
+        in_steps |= {i for i in _in_sequence(text, sentences) if cues[i].type == "fact"}
+    # A plain statement with no cue word is context when anything else is said ("阳光幼儿园是
+    # 公立的 … 就上阳光幼儿园"): it decides a session only on its own.
+    context = any(c.type and c.type != "fact" for c in cues) or bool(in_steps)
+    totals: dict[str, float] = {}
+    for i, cue in enumerate(cues):
+        if not cue.type or (context and cue.type == "fact" and cue.weight <= WEAK_FACT and i not in in_steps):
+            continue
+        mtype = "playbook" if i in in_steps else cue.type
+        totals[mtype] = totals.get(mtype, 0.0) + (0.5 if i in in_steps else cue.weight)
     if (
         n
         and _sequence_only(text)
-        and not any(
-            _has_sequence(s) for s, c in zip(sentences, cues, strict=True) if c.type in ("", "playbook")
-        )
+        and any(_has_sequence(s) for s, c in zip(sentences, cues, strict=True) if c.type not in _PLAIN_STEP)
+        and not any(_has_sequence(s) for s, c in zip(sentences, cues, strict=True) if c.type in _PLAIN_STEP)
     ):
         n = 0  # "先看结论，再看细节" inside a rule is the rule, not a how-to
     if n >= 2 and not any(c.weight >= 1.0 and c.type != "playbook" for c in cues):
@@ -404,7 +535,60 @@ def classify(text: str, sentences: Sequence[str]) -> Reading:
     if labelled:  # the writer's own label outweighs any count
         for t in labelled:
             totals[t] = totals.get(t, 0.0) + 10.0
-    if not totals:
+    if not totals or _bug_fix(sentences, cues, totals):
         return Reading("", 0.0, list(sentences), cues)
     mtype = max(ORDER, key=lambda t: (totals.get(t, 0.0), -ORDER.index(t)))
     return Reading(mtype, totals[mtype], list(sentences), cues)
+
+
+def _in_sequence(text: str, sentences: Sequence[str]) -> set[int]:
+    """Indexes of the sentences a run of steps in `text` (sequence()) passes through."""
+    m = sequence(text)
+    if m is None:
+        return set()
+    out, at = set(), 0
+    for i, s in enumerate(sentences):
+        start = text.find(s[:40], at, at + len(s) + 400)  # bounded: linear on any text
+        if start < 0:
+            continue
+        at = start + len(s[:40])
+        if start < m.end() and start + len(s) > m.start():
+            out.add(i)
+    return out
+
+
+def _in_context(cue: Cue, sentence: str, options: bool) -> Cue:
+    """A sentence's cue given what came before it: "那就 SQLite 吧" picks one of the options
+    an earlier question laid out ("SQLite 和 LevelDB 选哪个？"), a decision; the same words
+    after an open question ("有什么推荐？") pick nothing lasting. `options`: whether an
+    earlier sentence laid out options."""
+    if cue.type or not (m := _ZH_PICK.search(sentence)) or is_question(sentence):
+        return cue
+    if options:
+        return Cue("decision", 0.9, m.group().strip("，,。 "))
+    return cue
+
+
+def _lessons(cues: list[Cue]) -> list[Cue]:
+    """Rules given after a harm was told ("it bit me in January: ... So: always check the
+    workspace first") are the lessons of that harm: warnings. A rule told first and its
+    reason after stays a rule (the precedence within a sentence, across sentences)."""
+    out, harmed = [], False
+    for cue in cues:
+        if cue.type == "warning" and cue.weight < 1.0:
+            harmed = True
+        elif harmed and cue.type == "preference" and cue.weight < 1.0:
+            cue = Cue("warning", cue.weight, cue.why)
+        out.append(cue)
+    return out
+
+
+def _bug_fix(sentences: Sequence[str], cues: Sequence[Cue], totals: dict[str, float]) -> bool:
+    """Whether the session's only cues are facts stated in passing (not asked to be kept) among
+    more problem reports: a bug-fix session that says where something is ("the job is in
+    jobs/import.py")."""
+    if set(totals) != {"fact"} or any(c.why == _ASKED for c in cues if c.type):
+        return False
+    facts = sum(1 for c in cues if c.type)
+    problems = sum(1 for s, c in zip(sentences, cues, strict=True) if not c.type and _PROBLEM.search(s))
+    return problems >= 2 and problems > facts

@@ -160,3 +160,170 @@ def test_a_sequence_inside_a_rule_is_not_a_how_to():
     assert _type(text) == "preference"
     text = "Keep the answers short; I prefer the summary first, then the details."
     assert _type(text) == "preference"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # what people tell about their world, without "remember" or "is at"
+        "We use Bitbucket for all our repos.",
+        "The monorepo builds with Bazel 7.",
+        "I drive a 2016 Mazda 3.",
+        "My son goes to Riverside Elementary.",
+        "We have three dogs, Biscuit, Olive and Rex.",
+        "I'm vegan.",
+        "The dentist is Dr. Okafor on Elm Street.",
+        "Yes, we're on Node 20 and TypeScript 5.",
+        "The car insurance renews in August with Zurich.",
+        "It's a 2014 ThinkPad T440 with 16 GB of RAM.",
+        "I take 20 mg of omeprazole every morning.",
+        "My passport expires in 2030.",
+        "The web app talks to the payments API through a queue called settle-q.",
+        "Right, the admin site is a Rails app hosted on Heroku.",
+        "我们公司用企业微信，不用钉钉。",
+        "我女儿今年八岁，在育才小学上三年级。",
+        "我开的是一辆 2020 年的大众朗逸。",
+        "家里的洗衣机是西门子的，前年买的。",
+        "我先生叫王磊。",
+        "我们的前端项目用 yarn 管理依赖。",
+        "我血糖偏高，一直在吃二甲双胍。",
+    ],
+)
+def test_a_plain_statement_about_ones_world_is_a_fact(text: str):
+    assert _type(text) == "fact"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # problems, plans, one-off events and requests state no stable fact
+        "The page is blank after the upgrade.",
+        "Tomorrow I'm seeing the accountant at 10am.",
+        "I went to the vet on Monday.",
+        "It is what it is.",
+        "The first option is better.",
+        "It returns None instead of the user list.",
+        "明天上午我要去银行办卡。",
+        "这个按钮是灰的，点不了。",
+        "我上周去了一趟 IKEA。",
+        # a bug-fix session with one weak fact in it stays a session
+        "The import job fails with a KeyError on every run. The job is in jobs/import.py. "
+        "It crashes before the first row. Fix it please.",
+    ],
+)
+def test_chatter_plans_and_one_off_events_are_no_fact(text: str):
+    assert _type(text) == ""
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the user's own steps, without numbers
+        "Here's how I clean the espresso machine: run a blank shot, soak the basket, wipe the wand.",
+        "To rotate the API key, create a new one in the console, then update the vault, "
+        "then revoke the old one.",
+        "When the printer jams: open the back panel, then pull the sheet out slowly, then reset the tray.",
+        "办退税是这样的：先在个税 App 里填报，然后核对收入，最后提交等退款。",
+        # a rule word inside a step does not outrank the how-to
+        "1. Switch off the mains\n2. Never touch the live wire or you get a shock\n"
+        "3. Unscrew the cover\n4. Swap the fuse",
+        "First drain the radiator, then never open the valve while it is hot or it burns you, "
+        "then refill it.",
+        # the assistant's how-to adopted by the user
+        "Perfect, that's how we'll do it every time.",
+        "Nice, this is the recipe I'll use from now on.",
+        "Write that down as my packing checklist.",
+        "Thanks, I'll do it exactly like that every month.",
+        "好的，以后就按这几步来。",
+        "好，就照这个来，打印出来贴在墙上。",
+    ],
+)
+def test_a_how_to_is_a_playbook(text: str):
+    assert _type(text) == "playbook"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # what happened, one thing after another, is a story, not a how-to
+        "First thing I did was reboot it, then it showed a different error.",
+        "我先试了重装驱动，然后还是报错。",
+        "先是卡住，然后就闪退了。",
+        "Ok first let me look at the logs then I'll get back to you.",
+        "It worked, then after the update it hung, then it crashed again.",
+    ],
+)
+def test_a_story_of_what_happened_is_no_how_to(text: str):
+    assert _type(text) == ""
+
+
+@pytest.mark.parametrize(
+    ("text", "mtype"),
+    [
+        # committing to one option is a decision
+        ("We'll take the 3-year fixed rate and skip the broker.", "decision"),
+        ("Hmm, go with Caddy instead, it does the certificates itself.", "decision"),
+        ("We've accepted the Tuesday/Thursday place at Oak Tree from January.", "decision"),
+        ("Redis 和 Memcached 选哪个？\n那就 Redis 吧，顺便做持久化。", "decision"),
+        ("昨晚和家里人商量完了，暑假去青岛。", "decision"),
+        # the same words after an open question pick nothing lasting
+        ("周末吃什么好？\n那就火锅吧。", ""),
+        # a rule told after the harm it prevents is the lesson of that harm
+        (
+            "It bit me in March: I restored the wrong snapshot and we lost a day of orders. "
+            "So always check the snapshot date before restoring.",
+            "warning",
+        ),
+        ("In May the cron job deleted the uploads folder on the NAS. We lost two weeks of scans.", "warning"),
+        ("上次有人白天直接改表结构，锁表半小时。大表改结构一律放到凌晨。", "warning"),
+        # another person's habit, what they say, or "never mind" is no rule
+        ("My dad always says I never call him enough.", ""),
+        ("Also never mind the font thing, it looks fine now.", ""),
+        ("/api/export 总是在周一报 502，日志里是 TimeoutError", ""),
+        ("一开始我用的 sed 没反应，后来换成 perl 就好了，谢谢", ""),
+        # conventions and tastes said without "always"
+        ("Please no print statements in this repo.", "preference"),
+        ("I'd like all new endpoints to return JSON errors.", "preference"),
+        ("帮我改一下格式，以后也照这个写。", "preference"),
+        ("我基本不喝酒，聚餐推荐的时候注意一下。", "preference"),
+        ("我出门的话住快捷酒店就行，离地铁近一点，贵一点无所谓。", "preference"),
+    ],
+)
+def test_more_sessions_people_have(text: str, mtype: str):
+    assert _type(text) == mtype
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Jo's expires in March 2027, mine's valid until 2033.",
+        "Sam's allergic to sesame, he carries an inhaler.",
+        "燃气是华润的，户号登记的是我爸的名字，报修打 96777。",
+        "糖尿病，吃的二甲双胍，500mg，每天晚上一片。",
+        "平安的，每年 6 月 2 号到期。",
+        "这个老项目就是固定用 Python 3.8 的，我刚才忘了切环境。",
+        "路由器在书房的书架上。",
+    ],
+)
+def test_facts_said_as_answers(text: str):
+    assert _type(text) == "fact"
+
+
+def test_a_plain_statement_does_not_outvote_a_decision():
+    text = (
+        "两家健身房都去看了：东门那家是连锁的，离家近；西门那家是私人的。\n我们商量好了，就办东门那家的年卡。"
+    )
+    assert _type(text) == "decision"
+
+
+def test_a_routine_in_the_present_is_a_playbook():
+    text = (
+        "First I export the bank statements as CSV. Then I import them into the budget sheet. "
+        "Finally I tag anything over 100 euros."
+    )
+    assert _type(text) == "playbook"
+    text = (
+        "你帮我记着：先在系统里提交申请，附上发票；\n然后等主管审批，发票抬头是公司全称；\n"
+        "最后每月 10 号前交给财务。"
+    )
+    assert _type(text) == "playbook"
