@@ -10,9 +10,13 @@ Ranking: sublinear term frequency x how specific the term is. Callers pass `rari
 they can see the store (memoryd.store.terms.rarity_for: inverse document frequency); a
 general-language prior applies always, from the segmenter's dictionary frequencies for
 Chinese and word kinds for the rest (an identifier says more than a common English word).
+A word is ranked down where it stands as a verb, what was done rather than what to: jieba's
+part of speech for Chinese, the words around it for English ("I'll borrow", "can't afford",
+"keep forgetting", "to paint the fence", "Save it": a verb; "the walk", "for caching": a thing).
 
 Two words that stand side by side more than once ("credit card", "index funds") name one
-thing: they are one keyword, and a word seen only inside it is no keyword of its own.
+thing: they are one keyword, and a word seen only inside it is no keyword of its own; so
+are two upper-case words even once ("ALTER TABLE") and a name with its version ("Python 3.9").
 Callers that know which sentences carry the memory's point pass them as `focus`: a term of
 those outranks one of the incidental chatter around them. The list stops before `limit`
 when what is left scores far below the best (a weak term is a worse trigger than none).
@@ -42,6 +46,7 @@ _TOKEN = re.compile(
     r"|(?P<lang>\b[A-Za-z](?:\+\+|#))"
     rf"|(?P<word>(?:~/|\.{{1,2}}/|/|\.)?{_W}+(?:[./\-]{_W}+)*)"
 )
+_NUMBER = re.compile(r"\d{1,4}(?:\.\d{1,3})?")
 _ELLIPSES = ("…", "...", "⋯")
 _SENTENCE_START = frozenset("\n.!?:;。！？：；\"'“‘(（[-*•>#|")
 _VERSION = re.compile(r"v?\d+(?:\.\d+){2,}", re.I)
@@ -93,6 +98,8 @@ class _Term:
     prior: float = _PRIOR_WORD
     han_known: bool = True
     forms: dict[str, int] = field(default_factory=dict)  # display form -> occurrences
+    verbal: int = 0  # occurrences where it stands as a verb (an English word)
+    nominal: int = 0  # occurrences where it stands as a thing
 
 
 @functools.cache
@@ -167,15 +174,17 @@ def _collect(text: str) -> dict[str, _Term]:
     terms: dict[str, _Term] = {}
     proper: set[str] = set()  # keys seen capitalised other than at a sentence start
 
-    def add(key: str, form: str, pos: int, prior: float, *, han_known: bool = True) -> None:
+    def add(key: str, form: str, pos: int, prior: float, *, han_known: bool = True) -> _Term:
         t = terms.get(key)
         if t is None:
             t = terms[key] = _Term(first=pos, prior=prior, han_known=han_known)
         t.count += 1
         t.prior = max(t.prior, prior)
         t.forms[form] = t.forms.get(form, 0) + 1
+        return t
 
     pairs: _Pairs = {}  # adjacent plain words
+    numbered: dict[str, list[tuple[int, str]]] = {}  # a word -> where a number follows it
     last: tuple[int, str, int] | None = None  # end, key and start of the plain word before
     for m in _TOKEN.finditer(text):
         kind = m.lastgroup
@@ -185,13 +194,16 @@ def _collect(text: str) -> dict[str, _Term]:
             continue
         if _cut_at(text, m.end()):
             continue  # "hou…": the end of a word the text was cut in
-        if kind == "word" and m.group().isalpha():
+        if kind == "word" and (m.group().isalpha() or _NUMBER.fullmatch(m.group())):
             key = m.group().lower()
-            if key in terms or _kind(m.group()) is not None:
+            if m.group().isalpha() and (key in terms or _kind(m.group()) is not None):
                 if before and text[before[0] : m.start()] == " ":
                     start = before[2]
                     pairs.setdefault((before[1], key), []).append((start, text[start : m.end()]))
                 last = (m.end(), key, m.start())
+            elif before and text[before[0] : m.start()] == " " and _NUMBER.fullmatch(m.group()):
+                start = before[2]  # "Python 3.9", "Node 14": a name and its version
+                numbered.setdefault(before[1], []).append((start, text[start : m.end()]))
         if kind == "url":
             host = m.group("host").lower().removeprefix("www.")
             if "." in host:
@@ -201,6 +213,7 @@ def _collect(text: str) -> dict[str, _Term]:
         else:
             _latin_word(text, m.group(), m.start(), add, proper)
     _compounds(text, terms, pairs, proper, add)
+    _numbered(terms, numbered, proper, add)
     for key in list(terms):
         t = terms[key]
         if key in proper:  # "Postgres" mid-sentence: its sentence-start form is the name too
@@ -208,6 +221,8 @@ def _collect(text: str) -> dict[str, _Term]:
             t.prior = max(t.prior, _PRIOR_PROPER)
         elif t.prior < _PRIOR_PROPER:  # plain words are lower-cased
             t.forms = {key: t.count}
+            if t.verbal > t.nominal:
+                t.prior *= _VERB_DEMOTE
     return terms
 
 
@@ -241,17 +256,40 @@ def _compounds(
                 del terms[part]
 
 
+def _numbered(
+    terms: dict[str, _Term],
+    numbered: dict[str, list[tuple[int, str]]],
+    proper: set[str],
+    add: Callable[..., _Term],
+) -> None:
+    """A name followed by a number is one term, the version being what is meant ("Python
+    3.9", "Node 14", "Model 3"); a plain word is not a name ("chapter 3")."""
+    for name, spots in numbered.items():
+        t = terms.get(name)
+        if t is None or (name not in proper and t.prior < _PRIOR_PROPER):
+            continue
+        for start, form in spots:
+            add(form.lower(), form, start, max(t.prior, _PRIOR_PROPER))
+        t.count -= len(spots)
+        if t.count <= 0:
+            del terms[name]
+
+
 def _name(a: str, b: str, spots: list[tuple[int, str]], proper: set[str]) -> bool:
-    """Two capitalised words side by side, both names where they stand, are one name even
-    once ("Conventional Commits", "Direct Pay"): a person searches for it whole."""
-    return a in proper and b in proper and all(w[:1].isupper() for _, form in spots for w in form.split())
+    """Two capitalised words side by side, both names where they stand, or two upper-case
+    words, are one name even once ("Conventional Commits", "Direct Pay", "ALTER TABLE"): a
+    person searches for it whole."""
+    words = [w for _, form in spots for w in form.split()]
+    if all(len(w) >= 2 and w.isupper() for w in words):
+        return True  # "ALTER TABLE", "SKIP LOCKED": a command or a keyword of a language
+    return a in proper and b in proper and all(w[:1].isupper() for w in words)
 
 
 def _cut_at(text: str, end: int) -> bool:
     return text.startswith(_ELLIPSES, end)
 
 
-def _latin_word(text: str, word: str, pos: int, add: Callable[..., None], proper: set[str]) -> None:
+def _latin_word(text: str, word: str, pos: int, add: Callable[..., _Term], proper: set[str]) -> None:
     kind = _kind(word)
     if kind is None:
         return
@@ -262,7 +300,13 @@ def _latin_word(text: str, word: str, pos: int, add: Callable[..., None], proper
         else:
             proper.add(key)
             prior = _PRIOR_PROPER
-    add(key, word, pos, prior)
+    t = add(key, word, pos, prior)
+    if prior <= _PRIOR_WORD and word.isalpha():
+        role = _role(text, pos, pos + len(word), key)
+        if role == "verb":
+            t.verbal += 1
+        elif role == "noun":
+            t.nominal += 1
 
 
 _CAPITALISED = -1.0  # a name unless it starts a sentence: decided where it stands
@@ -291,6 +335,54 @@ def _kind(word: str) -> tuple[str, float] | None:
     if word[0].isupper():
         return key, _CAPITALISED
     return key, _PRIOR_COMMON if key in stopwords.EN_COMMON else _PRIOR_WORD
+
+
+# The English words either side of a word (stopwords.EN_SUBJECTS and the rest say what they tell).
+_WORD_BEFORE = re.compile(r"([A-Za-z'\u2019]+)[ \t]+$")
+_WORD_AFTER = re.compile(r"[ \t]+([A-Za-z'\u2019]+)")
+_VERB_DEMOTE = 0.4  # a word that stands as a verb says what was done: below a thing
+
+
+def _role(text: str, start: int, end: int, key: str) -> str | None:
+    """Whether the English word at text[start:end] stands as a verb ("I'll borrow", "can't
+    afford", "keep forgetting", "to paint the fence", "Save it") or as a thing ("the walk",
+    "for caching"), from the words around it; None when they do not say."""
+    before: list[str] = []
+    head = text[max(0, start - 60) : start]
+    while len(before) < 3:
+        m = _WORD_BEFORE.search(head)
+        if not m:
+            break
+        before.append(m.group(1).lower().replace("\u2019", "'"))
+        head = head[: m.start()]
+    after = _WORD_AFTER.match(text, end)
+    nxt = after.group(1).lower().replace("\u2019", "'") if after else ""
+    prev = before[0] if before else ""
+    if prev in stopwords.EN_DETERMINERS or prev in stopwords.EN_PREPOSITIONS:
+        return "noun"
+    subject = next((w for w in before if w not in stopwords.EN_ADVERBS), "")
+    if (
+        subject in stopwords.EN_SUBJECTS
+        or subject in stopwords.EN_MODALS
+        or subject.endswith(("'ll", "'d", "n't"))
+    ):
+        return "verb"
+    if key.endswith(("ing", "ed")) and (
+        subject in stopwords.EN_BE
+        or subject.endswith(("'m", "'re", "'s"))
+        or subject in stopwords.EN_CATENATIVE
+    ):
+        return "verb"
+    if key.endswith("ed") and subject in stopwords.EN_HAVE:
+        return "verb"
+    if nxt in stopwords.EN_OBJECTS and after is not None:
+        # "Save it.", "swap it for", "walk me through": an object; "--volumes it wiped": a subject
+        then = _WORD_AFTER.match(text, after.end())
+        if then is None or then.group(1).lower() in stopwords.EN_AFTER_OBJECT:
+            return "verb"
+    if prev == "to" and (nxt in stopwords.EN_DETERMINERS or nxt in stopwords.EN_OBJECTS):
+        return "verb"
+    return None
 
 
 def _sentence_start(text: str, pos: int) -> bool:

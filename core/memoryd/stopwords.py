@@ -79,3 +79,29 @@ _ZH_TEXT = """
 """
 
 ZH = frozenset(_ZH_TEXT.split())
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# The words around an English word that tell a verb (what was done: "I'll borrow", "can't
+# afford", "keep forgetting", "to paint the fence", "Save it.") from a thing ("the walk",
+# "for caching"): memoryd.keyterms ranks a verb below a thing, as jieba's tags do for Chinese.
+EN_SUBJECTS = _words("i you we they he she i'll you'll we'll they'll i'd we'd you'd i've we've")
+EN_MODALS = _words(
+    "can can't cannot could couldn't will won't would wouldn't should shouldn't must mustn't may "
+    "might do don't does doesn't did didn't let's please"
+)
+EN_BE = _words("am 'm is 's are 're was were been be being")
+EN_HAVE = _words("have has had 've")
+EN_CATENATIVE = _words("keep keeps kept stop stops stopped start starts started hate hates love loves enjoy")
+EN_ADVERBS = _words("only just also nearly never always really still even often usually sometimes not")
+EN_OBJECTS = _words("me it them us him")
+EN_DETERMINERS = _words(
+    "the a an my our your their his her its this that these those some any no every each another"
+)
+EN_PREPOSITIONS = _words(
+    "for of by with in on at from about into onto over under after before during without via per"
+)
+EN_AFTER_OBJECT = EN_PREPOSITIONS | _words("to so and or through up down out off back again away as now too")
