@@ -75,6 +75,14 @@ def _user_text(body: str, user_turns: Sequence[str]) -> str:
     return "\n".join(parts) or body
 
 
+def _sentences(said: str, user_turns: Sequence[str], *, code: bool = False) -> list[str]:
+    """The sentences of what the user said, turn by turn: a turn that ends without
+    punctuation is not a hard-wrapped line of the next one (the person pressed enter)."""
+    if not user_turns:
+        return sentences.split(said, code=code)
+    return [s for turn in user_turns for s in sentences.split(turn, code=code)]
+
+
 def _count(text: str, word: str) -> int:
     if word.isascii():
         return len(re.findall(rf"(?<![\w]){re.escape(word)}(?![\w])", text, re.I))
@@ -154,7 +162,7 @@ def score(
     """Seed 003's importance = min(1, intrinsic + signals), mapped onto D/U/R/A; the type
     and the proposal from memoryd.llm.cues. `rarity`: the store's, to rank the triggers."""
     said = _user_text(body, user_turns)
-    said_sentences = sentences.split(said, code=False)
+    said_sentences = _sentences(said, user_turns)
     reading = cues.classify(said, said_sentences)
     mtype = reading.type or "none"
     keep = [s for s, c in zip(reading.sentences, reading.cues, strict=True) if c.type]
@@ -200,7 +208,9 @@ def score(
     # What the triggers are about: the title and the kept points; for adopted steps, the
     # user's own words for what the how-to is for (the steps are its detail).
     focus = "\n".join([proposal_title, *(p for p in points if p not in adopted)])
-    plain = [titles.strip_filler(x) for x in sentences.split(said)]  # "Heads up:" is no keyword
+    plain = [
+        titles.strip_filler(x) for x in _sentences(said, user_turns, code=True)
+    ]  # "Heads up:" is no keyword
     why = rule_reasoning.line(reason, importance, notes)  # read back by rule_reasoning.read
     return DuraOutput(
         D=round(min(1.0, d), 2),

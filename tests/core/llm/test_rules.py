@@ -103,3 +103,12 @@ def test_steps_the_assistant_laid_out_are_the_playbook_the_user_adopts():
         "3. redeploy billing",
         "4. revoke the old token.",
     ]
+
+
+def test_each_user_turn_is_its_own_sentences():
+    """A turn with no closing punctuation is not a hard-wrapped line of the next one: a
+    person pressed enter, and their next turn may take the first back."""
+    out, _ = _score("we could keep the npm workspaces hm", "scratch that, let's go with pnpm workspaces")
+    assert out.type == "decision"
+    assert out.title.lower() == "scratch that, let's go with pnpm workspaces"
+    assert "npm workspaces hm" not in out.title
