@@ -179,7 +179,10 @@ def _dense(embedder: Embedder, warn: Callable[[str], None] | None, run: Callable
     try:
         return run()
     except Exception as exc:
-        log.warning("dense search failed; searching by keywords", exc_info=True)
+        # The traceback only at debug when the caller words it in one line: a cold CLI has
+        # no log handler, and logging's last resort would print the traceback on stderr.
+        level = logging.WARNING if warn is None else logging.DEBUG
+        log.log(level, "dense search failed; searching by keywords", exc_info=True)
         if warn is not None:
             name = getattr(embedder, "name", type(embedder).__name__)
             warn(
