@@ -3,6 +3,9 @@
 Chinese is cut into dictionary words by jieba's segmenter (rjieba, the jieba-rs bindings:
 the same dictionary and cuts as jieba, loaded in ~0.2 s instead of ~1 s). It is imported on
 the first Chinese text only, so the capture hook and English-only callers never load it.
+A noun gets back the one character its HMM glued to the next word (生产 + 库上 -> 生产库),
+and idioms, set phrases, degree phrases and bare locatives (手忙脚乱, 受不了, 太长, 以内) are
+how it went or where, not what: no keywords.
 Identifiers (ERR_PNPM_PEER_DEP, billing.py, Fly.io, v1.2.3, #1234, auth/session.py) are
 kept whole, and a word cut off by an ellipsis ("business hou…") is not a keyword.
 
@@ -61,7 +64,14 @@ _LONGEST = 64  # characters: longer is a blob, and a trigger is at most 1,000
 _ZH_DROP_POS = frozenset(
     {"r", "rr", "rz", "rg", "d", "df", "dg", "c", "p", "u", "uj", "ul", "uz", "uv", "ud", "ug"}
     | {"m", "mq", "q", "y", "e", "o", "zg", "h", "k", "x", "a", "ad"}
+    # idioms and set phrases (手忙脚乱, 受不了, 无所谓, 记下来) say how it went
+    | {"i", "l"}
 )
+# A locative (以内, 背面, 期间) says where or when relative to something else; one that
+# qualifies the noun after it (前端 of 前端框架) is part of what it names.
+_ZH_LOCATIVE = "f"
+_ZH_JOINED = "n+"  # the tag of a noun given back its bound character (see _rejoined)
+_ZH_DEGREE = frozenset("太很挺蛮超更最好真")
 # A two-character verb ending in a result or place complement (放在, 设成, 传到, 关掉, 看到)
 # says what was done to something, not what: the something is the keyword.
 _ZH_COMPLEMENT = frozenset("在成到作给掉完好过出")
@@ -393,8 +403,7 @@ def _sentence_start(text: str, pos: int) -> bool:
 
 
 def _han_words(run: str, start: int, cut_after: bool, add: Callable[..., None]) -> None:
-    seg = _segmenter()
-    words = seg.tag(run)
+    words = _rejoined(_segmenter().tag(run))
     offset = start
     for i, (word, pos_tag) in enumerate(words):
         at = offset
@@ -403,12 +412,66 @@ def _han_words(run: str, start: int, cut_after: bool, add: Callable[..., None]) 
             continue
         if cut_after and i == len(words) - 1:
             continue
+        if pos_tag == _ZH_LOCATIVE and not (i + 1 < len(words) and words[i + 1][1].startswith("n")):
+            continue
         if pos_tag.startswith("v") and len(word) == 2 and word[1] in _ZH_COMPLEMENT:
             continue
         known, prior = _han_prior(word)
-        if not known and (word[0] in _ZH_FUNCTION_EDGE or word[-1] in _ZH_FUNCTION_EDGE):
+        if (
+            not known
+            and pos_tag != _ZH_JOINED
+            and (word[0] in _ZH_FUNCTION_EDGE or word[-1] in _ZH_FUNCTION_EDGE)
+        ):
             continue
+        if known and _degree_phrase(word):
+            continue
+        known = known or pos_tag == _ZH_JOINED  # a noun of dictionary words: a word
         add(word, word, at, prior * _ZH_DEMOTE if pos_tag in _ZH_DEMOTED_POS else prior, han_known=known)
+
+
+def _rejoined(words: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The segmenter's words with a noun's bound character given back to it: its HMM glues a
+    one-character noun to the locative or verb after it (生产 + 库上 of 生产库上, 钢丝 + 球刷
+    of 钢丝球刷, 跳板 + 机上), leaving two halves that are each junk; the noun with that
+    character (生产库, 钢丝球, 跳板机) is what a person searches for. The locative or verb
+    left over stays a word of its own (tagged as such, so it is no keyword)."""
+    out: list[tuple[str, str]] = []
+    for word, pos_tag in words:
+        if out and _bound_to_noun(out[-1], word, pos_tag):
+            before, _ = out.pop()
+            rest = word[1]
+            out.append((before + word[0], _ZH_JOINED))
+            out.append((rest, _char_tag(rest)))
+            continue
+        out.append((word, pos_tag))
+    return out
+
+
+def _bound_to_noun(before: tuple[str, str], word: str, pos_tag: str) -> bool:
+    """`word` is a one-character noun and the locative or verb after it, glued by the HMM,
+    after a noun: 库上 after 生产, 球刷 after 钢丝 (a word the dictionary knows, 期间 or
+    手里, is a word: 头孢期间 is while on cephalosporin, 孩子手里 in the child's hand)."""
+    prev, prev_tag = before
+    if len(word) != 2 or len(prev) < 2 or prev in stopwords.ZH or pos_tag.startswith("s"):
+        return False
+    if not (prev_tag.startswith("n") or prev_tag == "vn" or prev_tag == _ZH_JOINED):
+        return False
+    if not _char_tag(word[0]).startswith("n"):
+        return False
+    if _segmenter().has_word(word):
+        return False  # 期间, 机上: the dictionary's own word, cut where it cuts
+    return _char_tag(word[1]) in ("f", "v", "zg")  # 库上: a noun and a locative; 球刷: and a verb
+
+
+@functools.lru_cache(maxsize=4096)
+def _char_tag(char: str) -> str:
+    tagged = _segmenter().tag(char)
+    return tagged[0][1] if len(tagged) == 1 else ""
+
+
+def _degree_phrase(word: str) -> bool:
+    """太长, 很贵: a degree adverb and an adjective, how something was found, not what."""
+    return len(word) == 2 and word[0] in _ZH_DEGREE and _char_tag(word[1]) == "a"
 
 
 @functools.lru_cache(maxsize=65536)

@@ -355,3 +355,29 @@ def test_a_name_with_its_version_is_one_keyword() -> None:
 def test_two_upper_case_words_are_one_keyword() -> None:
     got = keywords("Never run DROP INDEX on the invoices table during the day.", 8)
     assert "DROP INDEX" in got and "DROP" not in got and "INDEX" not in got
+
+
+def test_a_noun_gets_back_the_character_the_segmenter_glued_to_a_locative() -> None:
+    # The HMM cuts 测试库上 as 测试 + 库上 and 铁丝球刷 as 铁丝 + 球刷: each half is junk.
+    got = keywords("千万别在测试库上跑脚本，测试库上还有别人的数据。")
+    assert "测试库" in got and "库上" not in got
+    got = keywords("别拿铁丝球刷不粘锅，铁丝球刷完涂层就花了。")
+    assert "铁丝球" in got and "球刷" not in got
+
+
+def test_a_word_the_dictionary_knows_is_not_rejoined() -> None:
+    # 期间 is a word of its own: 吃药期间 is "while on the medicine", not a 吃药期.
+    got = keywords("阿莫西林疗程期间不能喝酒，阿莫西林疗程期间也别熬夜。")
+    assert not any(k.endswith("期") for k in got)
+
+
+def test_idioms_set_phrases_and_degree_phrases_are_no_keywords() -> None:
+    got = keywords("搬家那天手忙脚乱，东西太多了受不了，纸箱太贵，搬家公司说无所谓。")
+    assert "搬家" in got
+    assert not {"手忙脚乱", "受不了", "无所谓", "太贵", "太多"} & set(got)
+
+
+def test_a_locative_is_no_keyword_unless_it_qualifies_a_noun() -> None:
+    got = keywords("后端接口的响应时间控制在两百毫秒以内，前端页面等待超过一秒就显示骨架屏。")
+    assert "以内" not in got
+    assert "前端" in got
