@@ -15,7 +15,9 @@ general-language prior applies always, from the segmenter's dictionary frequenci
 Chinese and word kinds for the rest (an identifier says more than a common English word).
 A word is ranked down where it stands as a verb, what was done rather than what to: jieba's
 part of speech for Chinese, the words around it for English ("I'll borrow", "can't afford",
-"keep forgetting", "to paint the fence", "Save it": a verb; "the walk", "for caching": a thing).
+"keep forgetting", "to paint the fence", "Save it": a verb; "the walk", "for caching": a thing),
+and so is a word that says how a thing is or was done ("slept badly", "came out rusty", "CI
+is green", "the estimated taxes": the taxes are what is searched for).
 
 Two words that stand side by side more than once ("credit card", "index funds") name one
 thing: they are one keyword, and a word seen only inside it is no keyword of its own; so
@@ -348,7 +350,7 @@ def _kind(word: str) -> tuple[str, float] | None:
 
 
 # The English words either side of a word (stopwords.EN_SUBJECTS and the rest say what they tell).
-_WORD_BEFORE = re.compile(r"([A-Za-z'\u2019]+)[ \t]+$")
+_WORD_BEFORE = re.compile(r"(?<![\w.\-/])([A-Za-z'\u2019]+)[ \t]+$")  # "am" of "3am" is none
 _WORD_AFTER = re.compile(r"[ \t]+([A-Za-z'\u2019]+)")
 _VERB_DEMOTE = 0.4  # a word that stands as a verb says what was done: below a thing
 
@@ -368,6 +370,8 @@ def _role(text: str, start: int, end: int, key: str) -> str | None:
     after = _WORD_AFTER.match(text, end)
     nxt = after.group(1).lower().replace("\u2019", "'") if after else ""
     prev = before[0] if before else ""
+    if _describes(text, end, key, prev, nxt):
+        return "verb"  # how a thing is or was done, not the thing: ranked as a verb
     if prev in stopwords.EN_DETERMINERS or prev in stopwords.EN_PREPOSITIONS:
         return "noun"
     subject = next((w for w in before if w not in stopwords.EN_ADVERBS), "")
@@ -393,6 +397,24 @@ def _role(text: str, start: int, end: int, key: str) -> str | None:
     if prev == "to" and (nxt in stopwords.EN_DETERMINERS or nxt in stopwords.EN_OBJECTS):
         return "verb"
     return None
+
+
+_CLAUSE_END = re.compile(r"[ \t]*(?:[.,;:!?)\n]|$|and\b|but\b|or\b|after\b|when\b|because\b)")
+
+
+def _describes(text: str, end: int, key: str, prev: str, nxt: str) -> bool:
+    """The word says how something is or how it was done rather than what: an adverb in -ly
+    ("sleep badly", "bit me badly"), an adjective that ends a clause after be, a degree word
+    or a verb of becoming ("came out rusty", "CI is green", "too empty"), or a participle
+    before the noun it qualifies ("estimated taxes", "an annotated tag": the noun is the
+    keyword; not -ing, which names a thing as often: "the training plan")."""
+    if len(key) >= 5 and key.endswith("ly") and key[-3] not in "aeiouylp":
+        return True  # badly, quickly, manually; not family, supply, apply, ally
+    if prev in stopwords.EN_BE or prev in stopwords.EN_DEGREE or prev in stopwords.EN_BECOMING:
+        return bool(_CLAUSE_END.match(text, end))
+    if key.endswith("ed") and len(key) >= 6 and nxt and nxt.isalpha():
+        return nxt not in stopwords.EN and _kind(nxt) is not None and prev not in stopwords.EN_BE
+    return False
 
 
 def _sentence_start(text: str, pos: int) -> bool:
