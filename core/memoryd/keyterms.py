@@ -7,7 +7,9 @@ A noun gets back the one character its HMM glued to the next word (生产 + 库�
 and idioms, set phrases, degree phrases and bare locatives (手忙脚乱, 受不了, 太长, 以内) are
 how it went or where, not what: no keywords.
 Identifiers (ERR_PNPM_PEER_DEP, billing.py, Fly.io, v1.2.3, #1234, auth/session.py) are
-kept whole, and a word cut off by an ellipsis ("business hou…") is not a keyword.
+kept whole, and a word cut off by an ellipsis ("business hou…") is not a keyword; nor is a
+template (vX.Y.Z) or a name stamped with a date (app_20250611.dump), and a path or a bare
+version (the one release a session was about) ranks as a word, below a name.
 
 Ranking: sublinear term frequency x how specific the term is. Callers pass `rarity` when
 they can see the store (memoryd.store.terms.rarity_for: inverse document frequency); a
@@ -90,6 +92,16 @@ _ZH_UNKNOWN_FREQ = 10  # a word the dictionary lacks: as rare as a rare dictiona
 
 # General-language prior by kind of term (Chinese: from dictionary frequency).
 _PRIOR_IDENT = 1.6
+# A path names a place on one machine or in one repository (feature/exports, /etc/x/y.ini):
+# what is there, or the file's name, is what a person searches for; so it ranks as a word.
+_PRIOR_PATH = 1.0
+# A bare version (0.8.2) is the one release a session was about, not what it is about.
+_PRIOR_INSTANCE = 0.5
+# vX.Y.Z: a template to fill in; 20250612 in v20250612.1 or app_20250611.dump: a date or
+# build stamp of one run.
+_TEMPLATE = re.compile(r"v?[A-Z](?:\.[A-Z])+")
+_STAMP = re.compile(r"\d{6,}")
+_ADDRESS = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 _PRIOR_PROPER = 1.3
 _PRIOR_WORD = 1.0
 _PRIOR_COMMON = 0.5
@@ -231,7 +243,7 @@ def _collect(text: str) -> dict[str, _Term]:
         if key in proper:  # "Postgres" mid-sentence: its sentence-start form is the name too
             t.forms = {f: n for f, n in t.forms.items() if f != key} or t.forms
             t.prior = max(t.prior, _PRIOR_PROPER)
-        elif t.prior < _PRIOR_PROPER:  # plain words are lower-cased
+        elif t.prior < _PRIOR_PROPER and "/" not in key:  # plain words are lower-cased
             t.forms = {key: t.count}
             if t.verbal > t.nominal:
                 t.prior *= _VERB_DEMOTE
@@ -334,8 +346,14 @@ def _kind(word: str) -> tuple[str, float] | None:
         return None
     letters = sum(c.isalpha() for c in word)
     if not letters:  # numbers, dates and decimals are not what people search with
-        return (key, _PRIOR_IDENT) if _VERSION.fullmatch(word) else None
+        if _ADDRESS.fullmatch(word):
+            return key, _PRIOR_IDENT  # 192.168.0.45: where a thing is, searched for
+        return (key, _PRIOR_INSTANCE) if _VERSION.fullmatch(word) else None
+    if _TEMPLATE.fullmatch(word) or _STAMP.search(word):
+        return None
     has_digit = any(c.isdigit() for c in word)
+    if "/" in word.strip("/"):
+        return (key, _PRIOR_PATH) if letters + has_digit >= 2 else None
     if has_digit or any(c in "._/" for c in word):
         return (key, _PRIOR_IDENT) if letters + has_digit >= 2 else None
     if word.isupper():  # an acronym: API, CI, AWS

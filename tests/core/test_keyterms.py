@@ -408,3 +408,25 @@ def test_an_ly_noun_and_a_gerund_noun_stay_keywords() -> None:
 def test_a_time_like_3am_is_not_the_verb_be() -> None:
     got = keywords("We restored from the 3am snapshot and lost the morning, so keep the snapshot policy.")
     assert "snapshot" in got
+
+
+def test_templates_stamps_and_bare_versions_are_not_what_a_memory_is_about() -> None:
+    text = (
+        "To ship the mobile app: bump to vN.N.N in app.json, build, then upload "
+        "build_20260114.ipa to TestFlight. Today that was 2.4.1, and the TestFlight review took a day."
+    )
+    got = keywords(text, 8)
+    assert "TestFlight" in got and "app.json" in got
+    assert not {"vN.N.N", "build_20260114.ipa"} & set(got)
+    assert "2.4.1" not in got[:3]
+
+
+def test_a_path_ranks_below_a_name_a_person_searches_for() -> None:
+    text = "The alert rules live in ops/alerting/rules.yaml, and Grafana reloads them on deploy."
+    got = keywords(text, 8)
+    assert got[0] == "Grafana"
+    assert "ops/alerting/rules.yaml" not in got[:1]
+
+
+def test_an_ip_address_is_kept_as_an_identifier() -> None:
+    assert keywords("The backup box answers on 192.168.1.20 since the move.", 8)[0] == "192.168.1.20"
