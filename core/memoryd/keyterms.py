@@ -3,8 +3,13 @@
 Chinese is cut into dictionary words by jieba's segmenter (rjieba, the jieba-rs bindings:
 the same dictionary and cuts as jieba, loaded in ~0.2 s instead of ~1 s). It is imported on
 the first Chinese text only, so the capture hook and English-only callers never load it.
+A noun gets back the one character its HMM glued to the next word (生产 + 库上 -> 生产库),
+and idioms, set phrases, degree phrases and bare locatives (手忙脚乱, 受不了, 太长, 以内) are
+how it went or where, not what: no keywords.
 Identifiers (ERR_PNPM_PEER_DEP, billing.py, Fly.io, v1.2.3, #1234, auth/session.py) are
-kept whole, and a word cut off by an ellipsis ("business hou…") is not a keyword.
+kept whole, and a word cut off by an ellipsis ("business hou…") is not a keyword; nor is a
+template (vX.Y.Z) or a name stamped with a date (app_20250611.dump), and a path or a bare
+version (the one release a session was about) ranks as a word, below a name.
 
 Ranking: sublinear term frequency x how specific the term is. Callers pass `rarity` when
 they can see the store (memoryd.store.terms.rarity_for: inverse document frequency); a
@@ -12,7 +17,9 @@ general-language prior applies always, from the segmenter's dictionary frequenci
 Chinese and word kinds for the rest (an identifier says more than a common English word).
 A word is ranked down where it stands as a verb, what was done rather than what to: jieba's
 part of speech for Chinese, the words around it for English ("I'll borrow", "can't afford",
-"keep forgetting", "to paint the fence", "Save it": a verb; "the walk", "for caching": a thing).
+"keep forgetting", "to paint the fence", "Save it": a verb; "the walk", "for caching": a thing),
+and so is a word that says how a thing is or was done ("slept badly", "came out rusty", "CI
+is green", "the estimated taxes": the taxes are what is searched for).
 
 Two words that stand side by side more than once ("credit card", "index funds") name one
 thing: they are one keyword, and a word seen only inside it is no keyword of its own; so
@@ -61,7 +68,14 @@ _LONGEST = 64  # characters: longer is a blob, and a trigger is at most 1,000
 _ZH_DROP_POS = frozenset(
     {"r", "rr", "rz", "rg", "d", "df", "dg", "c", "p", "u", "uj", "ul", "uz", "uv", "ud", "ug"}
     | {"m", "mq", "q", "y", "e", "o", "zg", "h", "k", "x", "a", "ad"}
+    # idioms and set phrases (手忙脚乱, 受不了, 无所谓, 记下来) say how it went
+    | {"i", "l"}
 )
+# A locative (以内, 背面, 期间) says where or when relative to something else; one that
+# qualifies the noun after it (前端 of 前端框架) is part of what it names.
+_ZH_LOCATIVE = "f"
+_ZH_JOINED = "n+"  # the tag of a noun given back its bound character (see _rejoined)
+_ZH_DEGREE = frozenset("太很挺蛮超更最好真")
 # A two-character verb ending in a result or place complement (放在, 设成, 传到, 关掉, 看到)
 # says what was done to something, not what: the something is the keyword.
 _ZH_COMPLEMENT = frozenset("在成到作给掉完好过出")
@@ -78,6 +92,16 @@ _ZH_UNKNOWN_FREQ = 10  # a word the dictionary lacks: as rare as a rare dictiona
 
 # General-language prior by kind of term (Chinese: from dictionary frequency).
 _PRIOR_IDENT = 1.6
+# A path names a place on one machine or in one repository (feature/exports, /etc/x/y.ini):
+# what is there, or the file's name, is what a person searches for; so it ranks as a word.
+_PRIOR_PATH = 1.0
+# A bare version (0.8.2) is the one release a session was about, not what it is about.
+_PRIOR_INSTANCE = 0.5
+# vX.Y.Z: a template to fill in; 20250612 in v20250612.1 or app_20250611.dump: a date or
+# build stamp of one run.
+_TEMPLATE = re.compile(r"v?[A-Z](?:\.[A-Z])+")
+_STAMP = re.compile(r"\d{6,}")
+_ADDRESS = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 _PRIOR_PROPER = 1.3
 _PRIOR_WORD = 1.0
 _PRIOR_COMMON = 0.5
@@ -219,7 +243,7 @@ def _collect(text: str) -> dict[str, _Term]:
         if key in proper:  # "Postgres" mid-sentence: its sentence-start form is the name too
             t.forms = {f: n for f, n in t.forms.items() if f != key} or t.forms
             t.prior = max(t.prior, _PRIOR_PROPER)
-        elif t.prior < _PRIOR_PROPER:  # plain words are lower-cased
+        elif t.prior < _PRIOR_PROPER and "/" not in key:  # plain words are lower-cased
             t.forms = {key: t.count}
             if t.verbal > t.nominal:
                 t.prior *= _VERB_DEMOTE
@@ -322,8 +346,14 @@ def _kind(word: str) -> tuple[str, float] | None:
         return None
     letters = sum(c.isalpha() for c in word)
     if not letters:  # numbers, dates and decimals are not what people search with
-        return (key, _PRIOR_IDENT) if _VERSION.fullmatch(word) else None
+        if _ADDRESS.fullmatch(word):
+            return key, _PRIOR_IDENT  # 192.168.0.45: where a thing is, searched for
+        return (key, _PRIOR_INSTANCE) if _VERSION.fullmatch(word) else None
+    if _TEMPLATE.fullmatch(word) or _STAMP.search(word):
+        return None
     has_digit = any(c.isdigit() for c in word)
+    if "/" in word.strip("/"):
+        return (key, _PRIOR_PATH) if letters + has_digit >= 2 else None
     if has_digit or any(c in "._/" for c in word):
         return (key, _PRIOR_IDENT) if letters + has_digit >= 2 else None
     if word.isupper():  # an acronym: API, CI, AWS
@@ -338,7 +368,7 @@ def _kind(word: str) -> tuple[str, float] | None:
 
 
 # The English words either side of a word (stopwords.EN_SUBJECTS and the rest say what they tell).
-_WORD_BEFORE = re.compile(r"([A-Za-z'\u2019]+)[ \t]+$")
+_WORD_BEFORE = re.compile(r"(?<![\w.\-/])([A-Za-z'\u2019]+)[ \t]+$")  # "am" of "3am" is none
 _WORD_AFTER = re.compile(r"[ \t]+([A-Za-z'\u2019]+)")
 _VERB_DEMOTE = 0.4  # a word that stands as a verb says what was done: below a thing
 
@@ -358,6 +388,8 @@ def _role(text: str, start: int, end: int, key: str) -> str | None:
     after = _WORD_AFTER.match(text, end)
     nxt = after.group(1).lower().replace("\u2019", "'") if after else ""
     prev = before[0] if before else ""
+    if _describes(text, end, key, prev, nxt):
+        return "verb"  # how a thing is or was done, not the thing: ranked as a verb
     if prev in stopwords.EN_DETERMINERS or prev in stopwords.EN_PREPOSITIONS:
         return "noun"
     subject = next((w for w in before if w not in stopwords.EN_ADVERBS), "")
@@ -385,6 +417,24 @@ def _role(text: str, start: int, end: int, key: str) -> str | None:
     return None
 
 
+_CLAUSE_END = re.compile(r"[ \t]*(?:[.,;:!?)\n]|$|and\b|but\b|or\b|after\b|when\b|because\b)")
+
+
+def _describes(text: str, end: int, key: str, prev: str, nxt: str) -> bool:
+    """The word says how something is or how it was done rather than what: an adverb in -ly
+    ("sleep badly", "bit me badly"), an adjective that ends a clause after be, a degree word
+    or a verb of becoming ("came out rusty", "CI is green", "too empty"), or a participle
+    before the noun it qualifies ("estimated taxes", "an annotated tag": the noun is the
+    keyword; not -ing, which names a thing as often: "the training plan")."""
+    if len(key) >= 5 and key.endswith("ly") and key[-3] not in "aeiouylp":
+        return True  # badly, quickly, manually; not family, supply, apply, ally
+    if prev in stopwords.EN_BE or prev in stopwords.EN_DEGREE or prev in stopwords.EN_BECOMING:
+        return bool(_CLAUSE_END.match(text, end))
+    if key.endswith("ed") and len(key) >= 6 and nxt and nxt.isalpha():
+        return nxt not in stopwords.EN and _kind(nxt) is not None and prev not in stopwords.EN_BE
+    return False
+
+
 def _sentence_start(text: str, pos: int) -> bool:
     i = pos - 1
     while i >= 0 and text[i] in " \t":
@@ -393,8 +443,7 @@ def _sentence_start(text: str, pos: int) -> bool:
 
 
 def _han_words(run: str, start: int, cut_after: bool, add: Callable[..., None]) -> None:
-    seg = _segmenter()
-    words = seg.tag(run)
+    words = _rejoined(_segmenter().tag(run))
     offset = start
     for i, (word, pos_tag) in enumerate(words):
         at = offset
@@ -403,12 +452,66 @@ def _han_words(run: str, start: int, cut_after: bool, add: Callable[..., None]) 
             continue
         if cut_after and i == len(words) - 1:
             continue
+        if pos_tag == _ZH_LOCATIVE and not (i + 1 < len(words) and words[i + 1][1].startswith("n")):
+            continue
         if pos_tag.startswith("v") and len(word) == 2 and word[1] in _ZH_COMPLEMENT:
             continue
         known, prior = _han_prior(word)
-        if not known and (word[0] in _ZH_FUNCTION_EDGE or word[-1] in _ZH_FUNCTION_EDGE):
+        if (
+            not known
+            and pos_tag != _ZH_JOINED
+            and (word[0] in _ZH_FUNCTION_EDGE or word[-1] in _ZH_FUNCTION_EDGE)
+        ):
             continue
+        if known and _degree_phrase(word):
+            continue
+        known = known or pos_tag == _ZH_JOINED  # a noun of dictionary words: a word
         add(word, word, at, prior * _ZH_DEMOTE if pos_tag in _ZH_DEMOTED_POS else prior, han_known=known)
+
+
+def _rejoined(words: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The segmenter's words with a noun's bound character given back to it: its HMM glues a
+    one-character noun to the locative or verb after it (生产 + 库上 of 生产库上, 钢丝 + 球刷
+    of 钢丝球刷, 跳板 + 机上), leaving two halves that are each junk; the noun with that
+    character (生产库, 钢丝球, 跳板机) is what a person searches for. The locative or verb
+    left over stays a word of its own (tagged as such, so it is no keyword)."""
+    out: list[tuple[str, str]] = []
+    for word, pos_tag in words:
+        if out and _bound_to_noun(out[-1], word, pos_tag):
+            before, _ = out.pop()
+            rest = word[1]
+            out.append((before + word[0], _ZH_JOINED))
+            out.append((rest, _char_tag(rest)))
+            continue
+        out.append((word, pos_tag))
+    return out
+
+
+def _bound_to_noun(before: tuple[str, str], word: str, pos_tag: str) -> bool:
+    """`word` is a one-character noun and the locative or verb after it, glued by the HMM,
+    after a noun: 库上 after 生产, 球刷 after 钢丝 (a word the dictionary knows, 期间 or
+    手里, is a word: 头孢期间 is while on cephalosporin, 孩子手里 in the child's hand)."""
+    prev, prev_tag = before
+    if len(word) != 2 or len(prev) < 2 or prev in stopwords.ZH or pos_tag.startswith("s"):
+        return False
+    if not (prev_tag.startswith("n") or prev_tag == "vn" or prev_tag == _ZH_JOINED):
+        return False
+    if not _char_tag(word[0]).startswith("n"):
+        return False
+    if _segmenter().has_word(word):
+        return False  # 期间, 机上: the dictionary's own word, cut where it cuts
+    return _char_tag(word[1]) in ("f", "v", "zg")  # 库上: a noun and a locative; 球刷: and a verb
+
+
+@functools.lru_cache(maxsize=4096)
+def _char_tag(char: str) -> str:
+    tagged = _segmenter().tag(char)
+    return tagged[0][1] if len(tagged) == 1 else ""
+
+
+def _degree_phrase(word: str) -> bool:
+    """太长, 很贵: a degree adverb and an adjective, how something was found, not what."""
+    return len(word) == 2 and word[0] in _ZH_DEGREE and _char_tag(word[1]) == "a"
 
 
 @functools.lru_cache(maxsize=65536)

@@ -25,6 +25,7 @@ ask asked remember remembers note noted notes warning warnings careful important
 decided decide decision chose choose chosen prefer prefers preferred preference instead rather
 from now anyway also probably definitely basically simply just only quite pretty very really
 thing things stuff something anything everything nothing someone anyone everyone somebody
+nobody anybody everybody
 here there where everywhere somewhere lot bit little big small large whole part kind sort type
 yours mine ours theirs one two three four five six seven eight nine ten hundred thousand
 got gets getting give gives gave given take takes took taken put puts come comes came coming
@@ -94,6 +95,8 @@ EN_MODALS = _words(
     "might do don't does doesn't did didn't let's please"
 )
 EN_BE = _words("am 'm is 's are 're was were been be being")
+EN_DEGREE = _words("too very so quite rather fairly pretty extremely")
+EN_BECOMING = _words("out became become becomes got get gets seems seemed looks looked feels felt turned")
 EN_HAVE = _words("have has had 've")
 EN_CATENATIVE = _words("keep keeps kept stop stops stopped start starts started hate hates love loves enjoy")
 EN_ADVERBS = _words("only just also nearly never always really still even often usually sometimes not")

@@ -355,3 +355,78 @@ def test_a_name_with_its_version_is_one_keyword() -> None:
 def test_two_upper_case_words_are_one_keyword() -> None:
     got = keywords("Never run DROP INDEX on the invoices table during the day.", 8)
     assert "DROP INDEX" in got and "DROP" not in got and "INDEX" not in got
+
+
+def test_a_noun_gets_back_the_character_the_segmenter_glued_to_a_locative() -> None:
+    # The HMM cuts 测试库上 as 测试 + 库上 and 铁丝球刷 as 铁丝 + 球刷: each half is junk.
+    got = keywords("千万别在测试库上跑脚本，测试库上还有别人的数据。")
+    assert "测试库" in got and "库上" not in got
+    got = keywords("别拿铁丝球刷不粘锅，铁丝球刷完涂层就花了。")
+    assert "铁丝球" in got and "球刷" not in got
+
+
+def test_a_word_the_dictionary_knows_is_not_rejoined() -> None:
+    # 期间 is a word of its own: 吃药期间 is "while on the medicine", not a 吃药期.
+    got = keywords("阿莫西林疗程期间不能喝酒，阿莫西林疗程期间也别熬夜。")
+    assert not any(k.endswith("期") for k in got)
+
+
+def test_idioms_set_phrases_and_degree_phrases_are_no_keywords() -> None:
+    got = keywords("搬家那天手忙脚乱，东西太多了受不了，纸箱太贵，搬家公司说无所谓。")
+    assert "搬家" in got
+    assert not {"手忙脚乱", "受不了", "无所谓", "太贵", "太多"} & set(got)
+
+
+def test_a_locative_is_no_keyword_unless_it_qualifies_a_noun() -> None:
+    got = keywords("后端接口的响应时间控制在两百毫秒以内，前端页面等待超过一秒就显示骨架屏。")
+    assert "以内" not in got
+    assert "前端" in got
+
+
+def test_how_a_thing_is_or_was_done_is_no_keyword() -> None:
+    # an adjective ending a clause after be / came out / too, and an adverb in -ly
+    text = (
+        "The sourdough came out dense and the crust was pale. The oven runs hot, so the loaf "
+        "burned slightly. The proofing basket is too small. Nobody touches the starter."
+    )
+    got = keywords(text, 8)
+    assert "sourdough" in got and "oven" in got
+    assert not {"dense", "pale", "slightly", "small", "nobody"} & set(got)
+
+
+def test_a_participle_before_its_noun_is_not_the_keyword() -> None:
+    got = keywords("Send the signed lease to the landlord and keep the scanned lease in the folder.")
+    assert "lease" in got
+    assert not {"signed", "scanned"} & set(got)
+
+
+def test_an_ly_noun_and_a_gerund_noun_stay_keywords() -> None:
+    got = keywords("The family budget: the training plan and the water supply bills, apply for the grant.")
+    assert {"family", "supply", "training"} <= set(got)
+
+
+def test_a_time_like_3am_is_not_the_verb_be() -> None:
+    got = keywords("We restored from the 3am snapshot and lost the morning, so keep the snapshot policy.")
+    assert "snapshot" in got
+
+
+def test_templates_stamps_and_bare_versions_are_not_what_a_memory_is_about() -> None:
+    text = (
+        "To ship the mobile app: bump to vN.N.N in app.json, build, then upload "
+        "build_20260114.ipa to TestFlight. Today that was 2.4.1, and the TestFlight review took a day."
+    )
+    got = keywords(text, 8)
+    assert "TestFlight" in got and "app.json" in got
+    assert not {"vN.N.N", "build_20260114.ipa"} & set(got)
+    assert "2.4.1" not in got[:3]
+
+
+def test_a_path_ranks_below_a_name_a_person_searches_for() -> None:
+    text = "The alert rules live in ops/alerting/rules.yaml, and Grafana reloads them on deploy."
+    got = keywords(text, 8)
+    assert got[0] == "Grafana"
+    assert "ops/alerting/rules.yaml" not in got[:1]
+
+
+def test_an_ip_address_is_kept_as_an_identifier() -> None:
+    assert keywords("The backup box answers on 192.168.1.20 since the move.", 8)[0] == "192.168.1.20"
