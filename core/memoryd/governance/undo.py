@@ -261,8 +261,23 @@ def _undo_reject(store: Store, a: Action, actor: str) -> Undone:
 
 
 def _version(row: dict[str, Any]) -> list[Any]:
-    """What says a memory changed: recalls rewrite its file but none of these."""
-    return [row.get("updated_at"), row.get("fingerprint"), row.get("type"), row.get("body_path")]
+    """What says a memory changed: recalls rewrite its file but none of these. The title
+    too: updated_at counts whole seconds, and the fingerprint is the body's, so a retitle
+    in the second of the merge changed neither."""
+    return [
+        row.get("updated_at"),
+        row.get("fingerprint"),
+        row.get("type"),
+        row.get("body_path"),
+        row.get("title"),
+    ]
+
+
+def _changed(row: dict[str, Any], then: Any) -> bool:
+    """Whether the memory differs from the version an action noted (an action logged
+    before the title was noted compares what it has)."""
+    now = _version(row)
+    return not isinstance(then, list) or not then or now[: len(then)] != then
 
 
 def version_of(store: Store, slug: str) -> list[Any]:
@@ -294,7 +309,7 @@ def _undo_approve(store: Store, a: Action, force: bool, actor: str) -> Undone:
             raise _superseded(
                 a, f"{slug} kept a later merge (#{later}); undo that first: memoryd undo {later}"
             )
-    if mem is not None and _version(mem) != a.detail.get("version") and not force:
+    if mem is not None and _changed(mem, a.detail.get("version")) and not force:
         raise _superseded(
             a, f"{slug} was changed since (edited or merged into); --force takes it back as it is now"
         )
@@ -346,7 +361,7 @@ def _undo_merge(store: Store, a: Action, force: bool, actor: str) -> Undone:
         kept = store.row(keep)
     except NotFound:
         raise _superseded(a, f"the kept memory {keep} is gone since") from None
-    if _version(kept) != d.get("version") and not force:
+    if _changed(kept, d.get("version")) and not force:
         raise _superseded(a, f"{keep} was changed since the merge; --force restores it as it was before")
     if kept["body_path"] != kept_path:
         raise _superseded(a, f"{keep} moved since the merge (retyped or forgotten)")

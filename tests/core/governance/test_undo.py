@@ -208,6 +208,21 @@ def test_undo_merge_refused_when_the_kept_memory_changed_or_a_slug_returned(
     one_line_error(cli("undo", str(action)), 2, "already undone")
 
 
+def test_a_retitle_in_the_second_of_the_merge_still_refuses_the_undo(
+    cli, project: Path, isolated_home: Path, monkeypatch
+):
+    """The clock stands still, as it does when the edit lands in the merge's second:
+    updated_at (whole seconds) and the body's fingerprint cannot tell the edit apart."""
+    monkeypatch.setenv("MEMORYD_NOW", "2026-11-27T16:00:00Z")
+    body = "Nightly builds keep their cache in /srv/ci-cache."
+    keep = record(cli, project, "Nightly cache", body)
+    drop = record(cli, project, "Cache of the nightlies", body)
+    assert cli("merge", "--keep", keep, "--drop", drop).returncode == 0
+    action = json.loads(cli("undo", "--list", "--json").stdout)[0]["id"]
+    assert cli("update", keep, "--title", "Nightly build cache").returncode == 0
+    one_line_error(cli("undo", str(action)), 2, f"{keep} was changed since the merge", "--force")
+
+
 def test_trash_is_emptied_after_its_retention(cli, project: Path, isolated_home: Path, monkeypatch):
     body = "Deploys go out on Tuesdays."
     keep = record(cli, project, "Deploy day", body)
