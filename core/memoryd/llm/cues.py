@@ -230,7 +230,8 @@ _REQUEST = re.compile(
     _I,
 )
 _FACT = re.compile(
-    r"\b(?:is|are|was)\s+(?:on|at|in|under|behind|hosted|located|stored|kept|served|running|deployed|"
+    r"\b(?:sits?|hangs?|stays?|is kept|are kept)\s+(?:in|on|under|behind|next to|inside|above|below)\s+"
+    r"(?:the|a|an|our|my)\b|\b(?:is|are|was)\s+(?:on|at|in|under|behind|hosted|located|stored|kept|served|running|deployed|"
     r"pinned|set to|called|named)\b|\bruns? on\b|\blives? (?:in|at|on)\b|\bport\s+\d+|"
     r"\b(?:my|our)\s+[\w' -]{1,30}?\s+(?:is|are)\s+\S|\b(?:is|are)\s+(?:\d|v\d)|"
     r"\b(?:born|works? (?:at|for)|based in)\b|\b(?:am|is|are|'m|'s|'re)\s+(?:\w+\s+)?allergic to\b",
@@ -244,6 +245,9 @@ _ZH_FACT = re.compile(
 )
 _REMEMBER = re.compile(
     r"\bremember\b|\bkeep(?:ing)? in mind\b|\bdon'?t forget\b|\bnote that\b|\bfor the record\b|"
+    # context given for later: "FYI the build box has 64 GB", "Context: it's a Go service"
+    r"\bfyi\b|\bjust so you know\b|\bfor (?:context|reference|your information)\b|"
+    r"^(?:context|background)\s*[:：]|"
     r"记住|记得|记着|记一下|记下|别忘了|不要忘记|帮我存着|存下来",
     _I,
 )

@@ -327,3 +327,52 @@ def test_a_routine_in_the_present_is_a_playbook():
         "最后每月 10 号前交给财务。"
     )
     assert _type(text) == "playbook"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # habits and schedules that hold are facts: a recurrence told in the present
+        "The database snapshots are taken every six hours.",
+        "Our newsletter goes out on Thursdays.",
+        "I swim on Tuesday evenings.",
+        "The nanny comes twice a week.",
+        "Rent is due on the first of each month.",
+        "我周末一般在家带孩子。",
+        "我们每个月底做一次对账。",
+        "我爸每天早上六点去公园打太极。",
+        # where one works or comes from, how many there are
+        "我姐在一家外企上班。",
+        "我老婆老家在哈尔滨。",
+        "我们小区一共有三个门。",
+        # a statement about one's world with any present verb and a specific value
+        "We host the docs on Netlify.",
+        "The nightly job writes its report to /srv/reports.",
+        "Payroll is the last Friday of the month.",
+        # context given for later
+        "FYI the staging cluster has only 3 nodes.",
+        "For context, the shop is a two-person business.",
+    ],
+)
+def test_habits_schedules_and_context_are_facts(text: str):
+    assert _type(text) == "fact"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a recurrence in a request, a plan, a complaint or a file name is no fact
+        "Remind me every Monday to submit the timesheet.",
+        "I always forget the bins on Tuesdays.",
+        "Rename the variable n to total in jobs/daily.py please.",
+        "每天提醒我喝水。",
+        "这周六想去爬山，周六下午会下雨吗？",
+        "Summarize this report about monthly sales for me.",
+    ],
+)
+def test_a_recurrence_in_a_request_or_complaint_is_no_fact(text: str):
+    assert _type(text) == ""
+
+
+def test_a_list_of_weekdays_is_a_schedule():
+    assert _type("We do standups on Monday and Thursday.") == "fact"
