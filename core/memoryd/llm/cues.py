@@ -30,6 +30,11 @@ you"); a rule that leads it governs the steps and stays a rule ("always test fir
 push"). Steps told in the past ("first I tried X, then Y", "我先试了…然后还是报错") are a
 story, not a how-to.
 
+The same types said without their textbook words (agreement and commitment, a taste or an
+instruction for everything to come, a goal and a series of actions, harm to come or a lesson)
+are in memoryd.llm.phrasing; they read the first WINDOW characters of a sentence, so pasted
+text costs no more than a sentence.
+
 Across a session, step structure (numbered steps, "first ... then ...", 第一步, 先…再…)
 makes a playbook; a rule in one numbered step of a list of plain steps is one of its steps.
 Otherwise the type whose sentences weigh most wins, ties going to the higher of the order
@@ -44,8 +49,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from memoryd import titles
-from memoryd.llm import statements
+from memoryd.llm import phrasing, statements
 
+WINDOW = 400  # characters of a sentence the later phrasings read (memoryd.llm.phrasing)
 ORDER = ("decision", "warning", "preference", "playbook", "fact")
 WEAK_FACT = 0.5  # a plain statement with no cue word (memoryd.llm.statements)
 _ASKED = "asked to remember"
@@ -73,7 +79,10 @@ _LABELS: tuple[tuple[str, re.Pattern[str]], ...] = (
             _I,
         ),
     ),
-    ("warning", re.compile(r"^(?:警告|小心|当心|有个坑|一个坑|坑|踩坑|教训)[^：:]{0,8}[：:]")),
+    (
+        "warning",
+        re.compile(r"^(?:警告|小心|当心|有个坑|一个坑|坑|踩坑|教训|吸取教训|注意|提醒)[^：:]{0,8}[：:]"),
+    ),
     ("decision", re.compile(r"^(?:decision|decided|we decided|final decision)\b[^:：]{0,30}[:：]", _I)),
     ("decision", re.compile(r"^(?:决定|决策|结论|定论)[^：:]{0,6}[：:]")),
     ("preference", re.compile(r"^(?:preference|rule|convention|policy|house rule)s?\b[^:：]{0,30}[:：]", _I)),
@@ -254,7 +263,7 @@ _REMEMBER = re.compile(
 _REMEMBER_TO = re.compile(r"\bremember to\b|\bdon'?t forget to\b|记得|别忘了", _I)
 # A person adopting a how-to as theirs ("that's our release procedure", "按这个流程来"): the
 # steps it points at may be the assistant's, the adoption is the user's.
-_HOW_TO_NOUN = r"(?:procedure|process|steps|checklist|workflow|routine|runbook|recipe|drill)"
+_HOW_TO_NOUN = r"(?:procedure|process|steps|checklist|workflow|routine|runbook|recipe|drill|playbook)"
 _ADOPT = re.compile(
     rf"\b(?:this|that|these|those)(?:'s|'re| is| are)?\s+(?:is\s+|are\s+)?(?:our|the|my|a)?\s*"
     rf"(?:\w+\s+)?{_HOW_TO_NOUN}\b|"
@@ -322,6 +331,7 @@ def _how_to_at(s: str) -> int:
     """Where the sentence starts laying out steps (-1 if it does not): a sequence, an inline
     numbered list, or the user's own how-to introduced ("here's how I X: ...")."""
     found = [m.start() for m in (sequence(s), _HOW_TO_INTRO.search(s)) if m]
+    found += [0] if phrasing.series(s) else []
     inline = [m.start() for m in _INLINE_STEP.finditer(s)][:1] if len(inline_steps(s)) >= 2 else []
     return min(found + inline, default=-1)
 
@@ -337,7 +347,9 @@ def is_question(sentence: str) -> bool:
 def _warning(s: str) -> tuple[str, int]:
     """Why the sentence is a warning ("" if it is not), and where the derived cue starts
     (-1 for a caution word, which is a warning wherever it stands)."""
-    if m := (_CAUTION.search(s) or _ZH_CAUTION.search(s)):
+    if m := (_CAUTION.search(s) or _ZH_CAUTION.search(s) or phrasing.CAUTION.search(s[:WINDOW])):
+        return m.group(), -1
+    if m := phrasing.ZH_CAUTION.search(s[:WINDOW]):
         return m.group(), -1
     if m := (_STORY.search(s) or _ZH_STORY.search(s)):
         return m.group(), m.start()
@@ -353,7 +365,13 @@ def _warning(s: str) -> tuple[str, int]:
     cond = _CONDITIONAL.search(s) or _ZH_CONDITIONAL.search(s)
     if cond and (m := (_CONSEQUENCE.search(s) or _ZH_CONSEQUENCE.search(s))):
         return f"{cond.group()} ... {m.group()}", cond.start()
+    if m := _OTHERWISE.search(s[:WINDOW]):  # "keep the gate latched, the dog gets out otherwise"
+        return m.group(), m.start()
     return "", -1
+
+
+# What happens if an instruction is not followed: the instruction is a warning.
+_OTHERWISE = re.compile(r"\b(?:otherwise|or else)\b|否则|不然", _I)
 
 
 def _rule(s: str) -> re.Match[str] | None:
@@ -366,7 +384,8 @@ def _rule(s: str) -> re.Match[str] | None:
         and not _NEVER_MIND.match(s, m.start())
     ]
     found += [m for m in _ZH_PREFERENCE.finditer(s) if not _ZH_REPORTED.match(s, m.start())][:1]
-    found += [m for m in (_PREFERENCE.search(s),) if m]
+    found += [m for m in (_PREFERENCE.search(s), phrasing.PREFERENCE.search(s[:WINDOW])) if m]
+    found += [m for m in (phrasing.ZH_PREFERENCE.search(s[:WINDOW]),) if m]
     return min(found, key=lambda m: m.start(), default=None)
 
 
@@ -387,9 +406,12 @@ def of_sentence(sentence: str) -> Cue:
         return NONE
     if m := (_DECISION.search(s) or _ZH_DECISION.search(s) or _IT_IS.search(s)):
         return Cue("decision", 0.9, m.group())
+    w = s[:WINDOW]  # a sentence that states a type says so early; pasted text is bounded
+    if m := (phrasing.DECISION.search(w) or phrasing.ZH_DECISION.search(w)):
+        return Cue("decision", 0.9, m.group())
     why, at = _warning(s)
     rule = _rule(s)
-    adopt = _ADOPT.search(s) or _ZH_ADOPT.search(s)
+    adopt = _ADOPT.search(s) or _ZH_ADOPT.search(s) or phrasing.ADOPT.search(w) or phrasing.ZH_ADOPT.search(w)
     steps_at = _how_to_at(s)
     if why and (at < 0 or rule is None or rule.start() >= at):
         where = at if at >= 0 else s.lower().find(why.lower())
@@ -409,22 +431,36 @@ def of_sentence(sentence: str) -> Cue:
             return Cue("playbook", 0.7, "steps")
         return Cue("fact", 0.4, _ASKED)  # "帮我记一下：…", "please note that …"
     if _REQUEST.search(s):
+        # "write tests with pytest, not unittest": a standing choice; "use X instead of Y here": a task
+        if (
+            (m := phrasing.CHOICE.search(w))
+            and not phrasing.ONE_OFF_OBJECT.search(w)
+            and not _PROBLEM.search(s)
+        ):
+            return Cue("preference", 0.7, m.group())
         return NONE
     if (m := _ZH_DECISION_WEAK.search(s)) and not _ZH_FIXED.search(s):
         return Cue("decision", 0.9, m.group())
+    weak = phrasing.DECISION_WEAK.search(w)  # "We're doing the rewrite in Rust"
+    if weak and not phrasing.ONE_OFF.search(w) and not _PROBLEM.search(w):
+        return Cue("decision", 0.8, weak.group())
     if _SYMPTOM.search(s):  # "it returns None instead of the list": what goes wrong
         return NONE
     if m := _PREFERENCE_WEAK.search(s):
         return Cue("preference", 0.8, m.group())
     if _PROBLEM.search(s):
         return NONE
+    if m := (phrasing.HARM.search(w) or phrasing.ZH_HARM.search(w)):
+        return Cue("warning", 0.8, m.group())  # "running it against prod will wipe the data"
     if steps_at >= 0:  # "办退税是这样的：先…然后…最后": the steps, not the facts in them
         return Cue("playbook", 0.7, "steps")
     if m := (_FACT.search(s) or _ZH_FACT.search(s) or _MAKE.search(s)):
         return Cue("fact", 0.6, m.group())
     if _REMEMBER_TO.search(raw):
         return Cue("preference", 0.6, "remember to")
-    if why := statements.of(s):
+    if (m := phrasing.CHOICE.search(w)) and not phrasing.ONE_OFF_OBJECT.search(w):
+        return Cue("preference", 0.6, m.group())  # "Tabs, not spaces."
+    if why := statements.of(w):
         return Cue("fact", WEAK_FACT, why)
     return NONE
 

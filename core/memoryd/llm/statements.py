@@ -144,7 +144,7 @@ _EN_NOT = re.compile(
     r"planning|thinking|trying|(?:i|we)(?:'ll| will|'d| would| want| need)|should|could|might|"
     r"maybe|probably|not sure|wonder|problem|issue|slow|blank|missing|weird|strange|again|"
     r"times? out|timed out|timeout|hangs?|hung|freez\w*|stopped|returns?|shows?|says|throws?|"
-    r"instead of)\b",
+    r"instead of|(?:getting|seeing|hitting|having|receiving) (?:a|an|the|this|that|some|\d+))\b",
     re.I,
 )
 _ZH_NOT = re.compile(

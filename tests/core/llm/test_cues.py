@@ -376,3 +376,64 @@ def test_a_recurrence_in_a_request_or_complaint_is_no_fact(text: str):
 
 def test_a_list_of_weekdays_is_a_schedule():
     assert _type("We do standups on Monday and Thursday.") == "fact"
+
+
+@pytest.mark.parametrize(
+    ("text", "mtype"),
+    [
+        # a decision said as agreement or commitment
+        ("Alright, you've convinced me: Hetzner it will be.", "decision"),
+        ("Done deal, we're hiring the second candidate.", "decision"),
+        ("The plan is to retire the old API in June.", "decision"),
+        ("We ended up going with the cheaper quote.", "decision"),
+        ("Everything stays on Python 3.11 for this release.", "decision"),
+        ("I'm going to order the oak table, not the walnut one.", "decision"),
+        ("We're leasing the van instead of buying it.", "decision"),
+        ("我考虑好了，明年换工作。", "decision"),
+        ("年会就定在十二月二十号。", "decision"),
+        ("这套沙发不换了，继续用。", "decision"),
+        ("最终还是选了国航的航班。", "decision"),
+        # a preference said as a taste or a standing instruction
+        ("Honestly I'm not a big fan of ORMs.", "preference"),
+        ("My favourite airline is KLM.", "preference"),
+        ("When you draft emails for me, sign them with just my first name.", "preference"),
+        ("Format the changelog with Keep a Changelog headings, not free text.", "preference"),
+        ("Spaces around operators, not tight.", "preference"),
+        ("别给我推荐连锁店。", "preference"),
+        ("回复写得简洁些。", "preference"),
+        ("接口名用英文，文档用中文。", "preference"),
+        # a how-to told as a goal and a series of actions, or adopted
+        ("Cleaning the grill: heat it up, scrape the grates, oil them lightly.", "playbook"),
+        ("To patch a bike tube, find the hole, sand the spot, glue the patch.", "playbook"),
+        ("Cool, I'll repeat those steps every spring.", "playbook"),
+        ("周报的做法：拉数据，填模板，发邮件。", "playbook"),
+        ("以后发票都这样处理。", "playbook"),
+        # a warning said as harm to come or a lesson
+        ("Whatever you do, don't unplug it during a firmware update.", "warning"),
+        ("That reset wipes the saved presets, so export them first.", "warning"),
+        ("Emptying the trash in the admin can't be undone.", "warning"),
+        ("Don't rely on the status page, it lags by an hour.", "warning"),
+        ("Lilies are toxic to cats.", "warning"),
+        ("Feed the fish only once a day, or else the water clouds.", "warning"),
+        ("吸取教训：合同一定要自己再读一遍。", "warning"),
+        ("这个按钮会直接清空购物车。", "warning"),
+        ("这个降压药不能跟柚子一起吃。", "warning"),
+    ],
+)
+def test_the_ways_people_say_it_without_the_word(text: str, mtype: str):
+    assert _type(text) == mtype
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a one-off request, errand or complaint stays a session
+        "Use a set, not a list, in this loop.",
+        "I'm picking up the kids today, can you draft the reminder?",
+        "Fix the flaky test on every run of CI.",
+        "We're getting a 502 from the gateway.",
+        "这一步一直失败，会不会是权限问题？",
+    ],
+)
+def test_requests_errands_and_complaints_stay_sessions(text: str):
+    assert _type(text) == ""
