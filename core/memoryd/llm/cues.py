@@ -168,11 +168,12 @@ _CONSEQUENCE = re.compile(
     r"\b(?:break|breaks|broke|broken|crash|crashes|corrupt|corrupts|lose|loses|lost|wipe|wipes|"
     r"lock|locks|locked|hang|hangs|stall|stalls|fail|fails|outage|overwrite|overwrites|leak|leaks|"
     r"deadlock|deadlocks|goes down|go down|blow up|blows up|get banned|rate[- ]limit\w*|downtime|"
-    r"data loss|otherwise|or else)\b",
+    r"data loss|otherwise|or else|overheats?|catch(?:es)? fire|short(?:s)? out|explodes?|melts?|floods?|"
+    r"damages?|ruins?|voids? the warranty|get(?:s)? fined)\b",
     _I,
 )
 _ZH_CONSEQUENCE = re.compile(
-    r"否则|不然|会导致|导致|会崩|会挂|会丢|会锁|会乱|会坏|会出错|会报错|会出事|会被|锁表|宕机|丢数据|挂掉|崩溃"
+    r"会[^，。]{0,10}?[\u4e00-\u9fff](?:掉|坏|丢|没了)|否则|不然|会导致|导致|会崩|会挂|会丢|会锁|会乱|会坏|会出错|会报错|会出事|会被|锁表|宕机|丢数据|挂掉|崩溃"
 )
 _MOMENT = re.compile(
     r"\b(?:during|while|before|until)\b|\bon (?:prod|production|staging|main|master|fridays?|weekends?)\b",
@@ -197,7 +198,8 @@ _ZH_REPORTED = re.compile(
 _SOMEONE = re.compile(r"\b(?:he|she|they)\s+$|\b(?:says?|said|tells?|told|complains?)\b", _I)
 _STANDING = re.compile(r"\b(?:always|never)\b", _I)
 _PREFERENCE = re.compile(
-    r"\bprefer(?:s|red|ably)?\b|\bi(?:'d| would) rather\b|\bfrom now on\b|\bgoing forward\b|"
+    r"\bprefer(?:s|red|ably)?\b|\bi(?:'d| would) (?:much |far |really )?rather\b|"
+    r"\bfrom now on\b|\bgoing forward\b|"
     r"\bfrom here on\b|\bby default\b|\bdefault to\b|\bi (?:like|love|hate|dislike|can'?t stand)\b|"
     r"\bmy (?:style|preference|convention|habit)\b|"
     r"\bin this (?:repo|project|codebase|team)\b[^.]{0,20}\b(?:we|use|uses)\b|"

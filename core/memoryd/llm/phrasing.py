@@ -40,6 +40,10 @@ DECISION = re.compile(
     r"pick|idea)\b|\b(?:we|i)(?:'ve| have)? signed (?:with|up with|the (?:contract|lease|offer))\b|"
     r"^(?:(?:ok(?:ay)?|yes|yeah|fine|right)[,!.]?\s+)?(?:agreed|deal|sold)\b(?!\s+(?:with|on|in|to)\b)|"
     r"\b(?:we|i)(?:'ll| will)\s+(?:go with|stick with|stay with|stay on|keep)\b|"
+    # agreement, then what to do: "Sounds good, let's do the monthly cycle"
+    r"^(?:sounds good|agreed|ok(?:ay)?|fine|great|perfect|yes|yeah|yep|alright|deal)[,!.]?\s+let'?s\b|"
+    # deliberation, then the outcome: "we talked it over and ..."
+    r"\b(?:talked it (?:over|through)|slept on it|thought it over|discussed it)\b|"
     r"\blet'?s\s+(?:keep|drop|stick with|stay with|stay on|skip|pick|choose|book|cancel|go ahead with|"
     r"do (?:it\b|(?-i:[A-Z0-9])|option|plan|the (?:first|second|third|last|other|former|latter)))|"
     # what stays as it is: "it stays on MySQL", "we're not migrating this quarter"
@@ -54,8 +58,9 @@ DECISION = re.compile(
 # A commitment in the present progressive ("We're doing the rewrite in Rust", "I'm taking the
 # job in Lyon"): a decision unless it is a one-off errand (ONE_OFF) or a problem.
 DECISION_WEAK = re.compile(
-    r"^(?:(?:ok(?:ay)?|so|yes|yeah|right|alright|well)[,!]?\s+)*(?:we|i)(?:'re| are|'m| am)\s+"
-    r"(?:doing|renting|buying|taking|hiring|selling|moving|ordering|booking|leasing)\b",
+    r"^(?:(?:ok(?:ay)?|so|yes|yeah|yep|yup|sure|fine|good|great|cool|perfect|right|alright|well)[,!]?\s+)*"
+    r"(?:we|i)(?:'re| are|'m| am)\s+(?:going to (?!(?:try|check|look|see|ask|test|debug|need|have|be)\b)|"
+    r"doing|renting|buying|taking|hiring|selling|moving|ordering|booking|leasing)\b",
     _I,
 )
 ZH_DECISION = re.compile(
@@ -64,7 +69,9 @@ ZH_DECISION = re.compile(
     r"不(?:换|搬|搬家|升级|买|去|改|迁|装|租|续|续费|报)了|继续(?:用|租|住|留|沿用|保持)|"
     r"保持(?:现状|不变|原样|\s*[A-Za-z0-9])|维持现状|沿用|还是(?:选|用|买|去|定)|"
     r"选\s*(?:[A-Za-z0-9]|第[一二三四五六七八九十]|[一二三四五六七八九十]号)|"
-    r"(?:最后|最终|都|大家|我们?)同意|(?:最后|最终)(?:还是)?(?:选|定|买|去|用|租|报|换)"
+    r"(?:最后|最终|都|大家|我们?)同意|商量了|讨论了|商量过|讨论过|"
+    r"按(?:你说的)?第[一二三四五六七八九十\d]+(?:个|种)|"
+    r"^(?:行|好|好的|可以|嗯|OK|ok)[，,。！!]\s*那?就(?![照按])|(?:最后|最终)(?:还是)?(?:选|定|买|去|用|租|报|换)"
 )
 
 PREFERENCE = re.compile(
@@ -73,7 +80,12 @@ PREFERENCE = re.compile(
     r"\bnot (?:a|much of a|really a) (?:big |huge )?fan\b|\bmy (?:go-to|favou?rite|usual)\b|"
     r"\bi (?:really |much |usually )?(?:enjoy|adore|loathe|detest|avoid)\b|"
     r"^favou?r\b|\bfavou?r [\w-]+ over\b|"
-    r"\bi want (?:all|every|my|any|each)\b|^no [\w-]+(?: [\w-]+)?,? (?:ever|at all)\b|"
+    r"\bi want (?:all|every|my|any|each)\b|\b(?:i'?m|i am) (?:not |really |not really |big )?into\b|"
+    # the assistant's output in general: "keep your replies short", "a note on style:"
+    r"\byour (?:replies|answers|responses|messages|emails|summaries|explanations|suggestions)\b|"
+    r"\b(?:a note on|notes? on) (?:style|tone|formatting|format)\b|^(?:style|tone|formatting)\s*[:：]|"
+    r"\b(?:use|prefer|pick|choose|favou?r) [\w.+#-]+(?: [\w.+#-]+)? over\b|"
+    r"^no [\w-]+(?: [\w-]+)?,? (?:ever|at all)\b|"
     r"\b(?:in|for|on) (?:everything|anything|all the \w+|every \w+|any \w+) (?:you|that you)\b|"
     r"\b(?:everything|anything) you (?:write|send|make|draft|suggest|give|recommend)\b|"
     r"^when(?:ever)? you (?:write|suggest|recommend|give|answer|reply|explain|make|plan|book|draft|send|"
@@ -92,7 +104,9 @@ ONE_OFF_OBJECT = re.compile(
 ZH_PREFERENCE = re.compile(
     r"(?:别|不要|不用)给我|(?:叫|称呼)我[\u4e00-\u9fffA-Za-z]{1,6}就(?:行|好|可以)|以后(?:叫|称呼)我|"
     r"(?:回答|回复|答案|解释|总结|说明)[^。！？]{0,10}?(?:简短|简洁|详细|精炼|简单|短|长)一?(?:点|些)|"
-    r"我[^，。]{0,4}?不(?:太|大|怎么)?能(?:吃|喝)|我(?:不太|不怎么|不大)(?:吃|喝|喜欢|爱)|"
+    r"我[^，。]{0,4}?不(?:太|大|怎么)?能(?:吃|喝)|我(?:一般|平时|通常|基本上?|从来)(?:都)?不[\u4e00-\u9fff]|"
+    r"(?:给我的|你的)(?:回复|回答|答案|代码|邮件|总结|建议)|尽量用|"
+    r"^(?:写|做|回答|回复|推荐|生成|翻译|起名|取名)[^，。]{0,12}的时候|我(?:不太|不怎么|不大)(?:吃|喝|喜欢|爱)|"
     # a convention in pairs: "变量名用英文，注释用中文"
     r"[\u4e00-\u9fff]{1,6}(?<!不)用[^，,；;。]{1,12}[，,；;]\s*[\u4e00-\u9fff]{1,6}(?<!不)用"
 )
@@ -100,7 +114,8 @@ ZH_PREFERENCE = re.compile(
 # A goal and a series of actions: "To renew the cert: run X, copy Y, reload Z".
 _GOAL = re.compile(
     r"^(?:to|for|when|whenever|every|each|before|after|how to|once a)\b|\b(?:goes|works|is done) like this$|"
-    r"\bas follows$|^[\w-]+ing\b|\b(?:routine|checklist|process|procedure|steps|recipe|drill|playbook)\b",
+    r"\bas follows$|^[\w-]+ing\b|\bwhat (?:i|we) do\b|"
+    r"\b(?:routine|checklist|process|procedure|steps|recipe|drill|playbook)\b",
     _I,
 )
 _NOT_ACTION = re.compile(
@@ -127,6 +142,8 @@ def series(sentence: str) -> bool:
         if not colon or not re.match(r"(?:to|when|whenever|before|after|for)\b", head, _I):
             return False
         rest = re.sub(r"^\s*(?:you|we|i)\s+", "", rest, flags=_I)
+        if first := re.search(r"\s(?:you|we|I)\s+(\S.*)$", head):  # the first action is in the head
+            head, rest = head[: first.start()], f"{first.group(1)}, {rest}"
     if not colon or len(head.split()) > 10 or not _GOAL.search(head.strip()):
         return False
     items = [x.strip(" .!") for x in _SERIES.split(rest.strip()) if x.strip(" .!")]
@@ -139,7 +156,8 @@ def series(sentence: str) -> bool:
 ADOPT = re.compile(
     r"\b(?:i|we)(?:'ll| will)\s+(?:\w+\s+)?(?:do|follow|use|repeat|run through)\s+"
     r"(?:that|this|those|these|it|them)\b(?:\s+steps?)?[^.;]{0,30}?"
-    r"\b(?:every|each|next time|from now on|whenever|going forward|again)\b|"
+    r"\b(?:every|each|next time|from now on|whenever|going forward|again|daily|weekly|monthly|yearly|"
+    r"annually|regularly)\b|"
     r"\bthat'?s (?:exactly )?what (?:i|we)(?:'ll| will) do\b|"
     r"\b(?:i|we)(?:'ll| will) follow (?:those|these|the|your) (?:steps|instructions)\b",
     _I,
@@ -153,7 +171,7 @@ CAUTION = re.compile(
     r"\birreversibl\w*|\bno way back\b|\b(?:toxic|poisonous|flammable|lethal|fatal)\b|\bfire hazard\b|"
     r"\blessons? learned\b|\b(?:don'?t|never|do not)\s+(?:trust|rely on|count on|assume)\b|"
     r"\b(?:don'?t|never|do not)\s+(?:mix|combine)\b|"
-    r"\b(?:almost|nearly) cost (?:me|us)\b|"
+    r"\b(?:almost|nearly) cost (?:me|us)\b|\b(?:phishing|scam|fraudulent)\b|"
     # a harm told, then what is done since: "it messed up the history, so we don't do that"
     r"\b(?:messed up|wiped|corrupted|ruined|burned|burnt|cost (?:me|us))\b[^.;]{0,80}?,?\s+so\s+"
     r"(?:we|i|you|always|never|don'?t|check|make sure)\b",
@@ -173,7 +191,8 @@ HARM = re.compile(
     _I,
 )
 ZH_HARM = re.compile(
-    r"会(?:直接|自动|把)?[^，。]{0,6}?(?:删|丢|清空|覆盖|重复扣|扣费|扣款|锁|烧|坏|炸|发烫|漏水|短路|超时|被封)"
+    r"会(?:直接|自动|把)?[^，。]{0,6}?(?:删|丢|清空|覆盖|重复扣|扣费|扣款|锁|烧|坏|炸|发烫|漏水|短路|被封)|"
+    r"会[^，。]{0,10}?(?:冲|删|覆盖|清|弄|搞|刷|洗)(?:掉|没|丢|坏)"
 )
 
 

@@ -65,6 +65,8 @@ _RECUR = re.compile(  # a word, not part of a path ("reports/weekly.py")
     r"(?<![/\w.-])(?:every (?:other |single )?(?:day|night|morning|evening|week|weekday|weekend|month|year|"
     r"quarter|hour|\d+ (?:minutes|hours|days|weeks|months)|(?:mon|tues|wednes|thurs|fri|satur|sun)day)|"
     r"each (?:day|night|morning|evening|week|month|year)|daily|nightly|weekly|fortnightly|monthly|"
+    r"(?:one|two|three|four|five|six|seven|\d+) (?:days|nights|evenings|mornings|shifts) (?:a|per) "
+    r"(?:week|month)|"
     r"quarterly|yearly|annually|hourly|(?:once|twice|three times|\d+ times) (?:a|per) (?:day|week|month|"
     r"year)|on (?:mon|tues|wednes|thurs|fri|satur|sun)(?:days|day (?:mornings|afternoons|evenings|nights))|"
     r"on (?:mon|tues|wednes|thurs|fri|satur|sun)days?(?:,\s*|,?\s+and\s+|\s*&\s*)"

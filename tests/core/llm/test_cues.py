@@ -437,3 +437,43 @@ def test_the_ways_people_say_it_without_the_word(text: str, mtype: str):
 )
 def test_requests_errands_and_complaints_stay_sessions(text: str):
     assert _type(text) == ""
+
+
+@pytest.mark.parametrize(
+    ("text", "mtype"),
+    [
+        # agreement then "let's", deliberation then its outcome, an agreeing 行/好 then 就
+        ("Perfect, let's do the quarterly plan.", "decision"),
+        ("We slept on it and we're keeping the old car.", "decision"),
+        ("Yup, we're going to rent in Porto for a year.", "decision"),
+        ("跟家里人讨论了，年夜饭在外面吃。", "decision"),
+        ("好的，那就订靠窗的那桌。", "decision"),
+        ("两个方案都不错，按第一个来。", "decision"),
+        # the assistant's output in general, a taste, a style note, a "when writing X" rule
+        ("Make your summaries bullet points.", "preference"),
+        ("I'm not really into horror films.", "preference"),
+        ("A note on tone: friendly but brief.", "preference"),
+        ("For scripts, use bash over zsh.", "preference"),
+        ("I'd far rather walk than take the bus.", "preference"),
+        ("给我的建议别太长。", "preference"),
+        ("翻译的时候人名保留原文。", "preference"),
+        ("我平时不喝咖啡。", "preference"),
+        # a how-to whose first action is in its goal clause, or adopted "monthly"
+        (
+            "For a new laptop we install the MDM profile, enrol the key, and add it to the asset list.",
+            "playbook",
+        ),
+        ("Here's what we do before a launch: freeze merges, tag the build, warm the cache.", "playbook"),
+        ("Thanks, I'll do it weekly.", "playbook"),
+        # harm to come
+        ("Never charge the scooter overnight in the hallway, the battery overheats.", "warning"),
+        ("Ignore texts about the parcel fee, it's a scam.", "warning"),
+        ("这个脚本不能跑两次，会把昨天的数据冲掉。", "warning"),
+    ],
+)
+def test_more_ways_people_say_it_without_the_word(text: str, mtype: str):
+    assert _type(text) == mtype
+
+
+def test_an_agreeing_word_before_adopting_a_how_to_is_the_how_to():
+    assert _type("行，就照这个办法来。") == "playbook"
