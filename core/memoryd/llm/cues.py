@@ -176,7 +176,8 @@ _ZH_CONSEQUENCE = re.compile(
     r"会[^，。]{0,10}?[\u4e00-\u9fff](?:掉|坏|丢|没了)|否则|不然|会导致|导致|会崩|会挂|会丢|会锁|会乱|会坏|会出错|会报错|会出事|会被|锁表|宕机|丢数据|挂掉|崩溃"
 )
 _MOMENT = re.compile(
-    r"\b(?:during|while|before|until)\b|\bon (?:prod|production|staging|main|master|fridays?|weekends?)\b",
+    r"\b(?:during|while|before|until)\b|\bon (?:prod|production|staging|main|master|fridays?|weekends?)\b|"
+    r"\b(?:production|prod|live) (?:one|key|database|db|server|account|credentials|data)\b",
     _I,
 )
 _CONDITIONAL = re.compile(r"\b(?:if|when|whenever|once)\s+(?:you|we|one|anyone|someone|somebody)\b", _I)
@@ -412,6 +413,8 @@ def of_sentence(sentence: str) -> Cue:
     if m := (phrasing.DECISION.search(w) or phrasing.ZH_DECISION.search(w)):
         return Cue("decision", 0.9, m.group())
     why, at = _warning(s)
+    if not why and (m := phrasing.ZH_HEED.match(raw)):
+        why, at = m.group(), -1
     rule = _rule(s)
     adopt = _ADOPT.search(s) or _ZH_ADOPT.search(s) or phrasing.ADOPT.search(w) or phrasing.ZH_ADOPT.search(w)
     steps_at = _how_to_at(s)
@@ -604,6 +607,13 @@ def _in_context(cue: Cue, sentence: str, options: bool) -> Cue:
     an earlier question laid out ("SQLite 和 LevelDB 选哪个？"), a decision; the same words
     after an open question ("有什么推荐？") pick nothing lasting. `options`: whether an
     earlier sentence laid out options."""
+    if (
+        not cue.type
+        and options
+        and not is_question(sentence)
+        and (m := phrasing.PICK.search(sentence[:WINDOW]))
+    ):
+        return Cue("decision", 0.9, m.group())
     if cue.type or not (m := _ZH_PICK.search(sentence)) or is_question(sentence):
         return cue
     if options:

@@ -43,7 +43,10 @@ DECISION = re.compile(
     # agreement, then what to do: "Sounds good, let's do the monthly cycle"
     r"^(?:sounds good|agreed|ok(?:ay)?|fine|great|perfect|yes|yeah|yep|alright|deal)[,!.]?\s+let'?s\b|"
     # deliberation, then the outcome: "we talked it over and ..."
-    r"\b(?:talked it (?:over|through)|slept on it|thought it over|discussed it)\b|"
+    r"\b(?:talked it (?:over|through)|slept on it|thought it over|thought it through|discussed it|"
+    r"weighed (?:it|them|everything|the options) up|weighed up)\b|^(?:ok(?:ay)?,?\s+)?final\s*[:：]|"
+    r"\bgo(?:ing)? ahead with\b|"
+    r"\b(?:we|i)(?:'re| are|'m| am) (?:switching|moving|migrating)\b[^.;]{0,40}?\bfrom\b[^.;]{1,30}?\bto\b|"
     r"\blet'?s\s+(?:keep|drop|stick with|stay with|stay on|skip|pick|choose|book|cancel|go ahead with|"
     r"do (?:it\b|(?-i:[A-Z0-9])|option|plan|the (?:first|second|third|last|other|former|latter)))|"
     # what stays as it is: "it stays on MySQL", "we're not migrating this quarter"
@@ -60,7 +63,14 @@ DECISION = re.compile(
 DECISION_WEAK = re.compile(
     r"^(?:(?:ok(?:ay)?|so|yes|yeah|yep|yup|sure|fine|good|great|cool|perfect|right|alright|well)[,!]?\s+)*"
     r"(?:we|i)(?:'re| are|'m| am)\s+(?:going to (?!(?:try|check|look|see|ask|test|debug|need|have|be)\b)|"
+    r"dropping|cancell?ing|scrapping|ditching|retiring|sunsetting|adopting|turning down|declining|"
     r"doing|renting|buying|taking|hiring|selling|moving|ordering|booking|leasing)\b",
+    _I,
+)
+# One of the options laid out earlier, picked: "B, definitely.", "OK the lighter one then."
+PICK = re.compile(
+    r"^(?:(?:ok(?:ay)?|fine|yes|yeah|yep|alright|right)[,!]?\s+)?(?:option\s+|the\s+)?[\w.+-]+(?:\s+[\w.+-]+){0,2}?"
+    r",?\s+(?:then|it is|definitely|for sure|please|works for (?:me|us))\b",
     _I,
 )
 ZH_DECISION = re.compile(
@@ -69,7 +79,7 @@ ZH_DECISION = re.compile(
     r"不(?:换|搬|搬家|升级|买|去|改|迁|装|租|续|续费|报)了|继续(?:用|租|住|留|沿用|保持)|"
     r"保持(?:现状|不变|原样|\s*[A-Za-z0-9])|维持现状|沿用|还是(?:选|用|买|去|定)|"
     r"选\s*(?:[A-Za-z0-9]|第[一二三四五六七八九十]|[一二三四五六七八九十]号)|"
-    r"(?:最后|最终|都|大家|我们?)同意|商量了|讨论了|商量过|讨论过|"
+    r"(?:最后|最终|都|大家|我们?)同意|商量了|讨论了|商量过|讨论过|思来想去|想来想去|考虑再三|权衡(?:了|之后|再三)|"
     r"按(?:你说的)?第[一二三四五六七八九十\d]+(?:个|种)|"
     r"^(?:行|好|好的|可以|嗯|OK|ok)[，,。！!]\s*那?就(?![照按])|(?:最后|最终)(?:还是)?(?:选|定|买|去|用|租|报|换)"
 )
@@ -80,6 +90,7 @@ PREFERENCE = re.compile(
     r"\bnot (?:a|much of a|really a) (?:big |huge )?fan\b|\bmy (?:go-to|favou?rite|usual)\b|"
     r"\bi (?:really |much |usually )?(?:enjoy|adore|loathe|detest|avoid)\b|"
     r"^favou?r\b|\bfavou?r [\w-]+ over\b|"
+    r"\bi (?:don'?t|do not) (?:like|enjoy|love)\b|\bprioriti[sz]e\b|"
     r"\bi want (?:all|every|my|any|each)\b|\b(?:i'?m|i am) (?:not |really |not really |big )?into\b|"
     # the assistant's output in general: "keep your replies short", "a note on style:"
     r"\byour (?:replies|answers|responses|messages|emails|summaries|explanations|suggestions)\b|"
@@ -105,7 +116,7 @@ ZH_PREFERENCE = re.compile(
     r"(?:别|不要|不用)给我|(?:叫|称呼)我[\u4e00-\u9fffA-Za-z]{1,6}就(?:行|好|可以)|以后(?:叫|称呼)我|"
     r"(?:回答|回复|答案|解释|总结|说明)[^。！？]{0,10}?(?:简短|简洁|详细|精炼|简单|短|长)一?(?:点|些)|"
     r"我[^，。]{0,4}?不(?:太|大|怎么)?能(?:吃|喝)|我(?:一般|平时|通常|基本上?|从来)(?:都)?不[\u4e00-\u9fff]|"
-    r"(?:给我的|你的)(?:回复|回答|答案|代码|邮件|总结|建议)|尽量用|"
+    r"(?:给我的|你的)(?:回复|回答|答案|代码|邮件|总结|建议)|尽量用|优先(?!级)|"
     r"^(?:写|做|回答|回复|推荐|生成|翻译|起名|取名)[^，。]{0,12}的时候|我(?:不太|不怎么|不大)(?:吃|喝|喜欢|爱)|"
     # a convention in pairs: "变量名用英文，注释用中文"
     r"[\u4e00-\u9fff]{1,6}(?<!不)用[^，,；;。]{1,12}[，,；;]\s*[\u4e00-\u9fff]{1,6}(?<!不)用"
@@ -113,7 +124,8 @@ ZH_PREFERENCE = re.compile(
 
 # A goal and a series of actions: "To renew the cert: run X, copy Y, reload Z".
 _GOAL = re.compile(
-    r"^(?:to|for|when|whenever|every|each|before|after|how to|once a)\b|\b(?:goes|works|is done) like this$|"
+    r"^(?:to|for|when|whenever|every|each|before|after|how to|once a|daily|weekly|monthly|yearly|nightly|"
+    r"morning|evening|bedtime)\b|\b(?:goes|works|is done) like this$|"
     r"\bas follows$|^[\w-]+ing\b|\bwhat (?:i|we) do\b|"
     r"\b(?:routine|checklist|process|procedure|steps|recipe|drill|playbook)\b",
     _I,
@@ -159,11 +171,12 @@ ADOPT = re.compile(
     r"\b(?:every|each|next time|from now on|whenever|going forward|again|daily|weekly|monthly|yearly|"
     r"annually|regularly)\b|"
     r"\bthat'?s (?:exactly )?what (?:i|we)(?:'ll| will) do\b|"
-    r"\b(?:i|we)(?:'ll| will) follow (?:those|these|the|your) (?:steps|instructions)\b",
+    r"\b(?:i|we)(?:'ll| will) follow (?:those|these|the|your) (?:steps|instructions)\b|"
+    r"\b(?:save|saving|keep|keeping|store|storing) (?:this|that|it) as (?:the|our|my) (?:way|method)\b",
     _I,
 )
 ZH_ADOPT = re.compile(
-    r"(?:就|都|也)(?:这样|这么)(?:弄|做|办|处理|操作)|照(?:你|这)(?:个|样)?(?:步骤|办法|流程)"
+    r"(?:就|都|也)(?:这样|这么)(?:弄|做|办|处理|操作)|照(?:你|这)(?:个|样)?(?:步骤|办法|流程)|照着(?:做|来|弄|办)"
 )
 
 CAUTION = re.compile(
@@ -171,6 +184,10 @@ CAUTION = re.compile(
     r"\birreversibl\w*|\bno way back\b|\b(?:toxic|poisonous|flammable|lethal|fatal)\b|\bfire hazard\b|"
     r"\blessons? learned\b|\b(?:don'?t|never|do not)\s+(?:trust|rely on|count on|assume)\b|"
     r"\b(?:don'?t|never|do not)\s+(?:mix|combine)\b|"
+    # check before a destructive act: "double-check the URL before deleting anything"
+    r"\b(?:double-check|check|make sure|confirm|verify)\b[^.;]{0,50}?\bbefore (?:deleting|dropping|running|"
+    r"deploying|pushing|restoring|wiping|removing|formatting|resetting)\b|"
+    r"\b(?:can|could|will|may|might) (?:make you (?:sick|ill)|hurt you|poison you|give you food poisoning)\b|"
     r"\b(?:almost|nearly) cost (?:me|us)\b|\b(?:phishing|scam|fraudulent)\b|"
     # a harm told, then what is done since: "it messed up the history, so we don't do that"
     r"\b(?:messed up|wiped|corrupted|ruined|burned|burnt|cost (?:me|us))\b[^.;]{0,80}?,?\s+so\s+"
@@ -179,8 +196,12 @@ CAUTION = re.compile(
 )
 ZH_CAUTION = re.compile(
     r"提醒一下|提个醒|友情提示|吸取教训|长记性|长个记性|血的教训|不能(?:和|跟|与)[^，。]{1,10}一起|"
-    r"^注意[：:]"
+    r"要注意|需要注意|得注意|"
+    # a past mistake told: "之前拿错过一次"
+    r"(?:上次|上回|之前|以前|有一次|那次)[^。！？]{0,20}?[\u4e00-\u9fff]错(?:过|了|一次)"
 )
+# "注意…" leading a sentence (the title drops it as a lead-in, so it is read on the raw text).
+ZH_HEED = re.compile(r"^注意(?!力)")
 # Harm to come, as a statement (checked after requests and problem reports): "running the seed
 # script against prod will wipe the data", "重试会重复扣款".
 HARM = re.compile(
@@ -191,7 +212,7 @@ HARM = re.compile(
     _I,
 )
 ZH_HARM = re.compile(
-    r"会(?:直接|自动|把)?[^，。]{0,6}?(?:删|丢|清空|覆盖|重复扣|扣费|扣款|锁|烧|坏|炸|发烫|漏水|短路|被封)|"
+    r"会(?:直接|自动|把)?[^，。]{0,6}?(?:删|丢|清空|覆盖|重复扣|扣费|扣款|锁|烧|坏|炸|发烫|漏水|短路|被封|漏电|触电|起火|着火|爆炸|中毒)|"
     r"会[^，。]{0,10}?(?:冲|删|覆盖|清|弄|搞|刷|洗)(?:掉|没|丢|坏)"
 )
 

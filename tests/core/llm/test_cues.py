@@ -477,3 +477,39 @@ def test_more_ways_people_say_it_without_the_word(text: str, mtype: str):
 
 def test_an_agreeing_word_before_adopting_a_how_to_is_the_how_to():
     assert _type("行，就照这个办法来。") == "playbook"
+
+
+@pytest.mark.parametrize(
+    ("text", "mtype"),
+    [
+        # deliberation and its outcome, a change from X to Y, a commitment to drop or go ahead
+        ("We weighed up the options and we're staying with the local bank.", "decision"),
+        ("OK final: the offsite is in Lisbon.", "decision"),
+        ("We're moving the blog from WordPress to Hugo.", "decision"),
+        ("Alright, we'll go ahead with the loft conversion.", "decision"),
+        ("So we're scrapping the weekly newsletter.", "decision"),
+        ("考虑再三，今年不换车。", "decision"),
+        ("Tea or coffee for the office machine?\nTea, definitely.", "decision"),
+        # a dislike, a priority
+        ("I don't like voice notes, text me instead.", "preference"),
+        ("选餐厅优先考虑能停车的。", "preference"),
+        # a recurring activity and its actions; a how-to saved as the way; 照着做
+        ("Morning checks: read the alerts, skim the dashboards, reply to the on-call channel.", "playbook"),
+        ("Great, keeping this as the way we rotate secrets.", "playbook"),
+        ("这几步写得清楚，下次照着做。", "playbook"),
+        # check before a destructive act, harm to the body, a past mistake, 注意 at the start
+        ("Make sure you're on the test tenant before wiping the users.", "warning"),
+        ("Don't leave cooked chicken out overnight, it can make you sick.", "warning"),
+        ("两个孩子的作业本要分开收，上次就交错过。", "warning"),
+        ("注意这个插座没有接地。", "warning"),
+        ("这个老插排会漏电。", "warning"),
+        # a health condition is a fact
+        ("我外公有高血压。", "fact"),
+    ],
+)
+def test_deliberation_priorities_routines_and_lessons(text: str, mtype: str):
+    assert _type(text) == mtype
+
+
+def test_naming_one_without_options_before_picks_nothing():
+    assert _type("Tea, definitely.") == ""
