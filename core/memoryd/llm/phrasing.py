@@ -109,7 +109,9 @@ CHOICE = re.compile(
     r",\s*not\s+(?:the\s+|a\s+|an\s+)?[\w.+#-]+(?:\s+[\w.+#-]+){0,2}[.!]?$|\binstead of\b|\brather than\b", _I
 )
 ONE_OFF_OBJECT = re.compile(
-    r"\b(?:this|that|these|those|here|it|the following|below|above|attached)\b|这个|这段|这里|这些|下面|上面",
+    r"\b(?:this|that|these|those|here|it|the following|below|above|attached)\b|这个|这段|这里|这些|下面|上面|"
+    # one thing, named: "Make the button blue, not green" (a rule names kinds: "tests", "entries")
+    r"^(?:please\s+)?[a-z]+\s+(?:the|my|our)\s+(?:[\w-]+\s+)?[\w-]+(?<![^s]s)\b(?!\s+\w+s\b)",
     _I,
 )
 ZH_PREFERENCE = re.compile(

@@ -397,7 +397,7 @@ def test_a_list_of_weekdays_is_a_schedule():
         ("Honestly I'm not a big fan of ORMs.", "preference"),
         ("My favourite airline is KLM.", "preference"),
         ("When you draft emails for me, sign them with just my first name.", "preference"),
-        ("Format the changelog with Keep a Changelog headings, not free text.", "preference"),
+        ("Format changelog entries with Keep a Changelog headings, not free text.", "preference"),
         ("Spaces around operators, not tight.", "preference"),
         ("别给我推荐连锁店。", "preference"),
         ("回复写得简洁些。", "preference"),
@@ -429,6 +429,7 @@ def test_the_ways_people_say_it_without_the_word(text: str, mtype: str):
     [
         # a one-off request, errand or complaint stays a session
         "Use a set, not a list, in this loop.",
+        "Make the header sticky, not fixed.",
         "I'm picking up the kids today, can you draft the reminder?",
         "Fix the flaky test on every run of CI.",
         "We're getting a 502 from the gateway.",
