@@ -257,10 +257,14 @@ _ZH_FACT = re.compile(
 )
 _REMEMBER = re.compile(
     r"\bremember\b|\bkeep(?:ing)? in mind\b|\bdon'?t forget\b|\bnote that\b|\bfor the record\b|"
-    # context given for later: "FYI the build box has 64 GB", "Context: it's a Go service"
-    r"\bfyi\b|\bjust so you know\b|\bfor (?:context|reference|your information)\b|"
-    r"^(?:context|background)\s*[:：]|"
     r"记住|记得|记着|记一下|记下|别忘了|不要忘记|帮我存着|存下来",
+    _I,
+)
+# Context given for later ("FYI the build box has 64 GB", "Context: it's a Go service"): a
+# fact when nothing stronger is said (a plain statement inside it keeps its own weight).
+_CONTEXT = re.compile(
+    r"\bfyi\b|\bjust so you know\b|\bfor (?:context|reference|your information)\b|"
+    r"^(?:context|background)\s*[:：]",
     _I,
 )
 _REMEMBER_TO = re.compile(r"\bremember to\b|\bdon'?t forget to\b|记得|别忘了", _I)
@@ -467,6 +471,8 @@ def of_sentence(sentence: str) -> Cue:
         return Cue("preference", 0.6, m.group())  # "Tabs, not spaces."
     if why := statements.of(w):
         return Cue("fact", WEAK_FACT, why)
+    if _CONTEXT.search(raw[:WINDOW]) and not _PROBLEM.search(w):
+        return Cue("fact", 0.4, _ASKED)
     return NONE
 
 

@@ -514,3 +514,14 @@ def test_deliberation_priorities_routines_and_lessons(text: str, mtype: str):
 
 def test_naming_one_without_options_before_picks_nothing():
     assert _type("Tea, definitely.") == ""
+
+
+def test_context_given_keeps_the_weight_of_what_it_states():
+    """ "For reference, our X is Y" is as strong a fact as "our X is Y" (the title is its)."""
+    assert cues.of_sentence("For reference, our wifi runs on channel 6.").weight >= 0.5
+    assert cues.of_sentence("For context, the shop is a two-person business.").type == "fact"
+
+
+def test_keep_it_simple_is_no_decision():
+    assert cues.of_sentence("Let's keep it short, bullet points are fine.").type != "decision"
+    assert cues.of_sentence("Let's keep Jenkins for now.").type == "decision"
