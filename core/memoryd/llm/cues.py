@@ -586,6 +586,11 @@ def classify(text: str, sentences: Sequence[str]) -> Reading:
     if labelled:  # the writer's own label outweighs any count
         for t in labelled:
             totals[t] = totals.get(t, 0.0) + 10.0
+    asked = any(_PROBLEM.search(s[:WINDOW]) or _REQUEST.search(s) for s in sentences)
+    if not totals and not asked and (told := statements.only_tells(list(sentences))):
+        i = list(sentences).index(told) if told in sentences else 0  # only tells about their world
+        cues[i] = Cue("fact", WEAK_FACT, "told")
+        return Reading("fact", WEAK_FACT, list(sentences), cues)
     if not totals or _bug_fix(sentences, cues, totals):
         return Reading("", 0.0, list(sentences), cues)
     mtype = max(ORDER, key=lambda t: (totals.get(t, 0.0), -ORDER.index(t)))

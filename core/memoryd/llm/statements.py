@@ -175,3 +175,64 @@ def of(sentence: str) -> str:
         ):
             return m.group()
     return ""
+
+
+# A session that only tells: every sentence a statement in the present, none asking, none
+# a problem, a plan, a story or an acknowledgement. What it tells is about the speaker's world.
+_ACK = re.compile(
+    r"^(?:(?:ok(?:ay)?|thanks?(?: you)?|thx|great|perfect|cool|nice|got it|sounds good|yes|yeah|yep|sure|"
+    r"hi|hello|hey|right)[\s,.!]*)+$|^(?:好的?|谢谢|嗯|行|可以|明白了?|收到)[\s，,。!！]*$",
+    re.I,
+)
+_TELLING_NOT = re.compile(
+    r"\b(?:isn'?t|aren'?t|doesn'?t|don'?t|won'?t|can'?t|couldn'?t|didn'?t|wasn'?t|weren'?t|not|no longer|"
+    r"did|was|were|went|got|had|\w+ed|always|never|forget|forgets|miss|misses|keeps? \w+ing|please|"
+    r"help (?:me|us)|let'?s|let me|you|your)\b|[?？!！]",
+    re.I,
+)
+_ZH_TELLING_NOT = re.compile(
+    r"帮|请|麻烦|你|吗|呢|吧|了|过|没|不|怎么|为什么|是否|(?:提醒|叫|告诉|给|让|教)我"
+)
+_PRESENT = re.compile(
+    r"\b(?:is|are|am|has|have|lives?|works?|runs?|goes|go|uses?|owns?|keeps?|stays?|sits?|comes?|"
+    r"opens?|closes?|starts?|ends?|takes?|gets?|needs?|eats?|drinks?|speaks?|teach(?:es)?|stud(?:y|ies))\b|"
+    r"'s\b|'re\b|'m\b|\b(?:i|we|they)\s+[a-z]+\b",
+    re.I,
+)
+
+
+def only_tells(sentences: list[str]) -> str:
+    """The first sentence of a session that only tells about the speaker's world ("" if the
+    session asks, reports a problem, plans or tells a story anywhere)."""
+    told = ""
+    for raw in sentences:
+        s = raw.strip()[:400]
+        if not s or _ACK.match(s):
+            continue
+        if _QUESTION_MARK.search(s):
+            return ""
+        if _CJK.search(s):
+            if _ZH_TELLING_NOT.search(s) or _ZH_NOT.search(s) or len(s) < 6:
+                return ""
+        elif (
+            _TELLING_NOT.search(s)
+            or _EN_NOT.search(s)
+            or len(s.split()) < 4
+            or not _PRESENT.search(s)
+            or not _TELLER.match(s)
+        ):
+            return ""
+        told = told or s
+    return told
+
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_QUESTION_MARK = re.compile(r"[?？]")
+# Who tells: the speaker, their people and things ("I run a bakery", "All our invoices go ..."),
+# after a lead-in ("Some background: ..."); a sentence led by a verb is a request.
+_TELLER = re.compile(
+    r"^(?:[\w ]{1,24}[:：]\s*)?(?:(?:hi|hey|hello|so|also|and|btw|oh|right)[,!.]?\s+)*"
+    r"(?:i|we|my|our|his|her|their|all (?:of )?our|all my|both (?:of )?(?:our|my)|"
+    r"the [\w-]+(?: [\w-]+)? of (?:my|our))\b",
+    re.I,
+)

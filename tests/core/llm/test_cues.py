@@ -525,3 +525,30 @@ def test_context_given_keeps_the_weight_of_what_it_states():
 def test_keep_it_simple_is_no_decision():
     assert cues.of_sentence("Let's keep it short, bullet points are fine.").type != "decision"
     assert cues.of_sentence("Let's keep Jenkins for now.").type == "decision"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a session that only tells about the speaker's world, in words no cue knows
+        "Hello! A bit of background: I manage a pottery studio with three part-time teachers.",
+        "All our contracts go through DocuSign.\nThanks.",
+        "My grandmother lives with us and needs help with stairs.",
+    ],
+)
+def test_a_session_that_only_tells_is_a_fact(text: str):
+    assert _type(text) == "fact"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # it asks, requests, reports a problem or tells what happened somewhere: no fact
+        "I work from home. Which desk chair should I buy?",
+        "Move the footer links into the sidebar.\nGreat, thanks.",
+        "Our pipeline takes forever.\nIt got slower after the upgrade.",
+        "我们家住五楼，周末去哪玩比较好？",
+    ],
+)
+def test_a_session_that_asks_or_reports_is_no_told_fact(text: str):
+    assert _type(text) == ""
