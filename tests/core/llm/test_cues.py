@@ -327,3 +327,228 @@ def test_a_routine_in_the_present_is_a_playbook():
         "最后每月 10 号前交给财务。"
     )
     assert _type(text) == "playbook"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # habits and schedules that hold are facts: a recurrence told in the present
+        "The database snapshots are taken every six hours.",
+        "Our newsletter goes out on Thursdays.",
+        "I swim on Tuesday evenings.",
+        "The nanny comes twice a week.",
+        "Rent is due on the first of each month.",
+        "我周末一般在家带孩子。",
+        "我们每个月底做一次对账。",
+        "我爸每天早上六点去公园打太极。",
+        # where one works or comes from, how many there are
+        "我姐在一家外企上班。",
+        "我老婆老家在哈尔滨。",
+        "我们小区一共有三个门。",
+        # a statement about one's world with any present verb and a specific value
+        "We host the docs on Netlify.",
+        "The nightly job writes its report to /srv/reports.",
+        "Payroll is the last Friday of the month.",
+        # context given for later
+        "FYI the staging cluster has only 3 nodes.",
+        "For context, the shop is a two-person business.",
+    ],
+)
+def test_habits_schedules_and_context_are_facts(text: str):
+    assert _type(text) == "fact"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a recurrence in a request, a plan, a complaint or a file name is no fact
+        "Remind me every Monday to submit the timesheet.",
+        "I always forget the bins on Tuesdays.",
+        "Rename the variable n to total in jobs/daily.py please.",
+        "每天提醒我喝水。",
+        "这周六想去爬山，周六下午会下雨吗？",
+        "Summarize this report about monthly sales for me.",
+    ],
+)
+def test_a_recurrence_in_a_request_or_complaint_is_no_fact(text: str):
+    assert _type(text) == ""
+
+
+def test_a_list_of_weekdays_is_a_schedule():
+    assert _type("We do standups on Monday and Thursday.") == "fact"
+
+
+@pytest.mark.parametrize(
+    ("text", "mtype"),
+    [
+        # a decision said as agreement or commitment
+        ("Alright, you've convinced me: Hetzner it will be.", "decision"),
+        ("Done deal, we're hiring the second candidate.", "decision"),
+        ("The plan is to retire the old API in June.", "decision"),
+        ("We ended up going with the cheaper quote.", "decision"),
+        ("Everything stays on Python 3.11 for this release.", "decision"),
+        ("I'm going to order the oak table, not the walnut one.", "decision"),
+        ("We're leasing the van instead of buying it.", "decision"),
+        ("我考虑好了，明年换工作。", "decision"),
+        ("年会就定在十二月二十号。", "decision"),
+        ("这套沙发不换了，继续用。", "decision"),
+        ("最终还是选了国航的航班。", "decision"),
+        # a preference said as a taste or a standing instruction
+        ("Honestly I'm not a big fan of ORMs.", "preference"),
+        ("My favourite airline is KLM.", "preference"),
+        ("When you draft emails for me, sign them with just my first name.", "preference"),
+        ("Format changelog entries with Keep a Changelog headings, not free text.", "preference"),
+        ("Spaces around operators, not tight.", "preference"),
+        ("别给我推荐连锁店。", "preference"),
+        ("回复写得简洁些。", "preference"),
+        ("接口名用英文，文档用中文。", "preference"),
+        # a how-to told as a goal and a series of actions, or adopted
+        ("Cleaning the grill: heat it up, scrape the grates, oil them lightly.", "playbook"),
+        ("To patch a bike tube, find the hole, sand the spot, glue the patch.", "playbook"),
+        ("Cool, I'll repeat those steps every spring.", "playbook"),
+        ("周报的做法：拉数据，填模板，发邮件。", "playbook"),
+        ("以后发票都这样处理。", "playbook"),
+        # a warning said as harm to come or a lesson
+        ("Whatever you do, don't unplug it during a firmware update.", "warning"),
+        ("That reset wipes the saved presets, so export them first.", "warning"),
+        ("Emptying the trash in the admin can't be undone.", "warning"),
+        ("Don't rely on the status page, it lags by an hour.", "warning"),
+        ("Lilies are toxic to cats.", "warning"),
+        ("Feed the fish only once a day, or else the water clouds.", "warning"),
+        ("吸取教训：合同一定要自己再读一遍。", "warning"),
+        ("这个按钮会直接清空购物车。", "warning"),
+        ("这个降压药不能跟柚子一起吃。", "warning"),
+    ],
+)
+def test_the_ways_people_say_it_without_the_word(text: str, mtype: str):
+    assert _type(text) == mtype
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a one-off request, errand or complaint stays a session
+        "Use a set, not a list, in this loop.",
+        "Make the header sticky, not fixed.",
+        "I'm picking up the kids today, can you draft the reminder?",
+        "Fix the flaky test on every run of CI.",
+        "We're getting a 502 from the gateway.",
+        "这一步一直失败，会不会是权限问题？",
+    ],
+)
+def test_requests_errands_and_complaints_stay_sessions(text: str):
+    assert _type(text) == ""
+
+
+@pytest.mark.parametrize(
+    ("text", "mtype"),
+    [
+        # agreement then "let's", deliberation then its outcome, an agreeing 行/好 then 就
+        ("Perfect, let's do the quarterly plan.", "decision"),
+        ("We slept on it and we're keeping the old car.", "decision"),
+        ("Yup, we're going to rent in Porto for a year.", "decision"),
+        ("跟家里人讨论了，年夜饭在外面吃。", "decision"),
+        ("好的，那就订靠窗的那桌。", "decision"),
+        ("两个方案都不错，按第一个来。", "decision"),
+        # the assistant's output in general, a taste, a style note, a "when writing X" rule
+        ("Make your summaries bullet points.", "preference"),
+        ("I'm not really into horror films.", "preference"),
+        ("A note on tone: friendly but brief.", "preference"),
+        ("For scripts, use bash over zsh.", "preference"),
+        ("I'd far rather walk than take the bus.", "preference"),
+        ("给我的建议别太长。", "preference"),
+        ("翻译的时候人名保留原文。", "preference"),
+        ("我平时不喝咖啡。", "preference"),
+        # a how-to whose first action is in its goal clause, or adopted "monthly"
+        (
+            "For a new laptop we install the MDM profile, enrol the key, and add it to the asset list.",
+            "playbook",
+        ),
+        ("Here's what we do before a launch: freeze merges, tag the build, warm the cache.", "playbook"),
+        ("Thanks, I'll do it weekly.", "playbook"),
+        # harm to come
+        ("Never charge the scooter overnight in the hallway, the battery overheats.", "warning"),
+        ("Ignore texts about the parcel fee, it's a scam.", "warning"),
+        ("这个脚本不能跑两次，会把昨天的数据冲掉。", "warning"),
+    ],
+)
+def test_more_ways_people_say_it_without_the_word(text: str, mtype: str):
+    assert _type(text) == mtype
+
+
+def test_an_agreeing_word_before_adopting_a_how_to_is_the_how_to():
+    assert _type("行，就照这个办法来。") == "playbook"
+
+
+@pytest.mark.parametrize(
+    ("text", "mtype"),
+    [
+        # deliberation and its outcome, a change from X to Y, a commitment to drop or go ahead
+        ("We weighed up the options and we're staying with the local bank.", "decision"),
+        ("OK final: the offsite is in Lisbon.", "decision"),
+        ("We're moving the blog from WordPress to Hugo.", "decision"),
+        ("Alright, we'll go ahead with the loft conversion.", "decision"),
+        ("So we're scrapping the weekly newsletter.", "decision"),
+        ("考虑再三，今年不换车。", "decision"),
+        ("Tea or coffee for the office machine?\nTea, definitely.", "decision"),
+        # a dislike, a priority
+        ("I don't like voice notes, text me instead.", "preference"),
+        ("选餐厅优先考虑能停车的。", "preference"),
+        # a recurring activity and its actions; a how-to saved as the way; 照着做
+        ("Morning checks: read the alerts, skim the dashboards, reply to the on-call channel.", "playbook"),
+        ("Great, keeping this as the way we rotate secrets.", "playbook"),
+        ("这几步写得清楚，下次照着做。", "playbook"),
+        # check before a destructive act, harm to the body, a past mistake, 注意 at the start
+        ("Make sure you're on the test tenant before wiping the users.", "warning"),
+        ("Don't leave cooked chicken out overnight, it can make you sick.", "warning"),
+        ("两个孩子的作业本要分开收，上次就交错过。", "warning"),
+        ("注意这个插座没有接地。", "warning"),
+        ("这个老插排会漏电。", "warning"),
+        # a health condition is a fact
+        ("我外公有高血压。", "fact"),
+    ],
+)
+def test_deliberation_priorities_routines_and_lessons(text: str, mtype: str):
+    assert _type(text) == mtype
+
+
+def test_naming_one_without_options_before_picks_nothing():
+    assert _type("Tea, definitely.") == ""
+
+
+def test_context_given_keeps_the_weight_of_what_it_states():
+    """ "For reference, our X is Y" is as strong a fact as "our X is Y" (the title is its)."""
+    assert cues.of_sentence("For reference, our wifi runs on channel 6.").weight >= 0.5
+    assert cues.of_sentence("For context, the shop is a two-person business.").type == "fact"
+
+
+def test_keep_it_simple_is_no_decision():
+    assert cues.of_sentence("Let's keep it short, bullet points are fine.").type != "decision"
+    assert cues.of_sentence("Let's keep Jenkins for now.").type == "decision"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a session that only tells about the speaker's world, in words no cue knows
+        "Hello! A bit of background: I manage a pottery studio with three part-time teachers.",
+        "All our contracts go through DocuSign.\nThanks.",
+        "My grandmother lives with us and needs help with stairs.",
+    ],
+)
+def test_a_session_that_only_tells_is_a_fact(text: str):
+    assert _type(text) == "fact"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # it asks, requests, reports a problem or tells what happened somewhere: no fact
+        "I work from home. Which desk chair should I buy?",
+        "Move the footer links into the sidebar.\nGreat, thanks.",
+        "Our pipeline takes forever.\nIt got slower after the upgrade.",
+        "我们家住五楼，周末去哪玩比较好？",
+    ],
+)
+def test_a_session_that_asks_or_reports_is_no_told_fact(text: str):
+    assert _type(text) == ""
