@@ -5,8 +5,8 @@ Why: issue 21 put a segmenter (rjieba), pinyin slugs (pypinyin) and store-rarity
 on the worker's path and must leave the hook untouched. Two trees are measured side by
 side, turn about, on the same machine and the same data: the current checkout and
 `--before REF` (extracted with `git archive`), each run in its own subprocess with
-PYTHONPATH pointing at its tree. Sessions are the labelled set's 84 conversations
-(tests/data/proposals/sessions.jsonl), English and Chinese. `-X importtime` of the hook in
+PYTHONPATH pointing at its tree. Sessions are the labelled sets' conversations
+(tests/data/proposals, bench/proposal_quality.cases: 233 since dev2-dev4), English and Chinese. `-X importtime` of the hook in
 the current tree proves the new libraries stay off it.
 
     python bench/capture_before_after.py --before 43b2e20 [--rounds 3] [--hook-runs 15]
