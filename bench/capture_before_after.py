@@ -6,8 +6,8 @@ on the worker's path and must leave the hook untouched. Two trees are measured s
 side, turn about, on the same machine and the same data: the current checkout and
 `--before REF` (extracted with `git archive`), each run in its own subprocess with
 PYTHONPATH pointing at its tree. Sessions are the labelled sets' conversations
-(tests/data/proposals, bench/proposal_quality.cases: 233 since dev2-dev4), English and Chinese. `-X importtime` of the hook in
-the current tree proves the new libraries stay off it.
+(tests/data/proposals, bench/proposal_quality.cases: 233 since dev2-dev4), English and
+Chinese. `-X importtime` of the hook in the current tree proves the new libraries stay off it.
 
     python bench/capture_before_after.py --before 43b2e20 [--rounds 3] [--hook-runs 15]
         [--json] [--write-docs]
