@@ -54,6 +54,8 @@ _TOKEN = re.compile(
     rf"|(?P<word>(?:~/|\.{{1,2}}/|/|\.)?{_W}+(?:[./\-]{_W}+)*)"
 )
 _NUMBER = re.compile(r"\d{1,4}(?:\.\d{1,3})?")
+# A model code after a name: "Dexcom G7", "Synology DS920", "Roland FP-10" (capitals, digits).
+_MODEL = re.compile(r"[A-Z]{1,4}-?\d{1,5}[A-Z]{0,2}")
 _ELLIPSES = ("…", "...", "⋯")
 _SENTENCE_START = frozenset("\n.!?:;。！？：；\"'“‘(（[-*•>#|")
 _VERSION = re.compile(r"v?\d+(?:\.\d+){2,}", re.I)
@@ -228,6 +230,9 @@ def _collect(text: str) -> dict[str, _Term]:
             elif before and text[before[0] : m.start()] == " " and _NUMBER.fullmatch(m.group()):
                 start = before[2]  # "Python 3.9", "Node 14": a name and its version
                 numbered.setdefault(before[1], []).append((start, text[start : m.end()]))
+        elif kind == "word" and before and text[before[0] : m.start()] == " " and _MODEL.fullmatch(m.group()):
+            start = before[2]  # "Dexcom G7": a name and its model, which is no keyword alone
+            numbered.setdefault(before[1], []).append((start, text[start : m.end()]))
         if kind == "url":
             host = m.group("host").lower().removeprefix("www.")
             if "." in host:
@@ -286,14 +291,20 @@ def _numbered(
     proper: set[str],
     add: Callable[..., _Term],
 ) -> None:
-    """A name followed by a number is one term, the version being what is meant ("Python
-    3.9", "Node 14", "Model 3"); a plain word is not a name ("chapter 3")."""
+    """A name followed by a number or a model code is one term, the version or model being
+    what is meant ("Python 3.9", "Node 14", "Dexcom G7"); a plain word is not a name
+    ("chapter 3"), and a model code said after its name is no term of its own."""
     for name, spots in numbered.items():
         t = terms.get(name)
         if t is None or (name not in proper and t.prior < _PRIOR_PROPER):
             continue
         for start, form in spots:
             add(form.lower(), form, start, max(t.prior, _PRIOR_PROPER))
+            code = form.rsplit(" ", 1)[-1]
+            if _MODEL.fullmatch(code) and (c := terms.get(code.lower())) is not None:
+                c.count -= 1
+                if c.count <= 0:
+                    del terms[code.lower()]
         t.count -= len(spots)
         if t.count <= 0:
             del terms[name]
@@ -324,6 +335,8 @@ def _latin_word(text: str, word: str, pos: int, add: Callable[..., _Term], prope
         else:
             proper.add(key)
             prior = _PRIOR_PROPER
+    elif word.isalpha() and word[0].isupper() and not word.isupper():
+        proper.add(key)  # GitHub, PostgreSQL: a name wherever it stands ("GitHub Actions")
     t = add(key, word, pos, prior)
     if prior <= _PRIOR_WORD and word.isalpha():
         role = _role(text, pos, pos + len(word), key)

@@ -430,3 +430,16 @@ def test_a_path_ranks_below_a_name_a_person_searches_for() -> None:
 
 def test_an_ip_address_is_kept_as_an_identifier() -> None:
     assert keywords("The backup box answers on 192.168.1.20 since the move.", 8)[0] == "192.168.1.20"
+
+
+def test_a_name_and_its_model_code_are_one_keyword():
+    """A person searches for the model whole ("Dexcom G7"); the code alone says nothing."""
+    found = keywords("My knee brace came with a Breg T5 strap, and the scooter is a Xiaomi M365.", 8)
+    assert "Breg T5" in found and "Xiaomi M365" in found
+    assert not {"T5", "M365", "t5", "m365"} & set(found)
+
+
+def test_a_mixed_case_name_pairs_with_the_name_beside_it():
+    """GitHub is a name wherever it stands, so "GitHub Actions" is one, said once."""
+    found = keywords("The nightly job moved to our GitHub Actions runner last week.", 8)
+    assert "GitHub Actions" in found
