@@ -30,11 +30,6 @@ you"); a rule that leads it governs the steps and stays a rule ("always test fir
 push"). Steps told in the past ("first I tried X, then Y", "我先试了…然后还是报错") are a
 story, not a how-to.
 
-The same types said without their textbook words (agreement and commitment, a taste or an
-instruction for everything to come, a goal and a series of actions, harm to come or a lesson)
-are in memoryd.llm.phrasing; they read the first WINDOW characters of a sentence, so pasted
-text costs no more than a sentence.
-
 Across a session, step structure (numbered steps, "first ... then ...", 第一步, 先…再…)
 makes a playbook; a rule in one numbered step of a list of plain steps is one of its steps.
 Otherwise the type whose sentences weigh most wins, ties going to the higher of the order
@@ -49,9 +44,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from memoryd import titles
-from memoryd.llm import phrasing, statements
+from memoryd.llm import statements
 
-WINDOW = 400  # characters of a sentence the later phrasings read (memoryd.llm.phrasing)
 ORDER = ("decision", "warning", "preference", "playbook", "fact")
 WEAK_FACT = 0.5  # a plain statement with no cue word (memoryd.llm.statements)
 _ASKED = "asked to remember"
@@ -79,10 +73,7 @@ _LABELS: tuple[tuple[str, re.Pattern[str]], ...] = (
             _I,
         ),
     ),
-    (
-        "warning",
-        re.compile(r"^(?:警告|小心|当心|有个坑|一个坑|坑|踩坑|教训|吸取教训|注意|提醒)[^：:]{0,8}[：:]"),
-    ),
+    ("warning", re.compile(r"^(?:警告|小心|当心|有个坑|一个坑|坑|踩坑|教训)[^：:]{0,8}[：:]")),
     ("decision", re.compile(r"^(?:decision|decided|we decided|final decision)\b[^:：]{0,30}[:：]", _I)),
     ("decision", re.compile(r"^(?:决定|决策|结论|定论)[^：:]{0,6}[：:]")),
     ("preference", re.compile(r"^(?:preference|rule|convention|policy|house rule)s?\b[^:：]{0,30}[:：]", _I)),
@@ -168,16 +159,14 @@ _CONSEQUENCE = re.compile(
     r"\b(?:break|breaks|broke|broken|crash|crashes|corrupt|corrupts|lose|loses|lost|wipe|wipes|"
     r"lock|locks|locked|hang|hangs|stall|stalls|fail|fails|outage|overwrite|overwrites|leak|leaks|"
     r"deadlock|deadlocks|goes down|go down|blow up|blows up|get banned|rate[- ]limit\w*|downtime|"
-    r"data loss|otherwise|or else|overheats?|catch(?:es)? fire|short(?:s)? out|explodes?|melts?|floods?|"
-    r"damages?|ruins?|voids? the warranty|get(?:s)? fined)\b",
+    r"data loss|otherwise|or else)\b",
     _I,
 )
 _ZH_CONSEQUENCE = re.compile(
-    r"会[^，。]{0,10}?[\u4e00-\u9fff](?:掉|坏|丢|没了)|否则|不然|会导致|导致|会崩|会挂|会丢|会锁|会乱|会坏|会出错|会报错|会出事|会被|锁表|宕机|丢数据|挂掉|崩溃"
+    r"否则|不然|会导致|导致|会崩|会挂|会丢|会锁|会乱|会坏|会出错|会报错|会出事|会被|锁表|宕机|丢数据|挂掉|崩溃"
 )
 _MOMENT = re.compile(
-    r"\b(?:during|while|before|until)\b|\bon (?:prod|production|staging|main|master|fridays?|weekends?)\b|"
-    r"\b(?:production|prod|live) (?:one|key|database|db|server|account|credentials|data)\b",
+    r"\b(?:during|while|before|until)\b|\bon (?:prod|production|staging|main|master|fridays?|weekends?)\b",
     _I,
 )
 _CONDITIONAL = re.compile(r"\b(?:if|when|whenever|once)\s+(?:you|we|one|anyone|someone|somebody)\b", _I)
@@ -199,8 +188,7 @@ _ZH_REPORTED = re.compile(
 _SOMEONE = re.compile(r"\b(?:he|she|they)\s+$|\b(?:says?|said|tells?|told|complains?)\b", _I)
 _STANDING = re.compile(r"\b(?:always|never)\b", _I)
 _PREFERENCE = re.compile(
-    r"\bprefer(?:s|red|ably)?\b|\bi(?:'d| would) (?:much |far |really )?rather\b|"
-    r"\bfrom now on\b|\bgoing forward\b|"
+    r"\bprefer(?:s|red|ably)?\b|\bi(?:'d| would) rather\b|\bfrom now on\b|\bgoing forward\b|"
     r"\bfrom here on\b|\bby default\b|\bdefault to\b|\bi (?:like|love|hate|dislike|can'?t stand)\b|"
     r"\bmy (?:style|preference|convention|habit)\b|"
     r"\bin this (?:repo|project|codebase|team)\b[^.]{0,20}\b(?:we|use|uses)\b|"
@@ -242,8 +230,7 @@ _REQUEST = re.compile(
     _I,
 )
 _FACT = re.compile(
-    r"\b(?:sits?|hangs?|stays?|is kept|are kept)\s+(?:in|on|under|behind|next to|inside|above|below)\s+"
-    r"(?:the|a|an|our|my)\b|\b(?:is|are|was)\s+(?:on|at|in|under|behind|hosted|located|stored|kept|served|running|deployed|"
+    r"\b(?:is|are|was)\s+(?:on|at|in|under|behind|hosted|located|stored|kept|served|running|deployed|"
     r"pinned|set to|called|named)\b|\bruns? on\b|\blives? (?:in|at|on)\b|\bport\s+\d+|"
     r"\b(?:my|our)\s+[\w' -]{1,30}?\s+(?:is|are)\s+\S|\b(?:is|are)\s+(?:\d|v\d)|"
     r"\b(?:born|works? (?:at|for)|based in)\b|\b(?:am|is|are|'m|'s|'re)\s+(?:\w+\s+)?allergic to\b",
@@ -260,17 +247,10 @@ _REMEMBER = re.compile(
     r"记住|记得|记着|记一下|记下|别忘了|不要忘记|帮我存着|存下来",
     _I,
 )
-# Context given for later ("FYI the build box has 64 GB", "Context: it's a Go service"): a
-# fact when nothing stronger is said (a plain statement inside it keeps its own weight).
-_CONTEXT = re.compile(
-    r"\bfyi\b|\bjust so you know\b|\bfor (?:context|reference|your information)\b|"
-    r"^(?:context|background)\s*[:：]",
-    _I,
-)
 _REMEMBER_TO = re.compile(r"\bremember to\b|\bdon'?t forget to\b|记得|别忘了", _I)
 # A person adopting a how-to as theirs ("that's our release procedure", "按这个流程来"): the
 # steps it points at may be the assistant's, the adoption is the user's.
-_HOW_TO_NOUN = r"(?:procedure|process|steps|checklist|workflow|routine|runbook|recipe|drill|playbook)"
+_HOW_TO_NOUN = r"(?:procedure|process|steps|checklist|workflow|routine|runbook|recipe|drill)"
 _ADOPT = re.compile(
     rf"\b(?:this|that|these|those)(?:'s|'re| is| are)?\s+(?:is\s+|are\s+)?(?:our|the|my|a)?\s*"
     rf"(?:\w+\s+)?{_HOW_TO_NOUN}\b|"
@@ -338,7 +318,6 @@ def _how_to_at(s: str) -> int:
     """Where the sentence starts laying out steps (-1 if it does not): a sequence, an inline
     numbered list, or the user's own how-to introduced ("here's how I X: ...")."""
     found = [m.start() for m in (sequence(s), _HOW_TO_INTRO.search(s)) if m]
-    found += [0] if phrasing.series(s) else []
     inline = [m.start() for m in _INLINE_STEP.finditer(s)][:1] if len(inline_steps(s)) >= 2 else []
     return min(found + inline, default=-1)
 
@@ -354,9 +333,7 @@ def is_question(sentence: str) -> bool:
 def _warning(s: str) -> tuple[str, int]:
     """Why the sentence is a warning ("" if it is not), and where the derived cue starts
     (-1 for a caution word, which is a warning wherever it stands)."""
-    if m := (_CAUTION.search(s) or _ZH_CAUTION.search(s) or phrasing.CAUTION.search(s[:WINDOW])):
-        return m.group(), -1
-    if m := phrasing.ZH_CAUTION.search(s[:WINDOW]):
+    if m := (_CAUTION.search(s) or _ZH_CAUTION.search(s)):
         return m.group(), -1
     if m := (_STORY.search(s) or _ZH_STORY.search(s)):
         return m.group(), m.start()
@@ -372,13 +349,7 @@ def _warning(s: str) -> tuple[str, int]:
     cond = _CONDITIONAL.search(s) or _ZH_CONDITIONAL.search(s)
     if cond and (m := (_CONSEQUENCE.search(s) or _ZH_CONSEQUENCE.search(s))):
         return f"{cond.group()} ... {m.group()}", cond.start()
-    if m := _OTHERWISE.search(s[:WINDOW]):  # "keep the gate latched, the dog gets out otherwise"
-        return m.group(), m.start()
     return "", -1
-
-
-# What happens if an instruction is not followed: the instruction is a warning.
-_OTHERWISE = re.compile(r"\b(?:otherwise|or else)\b|否则|不然", _I)
 
 
 def _rule(s: str) -> re.Match[str] | None:
@@ -391,8 +362,7 @@ def _rule(s: str) -> re.Match[str] | None:
         and not _NEVER_MIND.match(s, m.start())
     ]
     found += [m for m in _ZH_PREFERENCE.finditer(s) if not _ZH_REPORTED.match(s, m.start())][:1]
-    found += [m for m in (_PREFERENCE.search(s), phrasing.PREFERENCE.search(s[:WINDOW])) if m]
-    found += [m for m in (phrasing.ZH_PREFERENCE.search(s[:WINDOW]),) if m]
+    found += [m for m in (_PREFERENCE.search(s),) if m]
     return min(found, key=lambda m: m.start(), default=None)
 
 
@@ -413,14 +383,9 @@ def of_sentence(sentence: str) -> Cue:
         return NONE
     if m := (_DECISION.search(s) or _ZH_DECISION.search(s) or _IT_IS.search(s)):
         return Cue("decision", 0.9, m.group())
-    w = s[:WINDOW]  # a sentence that states a type says so early; pasted text is bounded
-    if m := (phrasing.DECISION.search(w) or phrasing.ZH_DECISION.search(w)):
-        return Cue("decision", 0.9, m.group())
     why, at = _warning(s)
-    if not why and (m := phrasing.ZH_HEED.match(raw)):
-        why, at = m.group(), -1
     rule = _rule(s)
-    adopt = _ADOPT.search(s) or _ZH_ADOPT.search(s) or phrasing.ADOPT.search(w) or phrasing.ZH_ADOPT.search(w)
+    adopt = _ADOPT.search(s) or _ZH_ADOPT.search(s)
     steps_at = _how_to_at(s)
     if why and (at < 0 or rule is None or rule.start() >= at):
         where = at if at >= 0 else s.lower().find(why.lower())
@@ -440,39 +405,23 @@ def of_sentence(sentence: str) -> Cue:
             return Cue("playbook", 0.7, "steps")
         return Cue("fact", 0.4, _ASKED)  # "帮我记一下：…", "please note that …"
     if _REQUEST.search(s):
-        # "write tests with pytest, not unittest": a standing choice; "use X instead of Y here": a task
-        if (
-            (m := phrasing.CHOICE.search(w))
-            and not phrasing.ONE_OFF_OBJECT.search(w)
-            and not _PROBLEM.search(s)
-        ):
-            return Cue("preference", 0.7, m.group())
         return NONE
     if (m := _ZH_DECISION_WEAK.search(s)) and not _ZH_FIXED.search(s):
         return Cue("decision", 0.9, m.group())
-    weak = phrasing.DECISION_WEAK.search(w)  # "We're doing the rewrite in Rust"
-    if weak and not phrasing.ONE_OFF.search(w) and not _PROBLEM.search(w):
-        return Cue("decision", 0.8, weak.group())
     if _SYMPTOM.search(s):  # "it returns None instead of the list": what goes wrong
         return NONE
     if m := _PREFERENCE_WEAK.search(s):
         return Cue("preference", 0.8, m.group())
     if _PROBLEM.search(s):
         return NONE
-    if m := (phrasing.HARM.search(w) or phrasing.ZH_HARM.search(w)):
-        return Cue("warning", 0.8, m.group())  # "running it against prod will wipe the data"
     if steps_at >= 0:  # "办退税是这样的：先…然后…最后": the steps, not the facts in them
         return Cue("playbook", 0.7, "steps")
     if m := (_FACT.search(s) or _ZH_FACT.search(s) or _MAKE.search(s)):
         return Cue("fact", 0.6, m.group())
     if _REMEMBER_TO.search(raw):
         return Cue("preference", 0.6, "remember to")
-    if (m := phrasing.CHOICE.search(w)) and not phrasing.ONE_OFF_OBJECT.search(w):
-        return Cue("preference", 0.6, m.group())  # "Tabs, not spaces."
-    if why := statements.of(w):
+    if why := statements.of(s):
         return Cue("fact", WEAK_FACT, why)
-    if _CONTEXT.search(raw[:WINDOW]) and not _PROBLEM.search(w):
-        return Cue("fact", 0.4, _ASKED)
     return NONE
 
 
@@ -586,11 +535,6 @@ def classify(text: str, sentences: Sequence[str]) -> Reading:
     if labelled:  # the writer's own label outweighs any count
         for t in labelled:
             totals[t] = totals.get(t, 0.0) + 10.0
-    asked = any(_PROBLEM.search(s[:WINDOW]) or _REQUEST.search(s) for s in sentences)
-    if not totals and not asked and (told := statements.only_tells(list(sentences))):
-        i = list(sentences).index(told) if told in sentences else 0  # only tells about their world
-        cues[i] = Cue("fact", WEAK_FACT, "told")
-        return Reading("fact", WEAK_FACT, list(sentences), cues)
     if not totals or _bug_fix(sentences, cues, totals):
         return Reading("", 0.0, list(sentences), cues)
     mtype = max(ORDER, key=lambda t: (totals.get(t, 0.0), -ORDER.index(t)))
@@ -618,13 +562,6 @@ def _in_context(cue: Cue, sentence: str, options: bool) -> Cue:
     an earlier question laid out ("SQLite 和 LevelDB 选哪个？"), a decision; the same words
     after an open question ("有什么推荐？") pick nothing lasting. `options`: whether an
     earlier sentence laid out options."""
-    if (
-        not cue.type
-        and options
-        and not is_question(sentence)
-        and (m := phrasing.PICK.search(sentence[:WINDOW]))
-    ):
-        return Cue("decision", 0.9, m.group())
     if cue.type or not (m := _ZH_PICK.search(sentence)) or is_question(sentence):
         return cue
     if options:
