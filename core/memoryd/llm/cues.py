@@ -185,7 +185,10 @@ _ZH_REPORTED = re.compile(
     r"(?:总是|老是|每次都)[^，,。！？]{0,12}?(?:报错|报\s*\d|挂|崩|失败|超时|卡住|卡死)"
 )
 # Someone else's habit, or what they say: "she always says I never write", "he never calls".
-_SOMEONE = re.compile(r"\b(?:he|she|they)\s+$|\b(?:says?|said|tells?|told|complains?)\b", _I)
+# "As I said, never push to main" is the speaker's own rule said again: not someone else's.
+_SOMEONE = re.compile(
+    r"\b(?:he|she|they)\s+$|(?<!\bi )(?<!\bwe )\b(?:says?|said|tells?|told|complains?)\b", _I
+)
 _STANDING = re.compile(r"\b(?:always|never)\b", _I)
 _PREFERENCE = re.compile(
     r"\bprefer(?:s|red|ably)?\b|\bi(?:'d| would) rather\b|\bfrom now on\b|\bgoing forward\b|"
@@ -314,9 +317,18 @@ def sequence(text: str) -> re.Match[str] | None:
     return None
 
 
+# Asking the assistant to report back: the steps before it are an errand, not a how-to.
+_ASKS_BACK = re.compile(
+    r"\b(?:tell me|let me know|show me|report back|send me|ping me)\b|告诉我|跟我说|发给我", _I
+)
+
+
 def _how_to_at(s: str) -> int:
     """Where the sentence starts laying out steps (-1 if it does not): a sequence, an inline
-    numbered list, or the user's own how-to introduced ("here's how I X: ...")."""
+    numbered list, or the user's own how-to introduced ("here's how I X: ..."). Steps that
+    end by asking the assistant to report back are an errand (_ASKS_BACK), not a how-to."""
+    if _ASKS_BACK.search(s):
+        return -1
     found = [m.start() for m in (sequence(s), _HOW_TO_INTRO.search(s)) if m]
     inline = [m.start() for m in _INLINE_STEP.finditer(s)][:1] if len(inline_steps(s)) >= 2 else []
     return min(found + inline, default=-1)
@@ -529,6 +541,9 @@ def classify(text: str, sentences: Sequence[str]) -> Reading:
         and not any(_has_sequence(s) for s, c in zip(sentences, cues, strict=True) if c.type in _PLAIN_STEP)
     ):
         n = 0  # "先看结论，再看细节" inside a rule is the rule, not a how-to
+    told = [s for s in sentences if _has_sequence(s)]
+    if n and _sequence_only(text) and told and all(_ASKS_BACK.search(s) for s in told):
+        n = 0  # "deploy it, then run the tests, then tell me": an errand for the assistant
     if n >= 2 and not any(c.weight >= 1.0 and c.type != "playbook" for c in cues):
         totals["playbook"] = totals.get("playbook", 0.0) + 0.5 * n
     labelled = [c.type for c in cues if c.weight >= 1.0]

@@ -327,3 +327,19 @@ def test_a_routine_in_the_present_is_a_playbook():
         "最后每月 10 号前交给财务。"
     )
     assert _type(text) == "playbook"
+
+
+def test_a_rule_said_again_is_still_the_speakers_rule():
+    """ "As I said" repeats the speaker's own rule; "she says" reports someone else's habit."""
+    for said in (
+        "Like I said earlier, never merge without a green build.",
+        "I told you: always tag releases.",
+    ):
+        assert _type(said) == "preference", said
+    assert _type("My sister always says I never call her back.") == ""
+
+
+def test_steps_ending_in_a_report_back_are_an_errand():
+    """A chain of one-off instructions for the assistant is no how-to to keep."""
+    errand = "Build the image, then push it to the registry, then let me know the tag."
+    assert cues.classify(errand, [errand]).type == ""
