@@ -70,9 +70,13 @@ _LONGEST = 64  # characters: longer is a blob, and a trigger is at most 1,000
 _ZH_DROP_POS = frozenset(
     {"r", "rr", "rz", "rg", "d", "df", "dg", "c", "p", "u", "uj", "ul", "uz", "uv", "ud", "ug"}
     | {"m", "mq", "q", "y", "e", "o", "zg", "h", "k", "x", "a", "ad"}
-    # idioms and set phrases (手忙脚乱, 受不了, 无所谓, 记下来) say how it went
-    | {"i", "l"}
 )
+# Idioms and set phrases (jieba's "i" and "l") that say how it went, not what: a four-
+# character idiom not ending in a noun (手忙脚乱; 断点续传 is a thing), or a set phrase with
+# a negation or a verb complement (受不了, 无所谓, 记下来). Other set phrases are terms
+# (最小值, 死循环, 个人所得税, 自然语言).
+_ZH_SET_PHRASE = frozenset({"i", "l"})
+_ZH_HOW_IT_WENT = re.compile(r"[不没无]|(?:[了来去着过])$")
 # A locative (以内, 背面, 期间) says where or when relative to something else; one that
 # qualifies the noun after it (前端 of 前端框架) is part of what it names.
 _ZH_LOCATIVE = "f"
@@ -463,6 +467,8 @@ def _han_words(run: str, start: int, cut_after: bool, add: Callable[..., None]) 
         offset += len(word)
         if len(word) < 2 or word in stopwords.ZH or pos_tag in _ZH_DROP_POS:
             continue
+        if pos_tag in _ZH_SET_PHRASE and _how_it_went(word):
+            continue
         if cut_after and i == len(words) - 1:
             continue
         if pos_tag == _ZH_LOCATIVE and not (i + 1 < len(words) and words[i + 1][1].startswith("n")):
@@ -517,6 +523,13 @@ def _bound_to_noun(before: tuple[str, str], word: str, pos_tag: str) -> bool:
 
 
 @functools.lru_cache(maxsize=4096)
+def _how_it_went(word: str) -> bool:
+    """Whether an idiom or set phrase tells how something went (_ZH_HOW_IT_WENT)."""
+    if _ZH_HOW_IT_WENT.search(word):
+        return True
+    return len(word) == 4 and not _char_tag(word[-1]).startswith("n")
+
+
 def _char_tag(char: str) -> str:
     tagged = _segmenter().tag(char)
     return tagged[0][1] if len(tagged) == 1 else ""
