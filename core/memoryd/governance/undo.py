@@ -24,6 +24,7 @@ the change: a retry after a crash logs nothing twice."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import secrets
 from dataclasses import dataclass, field
@@ -263,13 +264,15 @@ def _undo_reject(store: Store, a: Action, actor: str) -> Undone:
 def _version(row: dict[str, Any]) -> list[Any]:
     """What says a memory changed: recalls rewrite its file but none of these. The title
     too: updated_at counts whole seconds, and the fingerprint is the body's, so a retitle
-    in the second of the merge changed neither."""
+    in the second of the merge changed neither. The title as a digest, as the body is: the
+    action outlives a marking sensitive, which must leave no title readable."""
+    title = str(row.get("title") or "")
     return [
         row.get("updated_at"),
         row.get("fingerprint"),
         row.get("type"),
         row.get("body_path"),
-        row.get("title"),
+        hashlib.sha256(title.encode("utf-8")).hexdigest()[:16],
     ]
 
 
