@@ -208,9 +208,8 @@ def score(
     # What the triggers are about: the title and the kept points; for adopted steps, the
     # user's own words for what the how-to is for (the steps are its detail).
     focus = "\n".join([proposal_title, *(p for p in points if p not in adopted)])
-    plain = [
-        titles.strip_filler(x) for x in _sentences(said, user_turns, code=True)
-    ]  # "Heads up:" is no keyword
+    # "Heads up:" is no keyword
+    plain = [titles.strip_filler(x) for x in _sentences(said, user_turns, code=True)]
     why = rule_reasoning.line(reason, importance, notes)  # read back by rule_reasoning.read
     return DuraOutput(
         D=round(min(1.0, d), 2),
