@@ -8,7 +8,6 @@ id) and does not audit it twice (dedupe on payload id).
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import sys
@@ -20,7 +19,7 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 
-from memoryd import clock, faults, links, slugs
+from memoryd import clock, faults, jsontext, links, slugs
 from memoryd.capture import episode, spool, transcripts
 from memoryd.config import Config
 from memoryd.errors import KeyUnavailable, MemorydError
@@ -255,7 +254,8 @@ def _sweep_temp(store: Store) -> None:
 
 def _one(store: Store, config: Config, path: Path, report: DrainReport) -> None:
     try:
-        record = json.loads(path.read_bytes())
+        # as transcripts are read: a surrogate escape a writer left in it comes back as U+FFFD
+        record = jsontext.loads(path.read_bytes())
         if not isinstance(record, dict):
             raise ValueError("not an object")
     except FileNotFoundError:

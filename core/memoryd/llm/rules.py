@@ -14,7 +14,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from memoryd import rule_reasoning, sentences, titles
+from memoryd import jsontext, rule_reasoning, sentences, titles
 from memoryd.keyterms import Rarity, keywords
 from memoryd.llm import cues
 from memoryd.llm.schemas import DuraOutput
@@ -161,6 +161,10 @@ def score(
 ) -> DuraOutput:
     """Seed 003's importance = min(1, intrinsic + signals), mapped onto D/U/R/A; the type
     and the proposal from memoryd.llm.cues. `rarity`: the store's, to rank the triggers."""
+    # Every field of the answer is made from these three: a lone surrogate in them (a
+    # JSON transcript can escape one) would make DuraOutput refuse the whole answer.
+    title, body = jsontext.without_surrogates(title), jsontext.without_surrogates(body)
+    user_turns = [jsontext.without_surrogates(t) for t in user_turns]
     said = _user_text(body, user_turns)
     said_sentences = _sentences(said, user_turns)
     reading = cues.classify(said, said_sentences)

@@ -4,6 +4,7 @@ chain and the memories that were there are as clean as before."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -54,3 +55,25 @@ def test_unusable_cwd_does_not_stop_the_worker(project: Path, tmp_path: Path) ->
     report = app.drain_spool(wait=True)
     assert len(report.captured) == 2 and not list(app.layout.spool.glob("*.json"))
     assert app.doctor().ok
+
+
+def test_a_spool_file_with_a_surrogate_escape_is_captured(project: Path, tmp_path: Path) -> None:
+    """Found with the red team's lone surrogate: spool.put cleans a payload, but the worker
+    read the spool file with plain json.loads, so a file that escapes one ("\\ud800"; an
+    older memoryd or another writer) was set aside as an internal error
+    (UnicodeEncodeError) and the session lost. It is read as transcripts are: U+FFFD."""
+    app = Memoryd()
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_bytes(b'{"type": "user", "message": {"role": "user", "content": "Use pnpm \\ud800."}}\n')
+    payload = json.loads(stop_payload("sur", transcript, project))
+    record = {"payload_id": "0" * 32, "source": "claude-code", "received_at": "2026-11-27T00:00:00Z"}
+    text = json.dumps({**record, "payload": {**payload, "last_assistant_message": "Done \ud800 now."}})
+    assert "\\ud800" in text
+    app.layout.spool.mkdir(parents=True, exist_ok=True)
+    (app.layout.spool / "00000000000000000001-1-00000000.json").write_text(text)
+    report = app.drain_spool(wait=True)
+    assert len(report.captured) == 1 and not report.rejected
+    (slug,) = report.captured
+    body = app.store.read(slug)[0].body
+    assert "Done \ufffd now." in body and "Use pnpm \ufffd." in body
+    app.store.engine.dispose()

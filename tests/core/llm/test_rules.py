@@ -112,3 +112,19 @@ def test_each_user_turn_is_its_own_sentences():
     assert out.type == "decision"
     assert out.title.lower() == "scratch that, let's go with pnpm workspaces"
     assert "npm workspaces hm" not in out.title
+
+
+def test_a_lone_surrogate_in_what_was_said_still_makes_a_proposal():
+    """Found by the red team: a lone surrogate (a JSON transcript can escape one) reached
+    DuraOutput's title and body, and pydantic refused them: score raised instead of
+    answering. The text is made UTF-8 safe as it enters, so the proposal is the same as
+    for the text with U+FFFD there."""
+    turn = "Always use pnpm \ud800 in this repo; npm broke the lockfile."
+    out = rules.score("x \udfff", "## Goal\nfix \udc80 it\n", user_turns=[turn])
+    same = rules.score("x \ufffd", "## Goal\nfix \ufffd it\n", user_turns=[turn.replace("\ud800", "\ufffd")])
+    assert out == same
+    assert out.type == "preference" and "pnpm" in out.title
+    (out.title + out.body + "".join(out.triggers) + out.reasoning).encode("utf-8")
+    # the body alone (no turns kept) goes through the same entry
+    alone = rules.score("x", "## Goal\nAlways use pnpm \ud800 in this repo.\n")
+    assert alone.type == "preference" and "\ufffd" in alone.body
