@@ -13,28 +13,30 @@ import unicodedata
 LIMIT = 80
 ELLIPSIS = "…"
 
+# The lead-ins below are matched at a position (pattern.match(text, pos)), so they have no
+# "^": strip_filler walks past them without copying the rest of the text each time.
 # A label and up to a few words before a colon: "Warning for the future:", "Note to self:".
 _LABEL = re.compile(
-    r"^(?:warning|warn|caution|gotcha|pitfall|note|nb|n\.b\.|fyi|psa|tip|hint|reminder|remember|"
+    r"(?:warning|warn|caution|gotcha|pitfall|note|nb|n\.b\.|fyi|psa|tip|hint|reminder|remember|"
     r"important|heads[- ]up|decision|preference|rule|convention|fact|info|lessons?(?: learned)?|"
     r"careful|be careful|watch out|don'?t forget|first|second|third|fourth|fifth|lastly|finally|"
     r"tl;?dr|summary|context|btw|ps|p\.s\.)\b[\w '’-]{0,40}?(?:\s*[:：]|\s+[—–])\s*",
     re.I,
 )
 _ZH_LABEL = re.compile(
-    r"^(?:请)?(?:记住|记得|注意|提醒|警告|重要|备注|温馨提示|小贴士|决定|结论|总结|补充|说明|经验|教训|"
+    r"(?:请)?(?:记住|记得|注意|提醒|警告|重要|备注|温馨提示|小贴士|决定|结论|总结|补充|说明|经验|教训|"
     r"偏好|规则|约定|事实|有个坑|一个坑|踩坑|坑|小心|当心|顺便说一下|顺便|另外|还有|对了)[^：:，,。]{0,8}?[：:，,]\s*"
 )
 # Lead-ins without a colon: "Remember that ...", "FYI ...", "请记住...".
 _LEAD_IN = re.compile(
-    r"^(?:(?:please\s+)?remember\s+to\s+|(?:please\s+)?(?:remember|note|keep in mind)(?:\s+that)?\s+(?=\S)|"
+    r"(?:(?:please\s+)?remember\s+to\s+|(?:please\s+)?(?:remember|note|keep in mind)(?:\s+that)?\s+(?=\S)|"
     r"don'?t forget(?:\s+that)?\s+(?:to\s+)?|fyi,?\s+|btw,?\s+|by the way,?\s+|just so you know,?\s+|"
     r"for the record,?\s+|for future reference,?\s+|heads[- ]up,?\s+|one more thing,?\s+|also,\s+|"
     r"oh,? and\s+|ok(?:ay)?,\s+|so,\s+)",
     re.I,
 )
-_ZH_LEAD_IN = re.compile(r"^(?:请)?(?:记住|记得|注意一下|注意|提醒一下|顺便说一下|顺便|对了)(?=\S)")
-_MARKER = re.compile(r"^\s*(?:[-*•>]+\s*|\d{1,3}[.)、]\s*|[①-⑳]\s*|#+\s+)")
+_ZH_LEAD_IN = re.compile(r"(?:请)?(?:记住|记得|注意一下|注意|提醒一下|顺便说一下|顺便|对了)(?=\S)")
+_MARKER = re.compile(r"\s*(?:[-*•>]+\s*|\d{1,3}[.)、]\s*|[①-⑳]\s*|#+\s+)")
 _TRAILING = ".,;:，。；：、 "
 _CLAUSE = ",;:，；：、"
 # Words a title should not end on once it is cut.
@@ -68,16 +70,21 @@ def _token(ch: str) -> bool:
 
 
 def strip_filler(text: str) -> str:
-    """`text` without the lead-ins of a note to an agent, repeated ("FYI, remember: ...")."""
+    """`text` without the lead-ins of a note to an agent, repeated ("FYI, remember: ...").
+    It moves an index past each round of lead-ins rather than cutting them off the text:
+    a copy per round made "1. " repeated n times cost n copies of the text (quadratic)."""
     out = text.strip()
+    pos = 0
     while True:
-        before = out
-        out = _MARKER.sub("", out, count=1)
-        for pattern in (_LABEL, _ZH_LABEL, _LEAD_IN, _ZH_LEAD_IN):
-            out = pattern.sub("", out, count=1)
-        out = out.strip()
-        if out == before or not out:
-            return out or before
+        before = pos
+        for pattern in (_MARKER, _LABEL, _ZH_LABEL, _LEAD_IN, _ZH_LEAD_IN):
+            m = pattern.match(out, pos)
+            if m:
+                pos = m.end()
+        while pos < len(out) and out[pos].isspace():
+            pos += 1
+        if pos == before or pos == len(out):  # nothing more to drop, or all of it was lead-ins
+            return out[before:]
 
 
 def _cut_at(text: str, i: int) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 
@@ -70,3 +71,23 @@ def test_a_clause_cut_needs_no_ellipsis_and_a_word_cut_has_one():
 def test_names_keep_their_case():
     assert titles.make("pnpm is the package manager here") == "pnpm is the package manager here"
     assert titles.make("always use pnpm") == "Always use pnpm"
+
+
+@pytest.mark.parametrize(("lead_in", "times"), [("1. ", 400_000), ("Remember: ", 300_000)])
+def test_strip_filler_is_linear_in_repeated_lead_ins(lead_in: str, times: int):
+    """Found by the red team: each lead-in dropped was cut off the text, a copy of all the
+    rest, so n of them cost n copies. These took 12 s and 21 s (1.2 MB and 3 MB); each takes
+    about 0.5 s now. The bound is generous: a slow machine passes, the old code did not."""
+    text = lead_in * times
+    start = time.perf_counter()
+    out = titles.strip_filler(text)
+    took = time.perf_counter() - start
+    assert out == lead_in.strip()  # all lead-ins: the last is kept rather than nothing
+    assert took < 4.0, f"{took:.1f} s"
+
+
+def test_strip_filler_drops_a_run_of_lead_ins_and_keeps_the_point():
+    said = "1. - Remember: FYI, note that 记住：always use pnpm. 1. not a lead-in here"
+    assert titles.strip_filler(said) == "always use pnpm. 1. not a lead-in here"
+    assert titles.strip_filler("  \n ") == ""
+    assert titles.strip_filler("## ") == "##"
