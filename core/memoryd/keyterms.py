@@ -32,6 +32,7 @@ when what is left scores far below the best (a weak term is a worse trigger than
 from __future__ import annotations
 
 import functools
+import heapq
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -128,8 +129,11 @@ class _Term:
     prior: float = _PRIOR_WORD
     han_known: bool = True
     forms: dict[str, int] = field(default_factory=dict)  # display form -> occurrences
-    verbal: int = 0  # occurrences where it stands as a verb (an English word)
-    nominal: int = 0  # occurrences where it stands as a thing
+    # Where a plain English word stands (start, end), for its role (_role): read only when
+    # the term can rank among those returned (_ranked), as reading every one of a long
+    # text's words doubled what keywords() cost.
+    spots: list[tuple[int, int]] = field(default_factory=list)
+    roles_pending: bool = False  # a plain word: ranked down if it mostly stands as a verb
 
 
 @functools.cache
@@ -152,20 +156,27 @@ def keywords(
     the limit with weak terms too (a vocabulary, not triggers)."""
     if limit <= 0 or not text:
         return []
-    terms = _collect(_PLACEHOLDER.sub(" ", text) if "[REDACTED:" in text else text)
+    text = _PLACEHOLDER.sub(" ", text) if "[REDACTED:" in text else text
+    terms = _collect(text)
     candidates = [
         (key, t)
         for key, t in terms.items()
         if t.han_known or t.count >= 2  # a cut the dictionary lacks: only if it recurs
     ]
     pointed = set(_collect(focus)) if focus else set(terms)
-    base = {
-        key: (1.0 + math.log(t.count)) * t.prior * (_FOCUS_BOOST if _within(key, pointed) else 1.0)
-        for key, t in candidates
-    }
-    candidates.sort(key=lambda kt: (-base[kt[0]], kt[1].first))
+    boost = {key: _FOCUS_BOOST if _within(key, pointed) else 1.0 for key, _ in candidates}
+
+    def base_of(key: str, t: _Term) -> float:
+        return (1.0 + math.log(t.count)) * t.prior * boost[key]
+
+    def resolve(key: str, t: _Term) -> float:
+        _settle_role(text, key, t)
+        return base_of(key, t)
+
+    wanted = limit if rarity is None else max(_RARITY_POOL, 4 * limit)  # the store ranks a pool
+    candidates, base = _ranked(candidates, base_of, resolve, wanted)
     if rarity is not None:
-        pool = candidates[: max(_RARITY_POOL, 4 * limit)]
+        pool = candidates
         shown = {key: _display(t) for key, t in pool}
         weights = rarity(list(shown.values()))
         unseen = max(weights.values(), default=1.0)  # a term the store has not seen is rarest
@@ -181,6 +192,50 @@ def keywords(
         if weak or i < _KEEP_AT_LEAST or score[kt[0]] >= _WEAK * top
     ]
     return [_display(t) for _, t in kept]
+
+
+def _ranked(
+    candidates: list[tuple[str, _Term]],
+    base_of: Callable[[str, _Term], float],
+    resolve: Callable[[str, _Term], float],
+    n: int,
+) -> tuple[list[tuple[str, _Term]], dict[str, float]]:
+    """The `n` best candidates by score (ties: first seen first, then in the order given),
+    and their scores. A term whose role is still to be read scores at most what it scores
+    unread (the role can only rank it down), so it is read only when it comes to the top:
+    the same order as scoring every term first, for a few of a long text's words."""
+    heap = [(-base_of(key, t), t.first, i) for i, (key, t) in enumerate(candidates)]
+    heapq.heapify(heap)
+    out: list[tuple[str, _Term]] = []
+    base: dict[str, float] = {}
+    while heap and len(out) < n:
+        neg, first, i = heapq.heappop(heap)
+        key, t = candidates[i]
+        if t.roles_pending:
+            heapq.heappush(heap, (-resolve(key, t), first, i))
+            continue
+        out.append((key, t))
+        base[key] = -neg
+    return out, base
+
+
+def _settle_role(text: str, key: str, t: _Term) -> None:
+    """Rank a plain word down when it stands as a verb more often than as a thing (read
+    until the places left could not change which)."""
+    t.roles_pending = False
+    verbal = nominal = 0
+    left = len(t.spots)
+    for start, end in t.spots:
+        left -= 1
+        role = _role(text, start, end, key)
+        if role == "verb":
+            verbal += 1
+        elif role == "noun":
+            nominal += 1
+        if verbal > nominal + left or nominal >= verbal + left:
+            break
+    if verbal > nominal:
+        t.prior *= _VERB_DEMOTE
 
 
 def _within(key: str, pointed: set[str]) -> bool:
@@ -209,42 +264,51 @@ def _collect(text: str) -> dict[str, _Term]:
         if t is None:
             t = terms[key] = _Term(first=pos, prior=prior, han_known=han_known)
         t.count += 1
-        t.prior = max(t.prior, prior)
+        if prior > t.prior:
+            t.prior = prior
         t.forms[form] = t.forms.get(form, 0) + 1
         return t
 
     pairs: _Pairs = {}  # adjacent plain words
     numbered: dict[str, list[tuple[int, str]]] = {}  # a word -> where a number follows it
     last: tuple[int, str, int] | None = None  # end, key and start of the plain word before
-    for m in _TOKEN.finditer(text):
+    for m in _TOKEN.finditer(text):  # the hot loop of a long text: each match read once
         kind = m.lastgroup
         before, last = last, None
+        word = m.group()
+        at, end = m.span()
         if kind == "han":
-            _han_words(m.group(), m.start(), _cut_at(text, m.end()), add)
+            _han_words(word, at, text.startswith(_ELLIPSES, end), add)
             continue
-        if _cut_at(text, m.end()):
+        if text.startswith(_ELLIPSES, end):
             continue  # "hou…": the end of a word the text was cut in
-        if kind == "word" and (m.group().isalpha() or _NUMBER.fullmatch(m.group())):
-            key = m.group().lower()
-            if m.group().isalpha() and (key in terms or _kind(m.group()) is not None):
-                if before and text[before[0] : m.start()] == " ":
-                    start = before[2]
-                    pairs.setdefault((before[1], key), []).append((start, text[start : m.end()]))
-                last = (m.end(), key, m.start())
-            elif before and text[before[0] : m.start()] == " " and _NUMBER.fullmatch(m.group()):
-                start = before[2]  # "Python 3.9", "Node 14": a name and its version
-                numbered.setdefault(before[1], []).append((start, text[start : m.end()]))
-        elif kind == "word" and before and text[before[0] : m.start()] == " " and _MODEL.fullmatch(m.group()):
-            start = before[2]  # "Dexcom G7": a name and its model, which is no keyword alone
-            numbered.setdefault(before[1], []).append((start, text[start : m.end()]))
+        if kind == "word":
+            if word.isalpha():
+                key = word.lower()
+                if key in terms or _kind(word) is not None:
+                    if before is not None and text[before[0] : at] == " ":
+                        start = before[2]
+                        pairs.setdefault((before[1], key), []).append((start, text[start:end]))
+                    last = (end, key, at)
+                else:
+                    continue  # no keyword (a stopword): _latin_word would add nothing
+            elif (
+                before is not None
+                and text[before[0] : at] == " "
+                and (_NUMBER.fullmatch(word) or _MODEL.fullmatch(word))
+            ):
+                # "Python 3.9", "Node 14": a name and its version; "Dexcom G7": a name and
+                # its model, which is no keyword alone
+                start = before[2]
+                numbered.setdefault(before[1], []).append((start, text[start:end]))
         if kind == "url":
             host = m.group("host").lower().removeprefix("www.")
             if "." in host:
-                add(host, host, m.start(), _PRIOR_IDENT)
+                add(host, host, at, _PRIOR_IDENT)
         elif kind in ("issue", "lang"):
-            add(m.group().lower(), m.group(), m.start(), _PRIOR_IDENT)
+            add(word.lower(), word, at, _PRIOR_IDENT)
         else:
-            _latin_word(text, m.group(), m.start(), add, proper)
+            _latin_word(text, word, at, add, proper)
     _compounds(text, terms, pairs, proper, add)
     _numbered(terms, numbered, proper, add)
     for key in list(terms):
@@ -254,8 +318,7 @@ def _collect(text: str) -> dict[str, _Term]:
             t.prior = max(t.prior, _PRIOR_PROPER)
         elif t.prior < _PRIOR_PROPER and "/" not in key:  # plain words are lower-cased
             t.forms = {key: t.count}
-            if t.verbal > t.nominal:
-                t.prior *= _VERB_DEMOTE
+            t.roles_pending = bool(t.spots)  # read when it can rank (keywords, _ranked)
     return terms
 
 
@@ -324,10 +387,6 @@ def _name(a: str, b: str, spots: list[tuple[int, str]], proper: set[str]) -> boo
     return a in proper and b in proper and all(w[:1].isupper() for w in words)
 
 
-def _cut_at(text: str, end: int) -> bool:
-    return text.startswith(_ELLIPSES, end)
-
-
 def _latin_word(text: str, word: str, pos: int, add: Callable[..., _Term], proper: set[str]) -> None:
     kind = _kind(word)
     if kind is None:
@@ -339,15 +398,11 @@ def _latin_word(text: str, word: str, pos: int, add: Callable[..., _Term], prope
         else:
             proper.add(key)
             prior = _PRIOR_PROPER
-    elif word.isalpha() and word[0].isupper() and not word.isupper():
+    elif word[0].isupper() and word.isalpha() and not word.isupper():
         proper.add(key)  # GitHub, PostgreSQL: a name wherever it stands ("GitHub Actions")
     t = add(key, word, pos, prior)
     if prior <= _PRIOR_WORD and word.isalpha():
-        role = _role(text, pos, pos + len(word), key)
-        if role == "verb":
-            t.verbal += 1
-        elif role == "noun":
-            t.nominal += 1
+        t.spots.append((pos, pos + len(word)))  # its role: read if it can rank (_settle_role)
 
 
 _CAPITALISED = -1.0  # a name unless it starts a sentence: decided where it stands
@@ -386,8 +441,19 @@ def _kind(word: str) -> tuple[str, float] | None:
 
 # The English words either side of a word (stopwords.EN_SUBJECTS and the rest say what they tell).
 _WORD_BEFORE = re.compile(r"(?<![\w.\-/])([A-Za-z'\u2019]+)[ \t]+$")  # "am" of "3am" is none
+_WORD_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'\u2019"
 _WORD_AFTER = re.compile(r"[ \t]+([A-Za-z'\u2019]+)")
 _VERB_DEMOTE = 0.4  # a word that stands as a verb says what was done: below a thing
+
+
+def _word_before(head: str) -> re.Match[str] | None:
+    """_WORD_BEFORE.search(head), started where its match can start: at the run of letters
+    before the blanks that end `head` (a search from 0 tries every place in the window)."""
+    tail = head[:-1] if head.endswith("\n") else head  # "$" also matches before a last newline
+    blanks = tail.rstrip(" \t")
+    if len(blanks) == len(tail):
+        return None  # no blank at the end: no word before
+    return _WORD_BEFORE.search(head, len(blanks.rstrip(_WORD_LETTERS)))
 
 
 def _role(text: str, start: int, end: int, key: str) -> str | None:
@@ -397,7 +463,7 @@ def _role(text: str, start: int, end: int, key: str) -> str | None:
     before: list[str] = []
     head = text[max(0, start - 60) : start]
     while len(before) < 3:
-        m = _WORD_BEFORE.search(head)
+        m = _word_before(head)
         if not m:
             break
         before.append(m.group(1).lower().replace("\u2019", "'"))
@@ -482,7 +548,7 @@ def _han_words(run: str, start: int, cut_after: bool, add: Callable[..., None]) 
             and (word[0] in _ZH_FUNCTION_EDGE or word[-1] in _ZH_FUNCTION_EDGE)
         ):
             continue
-        if known and _degree_phrase(word):
+        if known and word[0] in _ZH_DEGREE and _degree_phrase(word):
             continue
         known = known or pos_tag == _ZH_JOINED  # a noun of dictionary words: a word
         add(word, word, at, prior * _ZH_DEMOTE if pos_tag in _ZH_DEMOTED_POS else prior, han_known=known)
@@ -494,26 +560,37 @@ def _rejoined(words: list[tuple[str, str]]) -> list[tuple[str, str]]:
     of 钢丝球刷, 跳板 + 机上), leaving two halves that are each junk; the noun with that
     character (生产库, 钢丝球, 跳板机) is what a person searches for. The locative or verb
     left over stays a word of its own (tagged as such, so it is no keyword)."""
+    if len(words) < 2:
+        return words  # nothing before it to give a character back to
     out: list[tuple[str, str]] = []
-    for word, pos_tag in words:
-        if out and _bound_to_noun(out[-1], word, pos_tag):
+    for item in words:
+        word, pos_tag = item
+        if out and len(word) == 2 and _glued(word, pos_tag) and _noun_before(out[-1]):
             before, _ = out.pop()
             rest = word[1]
             out.append((before + word[0], _ZH_JOINED))
             out.append((rest, _char_tag(rest)))
             continue
-        out.append((word, pos_tag))
+        out.append(item)
     return out
 
 
-def _bound_to_noun(before: tuple[str, str], word: str, pos_tag: str) -> bool:
-    """`word` is a one-character noun and the locative or verb after it, glued by the HMM,
-    after a noun: 库上 after 生产, 球刷 after 钢丝 (a word the dictionary knows, 期间 or
-    手里, is a word: 头孢期间 is while on cephalosporin, 孩子手里 in the child's hand)."""
+def _noun_before(before: tuple[str, str]) -> bool:
+    """A word a bound character can be given back to (see _glued): a noun of two or more
+    characters."""
     prev, prev_tag = before
-    if len(word) != 2 or len(prev) < 2 or prev in stopwords.ZH or pos_tag.startswith("s"):
-        return False
     if not (prev_tag.startswith("n") or prev_tag == "vn" or prev_tag == _ZH_JOINED):
+        return False
+    return len(prev) >= 2 and prev not in stopwords.ZH
+
+
+@functools.lru_cache(maxsize=65536)
+def _glued(word: str, pos_tag: str) -> bool:
+    """`word` is a one-character noun and the locative or verb after it, glued by the HMM,
+    to be given back to a noun before it (_noun_before): 库上 after 生产, 球刷 after 钢丝 (a
+    word the dictionary knows, 期间 or 手里, is a word: 头孢期间 is while on cephalosporin,
+    孩子手里 in the child's hand). Cached: a text's words recur."""
+    if len(word) != 2 or pos_tag.startswith("s"):
         return False
     if not _char_tag(word[0]).startswith("n"):
         return False
@@ -530,6 +607,7 @@ def _how_it_went(word: str) -> bool:
     return len(word) == 4 and not _char_tag(word[-1]).startswith("n")
 
 
+@functools.lru_cache(maxsize=8192)
 def _char_tag(char: str) -> str:
     tagged = _segmenter().tag(char)
     return tagged[0][1] if len(tagged) == 1 else ""

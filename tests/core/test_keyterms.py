@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memoryd import stopwords
+from memoryd import keyterms, stopwords
 from memoryd.keyterms import keywords
 from memoryd.testing import claude_exchange, stop_payload, write_jsonl
 
@@ -451,3 +451,65 @@ def test_set_phrases_that_name_things_stay_keywords():
     found = keywords("代码里有个死循环，个人所得税的申报也卡住了，真受不了", 8)
     assert "死循环" in found and "个人所得税" in found
     assert "受不了" not in found
+
+
+def test_roles_are_read_only_for_the_words_that_can_rank(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found by the red team: reading the words around every plain English word (whether
+    it stands as a verb) doubled what a megabyte cost (1.5 s to 3.1 s). A role can only rank
+    a word down, so it is read only for a word that comes to the top: here none of the
+    2,000 plain words' (the names outrank them), all of which were read before."""
+    calls: list[str] = []
+    role = keyterms._role
+
+    def counted(text: str, start: int, end: int, key: str) -> str | None:
+        calls.append(key)
+        return role(text, start, end, key)
+
+    monkeypatch.setattr(keyterms, "_role", counted)
+    names = "With " + ", with ".join(_NAMES) + ". "
+    text = names * 40 + " ".join(f"We fix the {w}." for w in _WORDS * 5)
+    got = keywords(text, 8)
+    assert calls == []
+    assert sorted(got) == sorted(_NAMES)
+    assert len(keywords(text, 40, weak=True)) == 40 and 0 < len(calls) < 1000  # a few words rank
+    monkeypatch.setattr(keyterms, "_role", role)
+    assert got == _eager(text, 8)
+
+
+_NAMES = ["Postgres", "Redis", "billing.py", "Fly.io", "Kafka", "GitHub", "SQLite", "ERR_PNPM_PEER_DEP"]
+_WORDS = [f"{a}{b}{c}{b}{a}" for a in "bdgkt" for b in "aeiou" for c in "lmnprs"][:150]
+
+
+def _eager(text: str, limit: int, **kw: object) -> list[str]:
+    """keywords() with every role read first, as before the roles were read on demand."""
+    ranked = keyterms._ranked
+
+    def read_all(candidates, base_of, resolve, n):  # type: ignore[no-untyped-def]
+        for key, t in candidates:
+            if t.roles_pending:
+                resolve(key, t)
+        return ranked(candidates, base_of, resolve, n)
+
+    keyterms._ranked = read_all
+    try:
+        return keywords(text, limit, **kw)  # type: ignore[arg-type]
+    finally:
+        keyterms._ranked = ranked
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from([*EN_SESSION.split(), "the", "to", "I'll", "it", "badly", "is", "fix"]), max_size=120
+    ),
+    st.integers(min_value=1, max_value=12),
+    st.booleans(),
+)
+def test_roles_read_on_demand_rank_as_reading_them_all(words: list[str], limit: int, weak: bool) -> None:
+    text = " ".join(words)
+
+    def rarity(terms: Sequence[str]) -> Mapping[str, float]:
+        return {t: 1.0 + len(t) % 3 for t in terms[::2]}
+
+    for kw in ({}, {"rarity": rarity}, {"focus": text[: len(text) // 2]}):
+        assert keywords(text, limit, weak=weak, **kw) == _eager(text, limit, weak=weak, **kw)  # type: ignore[arg-type]
