@@ -509,8 +509,8 @@ def _describes(text: str, end: int, key: str, prev: str, nxt: str) -> bool:
     or a verb of becoming ("came out rusty", "CI is green", "too empty"), or a participle
     before the noun it qualifies ("estimated taxes", "an annotated tag": the noun is the
     keyword; not -ing, which names a thing as often: "the training plan")."""
-    if len(key) >= 5 and key.endswith("ly") and key[-3] not in "aeiouylp":
-        return True  # badly, quickly, manually; not family, supply, apply, ally
+    if len(key) >= 5 and key.endswith("ly") and key not in stopwords.EN_LY_NOUNS:
+        return True  # badly, quickly, manually; not family, supply, assembly, butterfly
     if prev in stopwords.EN_BE or prev in stopwords.EN_DEGREE or prev in stopwords.EN_BECOMING:
         return bool(_CLAUSE_END.match(text, end))
     if key.endswith("ed") and len(key) >= 6 and nxt and nxt.isalpha():

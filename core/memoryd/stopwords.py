@@ -100,6 +100,16 @@ EN_BECOMING = _words("out became become becomes got get gets seems seemed looks 
 EN_HAVE = _words("have has had 've")
 EN_CATENATIVE = _words("keep keeps kept stop stops stopped start starts started hate hates love loves enjoy")
 EN_ADVERBS = _words("only just also nearly never always really still even often usually sometimes not")
+# Words of five letters or more in -ly that are no adverb of how a thing was done (badly,
+# manually, easily): nouns and names, and verbs (the words around a verb tell it). keyterms
+# has no English lexicon to tell an adverb by its stem (bad-ly, manual-ly), and no letter
+# before "ly" tells it (assemb-ly and possib-ly, supp-ly and simp-ly, fami-ly and easi-ly),
+# so the common ones are listed.
+EN_LY_NOUNS = _words(
+    "family supply reply apply comply multiply assembly anomaly monopoly oligopoly homily "
+    "butterfly dragonfly firefly housefly jelly belly bully rally tally gully folly italy "
+    "sicily emily kelly holly molly"
+)
 EN_OBJECTS = _words("me it them us him")
 EN_DETERMINERS = _words(
     "the a an my our your their his her its this that these those some any no every each another"

@@ -513,3 +513,23 @@ def test_roles_read_on_demand_rank_as_reading_them_all(words: list[str], limit: 
 
     for kw in ({}, {"rarity": rarity}, {"focus": text[: len(text) // 2]}):
         assert keywords(text, limit, weak=weak, **kw) == _eager(text, limit, weak=weak, **kw)  # type: ignore[arg-type]
+
+
+# July is left out: a month says when, and no month is a keyword (a stopword)
+LY_NOUNS = ["assembly", "family", "supply", "anomaly", "butterfly", "Italy", "monopoly", "reply", "jelly"]
+
+
+@pytest.mark.parametrize("noun", LY_NOUNS)
+def test_a_noun_in_ly_is_no_adverb(noun: str) -> None:
+    """Found by the red team: any word in -ly whose letter before "ly" was not one of a few
+    was read as an adverb (how a thing was done) and ranked below the things: "assembly"
+    and "butterfly" said twice ranked below "budget" said once. Each noun here, at a
+    sentence start too (where a name is read as a plain word), is the first keyword."""
+    said = f"{noun.capitalize()} came up in the review. We fixed the {noun} and checked the budget."
+    assert keywords(said, 8)[0].lower() == noun.lower()
+
+
+@pytest.mark.parametrize("adverb", ["badly", "quickly", "manually", "carefully", "simply", "easily"])
+def test_an_adverb_in_ly_still_ranks_below_the_things(adverb: str) -> None:
+    said = f"{adverb.capitalize()} done, they said. We fixed it {adverb} and checked the budget."
+    assert keywords(said, 8)[0] == "budget"
