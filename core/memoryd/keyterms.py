@@ -108,6 +108,13 @@ _PRIOR_INSTANCE = 0.5
 # build stamp of one run.
 _TEMPLATE = re.compile(r"v?[A-Z](?:\.[A-Z])+")
 _STAMP = re.compile(r"\d{6,}")
+# ...but a name that ends in the date of its snapshot, in hyphens and with no file extension
+# after it, is a model or release a person searches for (claude-3-5-sonnet-20241022,
+# anthropic.claude-3-5-sonnet-20241022-v2), not one run's file (backup-20250611.tar.gz).
+_DATED_NAME = re.compile(
+    r"[A-Za-z][A-Za-z0-9.]*(?:-[A-Za-z0-9.]+)*-(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])"
+    r"(?:-[A-Za-z0-9]+)*"
+)
 _ADDRESS = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 _PRIOR_PROPER = 1.3
 _PRIOR_WORD = 1.0
@@ -421,7 +428,7 @@ def _kind(word: str) -> tuple[str, float] | None:
         if _ADDRESS.fullmatch(word):
             return key, _PRIOR_IDENT  # 192.168.0.45: where a thing is, searched for
         return (key, _PRIOR_INSTANCE) if _VERSION.fullmatch(word) else None
-    if _TEMPLATE.fullmatch(word) or _STAMP.search(word):
+    if _TEMPLATE.fullmatch(word) or (_STAMP.search(word) and not _DATED_NAME.fullmatch(word)):
         return None
     has_digit = any(c.isdigit() for c in word)
     if "/" in word.strip("/"):

@@ -533,3 +533,27 @@ def test_a_noun_in_ly_is_no_adverb(noun: str) -> None:
 def test_an_adverb_in_ly_still_ranks_below_the_things(adverb: str) -> None:
     said = f"{adverb.capitalize()} done, they said. We fixed it {adverb} and checked the budget."
     assert keywords(said, 8)[0] == "budget"
+
+
+@pytest.mark.parametrize(
+    "model",
+    [
+        "claude-3-5-sonnet-20241022",
+        "claude-sonnet-4-20250514",
+        "anthropic.claude-3-5-sonnet-20241022-v2",
+        "gpt-4o-2024-08-06",
+    ],
+)
+def test_a_model_id_with_a_date_is_a_keyword(model: str) -> None:
+    """Found by the red team: the date-stamp rule (app_20250611.dump is one run's file)
+    dropped a model id that ends in its snapshot date: the model is what a person searches
+    for. A name before the date, in hyphens and with no file extension after, keeps it."""
+    assert keywords(f"We pinned the reviewer to {model} after the eval.", 8)[0] == model
+
+
+@pytest.mark.parametrize(
+    "stamped",
+    ["20250611", "v20250612.1", "app_20250611.dump", "backup-20250611.tar.gz", "snapshot-20250611T0300"],
+)
+def test_a_date_stamp_of_one_run_is_still_no_keyword(stamped: str) -> None:
+    assert stamped not in keywords(f"We restored {stamped} after the eval.", 8)
