@@ -91,3 +91,11 @@ def test_strip_filler_drops_a_run_of_lead_ins_and_keeps_the_point():
     assert titles.strip_filler(said) == "always use pnpm. 1. not a lead-in here"
     assert titles.strip_filler("  \n ") == ""
     assert titles.strip_filler("## ") == "##"
+
+
+def test_a_second_chinese_label_goes_with_its_colon() -> None:
+    """The lead-in without a colon (注意以后...) must not take the label's word and leave
+    its colon at the head of the title."""
+    assert titles.strip_filler("记住：注意：以后用 pnpm") == "以后用 pnpm"
+    assert titles.strip_filler("注意，周五不要发版") == "周五不要发版"
+    assert titles.strip_filler("注意以后用 pnpm") == "以后用 pnpm"
