@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from memoryd import jsontext
 from memoryd.llm.base import LLMBadOutput, T, Usage
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.S)
@@ -45,8 +46,8 @@ def parse(text: str, schema: type[T], *, usage: Usage, attempts: int, who: str, 
     cut = " (the answer was cut at max_output_tokens)" if truncated else ""
     if obj is None:
         raise LLMBadOutput(f"{who}: the answer is not a JSON object{cut}", usage=usage, attempts=attempts)
-    try:
-        return schema.model_validate(obj)
+    try:  # half a character escaped ("\\ud800") is valid JSON: U+FFFD, as in any JSON read
+        return schema.model_validate(jsontext.without_surrogates(obj))
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}" for err in exc.errors()[:3]

@@ -52,3 +52,18 @@ def test_parse_validates_and_keeps_usage() -> None:
 
 def test_scrub() -> None:
     assert scrub("bad key sk-abc123 here\nsecond line", "sk-abc123") == "bad key *** here second line"
+
+
+def test_a_lone_surrogate_in_an_answer_is_replaced_not_a_bad_answer() -> None:
+    """A model that escapes half a character ('\\ud800') gave valid JSON: rejecting it
+    would spend a retry on text the rules provider accepts (U+FFFD), and a UTF-8 file
+    could not hold it."""
+    got = parse(
+        '{"supersedes": false, "old_slug": "a\\ud800b", "reasoning": "r\\udfff"}',
+        SupersedesJudgement,
+        usage=Usage(1, 1),
+        attempts=1,
+        who="t",
+    )
+    assert got.old_slug == "a\ufffdb"
+    got.model_dump_json().encode("utf-8")
