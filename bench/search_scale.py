@@ -394,6 +394,51 @@ def throughput(n: int = THROUGHPUT_MEMORIES) -> dict[str, Any]:
     return out
 
 
+def agreement(store: Store, qs: list[tuple[str, str]]) -> dict[str, Any]:
+    """How much of the exact dense answer (level 1, every vector scored in full) the
+    two-stage scan returns: the share of the exact top 10 and top 30 memories it finds,
+    and how often its first hit is the exact first. Meaningful on real vectors only (a
+    stand-in's random vector has no neighbours to find)."""
+    import numpy as np
+
+    from memoryd import embed, vectors
+
+    model = _embedder()
+    tag = embed.tag(model)
+    vecs = [model.embed_query(q) for q, _ in qs]
+
+    def answers(k: int) -> list[list[str]]:
+        return [
+            [hit[0] for hit in store.vectors.similar(v, scopes=[s], level=1, limit=k, model=tag)]
+            for v, (_, s) in zip(vecs, qs, strict=True)
+        ]
+
+    two = answers(30)
+    m = store.vectors._matrix(tag, vectors.MEMORY)
+    if m is None or m.pool.projection is None:
+        return {"two_stage": False}
+    proj, m.pool.projection = m.pool.projection, None
+    try:
+        exact = answers(30)
+    finally:
+        m.pool.projection = proj
+    share = {
+        k: float(
+            np.mean(
+                [len(set(t[:k]) & set(e[:k])) / max(1, len(e[:k])) for t, e in zip(two, exact, strict=True)]
+            )
+        )
+        for k in (10, 30)
+    }
+    first = float(np.mean([t[:1] == e[:1] for t, e in zip(two, exact, strict=True)]))
+    return {
+        "two_stage": True,
+        "top10": round(share[10], 4),
+        "top30": round(share[30], 4),
+        "first": round(first, 4),
+    }
+
+
 def measure_hybrid(size: int, n_queries: int, rounds: int, stand_in: bool = False) -> dict[str, Any]:
     home, info = build_hybrid_home(size, stand_in)
     ONE_SCOPE_BASE.joinpath("proj-00").mkdir(parents=True, exist_ok=True)
@@ -416,6 +461,7 @@ def measure_hybrid(size: int, n_queries: int, rounds: int, stand_in: bool = Fals
             run(q, s)
         out[f"{mode}_ms"] = summary(timed(run, qs, rounds)) | {"first_query": round(first, 1)}
     out["load_average_1min"].append(round(os.getloadavg()[0], 1))
+    out["dense_agreement"] = agreement(app.store, qs)
     app.store.engine.dispose()
     added = info["bytes_after_vectors"] - info["bytes_before_vectors"]
     out["vector_bytes_per_10k"] = round(added * 10_000 / size)
@@ -449,6 +495,13 @@ def print_hybrid(h: dict[str, Any], t: dict[str, Any] | None) -> None:
         f"warm index p50 {st['warm']['p50']:.3f} ms (p95 {st['sql']['p95']:.3f} / {st['warm']['p95']:.3f})"
     )
     print(f"    index.db bytes added by vectors per 10k memories: {h['vector_bytes_per_10k']:,}")
+    a = h.get("dense_agreement") or {}
+    if a.get("two_stage"):
+        print(
+            f"    two-stage dense scan vs the exact one (level 1, {h['queries']} queries): "
+            f"{a['top10']:.2%} of the exact top 10 found, {a['top30']:.2%} of the top 30, "
+            f"same first hit {a['first']:.2%}"
+        )
     ok_h, ok_k = h["hybrid_ms"]["p50"] <= 15.0, h["keyword_ms"]["p50"] <= 5.0
     print(
         f"    targets hybrid p50 <= 15 ms: {'ok' if ok_h else 'MISSED'}; "

@@ -543,16 +543,6 @@ def _group_max(values: np.ndarray, offs: np.ndarray, lens: np.ndarray) -> tuple[
     return best, first
 
 
-def _best_windows(m: _Matrix, starts: np.ndarray, pool_scores: np.ndarray) -> np.ndarray:
-    """The ref of each memory's best window (memories by their first ref), by `pool_scores`."""
-    if not len(starts):
-        return starts
-    lens = m.ends[np.searchsorted(m.starts, starts)] - starts
-    offs = np.cumsum(lens) - lens
-    refs = np.repeat(starts - offs, lens) + np.arange(int(lens.sum()))
-    return refs[_group_max(pool_scores[m.rows[refs]], offs, lens)[1]]
-
-
 class Vectors:
     """Reached as `store.vectors`; a read-only user may make one from the index path."""
 
@@ -792,8 +782,10 @@ class Vectors:
         a short one over it (the caller drops what is under it).
         Memories of sensitive scopes never appear. `scopes` None: every scope.
 
-        A big pool is scanned in two stages (`_two_stage`); when its candidates cannot fill
-        `limit` (a states filter dropped most of them) the exact scan answers."""
+        More than PROJECT_ABOVE refs asked for in a big pool are scanned in two stages
+        (`_two_stage`); when its candidates cannot fill `limit` (a states filter dropped most
+        of them) the exact scan answers. Fewer are scored exactly, on their own rows: a
+        project's memories in a home of many projects cost what they are, not the home."""
         if limit <= 0:
             return []
         m = self._matrix(model, level)
@@ -809,7 +801,8 @@ class Vectors:
         if types is not None:
             ok = np.zeros(len(m.type_codes), dtype=bool)
             ok[[m.type_codes[t] for t in types if t in m.type_codes]] = True
-        approx = m.pool.approx(q)
+        asked = sum(b - a for a, b in ranges)
+        approx = m.pool.approx(q) if asked > PROJECT_ABOVE else None
         if approx is not None:
             want = limit if states is None else limit * 3 + 10
             rows, scores, peak, best, complete = self._two_stage(
@@ -818,28 +811,38 @@ class Vectors:
             got = self._top(m, rows, scores, peak, level, limit, states, complete, best=best, floor=floor)
             if got is not None:
                 return _peaks(got, peaks)
-        pool_scores = m.pool.scores(q)
+        # Every ref asked for, scored exactly: one product over the pool when they are most
+        # of it, else over their own rows (a project's few thousand among a home's 200k).
+        pool_scores = m.pool.scores(q) if asked * 4 > m.pool.n else None
         cand_rows: list[np.ndarray] = []
         cand_scores: list[np.ndarray] = []
         cand_peak: list[np.ndarray] = []
+        cand_best: list[np.ndarray] = []
         for a, b in ranges:
-            scores = pool_scores[m.rows[a:b]]
+            scores = pool_scores[m.rows[a:b]] if pool_scores is not None else m.pool.exact(m.rows[a:b], q)
             if ok is not None:
                 scores = np.where(ok[m.types[a:b]], scores, -np.inf)
             if level == MEMORY:
                 ga, gb = np.searchsorted(m.starts, [a, b])
                 starts = m.starts[ga:gb]
-                soft, peak = pooling.pooled(scores, starts - a)
+                if not len(starts):
+                    continue
+                soft, _ = pooling.pooled(scores, starts - a)
+                peak, where = _group_max(scores, starts - a, m.ends[ga:gb] - starts)
                 cand_rows.append(starts)
                 cand_scores.append(soft)
                 cand_peak.append(peak)
+                cand_best.append(a + where)
             else:
                 cand_rows.append(np.arange(a, b))
                 cand_scores.append(scores)
                 cand_peak.append(scores)
+        if not cand_rows:
+            return []
         rows = np.concatenate(cand_rows)
         scores = np.concatenate(cand_scores)
         peak = np.concatenate(cand_peak)
+        best = np.concatenate(cand_best) if level == MEMORY else None
         keep = np.isfinite(scores)
         got = self._top(
             m,
@@ -850,7 +853,7 @@ class Vectors:
             limit,
             states,
             True,
-            pool_scores=pool_scores,
+            best=None if best is None else best[keep],
             floor=floor,
         )
         return _peaks(got or [], peaks)
@@ -936,14 +939,12 @@ class Vectors:
         complete: bool,
         *,
         best: np.ndarray | None = None,
-        pool_scores: np.ndarray | None = None,
         floor: float | None = None,
     ) -> list[tuple[str, int, float, float]] | None:
         """The best `limit` of the candidates as (slug, part, score, best cosine `peak`);
         None when they fall short of it and are not `complete` (the caller scans every ref
         instead). At level 1 a candidate is a memory (its first ref) and its part is its
-        best window's: the ref in `best` (aligned with `rows`), else found from
-        `pool_scores`, the scores of every pool row. Candidates whose `peak` is under
+        best window's: the ref in `best` (aligned with `rows`). Candidates whose `peak` is under
         `floor` rank after every one that reaches it (see `similar`)."""
         want = limit if states is None else limit * 3 + 10
         order = scores if floor is None else np.where(peak >= floor, scores, scores - _UNDER_FLOOR)
@@ -956,11 +957,9 @@ class Vectors:
             picked = rows[idx]
             if level != MEMORY:
                 at = picked
-            elif best is not None:
-                at = best[idx]
             else:
-                assert pool_scores is not None
-                at = _best_windows(m, picked, pool_scores)
+                assert best is not None
+                at = best[idx]
             out = list(
                 zip(
                     [m.slugs[i] for i in picked.tolist()],

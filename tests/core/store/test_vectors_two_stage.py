@@ -330,3 +330,30 @@ def test_memories_outside_the_states_leave_the_answer_in_rank_order(
     alive = [hit for hit in ranked if hit[0] not in dormant]
     assert [(s, p) for s, p, _ in got] == alive[:8]
     assert (v._matrix(MODEL, vectors.MEMORY).pool.projection is not None) == big  # type: ignore[union-attr]
+
+
+def test_a_small_scope_in_a_big_pool_is_scored_exactly_on_its_own_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A project of a few hundred refs in a home whose pool is big: neither the first stage
+    nor a product over every row answers (both cost the whole home); its own rows are
+    scored in full, so the answer is the exact one."""
+    c = build(tmp_path, n_b=300)
+    v = c.vectors()
+    v.similar(c.query(), scopes=[SCOPE_A], level=1, limit=10)
+    m = v._matrix(MODEL, vectors.MEMORY)
+    assert m is not None and m.pool.projection is not None
+    a, b = m.scopes[SCOPE_B]
+    assert b - a <= vectors.PROJECT_ABOVE < m.pool.n
+
+    def whole_pool(self: vectors._Pool, q: np.ndarray) -> np.ndarray:
+        raise AssertionError("a scan over every row of the pool")
+
+    monkeypatch.setattr(vectors._Pool, "scores", whole_pool)
+    monkeypatch.setattr(vectors._Pool, "approx", whole_pool)
+    qs = [c.query() for _ in range(30)]
+    assert all(recall(top(v, q, scopes=[SCOPE_B]), c.exact(q, scopes={SCOPE_B})) == 1.0 for q in qs)
+    assert sum(top(v, q, scopes=[SCOPE_B]) == c.exact(q, scopes={SCOPE_B}) for q in qs) >= 29
+    assert all(
+        c.memories[s][0] == SCOPE_B for q in qs for s, _ in top(v, q, scopes=[SCOPE_B], types=["fact"])
+    )
