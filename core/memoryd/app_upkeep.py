@@ -219,9 +219,9 @@ class Upkeep:
     def set_smtp_password(self, password: str | None, *, actor: str = "cli") -> None:
         """Into the OS keyring under [email] user, where `digest --notify` reads it."""
         import keyring
-        from keyring.errors import KeyringError, PasswordDeleteError
+        from keyring.errors import PasswordDeleteError
 
-        from memoryd import mailer
+        from memoryd import mailer, oskeyring
         from memoryd.errors import KeyUnavailable
 
         user = self.config.email.user
@@ -233,7 +233,7 @@ class Upkeep:
             else:
                 with contextlib.suppress(PasswordDeleteError):
                     keyring.delete_password(mailer.KEYRING_SERVICE, user)
-        except KeyringError as exc:
+        except oskeyring.unavailable() as exc:
             raise KeyUnavailable(
                 f"no OS keyring to hold the SMTP password ({exc.__class__.__name__})"
             ) from None

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 
+from memoryd import oskeyring
 from memoryd.errors import KeyUnavailable, UsageError
 
 SERVICE = "memoryd-llm"
@@ -20,12 +21,11 @@ def _check(provider: str) -> None:
 def get_api_key(provider: str) -> str | None:
     """The stored key, or None when none is stored or no keyring exists here."""
     import keyring
-    from keyring.errors import KeyringError
 
     _check(provider)
     try:
         return keyring.get_password(SERVICE, provider) or None
-    except KeyringError:
+    except oskeyring.unavailable():
         return None
 
 
@@ -33,7 +33,7 @@ def set_api_key(provider: str, key: str | None) -> None:
     """Store (or, with None or blank, delete) the key; KeyUnavailable without a keyring, or
     with one that does not keep it (the null backend of `keyring --disable` drops it)."""
     import keyring
-    from keyring.errors import KeyringError, PasswordDeleteError
+    from keyring.errors import PasswordDeleteError
 
     _check(provider)
     value = (key or "").strip()
@@ -47,7 +47,7 @@ def set_api_key(provider: str, key: str | None) -> None:
         else:
             with contextlib.suppress(PasswordDeleteError):  # nothing stored: already deleted
                 keyring.delete_password(SERVICE, provider)
-    except KeyringError as exc:
+    except oskeyring.unavailable() as exc:
         raise KeyUnavailable(
             f"no OS keyring to hold the {provider} API key ({exc.__class__.__name__}); "
             "set the environment variable instead"

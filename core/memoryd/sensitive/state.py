@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memoryd import atomic, crypto
+from memoryd import atomic, crypto, oskeyring
 from memoryd.errors import CorruptFile, KeyUnavailable
 from memoryd.paths import Layout
 
@@ -112,7 +112,7 @@ def keyring_set(entry: str, value: bytes) -> None:
     kr = _keyring()
     try:
         kr.set_password(SERVICE, entry, crypto.b64(value))
-    except kr.errors.KeyringError as exc:
+    except oskeyring.unavailable() as exc:
         raise _unavailable(exc) from None
 
 
@@ -120,7 +120,7 @@ def keyring_get(entry: str) -> bytes | None:
     kr = _keyring()
     try:
         value = kr.get_password(SERVICE, entry)
-    except kr.errors.KeyringError as exc:
+    except oskeyring.unavailable() as exc:
         raise _unavailable(exc) from None
     return crypto.unb64(value) if value else None
 
@@ -131,7 +131,7 @@ def keyring_delete(entry: str) -> None:
         kr.delete_password(SERVICE, entry)
     except kr.errors.PasswordDeleteError:
         return
-    except kr.errors.KeyringError as exc:
+    except oskeyring.unavailable() as exc:
         raise _unavailable(exc) from None
 
 

@@ -86,3 +86,21 @@ def test_no_keyring_passphrase_on_stdin_works(cli, no_keyring: None, project: Pa
     # Without a keyring to cache the key, a later process has no key: one clear line, not a crash.
     out = cli("get", row["slug"])
     assert out.returncode != 0 and "Traceback" not in out.stderr and out.stderr.count("\n") == 1
+
+
+def test_a_secret_service_gone_from_its_bus_is_no_keyring_not_an_internal_error(
+    cli, session_bus: str, project: Path, isolated_home: Path, monkeypatch
+):
+    """keyring chosen as the Secret Service (PYTHON_KEYRING_BACKEND) on a bus where no
+    daemon answers, as when gnome-keyring died: keyring raises RuntimeError, not a
+    KeyringError, and the CLI reported an internal error. Tried: `grant-pin set` and
+    `mark-sensitive` on that bus."""
+    record(cli, project, f"Tax id {CANARY}", "plain words")
+    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", session_bus)
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.SecretService.Keyring")
+    for args, stdin in ((("grant-pin", "set"), PIN + "\n"), (("mark-sensitive", str(project)), PIN + "\n")):
+        out = cli(*args, stdin=stdin)
+        assert "internal error" not in out.stderr, out.stderr
+        one_line_error(out, out.returncode or 1, "keyring", "Secret Service", "--passphrase")
+    assert enc_files(isolated_home) == []
+    assert not (project / ".memoryd-sensitive").exists()
