@@ -30,6 +30,7 @@ def small_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
     """A pool of 1,000+ rows counts as big; 8 components of 48; 120 rows rescored per scope
     (of 3,000+), so the first stage decides what is rescored."""
     monkeypatch.setattr(vectors, "PROJECT_ABOVE", 1000)
+    monkeypatch.setattr(vectors, "OWN_ROWS", 1000)
     monkeypatch.setattr(vectors, "PROJECT_DIM", 8)
     monkeypatch.setattr(vectors, "FIT_SAMPLE", 1500)
     monkeypatch.setattr(vectors, "RESCORE_MIN", 120)
@@ -344,7 +345,7 @@ def test_a_small_scope_in_a_big_pool_is_scored_exactly_on_its_own_rows(
     m = v._matrix(MODEL, vectors.MEMORY)
     assert m is not None and m.pool.projection is not None
     a, b = m.scopes[SCOPE_B]
-    assert b - a <= vectors.PROJECT_ABOVE < m.pool.n
+    assert b - a <= vectors.OWN_ROWS < m.pool.n
 
     def whole_pool(self: vectors._Pool, q: np.ndarray) -> np.ndarray:
         raise AssertionError("a scan over every row of the pool")
