@@ -35,8 +35,9 @@ _LEAD_IN = re.compile(
     r"oh,? and\s+|ok(?:ay)?,\s+|so,\s+)",
     re.I,
 )
-# Not before a colon or comma: "注意：" is a label (_ZH_LABEL takes it, mark and all).
-_ZH_LEAD_IN = re.compile(r"(?:请)?(?:记住|记得|注意一下|注意|提醒一下|顺便说一下|顺便|对了)(?=[^\s：:，,])")
+# Not before a colon or comma: "注意：" is a label (_ZH_LABEL takes it, mark and all). The
+# group is atomic: "注意一下，" must not fall back to "注意" and leave "一下，" behind.
+_ZH_LEAD_IN = re.compile(r"(?:请)?(?>记住|记得|注意一下|注意|提醒一下|顺便说一下|顺便|对了)(?=[^\s：:，,])")
 _MARKER = re.compile(r"\s*(?:[-*•>]+\s*|\d{1,3}[.)、]\s*|[①-⑳]\s*|#+\s+)")
 _TRAILING = ".,;:，。；：、 "
 _CLAUSE = ",;:，；：、"

@@ -99,3 +99,8 @@ def test_a_second_chinese_label_goes_with_its_colon() -> None:
     assert titles.strip_filler("记住：注意：以后用 pnpm") == "以后用 pnpm"
     assert titles.strip_filler("注意，周五不要发版") == "周五不要发版"
     assert titles.strip_filler("注意以后用 pnpm") == "以后用 pnpm"
+    # nor fall back to its shorter word and leave the rest of the lead-in
+    assert titles.strip_filler("记住：注意一下，以后用 pnpm") == "以后用 pnpm"
+    assert titles.strip_filler("FYI 注意一下，以后用 pnpm") == "以后用 pnpm"
+    assert titles.strip_filler("so, 顺便说一下，以后用 pnpm") == "以后用 pnpm"
+    assert titles.strip_filler("注意一下以后用 pnpm") == "以后用 pnpm"
