@@ -111,9 +111,12 @@ _STAMP = re.compile(r"\d{6,}")
 # ...but a name that ends in the date of its snapshot, in hyphens and with no file extension
 # after it, is a model or release a person searches for (claude-3-5-sonnet-20241022,
 # anthropic.claude-3-5-sonnet-20241022-v2), not one run's file (backup-20250611.tar.gz).
+# The name carries a version (claude-3-5-..., -4-): backup-20250611 and nightly-20250611 are
+# one run's, named by the day; and only a tag (-v2) may follow the date, not a time or a
+# run number (backup-20250611-031500, run-20250611-1).
 _DATED_NAME = re.compile(
-    r"[A-Za-z][A-Za-z0-9.]*(?:-[A-Za-z0-9.]+)*-(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])"
-    r"(?:-[A-Za-z0-9]+)*"
+    r"(?P<name>[A-Za-z][A-Za-z0-9.]*(?:-[A-Za-z0-9.]+)*)-(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])"
+    r"(?:-[A-Za-z][A-Za-z0-9]*)*"
 )
 _ADDRESS = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 _PRIOR_PROPER = 1.3
@@ -416,6 +419,12 @@ _CAPITALISED = -1.0  # a name unless it starts a sentence: decided where it stan
 
 
 @functools.lru_cache(maxsize=65536)
+def _dated_name(word: str) -> bool:
+    """A model or release that ends in its snapshot date (see _DATED_NAME)."""
+    m = _DATED_NAME.fullmatch(word)
+    return m is not None and any(c.isdigit() for c in m["name"])
+
+
 def _kind(word: str) -> tuple[str, float] | None:
     """The key and prior of a non-Han word, or None when it is no keyword."""
     key = word.lower()
@@ -428,7 +437,7 @@ def _kind(word: str) -> tuple[str, float] | None:
         if _ADDRESS.fullmatch(word):
             return key, _PRIOR_IDENT  # 192.168.0.45: where a thing is, searched for
         return (key, _PRIOR_INSTANCE) if _VERSION.fullmatch(word) else None
-    if _TEMPLATE.fullmatch(word) or (_STAMP.search(word) and not _DATED_NAME.fullmatch(word)):
+    if _TEMPLATE.fullmatch(word) or (_STAMP.search(word) and not _dated_name(word)):
         return None
     has_digit = any(c.isdigit() for c in word)
     if "/" in word.strip("/"):

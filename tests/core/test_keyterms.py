@@ -553,7 +553,18 @@ def test_a_model_id_with_a_date_is_a_keyword(model: str) -> None:
 
 @pytest.mark.parametrize(
     "stamped",
-    ["20250611", "v20250612.1", "app_20250611.dump", "backup-20250611.tar.gz", "snapshot-20250611T0300"],
+    [
+        "20250611",
+        "v20250612.1",
+        "app_20250611.dump",
+        "backup-20250611.tar.gz",
+        "snapshot-20250611T0300",
+        # red team of the model-id rule: a time or run number after the date, or no version
+        "backup-20250611-031500",
+        "nightly-20250611-031500-run-48123",
+        "run-20250611-1",
+        "db-dump-20250611",
+    ],
 )
 def test_a_date_stamp_of_one_run_is_still_no_keyword(stamped: str) -> None:
     assert stamped not in keywords(f"We restored {stamped} after the eval.", 8)
