@@ -161,9 +161,11 @@ def score(
 ) -> DuraOutput:
     """Seed 003's importance = min(1, intrinsic + signals), mapped onto D/U/R/A; the type
     and the proposal from memoryd.llm.cues. `rarity`: the store's, to rank the triggers."""
-    # Every field of the answer is made from these three: a lone surrogate in them (a
-    # JSON transcript can escape one) would make DuraOutput refuse the whole answer.
+    # Every field of the answer is made from these four: a lone surrogate in them (a JSON
+    # transcript can escape one, and `reason` may quote a server's error) would make
+    # DuraOutput refuse the whole answer.
     title, body = jsontext.without_surrogates(title), jsontext.without_surrogates(body)
+    reason = jsontext.without_surrogates(reason)
     user_turns = [jsontext.without_surrogates(t) for t in user_turns]
     said = _user_text(body, user_turns)
     said_sentences = _sentences(said, user_turns)

@@ -128,3 +128,6 @@ def test_a_lone_surrogate_in_what_was_said_still_makes_a_proposal():
     # the body alone (no turns kept) goes through the same entry
     alone = rules.score("x", "## Goal\nAlways use pnpm \ud800 in this repo.\n")
     assert alone.type == "preference" and "\ufffd" in alone.body
+    # ...and so does the reason a provider gave up, which may quote a server's error
+    failed = rules.score("x", "## Goal\nfix it\n", reason="LLM failed (model not found \ud800)")
+    failed.reasoning.encode("utf-8")
