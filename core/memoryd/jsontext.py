@@ -22,7 +22,12 @@ def loads(data: str | bytes) -> Any:
         value = json.loads(data)
     except RecursionError:
         raise ValueError("JSON nested too deeply") from None
-    found = _ESCAPE_BYTES.search(data) if isinstance(data, bytes) else _ESCAPE_TEXT.search(data)
+    if isinstance(data, bytes):
+        # The escape is searched for in the bytes as ASCII: in UTF-16 or UTF-32 (json.loads
+        # reads those too) it is not there to find, so such a document is always cleaned.
+        found = _ESCAPE_BYTES.search(data) or json.detect_encoding(data) != "utf-8"
+    else:
+        found = _ESCAPE_TEXT.search(data)
     return without_surrogates(value) if found else value
 
 

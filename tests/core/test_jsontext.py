@@ -39,3 +39,13 @@ def test_too_deep_is_a_value_error(opener: str) -> None:
 def test_bytes_never_raise_other_than_value_error(data: bytes) -> None:
     with contextlib.suppress(ValueError):
         jsontext.loads(data)
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-32", "utf-32-be"])
+def test_a_surrogate_escape_in_utf16_or_utf32_bytes_is_replaced(encoding: str) -> None:
+    """json.loads reads bytes in UTF-16 and UTF-32 too; the escape search looked at the
+    bytes as ASCII and missed it there (found by the red team)."""
+    data = json.dumps({"a": "x\ud800", "\udfff": 1}).encode(encoding)
+    value = jsontext.loads(data)
+    assert value == {"a": "x\ufffd", "\ufffd": 1}
+    json.dumps(value, ensure_ascii=False).encode("utf-8")
