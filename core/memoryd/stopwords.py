@@ -108,7 +108,7 @@ EN_ADVERBS = _words("only just also nearly never always really still even often 
 EN_LY_NOUNS = _words(
     "family supply reply apply comply multiply assembly anomaly monopoly oligopoly homily "
     "butterfly dragonfly firefly housefly jelly belly bully rally tally gully folly italy "
-    "sicily emily kelly holly molly"
+    "sicily emily kelly holly molly underbelly hillbilly doily filly lily ally"
 )
 EN_OBJECTS = _words("me it them us him")
 EN_DETERMINERS = _words(
