@@ -11,9 +11,12 @@ import re
 from typing import Any
 
 _LONE = re.compile("[\ud800-\udfff]")
-# Only a document whose text has a surrogate escape can decode to a lone surrogate.
+# Only a document whose text has a surrogate escape (or, in bytes, a raw one) can decode to a
+# lone surrogate.
 _ESCAPE_TEXT = re.compile(r"\\u[dD][89a-fA-F]")
-_ESCAPE_BYTES = re.compile(rb"\\u[dD][89a-fA-F]")
+# In bytes also a surrogate written raw in UTF-8 (ED A0-BF ..): json.loads decodes bytes
+# with surrogatepass, so it needs no escape to become one.
+_ESCAPE_BYTES = re.compile(rb"\\u[dD][89a-fA-F]|\xed[\xa0-\xbf]")
 
 
 def loads(data: str | bytes) -> Any:

@@ -425,13 +425,13 @@ def _latin_word(text: str, word: str, pos: int, add: Callable[..., _Term], prope
 _CAPITALISED = -1.0  # a name unless it starts a sentence: decided where it stands
 
 
-@functools.lru_cache(maxsize=65536)
 def _dated_name(word: str) -> bool:
     """A model or release that ends in its snapshot date (see _DATED_NAME)."""
     m = _DATED_NAME.fullmatch(word)
     return m is not None and any(c.isdigit() for c in m["name"])
 
 
+@functools.lru_cache(maxsize=65536)
 def _kind(word: str) -> tuple[str, float] | None:
     """The key and prior of a non-Han word, or None when it is no keyword."""
     key = word.lower()
@@ -656,6 +656,7 @@ def _han_prior(word: str) -> tuple[bool, float]:
 # lower-case ASCII pieces are read, those an English word in lower case is cut into.
 _SP_PIECE = re.compile(rb"\n(.)\n(.)((?:\xe2\x96\x81)?[a-z]+)\x15(.{4})", re.S)
 _SP_LONGEST = 24
+_EN_LONGEST = 30  # letters: longer plain words are specific (and are not cut into pieces)
 
 
 @functools.cache
@@ -694,6 +695,8 @@ def _en_prior(key: str) -> float:
     pieces = _en_pieces()
     if not pieces or not key.isascii() or not key.isalpha():
         return _PRIOR_WORD
+    if len(key) > _EN_LONGEST:  # no general English word is this long; the cut costs O(n)
+        return _PRIOR_RARE
     s = " " + key
     n = len(s)
     best = [0.0] + [-math.inf] * n

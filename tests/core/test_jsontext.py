@@ -49,3 +49,11 @@ def test_a_surrogate_escape_in_utf16_or_utf32_bytes_is_replaced(encoding: str) -
     value = jsontext.loads(data)
     assert value == {"a": "x\ufffd", "\ufffd": 1}
     json.dumps(value, ensure_ascii=False).encode("utf-8")
+
+
+def test_a_raw_surrogate_in_utf8_bytes_is_replaced() -> None:
+    """json.loads decodes bytes with surrogatepass: ED A0 80 (a surrogate written raw, no
+    escape) became '\\ud800' and the capture worker set the session aside (red team)."""
+    value = jsontext.loads(b'{"a": "Always use pnpm \xed\xa0\x80 here", "\xed\xbf\xbf": 1}')
+    assert value == {"a": "Always use pnpm \ufffd here", "\ufffd": 1}
+    json.dumps(value, ensure_ascii=False).encode("utf-8")

@@ -104,3 +104,14 @@ def test_a_secret_service_gone_from_its_bus_is_no_keyring_not_an_internal_error(
         one_line_error(out, out.returncode or 1, "keyring", "Secret Service", "--passphrase")
     assert enc_files(isolated_home) == []
     assert not (project / ".memoryd-sensitive").exists()
+
+
+def test_a_keyring_backend_that_is_not_there_is_no_keyring_not_an_internal_error(
+    cli, project: Path, isolated_home: Path, monkeypatch
+):
+    """A typo in PYTHON_KEYRING_BACKEND (or keyringrc.cfg): keyring raises ImportError."""
+    record(cli, project, f"Tax id {CANARY}", "plain words")
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "nonexistent.Backend")
+    out = cli("grant-pin", "set", stdin=PIN + "\n")
+    assert "internal error" not in out.stderr, out.stderr
+    one_line_error(out, out.returncode or 1, "keyring", "--passphrase")
