@@ -547,6 +547,17 @@ def _group_max(values: np.ndarray, offs: np.ndarray, lens: np.ndarray) -> tuple[
     return best, first
 
 
+def _spans(starts: np.ndarray, lens: np.ndarray) -> np.ndarray:
+    """The indices of consecutive runs (starts[i], lens[i] long), concatenated."""
+    offs = np.cumsum(lens) - lens
+    return np.repeat(starts - offs, lens) + np.arange(int(lens.sum()))
+
+
+def _run_starts(values: np.ndarray) -> np.ndarray:
+    """Where each run of equal values begins (the groups of a sorted array)."""
+    return np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1])))
+
+
 class Vectors:
     """Reached as `store.vectors`; a read-only user may make one from the index path."""
 
@@ -818,9 +829,10 @@ class Vectors:
         # Every ref asked for, scored exactly: on their own rows when they are few or a small
         # part of the pool (a project's few thousand among a home's 200k), else one product
         # over the pool. Scopes are taken together: one gather, one pooling, however many.
-        starts_r = np.fromiter((a for a, _ in ranges), dtype=np.int64, count=len(ranges))
-        lens_r = np.fromiter((b - a for a, b in ranges), dtype=np.int64, count=len(ranges))
-        refs = np.repeat(starts_r - (np.cumsum(lens_r) - lens_r), lens_r) + np.arange(int(lens_r.sum()))
+        refs = _spans(
+            np.fromiter((a for a, _ in ranges), dtype=np.int64, count=len(ranges)),
+            np.fromiter((b - a for a, b in ranges), dtype=np.int64, count=len(ranges)),
+        )
         if not len(refs):
             return []
         if asked > OWN_ROWS and asked * 4 > m.pool.n:
@@ -832,7 +844,7 @@ class Vectors:
         best = None
         if level == MEMORY:
             mem = m.memory[refs]  # a scope's refs are whole memories, in order
-            first = np.flatnonzero(np.concatenate(([True], mem[1:] != mem[:-1])))
+            first = _run_starts(mem)
             soft, _ = pooling.pooled(scores, first)
             peak, where = _group_max(scores, first, np.diff(np.append(first, len(refs))))
             rows, scores, best = refs[first], soft, refs[where]
@@ -891,16 +903,16 @@ class Vectors:
                 continue
             if level == MEMORY:
                 mem = m.memory[a + top]  # sorted: refs are
-                first = np.concatenate(([True], mem[1:] != mem[:-1]))
+                first = _run_starts(mem)
                 groups = mem[first]
                 if len(groups) > r:
-                    part, _ = pooling.pooled(s[top], np.flatnonzero(first))
+                    part, _ = pooling.pooled(s[top], first)
                     groups = groups[np.sort(np.argpartition(-part, r - 1)[:r])]
                     complete = False
                 starts = m.starts[groups]
                 lens = m.ends[groups] - starts
                 offs = np.cumsum(lens) - lens
-                refs = np.repeat(starts - offs, lens) + np.arange(int(lens.sum()))
+                refs = _spans(starts, lens)
             else:
                 refs = a + top
             exact = m.pool.exact(m.rows[refs], q)
