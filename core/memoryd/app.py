@@ -9,6 +9,8 @@ import contextlib
 import functools
 import logging
 import sys
+import threading
+import time
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -32,6 +34,8 @@ from memoryd.store import DoctorReport, ReindexReport, Store, Turn, TurnHit
 from memoryd.vectors import INLINE_EMBED
 
 log = logging.getLogger(__name__)
+
+PRELOAD_KEYWORDS_S = 600.0  # at most this long for the postings (100k memories: about 20 s)
 
 if TYPE_CHECKING:  # governance pulls in the LLM layer: imported when first used
     from memoryd.consolidate import Report as ConsolidationReport
@@ -180,6 +184,7 @@ class Memoryd(Upkeep):
         self.llm_env = llm_env
         self.llm_transport = llm_transport
         self._store: Store | None = None
+        self._store_lock = threading.Lock()
         # What the knowledge graph learned from the last record / update / promote.
         self.learned: Learned | None = None
         # The review action the last promote / reject / merge / not_duplicates recorded
@@ -194,6 +199,8 @@ class Memoryd(Upkeep):
         self.warn: Callable[[str], None] = _warn
         self._embedder: Any = None
         self._embedder_loaded = False
+        self._embedder_lock = threading.Lock()  # preload's thread and a search may both ask
+        self._preloading: threading.Thread | None = None
         self._vectors_caught_up = False
 
     def settle(self) -> None:
@@ -210,9 +217,12 @@ class Memoryd(Upkeep):
     @property
     def store(self) -> Store:
         if self._store is None:
-            self._store = Store.open(self.layout)
-            if self.warm:
-                self._store.warm_keywords()
+            with self._store_lock:  # the tray's worker threads and preload may race to open it
+                if self._store is None:
+                    store = Store.open(self.layout)
+                    if self.warm:
+                        store.warm_keywords()
+                    self._store = store
         return self._store
 
     # -- scopes -----------------------------------------------------------------------
@@ -527,12 +537,47 @@ class Memoryd(Upkeep):
         """The configured embedding model, loaded on first use; None (and one warning line
         for the whole life of this facade) when it is unavailable: search falls back to
         keywords rather than fail."""
-        if not self._embedder_loaded:
+        with self._embedder_lock:
+            if not self._embedder_loaded:
+                from memoryd import embed
+
+                self._embedder = embed.load(self.config, self.warn)
+                self._embedder_loaded = True
+        return cast("Embedder | None", self._embedder)
+
+    def preload(self) -> threading.Thread:
+        """Load the model, the memories' vectors and the warm keyword postings on a thread
+        of their own, for a long-lived process about to search: the MCP server as it starts,
+        the tray when its browser opens. The first search then answers in milliseconds, not
+        the seconds a large store takes to load; one that comes first waits for the same
+        locks rather than load twice (or, for keywords, asks SQL meanwhile). Once per facade;
+        the model is not loaded in keyword mode; a failure is logged and search falls back
+        as usual."""
+        store = self.store  # opened here: the thread touches only the model, vectors, postings
+
+        def run() -> None:
             from memoryd import embed
 
-            self._embedder = embed.load(self.config, self.warn)
-            self._embedder_loaded = True
-        return cast("Embedder | None", self._embedder)
+            t0 = time.perf_counter()
+            ready = "keywords only"
+            try:
+                model = self.embedder() if self.config.search.mode != "keyword" else None
+                if model is not None:
+                    model.embed_query("memoryd")  # the first query builds the model's lookups
+                    refs = store.vectors.preload(embed.tag(model))
+                    ready = f"{embed.tag(model)}, {refs} memory vectors"
+                if store.keywords is not None:
+                    store.keywords.ready(timeout=PRELOAD_KEYWORDS_S)
+            except Exception:
+                log.warning("preloading search failed; the first search loads what it needs", exc_info=True)
+                return
+            log.info("search ready: %s, loaded in %.1f s", ready, time.perf_counter() - t0)
+
+        with self._embedder_lock:
+            if self._preloading is None:
+                self._preloading = threading.Thread(target=run, name="memoryd-preload", daemon=True)
+                self._preloading.start()
+            return self._preloading
 
     def _model_failed(self, line: str) -> None:
         """The model loaded but failed on a query: one warning, then keyword search for the

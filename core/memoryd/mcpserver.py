@@ -77,6 +77,14 @@ class Tools:
             self._app = Memoryd(warm=True)  # a long-lived process: warm keyword search
         return self._app
 
+    def preload(self) -> None:
+        """The search model and vectors, loaded while the client starts up (Memoryd.preload).
+        A home that will not open is left for the first tool call to report."""
+        try:
+            self.app.preload()
+        except MemorydError as exc:
+            log.warning("not preloading search: %s", exc)
+
     # -- scope ------------------------------------------------------------------------
     def scope_hash(self, scope: str | None) -> str:
         if scope and _HASH.match(scope):
@@ -469,8 +477,10 @@ EMPTY = (
 )
 
 
-def build(app: Memoryd | None = None, *, verbose: bool = False) -> MCPServer:
+def build(app: Memoryd | None = None, *, verbose: bool = False, preload: bool = False) -> MCPServer:
     tools = Tools(app)
+    if preload:
+        tools.preload()
     # The SDK configures the root logger at the level given here: its INFO lines (and
     # memoryd's own) stay off stderr unless the user asks with --verbose.
     srv = MemorydServer(
@@ -670,7 +680,7 @@ def main(*, http: str | None = None, verbose: bool = False) -> int:
         mcphttp.parse_address(http)  # refuse a bad address before anything else
         mcphttp.read_token(layout.home)
         broker.install(layout, "mcp")
-        return mcphttp.serve(build(verbose=verbose), http, layout.home, verbose=verbose)
+        return mcphttp.serve(build(verbose=verbose, preload=True), http, layout.home, verbose=verbose)
     broker.install(layout, "mcp")  # a missing grant is asked of the tray, if it runs
-    build(verbose=verbose).run()
+    build(verbose=verbose, preload=True).run()
     return 0
