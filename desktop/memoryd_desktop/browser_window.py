@@ -188,6 +188,9 @@ class BrowserWindow(MemoryEdits, QMainWindow):
         self.statusBar().addPermanentWidget(self.progress_panel)
         self._make_actions()
         self.keys = window_keys.install(self, search=self.search_edit)
+        # The model and the vectors load while the user reads the list, so the first typed
+        # search answers at once; a store that will not open is reported by the listing.
+        self.ops.run(facade.preload, lambda _thread: None, lambda _exc: None)
 
     # -- actions ----------------------------------------------------------------------
     def _action(self, text: str, slot: Callable[[], object], shortcut: str | None = None) -> QAction:

@@ -115,6 +115,30 @@ def test_search_is_hybrid_a_chinese_question_finds_an_english_memory(
     assert titles(window)[0] == "Deploy target"
 
 
+def test_opening_the_browser_loads_search_before_the_first_typed_query(qtbot: QtBot, home: Path) -> None:
+    """A large store's vectors take seconds to load: the browser has them loaded while the
+    user reads the list, not when the first search is typed."""
+    from memoryd import embed
+
+    writer = Memoryd()
+    model = writer.embedder()  # warm, so record embeds inline
+    assert model is not None
+    writer.record("fact", "Deploy target", "We deploy the backend to Kubernetes on Google Cloud.")
+    facade = Memoryd()  # the tray's own facade: nothing loaded yet
+    tag = embed.tag(model)
+    assert not facade.store.vectors.loaded(tag, 1)
+    ops = Ops(on_error=lambda exc: pytest.fail(str(exc)))
+    win = BrowserWindow(facade, ops)
+    try:
+        qtbot.waitUntil(lambda: facade.store.vectors.loaded(tag, 1), timeout=60_000)
+        assert win.search_edit.text() == ""  # nothing was searched for: the window did it
+        assert search(qtbot, win, "我们的后端服务部署在哪里？") == 1
+    finally:
+        assert ops.wait(WAIT_MS)
+        win.close()
+        win.deleteLater()
+
+
 def test_type_filter(qtbot: QtBot, window: BrowserWindow) -> None:
     with qtbot.waitSignal(window.results_shown, timeout=WAIT_MS) as blocker:
         window.type_combo.setCurrentIndex(window.type_combo.findData("decision"))
