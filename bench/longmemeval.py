@@ -243,7 +243,8 @@ def print_report(ours: dict[str, Any], base: dict[str, Any]) -> None:
     modes = list(ours["modes"])
     cols = [f"{m}@{k}" for k in KS for m in METRICS]
     print(f"cells: {' / '.join(modes)} / baseline")
-    print(f"{'question_type':<28}{'n':>5}" + "".join(f"{col:>32}" for col in cols))
+    width = 3 + 9 * (len(modes) + 1)  # four figures of 0.0000 and their separators, and a gap
+    print(f"{'question_type':<28}{'n':>5}" + "".join(f"{col:>{width}}" for col in cols))
     first = ours["modes"][modes[0]]["results"]
     for qt in ["all", *sorted(k for k in first if k != "all")]:
         b = base["results"].get(qt, {})
@@ -251,7 +252,7 @@ def print_report(ours: dict[str, Any], base: dict[str, Any]) -> None:
         for col in cols:
             vals = " / ".join(f"{ours['modes'][m]['results'][qt][f'session/{col}']:.4f}" for m in modes)
             ref = b.get(f"session/{col}", 0.0)
-            cells += f"{vals + f' / {ref:.4f}':>32}"
+            cells += f"{vals + f' / {ref:.4f}':>{width}}"
         print(f"{qt:<28}{first[qt]['n']:>5}{cells}")
     for m in modes:
         lat = ours["modes"][m]["latency_ms"]
