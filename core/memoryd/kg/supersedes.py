@@ -467,14 +467,30 @@ def undo(store: Store, newer: str, older: str, *, actor: str = "cli") -> None:
         sql.dismiss_pair(s, newer, older, new_doc.meta.scope_hash, now)
 
 
+@dataclass(frozen=True)
+class Moved:
+    """A link `release_orphans` changed: `older` was replaced by `gone`, which left the
+    index; it is replaced by `to` now (the link decided at `at`), or current (`to` None)."""
+
+    older: str
+    gone: str
+    to: str | None = None
+    at: str | None = None
+
+    def as_dict(self) -> dict[str, str | None]:
+        return asdict(self)
+
+
 @serialised
-def release_orphans(store: Store, merged: dict[str, str] | None = None, *, actor: str = "cli") -> int:
+def release_orphans(store: Store, merged: dict[str, str] | None = None, *, actor: str = "cli") -> list[Moved]:
     """Memories whose successor left the index: merged into another memory, that one
-    supersedes them now; forgotten or faded away, they are current again (no pointer to
-    a memory that is not there)."""
+    supersedes them now (unless it cannot: itself, another scope, a loop); forgotten or
+    faded away, they are current again (no pointer to a memory that is not there). What
+    changed is returned, for the undo of the merge (`move_back`)."""
     merged = merged or {}
     with read_session(store.engine) as s:
         orphans = sql.orphaned(s)
+    out = []
     for older, gone in orphans:
         try:
             doc, _ = store.read(older)
@@ -482,18 +498,15 @@ def release_orphans(store: Store, merged: dict[str, str] | None = None, *, actor
             continue
         doc.meta.superseded_by = None
         store.save(doc, event="supersede_undone", actor=actor, details={"newer": gone, "why": "newer left"})
-        if merged.get(gone):
-            supersede(
-                store,
-                merged[gone],
-                older,
-                confidence=1.0,
-                decided_by="user",
-                reason=f"{gone} was merged into it",
-                entity=None,
-                actor=actor,
-            )
-    return len(orphans)
+        to, at = merged.get(gone), None
+        if to:
+            j = Judgement(older, 1.0, f"{gone} was merged into it")
+            supersede_many(store, to, [j], decided_by="user", actor=actor)
+            with read_session(store.engine) as s:
+                link = sql.chain_row(s, to, older) if j.outcome == "superseded" else None
+            to, at = (to, link["decided_at"]) if link else (None, None)
+        out.append(Moved(older, gone, to, at))
+    return out
 
 
 def dismissed(store: Store, newer: str) -> set[str]:

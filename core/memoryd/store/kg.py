@@ -408,6 +408,19 @@ def add_chain(s: Session, row: dict[str, Any], *, replace: bool = True) -> None:
     )
 
 
+def chain_row(s: Session, newer: str, older: str) -> dict[str, Any] | None:
+    rows = _rows(
+        s.exec(
+            text(
+                f"SELECT {', '.join(CHAIN_COLUMNS)} FROM supersedes_chain "
+                "WHERE newer_memory_id = :n AND older_memory_id = :o"
+            ),
+            params={"n": newer, "o": older},
+        )
+    )
+    return rows[0] if rows else None
+
+
 def chain_links(s: Session, slug: str) -> list[dict[str, Any]]:
     """Every link of the chain `slug` belongs to, following both directions."""
     seen, todo, links = {slug}, [slug], {}

@@ -1,0 +1,78 @@
+"""Undo of a merge gives back what the merge changed beyond the files (issue 22): the
+promotions of a dropped session (the index drops them with the memory) and the supersede
+links that pointed at a dropped memory (moved to the kept one, or released). Through the
+real CLI; a link or a proposal's number changed since the merge makes the undo refuse in
+one line unless --force."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .sessions import REMEMBER, capture
+
+MAY, NOV, DEC = "2026-05-01T09:00:00Z", "2026-11-01T09:00:00Z", "2026-12-01T09:00:00Z"
+REACT = ("Prefer React for the frontend framework", "I prefer React for frontend framework work.")
+SOLID = ("Frontend: Solid now", "We switched from React to Solid for the frontend framework.")
+SOLID_AGAIN = ("Solid for the frontend framework, confirmed", "Solid stays for the UI layer.")
+QUERY = "frontend framework"
+
+
+def _json(out) -> Any:
+    assert out.returncode == 0, (out.returncode, out.stdout, out.stderr)
+    return json.loads(out.stdout)
+
+
+def _record(cli, project: Path, monkeypatch, when: str, title: str, body: str) -> str:
+    monkeypatch.setenv("MEMORYD_NOW", when)
+    args = ("--type", "preference", "--title", title, "--body", body, "--scope", str(project))
+    return str(_json(cli("record", *args, "--json"))["slug"])
+
+
+def _graph(cli, project: Path, *slugs: str) -> dict[str, Any]:
+    """What people see of the supersedes: each memory's chain links and successor, and
+    what search ranks as replaced."""
+    links = {
+        s: sorted((x["newer_memory_id"], x["older_memory_id"], x["reason"]) for x in h["links"])
+        for s in slugs
+        for h in [_json(cli("history", s, "--json"))]
+    }
+    hits = _json(cli("search", QUERY, "--scope", str(project), "--json"))
+    return {
+        "links": links,
+        "search": sorted((h["slug"], h["superseded_by"]) for h in hits),
+    }
+
+
+def _promotions(cli) -> list[tuple[int, str, str, str | None, str]]:
+    rows = _json(cli("promotions", "--json"))
+    return [
+        (r["id"], r["source_session_slug"], r["status"], r["decided_at"], r["proposed_body"]) for r in rows
+    ]
+
+
+def _analysed(cli, project: Path, tmp_path: Path, sid: str) -> tuple[str, int]:
+    slug = capture(cli, project, tmp_path, sid, [REMEMBER])
+    pid = _json(cli("analyze-session", slug, "--json"))["promotion_id"]
+    assert pid
+    return str(slug), int(pid)
+
+
+def _undo_events(cli) -> list[dict]:
+    return json.loads(cli("audit", "--event-type", "undo", "--json").stdout)
+
+
+def test_merging_a_memory_into_the_one_it_superseded_is_recorded_and_undone(cli, project: Path, monkeypatch):
+    """The kept memory was the one the dropped memory replaced: it is current after the
+    merge (it cannot replace itself), the merge succeeds and is recorded, and the undo
+    makes it replaced again."""
+    react = _record(cli, project, monkeypatch, MAY, *REACT)
+    solid = _record(cli, project, monkeypatch, NOV, *SOLID)
+    before = _graph(cli, project, react, solid)
+    out = cli("merge", "--keep", react, "--drop", solid)
+    assert out.returncode == 0, out.stderr
+    assert (react, None) in _graph(cli, project, react)["search"]
+    assert _json(cli("undo", "--list", "--json"))[0]["kind"] == "merge"
+    assert cli("undo").returncode == 0
+    assert _graph(cli, project, react, solid) == before
