@@ -962,6 +962,8 @@ class Memoryd(Upkeep):
                 "kept_path": res.kept_path,
                 "version": undo.version_of(self.store, keep),
                 "dropped": [{"slug": d, "body_path": p, "scope_hash": h} for d, p, h in res.dropped_at],
+                # what the undo puts back beyond the files (memoryd.governance.undo)
+                "promotions": list(res.promotions),
             },
         )
         return res, Changes(updated=(keep,), removed=res.dropped, scopes=(res.kept.meta.scope_hash,))

@@ -1,18 +1,22 @@
 """`memoryd merge --keep A --drop B C` (seed 000): the kept entry absorbs the dropped
 ones' triggers, tags and recall counts; the dropped entries go, each with a `merge`
 audit event. They go to the trash (memoryd.store.trash) with the kept file as it was, so
-the merge can be undone (memoryd.governance.undo) until the trash is emptied."""
+the merge can be undone (memoryd.governance.undo) until the trash is emptied. A dropped
+session's promotions, which the index drops with it, are kept in the same entry (as
+stored: a sensitive scope's stay sealed; the entry goes when the scope changes form)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from memoryd import clock, slugs
-from memoryd.db.engine import write_session
+from memoryd import atomic, clock, slugs
+from memoryd.db.engine import read_session, write_session
 from memoryd.errors import CorruptFile, UsageError
 from memoryd.frontmatter import Document
-from memoryd.store import Store
+from memoryd.store import Store, trash
 from memoryd.store import governance as sql
 from memoryd.store.writelock import serialised
 
@@ -27,6 +31,30 @@ class MergeResult:
     trash: str = ""
     kept_path: str = ""
     dropped_at: tuple[tuple[str, str, str], ...] = ()
+    promotions: tuple[int, ...] = ()  # the dropped sessions' promotions, kept in the trash
+
+
+PROMOTIONS = "promotions.json"
+
+
+def keep_promotions(store: Store, entry: str, rows: list[dict[str, Any]]) -> None:
+    folder = trash.entry(store.layout, entry)
+    assert folder is not None
+    atomic.write_text(folder / PROMOTIONS, json.dumps(rows, sort_keys=True, ensure_ascii=False) + "\n")
+
+
+def trashed_promotions(store: Store, entry: str) -> list[dict[str, Any]] | None:
+    """The promotions a merge kept, as stored; None when the file is gone or not theirs."""
+    folder = trash.entry(store.layout, entry)
+    try:
+        rows = json.loads((folder / PROMOTIONS).read_text("utf-8")) if folder else None
+    except (OSError, ValueError):
+        return None
+    cols = set(sql.PROMOTION_COLUMNS)
+    ok = isinstance(rows, list) and all(
+        isinstance(r, dict) and set(r) == cols and isinstance(r["id"], int) for r in rows
+    )
+    return rows if ok else None
 
 
 @serialised
@@ -62,8 +90,6 @@ def merge(
         except CorruptFile:
             docs[d] = None  # a damaged or missing file: its rows still go
 
-    from memoryd.store import trash
-
     kept_path = store.row(keep)["body_path"]
     for path in (kept_path, *(r["body_path"] for r in rows.values())):
         trash.confined(store.layout, path)  # before anything moves
@@ -71,6 +97,10 @@ def merge(
         store.layout, kind="merge", scopes=[kept.meta.scope_hash, *(r["scope_hash"] for r in rows.values())]
     )
     trash.keep_before(store.files, entry, kept_path)
+    with read_session(store.engine) as s:
+        proposals = sql.promotion_rows(s, drops)
+    if proposals:
+        keep_promotions(store, entry, proposals)
     meta = kept.meta
     before_triggers, before_recalls = len(meta.triggers), meta.recall_count
     for d in drops:
@@ -106,4 +136,5 @@ def merge(
         trash=entry,
         kept_path=kept_path,
         dropped_at=tuple((d, rows[d]["body_path"], rows[d]["scope_hash"]) for d in drops),
+        promotions=tuple(int(p["id"]) for p in proposals),
     )

@@ -14,8 +14,11 @@ What undo does, and when it refuses (a one-line UsageError, nothing changed):
   reindex would; the kept memory gets its file from before the merge back (recalls counted
   since then are dropped with it). Refused when the kept memory changed since, unless
   `force`; when a dropped slug exists again; when the trash was emptied (30 days).
-  Not restored: promotions the dropped sessions had (the index drops them with the
-  memory) and supersede links the merge moved to the kept memory.
+  The promotions the dropped sessions had (the index drops them with the memory; the
+  merge kept them in the trash) come back under their ids, decided or not; refused when
+  the trash lacks them or an id is taken, unless `force`, which leaves them out. Not
+  restored: supersede links the merge moved to the kept memory. An action logged before
+  the promotions were noted restores files alone.
 - not duplicates: the digest proposes the group again.
 
 Undo in a sensitive scope passes the gate as the action did (approve and merge do; reject
@@ -93,6 +96,8 @@ class Undone:
     reopened: int | None = None
     missing: tuple[str, ...] = ()  # a merge's dropped memories the trash had lost (--force)
     scopes: tuple[str, ...] = field(default_factory=tuple)
+    promotions: tuple[int, ...] = ()  # a merge's promotions back, and those left out (--force)
+    lost_promotions: tuple[int, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -102,6 +107,8 @@ class Undone:
             "removed": list(self.removed),
             "reopened_promotion": self.reopened,
             "not_restored": list(self.missing),
+            "restored_promotions": list(self.promotions),
+            "not_restored_promotions": list(self.lost_promotions),
         }
 
 
@@ -403,6 +410,8 @@ def _undo_merge(store: Store, a: Action, force: bool, actor: str) -> Undone:
         files.read(trash.before_path(files, entry, kept_path))
     except (CorruptFile, KeyUnavailable) as exc:
         raise _superseded(a, f"{keep} as it was before the merge does not open ({exc})") from None
+    coming = {s for s, _ in back}
+    proposals, lost = _proposals(store, a, entry, coming, force)
     seq = _audit(
         store,
         a,
@@ -412,6 +421,7 @@ def _undo_merge(store: Store, a: Action, force: bool, actor: str) -> Undone:
         restored=[s for s, _ in back],
         forced=force,
         **({"missing": missing} if missing else {}),
+        **({"promotions": [int(r["id"]) for r in proposals]} if proposals else {}),
     )
     from memoryd import atomic
 
@@ -420,10 +430,49 @@ def _undo_merge(store: Store, a: Action, force: bool, actor: str) -> Undone:
     atomic.write_bytes(files.absolute(kept_path), previous)
     store.index_files([files.absolute(p) for _, p in back] + [files.absolute(kept_path)])
     with write_session(store.engine) as s:
+        for r in proposals:
+            sql.restore_promotion(s, r)
         _mark_undone(s, a)
     trash.remove(store.layout, entry)
     scopes = tuple(dict.fromkeys([kept["scope_hash"], *(x["scope_hash"] for x in dropped)]))
-    return Undone(a, seq, restored=tuple(s for s, _ in back), missing=tuple(missing), scopes=scopes)
+    return Undone(
+        a,
+        seq,
+        restored=tuple(s for s, _ in back),
+        missing=tuple(missing),
+        scopes=scopes,
+        promotions=tuple(int(r["id"]) for r in proposals),
+        lost_promotions=tuple(lost),
+    )
+
+
+def _proposals(
+    store: Store, a: Action, entry: str, coming: set[str], force: bool
+) -> tuple[list[dict[str, Any]], list[int]]:
+    """The dropped sessions' promotions to put back, and those `force` leaves out: lost
+    from the trash, or their id taken (an index rebuilt since restarts the ids)."""
+    from memoryd.governance.merge import trashed_promotions
+
+    wanted = [int(x) for x in a.detail.get("promotions") or []]
+    if not wanted:
+        return [], []
+    kept = [
+        r
+        for r in trashed_promotions(store, entry) or []
+        if r["id"] in wanted and r["source_session_slug"] in coming
+    ]
+    with read_session(store.engine) as s:
+        taken = sql.promotion_ids_taken(s, [int(r["id"]) for r in kept])
+    ok = [r for r in kept if r["id"] not in taken]
+    lost = [p for p in wanted if p not in {r["id"] for r in ok}]
+    if lost and not force:
+        why = "another proposal has that number now" if taken else "the trash lacks it"
+        raise _superseded(
+            a,
+            f"promotion {', '.join(f'#{p}' for p in lost)} of a dropped session cannot come back "
+            f"({why}); --force undoes the merge without it",
+        )
+    return ok, lost
 
 
 def _undo_not_duplicates(store: Store, a: Action, actor: str) -> Undone:

@@ -130,6 +130,35 @@ def decide(s: Session, pid: int, status: str, when: str, *, decided_type: str | 
     return bool(res.rowcount)
 
 
+def promotion_rows(s: Session, slugs: Sequence[str]) -> list[dict[str, Any]]:
+    """The sessions' promotions as stored (JSON columns left encoded), for a merge to keep
+    in the trash: the index drops them with their session, and its undo puts them back."""
+    if not slugs:
+        return []
+    sql = f"SELECT {_PCOLS} FROM promotions WHERE source_session_slug IN :slugs ORDER BY id"
+    return _rows(
+        s.exec(text(sql).bindparams(bindparam("slugs", expanding=True)), params={"slugs": list(slugs)})
+    )
+
+
+def promotion_ids_taken(s: Session, ids: Sequence[int]) -> set[int]:
+    if not ids:
+        return set()
+    sql = "SELECT id FROM promotions WHERE id IN :ids"
+    return {
+        int(r[0])
+        for r in s.exec(text(sql).bindparams(bindparam("ids", expanding=True)), params={"ids": list(ids)})
+    }
+
+
+def restore_promotion(s: Session, row: dict[str, Any]) -> None:
+    """A row `promotion_rows` gave, back under its id (its decisions name it)."""
+    s.exec(
+        text(f"INSERT INTO promotions ({_PCOLS}) VALUES ({', '.join(':' + c for c in PROMOTION_COLUMNS)})"),
+        params={c: row[c] for c in PROMOTION_COLUMNS},
+    )
+
+
 # -- analysis ---------------------------------------------------------------------------
 def due_for_analysis(s: Session, limit: int | None, *, failed_before: str | None = None) -> list[str]:
     """Sessions never analysed, or whose body changed since (re-captured). With

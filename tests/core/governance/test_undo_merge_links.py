@@ -10,6 +10,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from memoryd.app import Memoryd
+
+from ..sensitive.support import one_line_error
 from .sessions import REMEMBER, capture
 
 MAY, NOV, DEC = "2026-05-01T09:00:00Z", "2026-11-01T09:00:00Z", "2026-12-01T09:00:00Z"
@@ -61,6 +64,53 @@ def _analysed(cli, project: Path, tmp_path: Path, sid: str) -> tuple[str, int]:
 
 def _undo_events(cli) -> list[dict]:
     return json.loads(cli("audit", "--event-type", "undo", "--json").stdout)
+
+
+def test_undo_merge_gives_the_dropped_sessions_promotions_back(cli, project: Path, tmp_path: Path):
+    keep, _ = _analysed(cli, project, tmp_path, "undo-promo-keep")
+    drop, pid = _analysed(cli, project, tmp_path, "undo-promo-drop")
+    app = Memoryd()
+    app.reject(pid)
+    reject = app.last_action
+    before = _promotions(cli)
+    assert (pid, drop, "rejected") == before[-1][:3]
+
+    assert cli("merge", "--keep", keep, "--drop", drop).returncode == 0
+    assert pid not in [p[0] for p in _promotions(cli)]  # the index dropped it with the session
+    out = cli("undo", "--json")
+    assert out.returncode == 0, out.stderr
+    assert _promotions(cli) == before
+    assert json.loads(out.stdout)["restored_promotions"] == [pid]
+    # The rejection is a decision again: it can be undone as before the merge.
+    out = cli("undo", str(reject))
+    assert out.returncode == 0, out.stderr
+    assert f"promotion #{pid} is pending again" in out.stdout
+    assert cli("audit", "verify").returncode == 0
+
+
+def test_undo_merge_refuses_when_the_trash_lost_the_promotions_unless_forced(
+    cli, project: Path, tmp_path: Path, isolated_home: Path
+):
+    keep, _ = _analysed(cli, project, tmp_path, "undo-promo-keep-2")
+    drop, pid = _analysed(cli, project, tmp_path, "undo-promo-drop-2")
+    assert cli("merge", "--keep", keep, "--drop", drop).returncode == 0
+    (kept,) = (isolated_home / "trash").glob("*/promotions.json")
+    kept.write_text("[]\n", encoding="utf-8")  # a damaged trash: the proposal is not in it
+    state = _promotions(cli)
+
+    one_line_error(cli("undo"), 2, f"promotion #{pid}", "--force")
+    assert _promotions(cli) == state and _undo_events(cli) == []
+    assert cli("get", drop).returncode == 1
+
+    out = cli("undo", "--force", "--json")
+    assert out.returncode == 0, out.stderr
+    res = json.loads(out.stdout)
+    assert (res["restored"], res["restored_promotions"], res["not_restored_promotions"]) == (
+        [drop],
+        [],
+        [pid],
+    )
+    assert _promotions(cli) == state and cli("get", drop).returncode == 0
 
 
 def test_merging_a_memory_into_the_one_it_superseded_is_recorded_and_undone(cli, project: Path, monkeypatch):
