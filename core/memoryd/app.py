@@ -48,6 +48,7 @@ if TYPE_CHECKING:  # governance pulls in the LLM layer: imported when first used
     from memoryd.governance.spend import SpendReport
     from memoryd.importers.common import ImportReport
     from memoryd.kg.learn import Learned, Learner
+    from memoryd.kg.supersedes import Moved
     from memoryd.markdown_export import Written
     from memoryd.profile.changes import MonthChanges
     from memoryd.profile.identity import Rewrite
@@ -527,10 +528,10 @@ class Memoryd(Upkeep):
         self.store.clear_suspect(slug, actor=actor)
         return Changes(updated=(slug,), scopes=(row["scope_hash"],))
 
-    def _release_orphans(self, merged: dict[str, str] | None = None, *, actor: str) -> None:
+    def _release_orphans(self, merged: dict[str, str] | None = None, *, actor: str) -> list[Moved]:
         from memoryd.kg import supersedes
 
-        supersedes.release_orphans(self.store, merged, actor=actor)
+        return supersedes.release_orphans(self.store, merged, actor=actor)
 
     # -- search -----------------------------------------------------------------------
     def embedder(self) -> Embedder | None:
@@ -950,7 +951,7 @@ class Memoryd(Upkeep):
         from memoryd.governance.merge import merge
 
         res = merge(self.store, keep, drop, force=force, actor=actor)
-        self._release_orphans(dict.fromkeys(res.dropped, keep), actor=actor)
+        moved = self._release_orphans(dict.fromkeys(res.dropped, keep), actor=actor)
         self.last_action = undo.note(
             self.store,
             "merge",
@@ -964,6 +965,7 @@ class Memoryd(Upkeep):
                 "dropped": [{"slug": d, "body_path": p, "scope_hash": h} for d, p, h in res.dropped_at],
                 # what the undo puts back beyond the files (memoryd.governance.undo)
                 "promotions": list(res.promotions),
+                "links": [m.as_dict() for m in moved if m.gone in res.dropped],
             },
         )
         return res, Changes(updated=(keep,), removed=res.dropped, scopes=(res.kept.meta.scope_hash,))
@@ -1000,7 +1002,7 @@ class Memoryd(Upkeep):
         done = undo.undo(self.store, action, force=force, actor=actor)
         if done.removed:
             self._release_orphans(actor=actor)
-        updated = (done.action.target,) if done.action.kind == "merge" else ()
+        updated = (done.action.target, *done.relinked) if done.action.kind == "merge" else ()
         return done, Changes(created=done.restored, updated=updated, removed=done.removed, scopes=done.scopes)
 
     @_settles

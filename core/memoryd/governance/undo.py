@@ -16,9 +16,10 @@ What undo does, and when it refuses (a one-line UsageError, nothing changed):
   `force`; when a dropped slug exists again; when the trash was emptied (30 days).
   The promotions the dropped sessions had (the index drops them with the memory; the
   merge kept them in the trash) come back under their ids, decided or not; refused when
-  the trash lacks them or an id is taken, unless `force`, which leaves them out. Not
-  restored: supersede links the merge moved to the kept memory. An action logged before
-  the promotions were noted restores files alone.
+  the trash lacks them or an id is taken, unless `force`, which leaves them out. Each
+  supersede link the merge took from a dropped memory (moved to the kept one, or
+  released) points at it again; refused when that link changed since, unless `force`,
+  which leaves it as it is now. An action logged before these were noted restores files.
 - not duplicates: the digest proposes the group again.
 
 Undo in a sensitive scope passes the gate as the action did (approve and merge do; reject
@@ -31,7 +32,7 @@ import hashlib
 import json
 import secrets
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import text
 
@@ -41,6 +42,9 @@ from memoryd.errors import CorruptFile, KeyUnavailable, NotFound, UsageError
 from memoryd.store import Store, trash
 from memoryd.store import governance as sql
 from memoryd.store.writelock import serialised
+
+if TYPE_CHECKING:
+    from memoryd.kg.supersedes import Moved
 
 KINDS = ("reject", "approve", "merge", "not_duplicates")
 AUTOMATIC = ("consolidate",)  # actors whose actions `undo` without an id passes over
@@ -98,6 +102,7 @@ class Undone:
     scopes: tuple[str, ...] = field(default_factory=tuple)
     promotions: tuple[int, ...] = ()  # a merge's promotions back, and those left out (--force)
     lost_promotions: tuple[int, ...] = ()
+    relinked: tuple[str, ...] = ()  # memories a merge's undo made replaced by a dropped one again
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -109,6 +114,7 @@ class Undone:
             "not_restored": list(self.missing),
             "restored_promotions": list(self.promotions),
             "not_restored_promotions": list(self.lost_promotions),
+            "relinked": list(self.relinked),
         }
 
 
@@ -412,6 +418,7 @@ def _undo_merge(store: Store, a: Action, force: bool, actor: str) -> Undone:
         raise _superseded(a, f"{keep} as it was before the merge does not open ({exc})") from None
     coming = {s for s, _ in back}
     proposals, lost = _proposals(store, a, entry, coming, force)
+    moves = _moves(store, a, keep, coming, force)
     seq = _audit(
         store,
         a,
@@ -422,13 +429,17 @@ def _undo_merge(store: Store, a: Action, force: bool, actor: str) -> Undone:
         forced=force,
         **({"missing": missing} if missing else {}),
         **({"promotions": [int(r["id"]) for r in proposals]} if proposals else {}),
+        **({"relinked": [m.older for m in moves]} if moves else {}),
     )
     from memoryd import atomic
+    from memoryd.kg import supersedes
 
     for _, body_path in back:
         trash.move_out(files, entry, body_path)
     atomic.write_bytes(files.absolute(kept_path), previous)
     store.index_files([files.absolute(p) for _, p in back] + [files.absolute(kept_path)])
+    for m in moves:
+        supersedes.move_back(store, m, actor=actor)
     with write_session(store.engine) as s:
         for r in proposals:
             sql.restore_promotion(s, r)
@@ -443,6 +454,7 @@ def _undo_merge(store: Store, a: Action, force: bool, actor: str) -> Undone:
         scopes=scopes,
         promotions=tuple(int(r["id"]) for r in proposals),
         lost_promotions=tuple(lost),
+        relinked=tuple(m.older for m in moves),
     )
 
 
@@ -473,6 +485,28 @@ def _proposals(
             f"({why}); --force undoes the merge without it",
         )
     return ok, lost
+
+
+def _moves(store: Store, a: Action, keep: str, coming: set[str], force: bool) -> list[Moved]:
+    """The supersede links the merge moved off a dropped memory that come back, checked
+    unchanged since (`force` leaves a changed one as it is now)."""
+    from memoryd.kg import supersedes
+
+    out = []
+    for raw in a.detail.get("links") or []:
+        if not isinstance(raw, dict) or not all(isinstance(raw.get(k), str) for k in ("older", "gone")):
+            continue
+        m = supersedes.Moved(raw["older"], raw["gone"], raw.get("to"), raw.get("at"))
+        if m.gone not in coming or m.older == keep:
+            continue  # not coming back; or the kept file, as it was, says it
+        why = supersedes.moved_since(store, m)
+        if why and not force:
+            raise _superseded(
+                a, f"the supersede link of {m.older} changed since the merge ({why}); --force leaves it"
+            )
+        if not why:
+            out.append(m)
+    return out
 
 
 def _undo_not_duplicates(store: Store, a: Action, actor: str) -> Undone:

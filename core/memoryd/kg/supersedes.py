@@ -509,6 +509,34 @@ def release_orphans(store: Store, merged: dict[str, str] | None = None, *, actor
     return out
 
 
+def moved_since(store: Store, m: Moved) -> str | None:
+    """Why a move can no longer be taken back (its memory's link changed since), or None."""
+    try:
+        now = store.row(m.older)["superseded_by"]
+    except NotFound:
+        return f"{m.older} is gone"
+    if now != m.to:
+        return f"{m.older} is {f'superseded by {now}' if now else 'current'} now"
+    if m.to:
+        with read_session(store.engine) as s:
+            link = sql.chain_row(s, m.to, m.older)
+        if link is None or link["decided_at"] != m.at:
+            return f"the link {m.to} -> {m.older} was decided again"
+    return None
+
+
+@serialised
+def move_back(store: Store, m: Moved, *, actor: str = "cli") -> None:
+    """`older` is replaced by `gone` again, which is back (a merge undone); the link the
+    move made goes unless `to`'s file names it (it did before the merge)."""
+    doc, _ = store.read(m.older)
+    if m.to and m.older not in store.read(m.to)[0].meta.supersedes:
+        with write_session(store.engine) as s:
+            sql.remove_chain(s, m.to, m.older)
+    doc.meta.superseded_by = m.gone
+    store.save(doc, event="superseded", actor=actor, details={"newer": m.gone, "why": "merge undone"})
+
+
 def dismissed(store: Store, newer: str) -> set[str]:
     """Older memories the user said `newer` does not replace."""
     with read_session(store.engine) as s:

@@ -113,6 +113,23 @@ def test_undo_merge_refuses_when_the_trash_lost_the_promotions_unless_forced(
     assert _promotions(cli) == state and cli("get", drop).returncode == 0
 
 
+def test_undo_merge_gives_a_moved_supersede_back(cli, project: Path, monkeypatch):
+    react = _record(cli, project, monkeypatch, MAY, *REACT)
+    solid = _record(cli, project, monkeypatch, NOV, *SOLID)
+    keep = _record(cli, project, monkeypatch, DEC, *SOLID_AGAIN)
+    before = _graph(cli, project, react, solid, keep)
+    assert (react, solid) in before["search"]
+
+    assert cli("merge", "--keep", keep, "--drop", solid).returncode == 0
+    assert (react, keep) in _graph(cli, project, react, keep)["search"]  # the link moved to keep
+    out = cli("undo", "--json")
+    assert out.returncode == 0, out.stderr
+    assert _graph(cli, project, react, solid, keep) == before
+    assert json.loads(out.stdout)["relinked"] == [react]
+    assert _json(cli("list", "--all-scopes", "--json"))  # the index reads
+    assert cli("audit", "verify").returncode == 0
+
+
 def test_merging_a_memory_into_the_one_it_superseded_is_recorded_and_undone(cli, project: Path, monkeypatch):
     """The kept memory was the one the dropped memory replaced: it is current after the
     merge (it cannot replace itself), the merge succeeds and is recorded, and the undo
@@ -126,3 +143,24 @@ def test_merging_a_memory_into_the_one_it_superseded_is_recorded_and_undone(cli,
     assert _json(cli("undo", "--list", "--json"))[0]["kind"] == "merge"
     assert cli("undo").returncode == 0
     assert _graph(cli, project, react, solid) == before
+
+
+def test_undo_merge_refuses_when_a_moved_link_changed_unless_forced(cli, project: Path, monkeypatch):
+    react = _record(cli, project, monkeypatch, MAY, *REACT)
+    solid = _record(cli, project, monkeypatch, NOV, *SOLID)
+    keep = _record(cli, project, monkeypatch, DEC, *SOLID_AGAIN)
+    assert cli("merge", "--keep", keep, "--drop", solid).returncode == 0
+    action = _json(cli("undo", "--list", "--json"))[0]["id"]
+    assert cli("supersede", "undo", keep, react).returncode == 0  # a person took the move back
+    state = _graph(cli, project, react, keep)
+
+    one_line_error(cli("undo", str(action)), 2, react, "--force")
+    assert _graph(cli, project, react, keep) == state and _undo_events(cli) == []
+    assert cli("get", solid).returncode == 1
+
+    out = cli("undo", str(action), "--force", "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["relinked"] == []
+    assert cli("get", solid).returncode == 0
+    after = _graph(cli, project, react, solid, keep)
+    assert (react, None) in after["search"]  # the person's decision stands
