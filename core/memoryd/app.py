@@ -547,38 +547,59 @@ class Memoryd(Upkeep):
         return cast("Embedder | None", self._embedder)
 
     def preload(self) -> threading.Thread:
-        """Load the model, the memories' vectors and the warm keyword postings on a thread
-        of their own, for a long-lived process about to search: the MCP server as it starts,
-        the tray when its browser opens. The first search then answers in milliseconds, not
-        the seconds a large store takes to load; one that comes first waits for the same
-        locks rather than load twice (or, for keywords, asks SQL meanwhile). Once per facade;
-        the model is not loaded in keyword mode; a failure is logged and search falls back
-        as usual."""
-        store = self.store  # opened here: the thread touches only the model, vectors, postings
+        """Open the store and load the model, the memories' vectors and the warm keyword
+        postings on a thread of their own, for a long-lived process about to search: the
+        MCP server once its transport holds stdin and stdout, the tray's browser at the first
+        keystroke. The first search then answers in milliseconds, not the seconds a large
+        store takes to load; one that comes first waits for the same locks rather than load
+        twice (or, for keywords, asks SQL meanwhile). Nothing runs on the caller's thread, so
+        a store another process holds locked never delays it. Once per facade; the model is
+        not loaded in keyword mode. A failure is one INFO line: the search that meets it
+        reports it the usual way (one warning, keyword search)."""
+
+        def step(what: str, fn: Callable[[], Any]) -> Any:
+            try:
+                return fn()
+            except Exception as exc:
+                log.info("not preloading %s (%s: %s)", what, type(exc).__name__, exc)
+                log.debug("preloading %s failed", what, exc_info=True)
+                return None
 
         def run() -> None:
             from memoryd import embed
 
             t0 = time.perf_counter()
-            ready = "keywords only"
-            try:
-                model = self.embedder() if self.config.search.mode != "keyword" else None
-                if model is not None:
-                    model.embed_query("memoryd")  # the first query builds the model's lookups
-                    refs = store.vectors.preload(embed.tag(model))
-                    ready = f"{embed.tag(model)}, {refs} memory vectors"
-                if store.keywords is not None:
-                    store.keywords.ready(timeout=PRELOAD_KEYWORDS_S)
-            except Exception:
-                log.warning("preloading search failed; the first search loads what it needs", exc_info=True)
+            store = step("search", lambda: self.store)
+            if store is None:
                 return
-            log.info("search ready: %s, loaded in %.1f s", ready, time.perf_counter() - t0)
+            ready: list[str] = []
+            model = step("the model", self.embedder) if self.config.search.mode != "keyword" else None
+            if model is not None:
+
+                def vectors() -> int:
+                    model.embed_query("memoryd")  # the first query builds the model's lookups
+                    return store.vectors.preload(embed.tag(model))
+
+                refs = step("the memory vectors", vectors)
+                if refs is not None:
+                    ready.append(f"{embed.tag(model)}, {refs} memory vectors")
+            if store.keywords is not None and step(
+                "the keyword postings", lambda: store.keywords.ready(PRELOAD_KEYWORDS_S)
+            ):
+                ready.append("keyword postings")
+            what = ", ".join(ready) or "nothing to load"
+            log.info("search ready: %s, loaded in %.1f s", what, time.perf_counter() - t0)
 
         with self._embedder_lock:
             if self._preloading is None:
                 self._preloading = threading.Thread(target=run, name="memoryd-preload", daemon=True)
                 self._preloading.start()
             return self._preloading
+
+    @property
+    def preloading(self) -> threading.Thread | None:
+        """The preload's thread once `preload` was called (the tray starts it on demand)."""
+        return self._preloading
 
     def _model_failed(self, line: str) -> None:
         """The model loaded but failed on a query: one warning, then keyword search for the

@@ -23,9 +23,10 @@ A prompt's or a resource's refusal is a JSON-RPC error with memoryd's one-line m
 Transports: stdio (memoryd.mcpstdio) by default; Streamable HTTP on loopback behind a
 bearer token with `--http` (memoryd.mcphttp). The SDK logs at WARNING unless `--verbose`.
 
-Codex gives a server 10 s to start, so nothing heavier than the MCP SDK loads at start-up:
-the store, SQLAlchemy and the search code load on the first call. stdout is the protocol
-channel; nothing here prints.
+Codex gives a server 10 s to start, so nothing heavier than the MCP SDK loads before it
+answers: the store, SQLAlchemy, the search model and the vectors load on a thread of their
+own once the transport serves (Memoryd.preload), or on the first call if it comes first.
+stdout is the protocol channel; nothing here prints.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ import json
 import logging
 import os
 import re
+import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from mcp import types
@@ -68,22 +71,32 @@ class Tools:
 
     def __init__(self, app: Memoryd | None = None) -> None:
         self._app = app
+        self._app_lock = threading.Lock()  # the preload's thread and the first call may race
 
     @property
     def app(self) -> Memoryd:
         if self._app is None:
-            from memoryd.app import Memoryd
+            with self._app_lock:
+                if self._app is None:
+                    from memoryd.app import Memoryd
 
-            self._app = Memoryd(warm=True)  # a long-lived process: warm keyword search
+                    self._app = Memoryd(warm=True)  # a long-lived process: warm keyword search
         return self._app
 
-    def preload(self) -> None:
-        """The search model and vectors, loaded while the client starts up (Memoryd.preload).
-        A home that will not open is left for the first tool call to report."""
-        try:
-            self.app.preload()
-        except MemorydError as exc:
-            log.warning("not preloading search: %s", exc)
+    def preload(self) -> threading.Thread:
+        """The facade made and search loaded (Memoryd.preload) on a thread, while the client
+        starts up: the event loop answers `initialize` meanwhile. A facade that cannot be
+        made (a broken config.toml) is left for the first tool call to report, in one line."""
+
+        def run() -> None:
+            try:
+                self.app.preload()
+            except Exception as exc:
+                log.info("not preloading search (%s: %s)", type(exc).__name__, exc)
+
+        thread = threading.Thread(target=run, name="memoryd-facade", daemon=True)
+        thread.start()
+        return thread
 
     # -- scope ------------------------------------------------------------------------
     def scope_hash(self, scope: str | None) -> str:
@@ -383,6 +396,10 @@ def one_sentence(tool: str, text: str, arguments: set[str]) -> str:
 class MemorydServer(MCPServer):
     """The SDK's MCPServer with memoryd's version, error wording and stdio transport."""
 
+    # Called once the transport serves (on stdio: once it holds fd 0 and fd 1, so nothing a
+    # model plug-in prints while loading can reach the protocol stream): Tools.preload.
+    serving: Callable[[], object] | None = None
+
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         known = {t.name: t for t in await self.list_tools()}
         if name not in known:
@@ -409,7 +426,7 @@ class MemorydServer(MCPServer):
     async def run_stdio_async(self) -> None:
         from memoryd import mcpstdio
 
-        await mcpstdio.serve(self._lowlevel_server)
+        await mcpstdio.serve(self._lowlevel_server, serving=self.serving)
 
 
 RESOURCE_NOT_FOUND = -32002  # MCP's code for a resource that does not exist
@@ -479,8 +496,6 @@ EMPTY = (
 
 def build(app: Memoryd | None = None, *, verbose: bool = False, preload: bool = False) -> MCPServer:
     tools = Tools(app)
-    if preload:
-        tools.preload()
     # The SDK configures the root logger at the level given here: its INFO lines (and
     # memoryd's own) stay off stderr unless the user asks with --verbose.
     srv = MemorydServer(
@@ -489,6 +504,8 @@ def build(app: Memoryd | None = None, *, verbose: bool = False, preload: bool = 
         version=version.current(),
         log_level="INFO" if verbose else "WARNING",
     )
+    if preload:
+        srv.serving = tools.preload
 
     @srv.tool(
         name="mem_search",
@@ -680,7 +697,10 @@ def main(*, http: str | None = None, verbose: bool = False) -> int:
         mcphttp.parse_address(http)  # refuse a bad address before anything else
         mcphttp.read_token(layout.home)
         broker.install(layout, "mcp")
-        return mcphttp.serve(build(verbose=verbose, preload=True), http, layout.home, verbose=verbose)
+        srv = build(verbose=verbose, preload=True)
+        if srv.serving is not None:  # stdout is not the protocol here: load from the start
+            srv.serving()
+        return mcphttp.serve(srv, http, layout.home, verbose=verbose)
     broker.install(layout, "mcp")  # a missing grant is asked of the tray, if it runs
     build(verbose=verbose, preload=True).run()
     return 0

@@ -19,7 +19,7 @@ import json
 import logging
 import os
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any, BinaryIO
 
 import anyio
@@ -161,10 +161,14 @@ def _claim_stdin() -> BinaryIO:
     return os.fdopen(private, "rb", closefd=False)
 
 
-async def serve(lowlevel: Any) -> None:
-    """Run the SDK's low-level server over stdio behind the triaging reader."""
+async def serve(lowlevel: Any, serving: Callable[[], object] | None = None) -> None:
+    """Run the SDK's low-level server over stdio behind the triaging reader; `serving` is
+    called once stdin and stdout are the transport's (fd 1 pointed at stderr, fd 0 at the
+    null device), before the first message is read."""
     lines = Lines(_claim_stdin())
     async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
         lines.replies = write_stream
         lines.ready.set()
+        if serving is not None:
+            serving()
         await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())

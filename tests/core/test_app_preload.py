@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -48,7 +49,7 @@ def test_preload_loads_the_model_and_the_memory_vectors_before_any_search(
     assert app.store.vectors.loaded(embed.tag(model), 1)
     ready = [r.getMessage() for r in caplog.records if r.getMessage().startswith("search ready")]
     assert ready == [
-        f"search ready: {embed.tag(model)}, {len(MEMORIES)} memory vectors, loaded in "
+        f"search ready: {embed.tag(model)}, {len(MEMORIES)} memory vectors, keyword postings, loaded in "
         + ready[0].rsplit(" in ", 1)[1]
     ]
     # and the search it prepared for answers across languages from those vectors
@@ -88,7 +89,7 @@ def test_keyword_mode_never_loads_the_model_but_builds_the_keyword_postings(
     assert not app._embedder_loaded  # a keyword-only user never pays for the model
     keywords = app.store.keywords
     assert keywords is not None and keywords.built() is not None
-    assert any(r.getMessage().startswith("search ready: keywords only") for r in caplog.records)
+    assert any(r.getMessage().startswith("search ready: keyword postings, loaded in") for r in caplog.records)
 
 
 def test_preload_runs_once_per_facade(project: Path, isolated_home: Path) -> None:
@@ -119,3 +120,51 @@ def test_a_model_that_fails_to_load_warns_once_and_search_falls_back(
     (hit,) = app.search("Kubernetes", scopes=[resolve(project).hash], count_recall=False)
     assert hit.title == "Deploy target"
     assert len(warnings) == 1 and "broken_model:make" in warnings[0], warnings
+
+
+def test_racing_searches_load_the_model_and_open_the_store_once(
+    project: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The preload's thread and the tray's worker threads all ask a fresh facade for its
+    store and its model at once: each is made once (a second Store.open would leak a
+    connection, a second model load hundreds of MB)."""
+    from memoryd import app as app_module
+
+    _store_with_vectors(project)
+    opened: list[int] = []
+    loaded: list[int] = []
+    real_open, real_load = app_module.Store.open, embed.load
+
+    def slow_open(layout):  # type: ignore[no-untyped-def]
+        opened.append(1)
+        time.sleep(0.3)  # widen the window in which a second opener would get in
+        return real_open(layout)
+
+    def slow_load(config, warn=None):  # type: ignore[no-untyped-def]
+        loaded.append(1)
+        time.sleep(0.3)
+        return real_load(config, warn)
+
+    monkeypatch.setattr(app_module.Store, "open", staticmethod(slow_open))
+    monkeypatch.setattr(embed, "load", slow_load)
+    app = Memoryd(warm=True)
+    start = threading.Barrier(4)
+    found: list[str] = []
+
+    def ask() -> None:
+        start.wait()
+        found.extend(
+            r.title for r in app.search("Which database did we choose?", scopes=None, count_recall=False)
+        )
+
+    def preload() -> None:
+        start.wait()
+        app.preload().join(timeout=120)
+
+    threads = [threading.Thread(target=preload), *(threading.Thread(target=ask) for _ in range(3))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert (len(opened), len(loaded)) == (1, 1)
+    assert found.count("数据库选择") == 3
