@@ -471,8 +471,16 @@ class _Pool:
             self.projection = _Projection.fit(self.data[: self.n], len(self.data))
 
     def kept(self, live: set[str]) -> _Pool:
-        """A copy holding only `live` (rows of deleted texts go once they are half)."""
+        """Only `live` texts: a copy once dead rows are half the pool; until then the dead
+        rows are zeroed where they lie and forgotten. A text that left (deleted, edited, or
+        of a scope marked sensitive since: its vectors on disk are gone) must not stay in a
+        long-lived process's memory, where a dump could invert it."""
         if self.n <= 2 * len(live) + 1024:
+            dead = [self.index.pop(fp) for fp in [fp for fp in self.index if fp not in live]]
+            if dead:
+                self.data[dead] = 0.0
+                if self.projection is not None:
+                    self.projection.rows[dead] = 0.0
             return self
         fps = [fp for fp in self.index if fp in live]
         rows = [self.index[fp] for fp in fps]

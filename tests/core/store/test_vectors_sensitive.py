@@ -162,3 +162,36 @@ def test_a_batch_embedded_across_a_mark_writes_no_clear_vector(
     assert found(isolated_home, pieces) == []
     app = Memoryd()
     assert app.store.vectors.counts()["sealed"] == app.store.vectors.counts()["vectors"]
+
+
+def test_a_long_lived_process_forgets_a_newly_sensitive_scopes_vectors(
+    cli, secret_service: str, project: Path, tmp_path: Path, isolated_home: Path
+) -> None:
+    """The MCP server holds every memory's vectors in memory from its start (preload). When
+    another process marks a scope sensitive, the server's next search reloads the matrix:
+    the scope's plaintext vectors must leave the process's memory too, not linger as dead
+    rows of its pool (a memory dump could invert them)."""
+    other = tmp_path / "other"
+    other.mkdir()
+    app = Memoryd(warm=True)
+    model = app.embedder()
+    assert model is not None
+    title, body = f"Bank {CANARY}", f"We bank with {CANARY} for every invoice, since March."
+    app.record("fact", title, body, scope_path=project)  # the model is warm: embedded inline
+    app.record("fact", "Editor", "Everyone uses the same editor settings.", scope_path=other)
+    app.preload().join(timeout=120)
+    texts = [t for _, _, t in vectors.texts_of(title, body, ())]
+    held = [np.asarray(v, dtype="<f2").astype("<f4").tobytes() for v in model.embed_documents(texts)]
+    pieces = [b[:64] for b in held] + [b[-64:] for b in held]  # as the pool holds them: read from float16
+
+    def in_memory() -> bool:
+        pools = [m.pool for key, m in vectors._cache.items() if key[0] == str(app.layout.index_db.resolve())]
+        assert pools
+        return any(n in p.data[: p.n].tobytes() for p in pools for n in pieces)
+
+    assert in_memory()  # the check sees them while the scope is clear
+    set_pin(cli)
+    out = cli("mark-sensitive", str(project), stdin=PIN + "\n")
+    assert out.returncode == 0, out.stderr
+    app.search("editor settings", scopes=None, count_recall=False)  # reloads the changed matrix
+    assert not in_memory()
