@@ -106,6 +106,7 @@ class BrowserWindow(MemoryEdits, QMainWindow):
         self.search_timer.setInterval(SEARCH_DELAY_MS)
         self.search_timer.timeout.connect(self.refresh)
         self.search_edit.textChanged.connect(self.search_timer.start)
+        self.search_edit.textEdited.connect(self._preload_search)
         self.search_edit.returnPressed.connect(self.refresh)
 
         self.scope_combo = QComboBox()
@@ -188,9 +189,6 @@ class BrowserWindow(MemoryEdits, QMainWindow):
         self.statusBar().addPermanentWidget(self.progress_panel)
         self._make_actions()
         self.keys = window_keys.install(self, search=self.search_edit)
-        # The model and the vectors load while the user reads the list, so the first typed
-        # search answers at once; a store that will not open is reported by the listing.
-        self.ops.run(facade.preload, lambda _thread: None, lambda _exc: None)
 
     # -- actions ----------------------------------------------------------------------
     def _action(self, text: str, slot: Callable[[], object], shortcut: str | None = None) -> QAction:
@@ -259,6 +257,14 @@ class BrowserWindow(MemoryEdits, QMainWindow):
         super().showEvent(event)
         if not self._loaded:
             self.refresh()
+
+    @Slot()
+    def _preload_search(self) -> None:
+        """At the first keystroke the model and the vectors start loading (Memoryd.preload),
+        while the user types; a browser only used to list memories holds none of it (over
+        300 MB at 100k memories). Off the GUI thread: a search may hold the model's lock."""
+        if self.facade.preloading is None:
+            self.ops.run(self.facade.preload, lambda _thread: None, lambda _exc: None)
 
     @Slot()
     def load(self) -> None:
