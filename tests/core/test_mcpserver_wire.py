@@ -37,16 +37,17 @@ class Wire:
     """A running `memoryd mcp`: raw lines in, parsed replies out (each stdout line must be
     a JSON object: anything else there would corrupt a real client's stream)."""
 
-    def __init__(self, cwd: Path) -> None:
+    def __init__(self, cwd: Path, *args: str, env: dict[str, str] | None = None) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "memoryd.cli.main", "mcp"],
+            [sys.executable, "-m", "memoryd.cli.main", "mcp", *args],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             cwd=cwd,
-            env={**os.environ, "CLAUDE_PROJECT_DIR": str(cwd)},
+            env={**os.environ, "CLAUDE_PROJECT_DIR": str(cwd), **(env or {})},
         )
         self.replies: queue.Queue[dict[str, Any] | None] = queue.Queue()
+        self.stderr_lines: queue.Queue[str] = queue.Queue()  # as they come (log lines)
         self.stderr = b""
         threading.Thread(target=self._read_stdout, daemon=True).start()
         self._stderr_reader = threading.Thread(target=self._read_stderr, daemon=True)
@@ -64,7 +65,9 @@ class Wire:
 
     def _read_stderr(self) -> None:
         assert self.proc.stderr is not None
-        self.stderr = self.proc.stderr.read()
+        for raw in self.proc.stderr:
+            self.stderr += raw
+            self.stderr_lines.put(raw.decode(errors="replace"))
 
     def send(self, line: bytes | str | dict[str, Any]) -> None:
         data = json.dumps(line).encode() if isinstance(line, dict) else line
