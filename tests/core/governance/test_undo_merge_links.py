@@ -1,8 +1,8 @@
-"""Undo of a merge gives back what the merge changed beyond the files (issue 22): the
-promotions of a dropped session (the index drops them with the memory) and the supersede
-links that pointed at a dropped memory (moved to the kept one, or released). Through the
-real CLI; a link or a proposal's number changed since the merge makes the undo refuse in
-one line unless --force."""
+"""Undo of a merge gives back what the merge changed beyond the files (a defect carried
+over several stops): the promotions of a dropped session (the index drops them with the
+memory) and the supersede links that pointed at a dropped memory (moved to the kept one,
+or released). Through the real CLI; a link or a proposal's number changed since the merge
+makes the undo refuse in one line unless --force."""
 
 from __future__ import annotations
 
@@ -164,3 +164,23 @@ def test_undo_merge_refuses_when_a_moved_link_changed_unless_forced(cli, project
     assert cli("get", solid).returncode == 0
     after = _graph(cli, project, react, solid, keep)
     assert (react, None) in after["search"]  # the person's decision stands
+
+
+def test_the_undo_line_says_what_came_back_beyond_the_files(cli, project: Path, tmp_path: Path, monkeypatch):
+    """Without --json, the one line a person reads names the proposals and the links the
+    undo gave back, not only the files."""
+    keep, _ = _analysed(cli, project, tmp_path, "undo-line-keep")
+    drop, pid = _analysed(cli, project, tmp_path, "undo-line-drop")
+    assert cli("merge", "--keep", keep, "--drop", drop).returncode == 0
+    out = cli("undo")
+    assert out.returncode == 0, out.stderr
+    assert f"restored {drop}; promotion #{pid} back" in out.stdout, out.stdout
+
+    react = _record(cli, project, monkeypatch, MAY, *REACT)
+    solid = _record(cli, project, monkeypatch, NOV, *SOLID)
+    kept = _record(cli, project, monkeypatch, DEC, *SOLID_AGAIN)
+    assert cli("merge", "--keep", kept, "--drop", solid).returncode == 0
+    out = cli("undo")
+    assert out.returncode == 0, out.stderr
+    assert f"{react} superseded by the restored memory again" in out.stdout, out.stdout
+    assert len(out.stdout.splitlines()) == 1

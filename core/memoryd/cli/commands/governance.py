@@ -311,8 +311,18 @@ def run_undo(args: argparse.Namespace) -> int:
         line += f"; restored {', '.join(done.restored)}"
     if done.missing:
         line += f"; not restored: {', '.join(done.missing)} (missing from the trash)"
+    if done.promotions:
+        line += f"; {_numbered('promotion', done.promotions)} back"
+    if done.lost_promotions:
+        line += f"; not restored: {_numbered('promotion', done.lost_promotions)} (missing from the trash)"
+    if done.relinked:
+        line += f"; {', '.join(done.relinked)} superseded by the restored memory again"
     output.line(line)
     return 0
+
+
+def _numbered(noun: str, ids: tuple[int, ...]) -> str:
+    return f"{noun}{'s' if len(ids) > 1 else ''} {', '.join(f'#{i}' for i in ids)}"
 
 
 def _check_tui(args: argparse.Namespace) -> None:
