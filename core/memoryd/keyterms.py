@@ -122,6 +122,9 @@ _DATED_NAME = re.compile(
     r"(?:-[A-Za-z][A-Za-z0-9]*)*"
 )
 _ADDRESS = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
+# A number written as a day of the month or a clock time: a date, like the bare numbers
+# and dates `_kind` leaves out (a weekday or "凌晨" may be what a rota or a warning is about).
+_WHEN = re.compile(r"\d{1,2}(?:st|nd|rd|th)|\d{1,2}(?:[:.]\d{2})?(?:am|pm)", re.I)
 _PRIOR_PROPER = 1.3
 _PRIOR_WORD = 1.0
 _PRIOR_COMMON = 0.5
@@ -446,6 +449,8 @@ def _kind(word: str) -> tuple[str, float] | None:
             return key, _PRIOR_IDENT  # 192.168.0.45: where a thing is, searched for
         return (key, _PRIOR_INSTANCE) if _VERSION.fullmatch(word) else None
     if _TEMPLATE.fullmatch(word) or (_STAMP.search(word) and not _dated_name(word)):
+        return None
+    if _WHEN.fullmatch(word):  # the 12th, 4pm: a date, not what it is about
         return None
     has_digit = any(c.isdigit() for c in word)
     if "/" in word.strip("/"):

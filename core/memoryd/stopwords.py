@@ -42,6 +42,7 @@ runbook runbooks reference agreed agree agrees settle settled remind reminds rem
 suggests suggested whenever follow follows followed avoid avoids avoided including included
 past
 january february march april june july august september october november december
+jan feb mar apr jun jul aug sep sept oct nov dec
 spring summer autumn fall winter
 ugh alright settles learned nearly almost
 """

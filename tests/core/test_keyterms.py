@@ -321,6 +321,34 @@ def test_when_and_how_it_was_said_is_no_keyword() -> None:
     assert "热水器" in got and not got & {"去年", "下个月", "千万别", "不变"}
 
 
+@pytest.mark.parametrize(
+    ("text", "kept", "dropped"),
+    [
+        ("Recycling goes out on the 9th and the 23rd of each month.", {"recycling"}, {"9th", "23rd"}),
+        ("Book the dentist for the 14th at 4pm, or 10:30am.", {"dentist"}, {"14th", "4pm", "30am"}),
+        ("The passport renewal took till Feb; the Passport Office was slow.", {"passport"}, {"feb"}),
+    ],
+)
+def test_days_of_the_month_and_times_of_day_are_no_keywords(
+    text: str, kept: set[str], dropped: set[str]
+) -> None:
+    """A day of the month or a time of day says when; as a trigger it would fire on every
+    prompt that names that date or hour, whatever it is about."""
+    got = {k.casefold() for k in keywords(text, 8)}
+    assert kept <= got and not got & dropped, got
+
+
+def test_a_weekday_stays_a_keyword_where_the_memory_is_a_schedule() -> None:
+    """A rota is about its days: "Dana does the school pickup on Thursdays" is searched by
+    the day (the labelled dev set says so), unlike the 14th or 4pm; so is 凌晨 in a warning
+    about when migrations lock tables (test_chinese_keywords_say_what_the_session_is_about)."""
+    got = {
+        k.casefold()
+        for k in keywords("We agreed: Dana does the school pickup on Thursdays, I do Tuesdays.", 8)
+    }
+    assert {"thursdays", "tuesdays"} <= got, got
+
+
 def test_two_capitalised_words_mid_sentence_are_one_name() -> None:
     got = keywords("For my thesis I want Chicago Manual citations in every chapter.", 8)
     assert "Chicago Manual" in got and "Chicago" not in got
