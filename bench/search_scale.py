@@ -503,6 +503,13 @@ def measure_hybrid(size: int, n_queries: int, rounds: int, stand_in: bool = Fals
         for q, s in qs[:30]:
             run(q, s)
         out[f"{mode}_ms"] = summary(timed(run, qs, rounds)) | {"first_query": round(first, 1)}
+
+    def traces(q: str, s: str) -> Any:  # level 2, as mem_traces runs it
+        return app.traces(q, scopes=[s], limit=10)
+
+    for q, s in qs[:10]:
+        traces(q, s)
+    out["traces_ms"] = summary(timed(traces, qs, rounds))
     out["load_average_1min"].append(round(os.getloadavg()[0], 1))
     out["dense_agreement"] = agreement(app.store, qs)
     app.store.engine.dispose()
@@ -540,6 +547,8 @@ def print_hybrid(h: dict[str, Any], t: dict[str, Any] | None) -> None:
             f"    warm {mode:<8} search  p50 {m['p50']:>8.3f} ms   p95 {m['p95']:>8.3f} ms"
             f"   first {m['first_query']} ms"
         )
+    tr = h["traces_ms"]
+    print(f"    warm traces (hybrid) p50 {tr['p50']:>8.3f} ms   p95 {tr['p95']:>8.3f} ms")
     print_first(h["memories"], h["first_query"])
     print_warm(h["keyword_index"])
     st = h["store_search_ms"]

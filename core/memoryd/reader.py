@@ -165,8 +165,7 @@ class Reader:
     def search_turns(
         self, match: str, *, scopes: Sequence[str] | None, states: Sequence[str] | None, limit: int
     ) -> list[TurnHit]:
-        statement, params = sql.search_turns(match, scopes, states, limit)
-        return [sql.turn_hit(r) for r in self._all(statement, params)]
+        return sql.ranked_turns(self._all, match, scopes, states, limit)
 
     def triggers(self, slug: str) -> list[str]:
         return [r[0] for r in self._all(sql.TRIGGERS_OF, {"slug": slug})]

@@ -250,8 +250,10 @@ def verbatim(
 def search_turns(
     s: Session, match: str, *, scopes: Sequence[str] | None, states: Sequence[str] | None, limit: int
 ) -> list[TurnHit]:
-    statement, params = sql.search_turns(match, scopes, states, limit)
-    return [sql.turn_hit(tuple(r)) for r in s.exec(text(statement), params=params)]
+    def run(statement: str, params: dict[str, Any]) -> list[tuple[Any, ...]]:
+        return [tuple(r) for r in s.exec(text(statement), params=params)]
+
+    return sql.ranked_turns(run, match, scopes, states, limit)
 
 
 def mark_recalled(s: Session, slug: str, when: str) -> None:

@@ -208,11 +208,16 @@ def small_store(tmp_path: Path) -> Store:
     return store
 
 
-def note(store: Store, slug: str, title: str, body: str, scope: str = SCOPES[0]) -> None:
+def note(
+    store: Store,
+    slug: str,
+    title: str,
+    body: str,
+    scope: str = SCOPES[0],
+    mtype: MemoryType = MemoryType.fact,
+) -> None:
     when = datetime(2025, 6, 1, tzinfo=UTC)
-    meta = Frontmatter(
-        title=title, slug=slug, type=MemoryType.fact, scope_hash=scope, source="manual", created_at=when
-    )
+    meta = Frontmatter(title=title, slug=slug, type=mtype, scope_hash=scope, source="manual", created_at=when)
     store.save(Document(meta=meta, body=body), event="record", actor="test")
 
 
@@ -335,6 +340,59 @@ def test_a_decay_state_change_is_filtered_live(tmp_path: Path) -> None:
     con.close()
     assert kw.search(match, scopes=None, types=None, states=None, limit=5) is not None
     assert before[0] not in search_both(store, match)
+    kw.close()
+    store.engine.dispose()
+
+
+def test_a_type_change_is_never_answered_from_the_old_type(tmp_path: Path) -> None:
+    """Types prefilter the candidates, so a memory whose type changes must not keep the old
+    one: the change rewrites its FTS row, and the index is stale until rebuilt."""
+    store = small_store(tmp_path)
+    kw = store.keywords = Keywords(store.layout.index_db, debounce_s=0)
+    note(store, "zebra-1", "Zebracorn notes", "the zebracorn pipeline deploys nightly")
+    assert kw.ready(30)
+    f: dict[str, Any] = {"scopes": None, "states": None, "limit": 5}
+    match = '"zebracorn"'
+    assert [h.slug for h, _ in kw.search(match, types=["fact"], **f) or []] == ["zebra-1"]
+    assert kw.search(match, types=["warning"], **f) == []
+
+    note(
+        store,
+        "zebra-1",
+        "Zebracorn notes",
+        "the zebracorn pipeline deploys nightly",
+        mtype=MemoryType.warning,
+    )
+    assert kw.search(match, types=["warning"], **f) is None  # stale: the statement answers
+    assert [h.slug for h, _ in store.search(match, types=["warning"], **f)] == ["zebra-1"]
+    assert kw.ready(30)
+    assert [h.slug for h, _ in kw.search(match, types=["warning"], **f) or []] == ["zebra-1"]
+    assert kw.search(match, types=["fact"], **f) == []
+    kw.close()
+    store.engine.dispose()
+
+
+def test_a_rare_type_is_found_with_one_statement(tmp_path: Path) -> None:
+    """A search of one type (traces asks for sessions only) scores only that type's memories:
+    the statement that checks the filters runs once, not once per chunk of other types
+    (at 100k memories each such statement cost about 6 ms)."""
+    store = Store.open(Layout(tmp_path / "home"))
+    for i in range(300):  # strong matches of another type
+        note(store, f"fact-{i:03d}", f"Zebracorn {i}", "zebracorn zebracorn zebracorn pipeline")
+    for i in range(3):  # weak matches of the wanted type
+        body = "a long note about many other things " * 20 + "zebracorn"
+        note(store, f"warn-{i}", f"Note {i}", body, mtype=MemoryType.warning)
+    kw = store.keywords = Keywords(store.layout.index_db, debounce_s=0)
+    assert kw.ready(30)
+    con = kw._connection()
+    statements: list[str] = []
+    con.set_trace_callback(statements.append)
+    f: dict[str, Any] = {"scopes": [SCOPES[0]], "types": ["warning"], "states": ["alive", "dim"], "limit": 5}
+    got = kw.search('"zebracorn"', **f)
+    con.set_trace_callback(None)
+    same(got, sql_search(store, '"zebracorn"', **f))
+    assert sorted(h.slug for h, _ in got or []) == ["warn-0", "warn-1", "warn-2"]
+    assert len([s for s in statements if "MATERIALIZED" in s]) == 1, statements
     kw.close()
     store.engine.dispose()
 
