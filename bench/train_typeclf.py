@@ -51,6 +51,7 @@ class Rows:
     y: np.ndarray  # class index per row
     X: np.ndarray  # typeclf.features per row
     cues: np.ndarray  # the cues' own class index per row (rules.score without an embedder)
+    explicit: np.ndarray  # whether the cues read the type from its own words (typeclf.explicit)
 
 
 def sessions() -> list[tuple[str, str, list[str]]]:
@@ -71,14 +72,15 @@ def sessions() -> list[tuple[str, str, list[str]]]:
 
 
 def build(embedder: embed.Embedder) -> Rows:
-    sets, y, X, by_cues = [], [], [], []
+    sets, y, X, by_cues, explicit = [], [], [], [], []
     for name, expected, users in sessions():
         sets.append(name)
         y.append(typeclf.CLASSES.index(expected))
         X.append(typeclf.features(users, embedder))
         said = rules.score(users[0][:79] if users else "", "", user_turns=users).type
         by_cues.append(typeclf.CLASSES.index("session" if said == "none" else said))
-    return Rows(np.array(sets), np.array(y), np.array(X), np.array(by_cues))
+        explicit.append(typeclf.explicit(typeclf.read_cues(users)))
+    return Rows(np.array(sets), np.array(y), np.array(X), np.array(by_cues), np.array(explicit))
 
 
 def lbfgs(
@@ -267,11 +269,16 @@ def report(rows: Rows) -> None:
     learned = P.argmax(1)
     # as memoryd.llm.typeclf.classify answers: below CONFIDENT a type the cues state wins
     none = typeclf.CLASSES.index("session")
-    shipped = np.where((P.max(1) < typeclf.CONFIDENT) & (rows.cues != none), rows.cues, learned)
-    print(f"{'set':6s}{'n':>5s}{'cues':>8s}{'learned':>9s}{'shipped':>9s}{'lambda':>9s}   (nested LOSO)")
+    # and the type's own words (typeclf.explicit) win over the classifier
+    unsure = np.where((P.max(1) < typeclf.CONFIDENT) & (rows.cues != none), rows.cues, learned)
+    shipped = np.where(rows.explicit, rows.cues, unsure)
+    print(
+        f"{'set':6s}{'n':>5s}{'cues':>8s}{'learned':>9s}{'+unsure':>9s}{'shipped':>9s}{'lambda':>9s}"
+        "   (nested LOSO)"
+    )
     for name, lam in [*zip(SETS, chosen, strict=True), ("all", None)]:
         held = rows.sets == name if lam is not None else np.ones(len(rows.y), dtype=bool)
-        accs = [np.mean(p[held] == rows.y[held]) * 100 for p in (rows.cues, learned, shipped)]
+        accs = [np.mean(p[held] == rows.y[held]) * 100 for p in (rows.cues, learned, unsure, shipped)]
         tail = f"{lam:9g}" if lam is not None else ""
         print(f"{name:6s}{int(held.sum()):5d}" + "".join(f"{a:8.1f}%" for a in accs) + tail)
 

@@ -43,6 +43,11 @@ MAX_TEXT_CHARS = 2000
 # nested leave-one-set-out of bench/train_typeclf.py: dev4 65.0% at 0.5, 63.3% without).
 CONFIDENT = 0.5
 WEIGHTS = Path(__file__).with_name("typeclf.json")
+# A cue at least this strong names the type in its own words ("we decided", "careful",
+# "always", 以后一律, a "Warning:" label: memoryd.llm.cues): the issue's own list of what
+# each type is said with, and what a person reading the session would go by. The
+# classifier decides where the cues only guess (a plain statement, a how-to, nothing).
+EXPLICIT = 0.8
 
 
 def cue_features(user_turns: Sequence[str], reading: cues.Reading | None = None) -> list[float]:
@@ -130,6 +135,17 @@ def _read(path: Path) -> Model:
     return Model(data["embedder"], CLASSES, mean, scale, weights, bias.reshape(len(CLASSES)))
 
 
+def read_cues(user_turns: Sequence[str]) -> cues.Reading:
+    """What the cues read in the user's turns (sentences split turn by turn)."""
+    return cues.classify("\n".join(user_turns), split(user_turns))
+
+
+def explicit(read: cues.Reading) -> bool:
+    """Whether the cues read the session's type from its own words (EXPLICIT)."""
+    key = read.key()
+    return key is not None and read.cues[key].weight >= EXPLICIT
+
+
 def classify(
     user_turns: Sequence[str], embedder: Embedder | None, *, reading: cues.Reading | None = None
 ) -> tuple[str, float] | None:
@@ -146,7 +162,9 @@ def classify(
         if m is None or tag(embedder) != m.embedder:
             return None
         if reading is None:
-            reading = cues.classify("\n".join(user_turns), split(user_turns))
+            reading = read_cues(user_turns)
+        if explicit(reading):
+            return None
         z = (features(user_turns, embedder, reading=reading) - m.mean) / m.scale
         s = z @ m.weights + m.bias
         p = np.exp(s - s.max())
