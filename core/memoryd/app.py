@@ -905,7 +905,14 @@ class Memoryd(Upkeep):
     def analyzer(self, *, actor: str = "cli") -> Analyzer:
         from memoryd.governance.analyze import Analyzer
 
-        return Analyzer(self.store, self.config, actor=actor, env=self.llm_env, transport=self.llm_transport)
+        return Analyzer(
+            self.store,
+            self.config,
+            actor=actor,
+            env=self.llm_env,
+            transport=self.llm_transport,
+            load_embedder=self.embedder,
+        )
 
     @_settles
     def analyze_session(self, slug: str, *, force: bool = False, actor: str = "cli") -> Analysis:

@@ -63,6 +63,9 @@ _MODEL = re.compile(r"[A-Z]{1,4}-?\d{1,5}[A-Z]{0,2}")
 _ELLIPSES = ("…", "...", "⋯")
 _SENTENCE_START = frozenset("\n.!?:;。！？：；\"'“‘(（[-*•>#|")
 _VERSION = re.compile(r"v?\d+(?:\.\d+){2,}", re.I)
+# A number in scientific notation (3.02E+17, as Excel shows a long id; 1.5e-3), or what is
+# left of one where the tokenizer stops at its "+": a number, like any other.
+_EXPONENT = re.compile(r"\d+(?:\.\d+)?e[+-]?\d*", re.I)
 # What redaction left (memoryd.redact.PLACEHOLDER) says nothing about the memory.
 _PLACEHOLDER = re.compile(r"\[REDACTED:[a-z0-9_]+\]")
 # Hashes, UUIDs and random tokens: ids of machines, not words a person types.
@@ -442,6 +445,8 @@ def _kind(word: str) -> tuple[str, float] | None:
     if len(word) > _LONGEST or key in stopwords.EN or key.strip("._-/~") in stopwords.EN:
         return None
     if _MACHINE_ID.fullmatch(word) and any(c.isdigit() for c in word):
+        return None
+    if _EXPONENT.fullmatch(word):
         return None
     letters = sum(c.isalpha() for c in word)
     if not letters:  # numbers, dates and decimals are not what people search with

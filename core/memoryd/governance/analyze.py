@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 from filelock import FileLock, Timeout
@@ -37,6 +37,9 @@ from memoryd.store.terms import rarity_for
 from memoryd.suspect_doc import HELD_ANALYSIS
 
 from . import spend
+
+if TYPE_CHECKING:
+    from memoryd.embed import Embedder
 
 MAX_ATTEMPTS = 3
 PROMPT = "dura"
@@ -77,13 +80,33 @@ class Analyzer:
     actor: str = "cli"
     env: Mapping[str, str] | None = None
     transport: httpx.BaseTransport | None = None
+    # The store's embedder (Memoryd.embedder), for the rules' learned type; else
+    # memoryd.embed.load, the same copy once per process.
+    load_embedder: Callable[[], Embedder | None] | None = None
     _choice: Choice | None = field(default=None, init=False)
+    _embedder: tuple[Embedder | None] | None = field(default=None, init=False)
 
     @property
     def choice(self) -> Choice:
         if self._choice is None:
             self._choice = choose(self.config.llm, env=self.env, transport=self.transport)
         return self._choice
+
+    def embedder(self) -> Embedder | None:
+        """The configured embedding model, loaded on the first rules scoring (never in the
+        capture hook: analysis runs in the worker or the CLI); None leaves the type to the
+        cues, as does a model that fails to load."""
+        if self._embedder is None:
+            try:
+                if self.load_embedder is not None:
+                    self._embedder = (self.load_embedder(),)
+                else:
+                    from memoryd import embed
+
+                    self._embedder = (embed.load(self.config),)
+            except Exception:  # the cues type the session without it
+                self._embedder = (None,)
+        return self._embedder[0]
 
     # -- one session ------------------------------------------------------------------
     def session(self, slug: str, *, force: bool = False) -> Analysis:
@@ -136,7 +159,14 @@ class Analyzer:
 
         def by_rules(reason: str, used: int = 0) -> Scored:
             rarity = rarity_for(self.store, doc.meta.scope_hash)
-            out = rules.score(doc.meta.title, doc.body, user_turns=user_turns, reason=reason, rarity=rarity)
+            out = rules.score(
+                doc.meta.title,
+                doc.body,
+                user_turns=user_turns,
+                reason=reason,
+                rarity=rarity,
+                embedder=self.embedder(),
+            )
             return Scored(out, rules.NAME, reason, used, "rules")
 
         if row.get("scope_sensitive") and not llm.allow_sensitive:

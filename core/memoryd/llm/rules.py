@@ -13,11 +13,16 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from memoryd import jsontext, rule_reasoning, sentences, titles
 from memoryd.keyterms import Rarity, keywords
 from memoryd.llm import cues
 from memoryd.llm.schemas import DuraOutput
+
+if TYPE_CHECKING:
+    from memoryd.embed import Embedder
 
 NAME = "rules"
 
@@ -158,9 +163,12 @@ def score(
     user_turns: Sequence[str] = (),
     reason: str = "",
     rarity: Rarity | None = None,
+    embedder: Embedder | None = None,
 ) -> DuraOutput:
     """Seed 003's importance = min(1, intrinsic + signals), mapped onto D/U/R/A; the type
-    and the proposal from memoryd.llm.cues. `rarity`: the store's, to rank the triggers."""
+    and the proposal from memoryd.llm.cues. `rarity`: the store's, to rank the triggers.
+    `embedder`: the store's; when it is the one memoryd.llm.typeclf was trained with, the
+    learned classifier types the session (the title still from the cue that states it)."""
     # Every field of the answer is made from these four: a lone surrogate in them (a JSON
     # transcript can escape one, and `reason` may quote a server's error) would make
     # DuraOutput refuse the whole answer.
@@ -170,6 +178,12 @@ def score(
     said = _user_text(body, user_turns)
     said_sentences = _sentences(said, user_turns)
     reading = cues.classify(said, said_sentences)
+    if embedder is not None:
+        from memoryd.llm import typeclf
+
+        learned = typeclf.classify(list(user_turns) or [said], embedder, reading=reading)
+        if learned is not None:
+            reading = replace(reading, type="" if learned[0] == "session" else learned[0])
     mtype = reading.type or "none"
     keep = [s for s, c in zip(reading.sentences, reading.cues, strict=True) if c.type]
     notes: list[str] = []
@@ -184,8 +198,9 @@ def score(
         intrinsic, kind = 0.5, "nothing stated to keep"
     notes.append(f"{kind} {intrinsic:.1f}")
     if mtype != "none":
-        why = next((c.why for c in reading.cues if c.type == mtype), "steps")
-        notes.append(f"{mtype} ({why})")
+        why = next((c.why for c in reading.cues if c.type == mtype), "steps" if mtype == "playbook" else "")
+        if why:  # a learned type no cue states has no words to quote
+            notes.append(f"{mtype} ({why})")
 
     signal = 0.0
     for pattern, weight, label in _SIGNALS:

@@ -1,0 +1,178 @@
+"""The rules provider's session type, learned: a small L2 logistic regression over the
+cues' own features (memoryd.llm.cues) and the store's sentence embeddings of what the user
+said. The hand-written cues alone generalise badly to sessions written after them; the
+embeddings carry the meaning the cue words miss, in Chinese and English alike.
+
+The weights (typeclf.json, beside this module) are fitted by bench/train_typeclf.py on the
+dev sets of tests/data/proposals and are tagged with the embedder they were trained with:
+any other model (a plug-in, another version) answers None and the cues decide, as they do
+without an embedder or on any failure. The cue features feed the weights, so **re-fit them
+whenever memoryd.llm.cues changes** (`python3 bench/train_typeclf.py`; its `--check`, run
+by tests/core/llm/test_typeclf.py, fails when the committed weights are stale).
+
+numpy only, imported on first use (memoryd.lazynp): importing this module costs nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memoryd import sentences
+from memoryd.lazynp import np
+from memoryd.llm import cues
+
+if TYPE_CHECKING:
+    from memoryd.embed import Embedder
+
+log = logging.getLogger(__name__)
+
+SPEC = 1  # the feature layout below; a change needs new weights
+CLASSES = ("decision", "preference", "fact", "playbook", "warning", "session")
+CUE_TYPES = ("decision", "warning", "preference", "playbook", "fact")
+N_CUE = 3 * len(CUE_TYPES) + 4 + len(CLASSES)
+# Caps on what is embedded: a pasted log is not read whole (and the dev sets are far below).
+MAX_SENTENCES = 64
+MAX_SENTENCE_CHARS = 500
+MAX_TEXT_CHARS = 2000
+# Below this probability the classifier yields to the cues when they state a type (in the
+# nested leave-one-set-out of bench/train_typeclf.py: dev4 65.0% at 0.5, 63.3% without).
+CONFIDENT = 0.5
+WEIGHTS = Path(__file__).with_name("typeclf.json")
+# A cue at least this strong names the type in its own words ("we decided", "careful",
+# "always", 以后一律, a "Warning:" label: memoryd.llm.cues): the issue's own list of what
+# each type is said with, and what a person reading the session would go by. The
+# classifier decides where the cues only guess (a plain statement, a how-to, nothing).
+EXPLICIT = 0.8
+
+
+def cue_features(user_turns: Sequence[str], reading: cues.Reading | None = None) -> list[float]:
+    """Per cue type the summed and strongest weight and the count over the user's
+    sentences; the steps, sentences and turns; the reading's weight; its type, one-hot
+    ("session" for none). `reading`: cues.classify of these turns, when already made."""
+    text = "\n".join(user_turns)
+    if reading is None:
+        reading = cues.classify(text, split(user_turns))
+    summed = dict.fromkeys(CUE_TYPES, 0.0)
+    strongest = dict.fromkeys(CUE_TYPES, 0.0)
+    count = dict.fromkeys(CUE_TYPES, 0.0)
+    for c in reading.cues:
+        if c.type in summed:
+            summed[c.type] += c.weight
+            strongest[c.type] = max(strongest[c.type], c.weight)
+            count[c.type] += 1
+    rtype = reading.type or "session"
+    return [
+        *(summed[t] for t in CUE_TYPES),
+        *(strongest[t] for t in CUE_TYPES),
+        *(count[t] for t in CUE_TYPES),
+        float(cues.steps(text)),
+        float(len(reading.sentences)),
+        float(len(user_turns)),
+        reading.weight,
+        *(1.0 if rtype == t else 0.0 for t in CLASSES),
+    ]
+
+
+def split(user_turns: Sequence[str]) -> list[str]:
+    """The user's sentences, turn by turn, code blocks left out (as memoryd.llm.rules reads them)."""
+    return [s for turn in user_turns for s in sentences.split(turn, code=False)]
+
+
+def features(
+    user_turns: Sequence[str], embedder: Embedder, *, reading: cues.Reading | None = None
+) -> np.ndarray:
+    """The classifier's input, in training and in use alike: the cue features, then the
+    mean and the max of the user's sentence vectors and the vector of their whole text."""
+    sents = split(user_turns) if reading is None else reading.sentences
+    whole = "\n".join(user_turns)
+    texts = [s[:MAX_SENTENCE_CHARS] for s in sents[:MAX_SENTENCES]] or [" ".join(user_turns) or " "]
+    vectors = np.asarray(embedder.embed_documents([*texts, whole[:MAX_TEXT_CHARS] or " "]), dtype=np.float64)
+    per, text_vector = vectors[:-1], vectors[-1]
+    cue = np.asarray(cue_features(user_turns, reading), dtype=np.float64)
+    return np.concatenate([cue, per.mean(0), per.max(0), text_vector])
+
+
+@dataclass(frozen=True)
+class Model:
+    embedder: str  # memoryd.embed.tag of the model the weights were trained with
+    classes: tuple[str, ...]
+    mean: Any  # np.ndarray: standardisation of each feature
+    scale: Any
+    weights: Any  # (features, classes), on standardised features
+    bias: Any
+
+
+_model: Model | None = None
+_failed = False
+
+
+def model() -> Model | None:
+    """The committed weights, read once per process; None when they cannot be used."""
+    global _model, _failed
+    if _model is None and not _failed:
+        try:
+            _model = _read(WEIGHTS)
+        except Exception as exc:  # a damaged or foreign file: the cues decide
+            log.debug("type classifier weights unusable: %s", exc)
+            _failed = True
+    return _model
+
+
+def _read(path: Path) -> Model:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if data["spec"] != SPEC or tuple(data["classes"]) != CLASSES:
+        raise ValueError(f"spec {data['spec']} with classes {data['classes']}; this code reads spec {SPEC}")
+    mean, scale = np.asarray(data["mean"], dtype=np.float64), np.asarray(data["scale"], dtype=np.float64)
+    weights, bias = np.asarray(data["weights"], dtype=np.float64), np.asarray(data["bias"], dtype=np.float64)
+    d = N_CUE + 3 * int(data["dim"])
+    if mean.shape != (d,) or scale.shape != (d,) or weights.shape != (d, len(CLASSES)):
+        raise ValueError(f"shapes {mean.shape} {scale.shape} {weights.shape} for {d} features")
+    return Model(data["embedder"], CLASSES, mean, scale, weights, bias.reshape(len(CLASSES)))
+
+
+def read_cues(user_turns: Sequence[str]) -> cues.Reading:
+    """What the cues read in the user's turns (sentences split turn by turn)."""
+    return cues.classify("\n".join(user_turns), split(user_turns))
+
+
+def explicit(read: cues.Reading) -> bool:
+    """Whether the cues read the session's type from its own words (EXPLICIT)."""
+    key = read.key()
+    return key is not None and read.cues[key].weight >= EXPLICIT
+
+
+def classify(
+    user_turns: Sequence[str], embedder: Embedder | None, *, reading: cues.Reading | None = None
+) -> tuple[str, float] | None:
+    """The session's type (one of CLASSES, "session" for nothing worth keeping) and its
+    probability; None when there is no embedder, it is not the one the weights were
+    trained with (a plug-in model), there is nothing to read, the classifier is less than
+    CONFIDENT while the cues state a type, or anything fails: the cues decide then."""
+    if embedder is None or not any(t.strip() for t in user_turns):
+        return None
+    try:
+        from memoryd.embed import tag
+
+        m = model()
+        if m is None or tag(embedder) != m.embedder:
+            return None
+        if reading is None:
+            reading = read_cues(user_turns)
+        if explicit(reading):
+            return None
+        z = (features(user_turns, embedder, reading=reading) - m.mean) / m.scale
+        s = z @ m.weights + m.bias
+        p = np.exp(s - s.max())
+        p /= p.sum()
+        k = int(p.argmax())
+        if p[k] < CONFIDENT and reading.type:
+            return None
+        return m.classes[k], float(p[k])
+    except Exception as exc:  # the embedder or the weights failed: the cues decide
+        log.debug("type classifier failed: %s", exc)
+        return None

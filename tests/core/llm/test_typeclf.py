@@ -1,0 +1,128 @@
+"""The rules provider's learned session type (memoryd.llm.typeclf): it answers only with the
+embedder its weights were trained with, types a session the cue words miss, and the
+analysis hands it the store's embedder."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from memoryd import embed
+from memoryd.llm import rules, typeclf
+
+ROOT = Path(__file__).resolve().parents[3]
+# A plain fact with no cue word in it: the cues read nothing worth keeping.
+PLAIN_FACT = "The staging cluster runs in eu-west-2 and its nodes are m6i.large."
+ROUTINE = "fix the typo in the README please"
+
+
+@pytest.fixture(autouse=True)
+def no_real_waits() -> Iterator[None]:
+    """This module waits on nothing, but loads a model and fits weights: tests/core/llm's
+    five-second budget per test (conftest.py) is for the provider tests."""
+    yield
+
+
+@pytest.fixture(scope="module")
+def default() -> embed.Embedder:
+    from memoryd.embed.use import UseEmbedder
+
+    return UseEmbedder()
+
+
+class PlugIn:
+    """A plug-in model (`[search] embedding_model = "module:factory"`) of the default's size."""
+
+    name = "plug-in"
+    version = "1"
+    dim = 512
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.ones((len(texts), self.dim), dtype=np.float32)
+        return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed_documents([text])[0]
+
+
+def test_without_the_trained_embedder_the_cues_decide():
+    assert typeclf.classify([PLAIN_FACT], None) is None
+    assert typeclf.classify([PLAIN_FACT], PlugIn()) is None
+    cues_only = rules.score(PLAIN_FACT, "", user_turns=[PLAIN_FACT])
+    assert rules.score(PLAIN_FACT, "", user_turns=[PLAIN_FACT], embedder=PlugIn()) == cues_only
+    assert cues_only.type == "none"
+
+
+def test_a_failing_embedder_leaves_the_type_to_the_cues(default: embed.Embedder):
+    class Broken(PlugIn):
+        name, version = default.name, default.version
+
+        def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+            raise RuntimeError("model gone")
+
+    assert typeclf.classify([PLAIN_FACT], Broken()) is None
+    assert rules.score(PLAIN_FACT, "", user_turns=[PLAIN_FACT], embedder=Broken()).type == "none"
+
+
+def test_the_weights_are_for_the_default_embedder(default: embed.Embedder):
+    model = typeclf.model()
+    assert model is not None
+    assert default.name == embed.DEFAULT_MODEL
+    assert model.embedder == embed.tag(default)
+    data = json.loads(typeclf.WEIGHTS.read_text(encoding="utf-8"))
+    assert set(data["trained_on"]) == {"dev", "dev2", "dev3", "dev4", "dev5"}
+    assert "held_out" not in data["trained_on"]
+
+
+def test_a_plain_fact_is_typed_by_the_classifier(default: embed.Embedder):
+    out = rules.score(PLAIN_FACT, "", user_turns=[PLAIN_FACT], embedder=default)
+    assert out.type == "fact"
+    assert out.title.startswith("The staging cluster runs in eu-west-2")
+    assert (out.D, out.A) == (0.75, 0.85)  # scored as a fact, not capped as a session
+    label, p = typeclf.classify([PLAIN_FACT], default) or ("", 0.0)
+    assert label == "fact" and p > 0.5
+    chinese = "测试服务器在杭州机房，内网地址是 10.2.3.4，账号找运维要。"
+    assert rules.score(chinese, "", user_turns=[chinese], embedder=default).type == "fact"
+
+
+def test_a_routine_request_stays_a_session_below_the_threshold(default: embed.Embedder):
+    out = rules.score(ROUTINE, "", user_turns=[ROUTINE], embedder=default)
+    assert out.type == "none"
+    assert (out.D + out.U + out.R + out.A) / 4 < 0.6
+
+
+def test_the_analysis_types_a_captured_session_with_the_store_embedder(
+    cli, project: Path, tmp_path: Path, isolated_home: Path
+):
+    from memoryd.app import Memoryd
+    from tests.core.governance.sessions import capture
+
+    slug = capture(cli, project, tmp_path, "clf-1", [(PLAIN_FACT, "Noted.")])
+    app = Memoryd()
+    result = app.analyze_session(slug)
+    assert result.status == "scored" and result.by == rules.NAME
+    assert result.promotion == "queued", result
+    (row,) = app.promotions(status="pending")
+    assert row["proposed_type"] == "fact"
+    assert app.embedder() is embed.load(app.config)  # the one copy the store searches with
+
+
+@pytest.mark.slow  # about 20 s: features of 251 sessions and the nested fits
+def test_the_committed_weights_match_a_fresh_fit():
+    """The cue features feed the weights: a change to memoryd.llm.cues needs a re-fit."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "core"), str(ROOT)])}
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "train_typeclf.py"), "--check"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=240,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
