@@ -53,6 +53,7 @@ class Rows:
     X: np.ndarray  # typeclf.features per row
     cues: np.ndarray  # the cues' own class index per row (rules.score without an embedder)
     explicit: np.ndarray  # whether the cues read the type from its own words (typeclf.explicit)
+    fix: np.ndarray  # whether the cues read a routine fix (typeclf.routine_fix)
 
 
 def sessions() -> list[tuple[str, str, list[str]]]:
@@ -73,15 +74,19 @@ def sessions() -> list[tuple[str, str, list[str]]]:
 
 
 def build(embedder: embed.Embedder) -> Rows:
-    sets, y, X, by_cues, explicit = [], [], [], [], []
+    sets, y, X, by_cues, explicit, fix = [], [], [], [], [], []
     for name, expected, users in sessions():
         sets.append(name)
         y.append(typeclf.CLASSES.index(expected))
         X.append(typeclf.features(users, embedder))
         said = rules.score(users[0][:79] if users else "", "", user_turns=users).type
         by_cues.append(typeclf.CLASSES.index("session" if said == "none" else said))
-        explicit.append(typeclf.explicit(typeclf.read_cues(users)))
-    return Rows(np.array(sets), np.array(y), np.array(X), np.array(by_cues), np.array(explicit))
+        read = typeclf.read_cues(users)
+        explicit.append(typeclf.explicit(read))
+        fix.append(typeclf.routine_fix(read))
+    return Rows(
+        np.array(sets), np.array(y), np.array(X), np.array(by_cues), np.array(explicit), np.array(fix)
+    )
 
 
 def lbfgs(
@@ -270,9 +275,9 @@ def report(rows: Rows) -> None:
     learned = P.argmax(1)
     # as memoryd.llm.typeclf.classify answers: below CONFIDENT a type the cues state wins
     none = typeclf.CLASSES.index("session")
-    # and the type's own words (typeclf.explicit) win over the classifier
+    # and the type's own words (typeclf.explicit) and a routine fix (typeclf.routine_fix) win
     unsure = np.where((P.max(1) < typeclf.CONFIDENT) & (rows.cues != none), rows.cues, learned)
-    shipped = np.where(rows.explicit, rows.cues, unsure)
+    shipped = np.where(rows.explicit | rows.fix, rows.cues, unsure)
     print(
         f"{'set':6s}{'n':>5s}{'cues':>8s}{'learned':>9s}{'+unsure':>9s}{'shipped':>9s}{'lambda':>9s}"
         "   (nested LOSO)"

@@ -598,6 +598,12 @@ def _lessons(cues: list[Cue]) -> list[Cue]:
     return out
 
 
+def reports_problem(sentence: str) -> bool:
+    """Whether a sentence reports a problem or asks for a fix ("it crashes", "please fix it",
+    报错, 修一下): what a routine bug-fix session says."""
+    return bool(_PROBLEM.search(sentence))
+
+
 def _bug_fix(sentences: Sequence[str], cues: Sequence[Cue], totals: dict[str, float]) -> bool:
     """Whether the session's only cues are facts stated in passing (not asked to be kept) among
     more problem reports: a bug-fix session that says where something is ("the job is in

@@ -146,13 +146,23 @@ def explicit(read: cues.Reading) -> bool:
     return key is not None and read.cues[key].weight >= EXPLICIT
 
 
+def routine_fix(read: cues.Reading) -> bool:
+    """A session the cues read nothing to keep in, that reports a problem or asks for a fix:
+    a routine bug-fix session, which issue 21 says stays a session unless it says something
+    worth keeping. The classifier does not overrule the cues there: it read "The export
+    crashes ... please fix it. This is important ... it must work." as a warning (p 0.57),
+    the junk the issue lists. (Nested leave-one-set-out: dev5 55.0% -> 53.3%, dev4 60.0%.)"""
+    return not read.type and any(cues.reports_problem(s) for s in read.sentences)
+
+
 def classify(
     user_turns: Sequence[str], embedder: Embedder | None, *, reading: cues.Reading | None = None
 ) -> tuple[str, float] | None:
     """The session's type (one of CLASSES, "session" for nothing worth keeping) and its
     probability; None when there is no embedder, it is not the one the weights were
-    trained with (a plug-in model), there is nothing to read, the classifier is less than
-    CONFIDENT while the cues state a type, or anything fails: the cues decide then."""
+    trained with (a plug-in model), there is nothing to read, the cues state the type in
+    its own words or read a routine fix, the classifier is less than CONFIDENT while the
+    cues state a type, or anything fails: the cues decide then."""
     if embedder is None or not any(t.strip() for t in user_turns):
         return None
     try:
@@ -163,7 +173,7 @@ def classify(
             return None
         if reading is None:
             reading = read_cues(user_turns)
-        if explicit(reading):
+        if explicit(reading) or routine_fix(reading):
             return None
         z = (features(user_turns, embedder, reading=reading) - m.mean) / m.scale
         s = z @ m.weights + m.bias

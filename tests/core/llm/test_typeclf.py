@@ -98,6 +98,22 @@ def test_a_routine_request_stays_a_session_below_the_threshold(default: embed.Em
     assert (out.D + out.U + out.R + out.A) / 4 < 0.6
 
 
+@pytest.mark.parametrize(
+    "fix",
+    [
+        "The invoice export crashes with a KeyError when the list is empty, please fix it. "
+        "This is important: billing depends on the CSV export and it must work.",
+        "帮我修一下 InvoiceExport 的报错：空列表时会崩溃。这个很重要，必须修好。",
+    ],
+)
+def test_a_bug_fix_the_cues_read_nothing_in_stays_a_session(default: embed.Embedder, fix: str):
+    """Issue 21's example: a bug-fix session was proposed as a warning. The classifier alone
+    reads "it must work" as one (p 0.57); a routine fix is the cues' to judge."""
+    out = rules.score(fix[:79], "", user_turns=[fix], embedder=default)
+    assert out.type == "none", out.reasoning
+    assert typeclf.classify([fix], default) is None
+
+
 def test_the_analysis_types_a_captured_session_with_the_store_embedder(
     cli, project: Path, tmp_path: Path, isolated_home: Path
 ):
