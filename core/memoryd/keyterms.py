@@ -63,9 +63,10 @@ _MODEL = re.compile(r"[A-Z]{1,4}-?\d{1,5}[A-Z]{0,2}")
 _ELLIPSES = ("…", "...", "⋯")
 _SENTENCE_START = frozenset("\n.!?:;。！？：；\"'“‘(（[-*•>#|")
 _VERSION = re.compile(r"v?\d+(?:\.\d+){2,}", re.I)
-# A number in scientific notation (3.02E+17, as Excel shows a long id; 1.5e-3), or what is
-# left of one where the tokenizer stops at its "+": a number, like any other.
-_EXPONENT = re.compile(r"\d+(?:\.\d+)?e[+-]?\d*", re.I)
+# A number in scientific notation (3.02E+17, as Excel shows a long id; 1.5e-3; 6.02e23), or
+# what is left of one where the tokenizer stops at its "+" (3.02E): a number, like any other.
+# A bare digit run before an "e" is a name (iPhone 16e, D&D 5e, a 2e edition).
+_EXPONENT = re.compile(r"\d+(?:\.\d+)?e[+-]?\d+|\d+\.\d+e", re.I)
 # What redaction left (memoryd.redact.PLACEHOLDER) says nothing about the memory.
 _PLACEHOLDER = re.compile(r"\[REDACTED:[a-z0-9_]+\]")
 # Hashes, UUIDs and random tokens: ids of machines, not words a person types.

@@ -92,6 +92,9 @@ def features(
     whole = "\n".join(user_turns)
     texts = [s[:MAX_SENTENCE_CHARS] for s in sents[:MAX_SENTENCES]] or [" ".join(user_turns) or " "]
     vectors = np.asarray(embedder.embed_documents([*texts, whole[:MAX_TEXT_CHARS] or " "]), dtype=np.float64)
+    norms = np.linalg.norm(vectors, axis=-1)
+    if vectors.ndim != 2 or not np.isfinite(norms).all() or np.abs(norms - 1.0).max() > 0.01:
+        raise ValueError("the embedder gave no unit vectors, which the weights were trained on")
     per, text_vector = vectors[:-1], vectors[-1]
     cue = np.asarray(cue_features(user_turns, reading), dtype=np.float64)
     return np.concatenate([cue, per.mean(0), per.max(0), text_vector])
@@ -179,6 +182,8 @@ def classify(
         s = z @ m.weights + m.bias
         p = np.exp(s - s.max())
         p /= p.sum()
+        if not np.isfinite(p).all():  # NaN or Inf from the embedder: argmax would say "decision"
+            return None
         k = int(p.argmax())
         if p[k] < CONFIDENT and reading.type:
             return None

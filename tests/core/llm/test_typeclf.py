@@ -71,6 +71,20 @@ def test_a_failing_embedder_leaves_the_type_to_the_cues(default: embed.Embedder)
     assert rules.score(PLAIN_FACT, "", user_turns=[PLAIN_FACT], embedder=Broken()).type == "none"
 
 
+@pytest.mark.parametrize("bad", [np.nan, np.inf, 1e30])
+def test_an_embedder_returning_nonsense_leaves_the_type_to_the_cues(default: embed.Embedder, bad: float):
+    """Red team: all-NaN scores made argmax answer "decision" for every session."""
+
+    class Nonsense(PlugIn):
+        name, version = default.name, default.version
+
+        def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+            return np.full((len(texts), self.dim), bad, dtype=np.float64)
+
+    assert typeclf.classify([PLAIN_FACT], Nonsense()) is None
+    assert rules.score(PLAIN_FACT, "", user_turns=[PLAIN_FACT], embedder=Nonsense()).type == "none"
+
+
 def test_the_weights_are_for_the_default_embedder(default: embed.Embedder):
     model = typeclf.model()
     assert model is not None
