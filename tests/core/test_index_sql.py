@@ -45,7 +45,7 @@ ECHO = "zebracorn queue worker"  # said word for word in many sessions: ties
 
 
 def sessions(n: int, seed: int = 5) -> Iterator[tuple[Document, list[Turn]]]:
-    """45% of the sessions in BIG with turns that say the words often; 50% in SMALL and 5% in
+    """15% of the sessions in BIG with turns that say the words often; 80% in SMALL and 5% in
     TINY with turns that say one word once, padded to varied lengths (a few score high enough
     for the pool, most do not); every third BIG session's even turns are ECHO. Slugs are shuffled
     against the order of insertion, so FTS5's rowid order is not `ORDER BY slug`'s."""
@@ -54,14 +54,14 @@ def sessions(n: int, seed: int = 5) -> Iterator[tuple[Document, list[Turn]]]:
     names = list(range(n))
     rng.shuffle(names)
     for i in range(n):
-        scope = SMALL if i % 2 == 0 else TINY if i % 20 == 1 else BIG
+        scope = TINY if i % 20 == 1 else BIG if i % 20 in (2, 5, 8) else SMALL
         when = start + timedelta(minutes=7 * i)
         turns = []
         for k in range(rng.randint(2, 9)):
             if scope == BIG and i % 3 == 0 and k % 2 == 0:
                 text = ECHO
             elif scope != BIG:
-                text = " ".join([rng.choice(WORDS), *["other words"] * rng.randint(1, 12)])
+                text = " ".join([rng.choice(WORDS), *["other words"] * rng.randint(4, 12)])
             else:
                 text = " ".join(rng.choices(WORDS, k=rng.randint(2, 10)))
             turns.append(Turn(k, "user" if k % 2 == 0 else "assistant", text, None, None))
@@ -190,7 +190,7 @@ def test_a_pool_holding_a_few_of_the_scopes_turns_is_not_taken_for_the_answer(st
     match = textproc.match_query("queue") or ""
     f: dict[str, Any] = {"scopes": [SMALL], "states": ["alive", "dim"], "limit": 40}
     pool = sql._pool(run, f["scopes"], f["limit"])
-    assert pool is not None and pool > 4 * 40  # half the sessions: a deeper pool
+    assert pool is not None and pool > 4 * 40  # 80% of the sessions: a deeper pool
     statement, params = sql.search_turns_top(match, f["scopes"], f["states"], f["limit"], pool)
     pooled = con.execute(statement, params).fetchall()
     want = full(con, match, **f)
@@ -208,7 +208,7 @@ def test_the_pool_is_as_deep_as_the_scopes_share_asks(store: Store) -> None:
     for scopes in ([SMALL], [BIG, SMALL]):
         share = sum(sessions[s] for s in scopes) / every
         assert sql._pool(run, scopes, 10) == math.ceil(10 * sql.TURN_POOL_FACTOR / share)
-    assert sql._pool(run, [TINY], 10) is None and sql._pool(run, [BIG], 10) is None  # 5%, 45%
+    assert sql._pool(run, [TINY], 10) is None and sql._pool(run, [BIG], 10) is None  # 5%, 15%
     assert sql._pool(run, ["ffffffffffff"], 10) is None
     assert sql._pool(run, [], 10) is None and sql._pool(run, [BIG], 0) is None
     con.close()
