@@ -225,6 +225,7 @@ def search_turns(
 TURN_POOL_FACTOR = 4
 TURN_POOL_MIN_SHARE = 0.75
 SESSIONS_IN = "SELECT count(*) FROM memories m WHERE m.type = 'session'"
+MATCHES_UP_TO = "SELECT count(*) FROM (SELECT rowid FROM turns_fts WHERE turns_fts MATCH :match LIMIT :pool)"
 
 
 def search_turns_top(
@@ -291,9 +292,6 @@ def ranked_turns(
             return []  # the pool held every match, and none passed the filters
     statement, params = search_turns(match, scopes, states, limit)
     return [turn_hit(r) for r in run(statement, params)]
-
-
-MATCHES_UP_TO = "SELECT count(*) FROM (SELECT rowid FROM turns_fts WHERE turns_fts MATCH :match LIMIT :pool)"
 
 
 def hit(values: Sequence[Any]) -> tuple[Hit, dict[str, Any]]:
