@@ -9,11 +9,13 @@ A sentence encoder blurs identifiers (ERR_PNPM_PEER_DEP, vite.config.ts, JIRA-12
 into their neighbours, yet a user who types one wants the memory that has it: a memory
 holding an identifier of the query verbatim ranks above every memory that does not.
 
-Keyword search cannot match across scripts: a Chinese question shares no token with an
-English memory. Counting that absence as a keyword part of 0 pushed the memory a question
-was about below memories in the question's own script that merely shared a word with it
-(issue 20's bilingual set: hybrid top-3 across languages 72% against dense alone's 81%).
-For a candidate written in another script than the query, keyword search has no evidence
+Keyword search cannot match across languages: a Chinese question shares no token with an
+English memory, an English question none with a German one. Counting that absence as a
+keyword part of 0 pushed the memory a question was about below memories in the question's
+own language that merely shared a word with it (issue 20's bilingual set: hybrid top-3
+across languages 72% against dense alone's 81%).
+For a candidate written in another language than the query (another writing system, or
+another Latin-script language by its function words), keyword search has no evidence
 either way, so its keyword part is its dense part: it ranks by meaning alone.
 
 Pure functions over plain mappings, so the product and bench/ share them.
@@ -22,8 +24,10 @@ Pure functions over plain mappings, so the product and bench/ share them.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Hashable, Iterable, Mapping
+from collections.abc import Callable, Collection, Hashable, Iterable, Mapping
 from typing import TypeVar
+
+from memoryd.language import LATIN, latin_language
 
 K = TypeVar("K", bound=Hashable)
 
@@ -72,7 +76,7 @@ def fuse(
     """One score per candidate of either list, higher is better. `keyword` holds
     relevance (higher is better: negate bm25), `dense` cosines; a candidate missing from
     one list gets 0 for that part, except one in `blind` (keyword search could not have
-    matched it: another script than the query's), whose keyword part is at least its
+    matched it: another language than the query's), whose keyword part is at least its
     dense part. When keyword search matched nothing it has no say: every candidate's
     keyword part is 0, `blind` or not, and meaning alone orders them."""
     kw, dn = minmax(keyword), minmax(dense)
@@ -87,9 +91,16 @@ def fuse(
     return out
 
 
-# Letters by writing system; a word of a spaced script counts as much as two Han characters
-# (a Chinese word is about two characters long).
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
+# How much of a body is read where the title does not tell its language: a few sentences
+# hold enough function words, and a long session's body is not scanned whole.
+BODY_CHARS = 400
+
+# Letters by writing system; a word of a spaced script counts as much as two CJK characters
+# (a Chinese word is about two characters long). Japanese writes Han characters among its
+# kana; a text is Japanese when at least a quarter of its CJK characters are kana.
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_KANA = re.compile(r"[\u3040-\u30ff]")
+_HANGUL = re.compile(r"[\uac00-\ud7af]")
 _ASCII_LETTER = re.compile(r"[A-Za-z]")
 _SPACED = {
     "latin": re.compile(r"[A-Za-z\u00c0-\u024f]+"),
@@ -101,23 +112,63 @@ _SPACED = {
 
 
 def script(text: str) -> str | None:
-    """The writing system most of `text` is in ("cjk" for Han, kana and hangul, "latin",
-    "cyrillic"...), None when it has no letters. Keyword search matches within one."""
+    """The writing system most of `text` is in ("han", "kana" for Japanese, "hangul",
+    "latin", "cyrillic"...), None when it has no letters. Keyword search matches within one."""
     if text.isascii():  # most titles: no other script's letters can be there (six scans saved)
         return "latin" if _ASCII_LETTER.search(text) else None
-    counts = {"cjk": len(_HAN.findall(text)) / 2}
+    han, kana = len(_HAN.findall(text)), len(_KANA.findall(text))
+    counts = {"kana" if kana * 4 >= han + kana else "han": (han + kana) / 2}
+    counts["hangul"] = len(_HANGUL.findall(text)) / 2
     counts.update({name: len(rx.findall(text)) for name, rx in _SPACED.items()})
     best = max(counts, key=lambda name: counts[name])
     return best if counts[best] > 0 else None
 
 
-def other_script(query: str, texts: Mapping[K, str]) -> set[K]:
-    """The candidates written in another script than the query (by their `texts`, a title
-    say): keyword search cannot judge them."""
-    mine = script(query)
+def language(text: str) -> str | None:
+    """What keyword search can match `text` with: its writing system, and for the Latin
+    script the language its function words tell (memoryd.language), else "latin"."""
+    found = script(text)
+    if found == "latin":
+        return latin_language(text) or "latin"
+    return found
+
+
+def apart(one: str | None, other: str | None) -> bool:
+    """Two texts of these `language`s share no words keyword search could match: other
+    writing systems, or two Latin-script languages told apart (one of unknown language
+    could be either)."""
+    if one is None or other is None or one == other:
+        return False
+    unknown = {one, other} - LATIN
+    return not (unknown == {"latin"} and len({one, other} & LATIN) == 1)
+
+
+def other_language(
+    query: str, titles: Mapping[K, str], bodies: Callable[[list[K]], Mapping[K, str]] | None = None
+) -> set[K]:
+    """The candidates written in another language than the query (judged by their `titles`):
+    keyword search cannot judge them. A title's words are read only where its script alone
+    does not tell (both Latin, the query's language known); a title too short to tell is
+    read again with its body, from `bodies` (given the undecided keys), where there is one."""
+    mine = language(query)
     if mine is None:
         return set()
-    return {k for k, t in texts.items() if (theirs := script(t)) is not None and theirs != mine}
+    out, unsure = set(), []
+    for k, title in titles.items():
+        theirs = script(title)
+        if theirs == "latin" and mine in LATIN:
+            theirs = latin_language(title)
+            if theirs is None:
+                unsure.append(k)
+                continue
+        if apart(mine, theirs):
+            out.add(k)
+    if unsure and bodies is not None:
+        more = bodies(unsure)
+        for k in unsure:
+            if apart(mine, latin_language(f"{titles[k]}\n{more.get(k, '')[:BODY_CHARS]}") or "latin"):
+                out.add(k)
+    return out
 
 
 def identifiers(query: str) -> list[str]:

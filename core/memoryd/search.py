@@ -339,7 +339,12 @@ def search(
     if missing := [k for k in wanted if k not in rows]:
         rows.update(store.rows(missing))
     exact, bodies = _exact(store, idents, rows) if idents else ({}, {})
-    blind = _blind(query, keyword, {k: rows[k]["title"] for k in cosine if k in rows})
+    blind = _blind(
+        query,
+        keyword,
+        {k: rows[k]["title"] for k in cosine if k in rows},
+        lambda ks: {k: bodies[k] if k in bodies else _body(store, rows[k]) for k in ks},
+    )
     found = Evidence(keyword, cosine, peak, exact, blind, rows, {}, bodies)
     if evidence is not None:
         evidence.append(found)
@@ -347,10 +352,16 @@ def search(
     return fused(store, query, [found], limit=limit, hybrid=mode == "hybrid", with_snippets=with_snippets)
 
 
-def _blind(query: str, keyword: Mapping[K, float], titles: Mapping[K, str]) -> set[K]:
+def _blind(
+    query: str,
+    keyword: Mapping[K, float],
+    titles: Mapping[K, str],
+    bodies: Callable[[list[K]], Mapping[K, str]],
+) -> set[K]:
     """Dense candidates keyword search did not match and could not have: written in another
-    script than the query (judged by the title, which the index row carries)."""
-    return fusion.other_script(query, {k: t for k, t in titles.items() if k not in keyword})
+    language than the query (judged by the title, which the index row carries, and where
+    it is too short to tell, by the body)."""
+    return fusion.other_language(query, {k: t for k, t in titles.items() if k not in keyword}, bodies)
 
 
 def _kept(
@@ -662,7 +673,7 @@ def search_sensitive(
     cosine = {slug: cos for slug, _, cos in near if slug in docs}
     idents = fusion.identifiers(query) if mode == "hybrid" else []
     exact = {k: n for k, d in docs.items() if idents and (n := fusion.verbatim(idents, d[3]))}
-    blind = _blind(query, keyword, {k: docs[k][1] for k in cosine})
+    blind = _blind(query, keyword, {k: docs[k][1] for k in cosine}, lambda ks: {k: docs[k][2] for k in ks})
     found = Evidence(
         keyword,
         cosine,

@@ -50,12 +50,15 @@ def test_a_candidate_in_another_script_is_not_held_back_by_its_missing_keyword_m
     ("text", "expected"),
     [
         ("Use PostgreSQL 16 for the ledger service", "latin"),
-        ("账本服务最后定了用哪个数据库？", "cjk"),
-        ("手机 App 发新版本要走哪些步骤？", "cjk"),  # one English word among Chinese ones
-        ("我们用 PostgreSQL 和 Redis", "cjk"),
+        ("账本服务最后定了用哪个数据库？", "han"),
+        ("手机 App 发新版本要走哪些步骤？", "han"),  # one English word among Chinese ones
+        ("我们用 PostgreSQL 和 Redis", "han"),
         ("Deploy with kubectl 部署", "latin"),
         ("Как настроить базу данных", "cyrillic"),
-        ("データベースの設定", "cjk"),
+        ("データベースの設定", "kana"),
+        ("テストは本物のデータベースで実行する", "kana"),  # Japanese: kana among Han
+        ("东京の酒店预订确认", "han"),  # one kana among Chinese: still Chinese
+        ("일본 비자 신청 절차", "hangul"),
         ("ERR_PNPM_PEER_DEP 1.4.2", "latin"),
         ("1234 #!?", None),
         ("", None),
@@ -65,11 +68,42 @@ def test_script_is_the_writing_system_most_of_a_text_is_in(text: str, expected: 
     assert fusion.script(text) == expected
 
 
-def test_other_script_picks_the_candidates_keyword_search_cannot_judge() -> None:
-    titles = {"en": "Background jobs go through Redis streams", "zh": "数据库连接池大小", "none": "42"}
-    assert fusion.other_script("后台任务的队列是用什么做的？", titles) == {"en"}
-    assert fusion.other_script("what is the connection pool size?", titles) == {"zh"}
-    assert fusion.other_script("???", titles) == set()  # a query of no script judges nothing
+def test_other_language_picks_the_candidates_keyword_search_cannot_judge() -> None:
+    titles = {
+        "en": "Background jobs go through Redis streams",
+        "zh": "数据库连接池大小",
+        "none": "42",
+        "de": "Wir verwenden PostgreSQL für die Auftragswarteschlange",
+        "ko": "일본 비자 신청 절차",
+        "ja": "テストは本物のデータベースで実行する",
+        "short": "Deploy checklist",  # Latin script, no function word: could be any
+    }
+    assert fusion.other_language("后台任务的队列是用什么做的？", titles) == {"en", "de", "ko", "ja", "short"}
+    assert fusion.other_language("what is the connection pool size?", titles) == {"zh", "de", "ko", "ja"}
+    assert fusion.other_language("Welche Datenbank nutzt die Warteschlange?", titles) == {"zh", "ko", "ja"}
+    assert fusion.other_language("비자는 어떻게 신청해?", titles) == {"en", "zh", "de", "ja", "short"}
+    assert fusion.other_language("Redis streams", titles) == {"zh", "ko", "ja"}  # unknown Latin: no Latin one
+    assert fusion.other_language("???", titles) == set()  # a query of no script judges nothing
+
+
+@pytest.mark.parametrize(
+    ("one", "other", "expected"),
+    [
+        ("en", "de", True),
+        ("en", "en", False),
+        ("latin", "de", False),  # a Latin text of unknown language could be German
+        ("de", "latin", False),
+        ("latin", "han", True),
+        ("han", "kana", True),
+        ("latin", "latin", False),
+        (None, "en", False),
+    ],
+)
+def test_apart_is_symmetric_and_never_guesses_within_the_latin_script(
+    one: str | None, other: str | None, expected: bool
+) -> None:
+    assert fusion.apart(one, other) is expected
+    assert fusion.apart(other, one) is expected
 
 
 @pytest.mark.parametrize(
@@ -111,3 +145,28 @@ def test_order_puts_exact_matches_first_then_score_times_factor() -> None:
     assert [k for k, _ in two] == ["two", "one"]
     # without identifiers, ties keep the order given
     assert [k for k, _ in fusion.order({"a": 0.5, "b": 0.5})] == ["a", "b"]
+
+
+def test_a_title_too_short_to_tell_is_judged_with_its_body_and_only_then() -> None:
+    titles = {
+        "es": "Pasar la ITV del Ibiza",  # "la", "del": Spanish or Italian, not told apart
+        "en": "Deploy checklist",
+        "de": "Wir verwenden PostgreSQL für die Warteschlange",  # told by the title
+    }
+    bodies = {
+        "es": "Hay que pedir cita en la estación y llevar el permiso de circulación.",
+        "en": "Run the migrations first, then roll the pods one at a time.",
+    }
+    asked: list[list[str]] = []
+
+    def read(keys: list[str]) -> dict[str, str]:
+        asked.append(sorted(keys))
+        return {k: bodies[k] for k in keys}
+
+    assert fusion.other_language("when is the car inspection due?", titles) == {
+        "de"
+    }  # no bodies: unsure stays
+    assert fusion.other_language("when is the car inspection due?", titles, read) == {"de", "es"}
+    assert asked == [["en", "es"]]  # one read, of the undecided titles only
+    assert fusion.other_language("数据库是哪个？", titles, read) == set(titles)  # the script tells
+    assert asked == [["en", "es"]]  # a script apart needs no body

@@ -77,6 +77,42 @@ def test_keyword_mode_does_not_cross_languages_and_hybrid_does(
     assert again[:1] == [bilingual["english"]]
 
 
+@pytest.mark.parametrize(
+    ("title", "body"),
+    [
+        (
+            "Wir verwenden PostgreSQL für die Auftragswarteschlange",
+            "Die Warteschlange läuft auf PostgreSQL statt Redis, weil Transaktionen wichtig sind.",
+        ),
+        (
+            "Auftragswarteschlange: Datenbank PostgreSQL",  # no function word: the body tells
+            "Die Warteschlange läuft auf PostgreSQL statt Redis, weil wir Transaktionen brauchen.",
+        ),
+    ],
+)
+def test_an_english_question_finds_a_german_memory_past_english_ones_sharing_a_word(
+    cli: Cli, project: Path, isolated_home: Path, title: str, body: str
+) -> None:
+    """Same script, other language: keyword search cannot match the German memory, yet
+    matches English ones on "job"/"queue"; were its missing match read as evidence against
+    it (a keyword part of 0), the English memories would outrank the one asked about."""
+    german = record(cli, project, title, body, "decision")
+    record(
+        cli,
+        project,
+        "Use Redis only for caching",
+        "Sessions and page fragments go in Redis; jobs stay elsewhere.",
+    )
+    record(
+        cli, project, "Job queue retries", "A failed job is retried three times with backoff, then parked."
+    )
+    record(cli, project, "Queue dashboard", "The queue dashboard lives at /admin/queues behind the VPN.")
+    found, _ = search(cli, project, "which database does the job queue use?")
+    assert found[:1] == [german], found
+    found, _ = search(cli, project, "Welche Datenbank nutzt die Warteschlange?", "--mode", "keyword")
+    assert found[:1] == [german], found  # in its own language, keyword search finds it
+
+
 def test_an_identifier_ranks_its_exact_match_first(cli: Cli, project: Path, isolated_home: Path) -> None:
     """The memories about peer dependency conflicts are closer in meaning to the question;
     the one that holds the error code verbatim still comes first."""
