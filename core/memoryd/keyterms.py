@@ -49,10 +49,17 @@ from memoryd import stopwords, wordcost
 Rarity = Callable[[Sequence[str]], Mapping[str, float]]
 
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_W = rf"[^\W{_HAN}]"  # a letter, digit or underscore outside Han
+_KANA = "\u3040-\u30ff"
+_HANGUL = "\uac00-\ud7af"
+_W = rf"[^\W{_HAN}{_KANA}{_HANGUL}]"  # a letter, digit or underscore outside Han, kana and hangul
+# Japanese writes no spaces: a katakana run is a word (mostly a loanword: リポジトリ, データベース),
+# hiragana are its particles and endings (no token: skipped like punctuation), and Han runs
+# go to the segmenter as Chinese ones do. Korean spaces its words but glues particles to them.
 _TOKEN = re.compile(
     r"(?P<url>https?://(?P<host>[^\s/?#:\"'<>]+)[^\s\"'<>]*)"
     rf"|(?P<han>[{_HAN}]+)"
+    r"|(?P<kata>[\u30a1-\u30fa\u30fc]+)"
+    rf"|(?P<hangul>[{_HANGUL}]+)"
     r"|(?P<issue>#\d+)\b"
     r"|(?P<lang>\b[A-Za-z](?:\+\+|#))"
     rf"|(?P<word>(?:~/|\.{{1,2}}/|/|\.)?{_W}+(?:[./\-]{_W}+)*)"
@@ -297,6 +304,7 @@ def _collect(text: str) -> dict[str, _Term]:
     pairs: _Pairs = {}  # adjacent plain words
     numbered: dict[str, list[tuple[int, str]]] = {}  # a word -> where a number follows it
     last: tuple[int, str, int] | None = None  # end, key and start of the plain word before
+    foreign = stopwords.foreign(text)  # grammar words of its languages besides English and Chinese
     for m in _TOKEN.finditer(text):  # the hot loop of a long text: each match read once
         kind = m.lastgroup
         before, last = last, None
@@ -307,6 +315,13 @@ def _collect(text: str) -> dict[str, _Term]:
             continue
         if text.startswith(_ELLIPSES, end):
             continue  # "hou…": the end of a word the text was cut in
+        if foreign and word.lower() in foreign:
+            continue
+        if kind in ("kata", "hangul"):
+            stem = _without_particle(word) if kind == "hangul" else word
+            if len(stem) >= 2 and stem not in foreign and not stem.endswith(_KO_VERB_ENDINGS):
+                add(stem, stem, at, _PRIOR_WORD)
+            continue
         if kind == "word":
             if word.isalpha():
                 key = word.lower()
@@ -345,6 +360,30 @@ def _collect(text: str) -> dict[str, _Term]:
             t.forms = {key: t.count}
             t.roles_pending = bool(t.spots)  # read when it can rank (keywords, _ranked)
     return terms
+
+
+# Korean particles glued to the word before them (저장소에서는: 저장소 + 에서는), longest first.
+# One-syllable ones that also end many nouns (이 of 고양이, 가 of 국가, 도 of 온도, 로 of 도로)
+# are left on: a keyword with its particle is a worse trigger than none cut in half.
+_KO_PARTICLE_TEXT = """
+은 는 을 를 의 에 와 과 에서 에게 까지 부터 처럼 보다 으로 하고 에서는 에서도 에게는
+으로는 에는 에도 까지는 부터는 이라고 라고 이랑 랑 만큼 마다 조차 밖에
+"""
+_KO_PARTICLES = sorted(_KO_PARTICLE_TEXT.split(), key=len, reverse=True)
+
+
+# Polite and plain endings of a Korean verb or adjective (실패합니다, 주문해요, 하세요): what
+# was done or asked, not what about.
+_KO_VERB_ENDINGS = ("니다", "세요", "어요", "아요", "해요", "하다", "한다", "했다", "했어", "해라")
+
+
+def _without_particle(word: str) -> str:
+    """A Korean word without the particle glued to it, where what is left is a word (two
+    syllables or more)."""
+    for particle in _KO_PARTICLES:
+        if word.endswith(particle) and len(word) - len(particle) >= 2:
+            return word[: -len(particle)]
+    return word
 
 
 def _compounds(

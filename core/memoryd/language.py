@@ -95,3 +95,8 @@ def latin_language(text: str) -> str | None:
     best = max(score, key=lambda lang: score[lang])
     runner_up = ranked[1] if len(ranked) > 1 else 0.0
     return best if score[best] - runner_up >= 1 else None
+
+
+def function_words(code: str) -> frozenset[str]:
+    """The function words this module tells `code` by (empty for a language it does not)."""
+    return frozenset(_WORDS.get(code, "").split())

@@ -9,6 +9,10 @@ Data only: kept in a module so that it ships wherever the code does.
 
 from __future__ import annotations
 
+import functools
+import re
+
+from memoryd import language
 from memoryd.textproc import STOPWORDS as _SEARCH_STOPWORDS
 
 _EN_TEXT = """
@@ -119,3 +123,79 @@ EN_PREPOSITIONS = _words(
     "for of by with in on at from about into onto over under after before during without via per"
 )
 EN_AFTER_OBJECT = EN_PREPOSITIONS | _words("to so and or through up down out off back again away as now too")
+
+
+# Other languages' grammar words, from the stop-words package (python-stop-words, BSD: lists
+# for 33 languages, loaded one language at a time), with memoryd.language's function words
+# for the Latin-script ones (its never/always/now: nie, immer, jamais, toujours, nunca...).
+_PACKAGE_NAMES = {
+    "de": "german",
+    "fr": "french",
+    "es": "spanish",
+    "pt": "portuguese",
+    "it": "italian",
+    "nl": "dutch",
+    "ru": "russian",
+    "ja": "japanese",
+    "ko": "korean",
+}
+_CYRILLIC = re.compile(r"[\u0400-\u04ff]")
+_KANA = re.compile(r"[\u3040-\u30ff]")
+_HANGUL = re.compile(r"[\uac00-\ud7af]")
+
+
+# What _EN_TEXT lists for English in other languages: how people talk to an agent (always,
+# never, from now on, instead, please, use, must, careful, remember, decided, prefer,
+# important), which says what kind of memory it is, not what it is about.
+_FILLER = {
+    "de": """immer nie niemals jetzt ab künftig zukünftig statt stattdessen anstatt bitte
+        verwenden benutzen nutzen muss müssen sollte sollten vorsicht achtung merken merk
+        wichtig entschieden beschlossen lieber bevorzugt danke okay ok""",
+    "fr": """toujours jamais maintenant désormais dorénavant plutôt lieu svp merci utiliser
+        utilise utilisez faut doit devons attention prudent souviens rappelle important
+        décidé choisi préfère préférons ok""",
+    "es": """siempre nunca jamás ahora adelante vez lugar favor gracias usar usa usen
+        utilizar debe debemos hay cuidado ojo acuérdate recuerda importante decidimos
+        decidido elegimos prefiero preferimos vale ok""",
+    "pt": """sempre nunca agora diante vez lugar favor obrigado obrigada usar use utilizar
+        deve devemos cuidado atenção lembra lembre importante decidimos escolhemos prefiro
+        preferimos ok""",
+    "it": """sempre mai adesso ora poi invece favore grazie usare usa utilizzare deve
+        dobbiamo attenzione ricorda ricordati importante deciso scelto preferisco
+        preferiamo ok""",
+    "nl": """altijd nooit nu voortaan plaats alsjeblieft graag bedankt gebruiken gebruik
+        moet moeten voorzichtig let onthoud belangrijk besloten gekozen liever ok""",
+    "ru": """всегда никогда теперь сейчас дальше впредь вместо пожалуйста спасибо
+        использовать используй используем надо нужно должен должны осторожно внимание
+        помни запомни важно решили выбрали предпочитаю лучше ок""",
+    "ja": """いつも 必ず 絶対 今後 これから 代わり ください お願い 使う 使って 注意 気をつけて
+        覚えて 大事 重要 決めた 好き""",
+    "ko": """항상 언제나 절대 절대로 앞으로 이제 지금 대신 주세요 부탁 제발 사용 쓰기 써 꼭
+        반드시 조심 주의 기억 중요 결정 선호 좋아""",
+}
+
+
+@functools.lru_cache(maxsize=16)
+def of_language(code: str) -> frozenset[str]:
+    """The grammar words of a language (ISO 639-1) other than English and Chinese, lower
+    case, with the filler of how people talk to an agent in it."""
+    from stop_words import get_stop_words
+
+    words = {w.lower() for w in get_stop_words(_PACKAGE_NAMES[code])}
+    return frozenset(words | language.function_words(code) | frozenset(_FILLER.get(code, "").split()))
+
+
+def foreign(text: str) -> frozenset[str]:
+    """The grammar words of the languages other than English and Chinese that `text` is
+    written in: the Latin-script language its function words tell (where most of it is in
+    Latin letters), and Russian, Japanese or Korean where their letters appear. Empty for
+    English and Chinese (EN and ZH cover them)."""
+    from memoryd.fusion import script
+
+    # The Latin words of a Chinese text are names and jargon (Wi-Fi, LOS, GitHub Actions):
+    # their function words, if any, tell no language of the text.
+    latin = language.latin_language(text) if script(text) == "latin" else None
+    codes = [latin] if latin is not None and latin != "en" else []
+    if not text.isascii():
+        codes += [code for code, rx in (("ru", _CYRILLIC), ("ja", _KANA), ("ko", _HANGUL)) if rx.search(text)]
+    return frozenset().union(*(of_language(c) for c in codes))

@@ -248,7 +248,7 @@ def test_the_capture_hook_never_imports_the_segmenter(project: Path, tmp_path: P
     }
     assert "memoryd.cli.main" in imported or "memoryd.capture.hook" in imported, sorted(imported)[:20]
     assert "memoryd.capture.hook" in imported
-    assert not {m for m in imported if m.split(".")[0] in ("rjieba", "jieba")}
+    assert not {m for m in imported if m.split(".")[0] in ("rjieba", "jieba", "stop_words")}
     assert "memoryd.keyterms" not in imported
     assert "memoryd.stopwords" not in imported
     # Nor the embedding model, numpy or the vectors: the worker embeds after the capture.
@@ -685,3 +685,68 @@ def test_a_very_long_plain_word_is_priced_without_cutting_it(monkeypatch: pytest
     assert prior("q" * 100_000) == keyterms._PRIOR_RARE
     assert Counted.lookups == 0
     assert prior("thinking") < keyterms._PRIOR_WORD and Counted.lookups > 0
+
+
+# Sessions in languages other than English and Chinese, as people type them to an agent.
+# Before keyterms read their languages, their triggers were grammar words and filler (die,
+# les, не, на, 항상, 앞으로), Korean words with their particles (저장소에서는, pnpm을) and
+# Japanese cut wherever kana met Latin letters (ずpnpmを, ってください, ちます).
+OTHER_LANGUAGES = {
+    "de": (
+        "Ab jetzt bitte immer pnpm statt npm in diesem Repository verwenden, sonst bricht die "
+        "Lockfile-Prüfung im CI. Und die Node-Version ist 20.11, steht in der .nvmrc.",
+        {"pnpm", "Repository", "Lockfile-Prüfung"},
+    ),
+    "fr": (
+        "Attention : ne jamais lancer les migrations sur la base de staging pendant les heures "
+        "de bureau, ça bloque toute l'équipe QA.",
+        {"migrations", "staging"},
+    ),
+    "ru": (
+        "Никогда не запускай миграции на staging в рабочее время: это блокирует всю команду тестирования.",
+        {"миграции", "staging"},
+    ),
+    "ja": (
+        "今後このリポジトリでは必ずpnpmを使ってください。npmだとCIのロックファイル検査が落ちます。"
+        "Nodeのバージョンは20.11で、.nvmrcに書いてあります。",
+        {"pnpm", "リポジトリ"},
+    ),
+    "ko": (
+        "앞으로 이 저장소에서는 항상 npm 대신 pnpm을 써 주세요. npm을 쓰면 CI의 잠금 파일 검사가 "
+        "실패합니다. 고양이 사료는 매주 월요일에 주문해요.",
+        {"pnpm", "저장소", "고양이"},
+    ),
+}
+GRAMMAR_AND_FILLER = {
+    "die", "der", "bitte", "immer", "statt", "verwenden", "les", "jamais", "pendant", "не", "на",
+    "в", "никогда", "это", "항상", "앞으로", "대신", "주세요", "써", "이",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("lang", sorted(OTHER_LANGUAGES))
+def test_other_languages_give_words_not_grammar_filler_or_glued_particles(lang: str) -> None:
+    text, wanted = OTHER_LANGUAGES[lang]
+    got = keywords(text, 12)
+    assert wanted <= set(got), got
+    assert not {k.lower() for k in got} & GRAMMAR_AND_FILLER, got
+    for k in got:
+        assert not re.search(r"[\u3041-\u309f]", k), got  # no hiragana: particles and endings
+        assert not re.search(
+            r"[A-Za-z][\u3040-\u30ff\uac00-\ud7af]|[\u3040-\u30ff\uac00-\ud7af][A-Za-z]", k
+        ), got
+        if re.search(r"[\uac00-\ud7af]", k):
+            assert not k.endswith(("에서는", "을", "를", "은", "는", "의")), got
+    if lang == "ko":
+        assert "고양" not in got  # 이 ends many nouns: it is never cut off
+
+
+def test_foreign_grammar_words_apply_only_where_the_text_is_in_that_language() -> None:
+    """A Chinese session's Latin words are names and jargon: one of them that happens to be
+    a Spanish article ("LOS" on a router) tells no language, and English text has none."""
+    assert (
+        stopwords.foreign("光猫在电视柜最下面那层，LOS 在闪红灯。宽带是移动的，报修打 10086。") == frozenset()
+    )
+    assert stopwords.foreign("Always use the staging database for the migrations, never prod.") == frozenset()
+    assert "les" in stopwords.foreign("ne jamais lancer les migrations sur la base de staging")
+    assert "не" in stopwords.foreign("Никогда не запускай миграции")
+    assert keywords("The LOS light blinks red on the router in the hall", 8)[:1] == ["LOS"]
