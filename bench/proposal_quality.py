@@ -33,8 +33,10 @@ Definitions (precise, so a change can be argued with):
     labelled long-term session (a session with no proposal hits none).
   * fragment keyword: a trigger, or a Latin word of it, that occurs in the session only
     as part of a bigger word ("hou", "Fly" of "Fly.io": a dot, or a hyphen between
-    letters, joins a word); or Chinese that is not a jieba dictionary word and, wherever it
-    occurs in the session, starts or ends inside a jieba word ("个坑" of "一个坑").
+    letters, joins a word; Han, kana and hangul end one); or Chinese that is not a jieba
+    dictionary word and, wherever it occurs in the session, starts or ends inside a jieba
+    word ("个坑" of "一个坑"); or Japanese or Korean that starts inside a word wherever it
+    occurs (kana_hangul_fragment: ってください of 使ってください, 양이 of 고양이).
   * false supersede: a category-only pair where the newer decision superseded the older
     or queued the supersede for review; false `uses`: a left-behind entity linked to the
     memory as `uses` or `prefers`.
@@ -70,8 +72,16 @@ DATA = ROOT / "tests" / "data" / "proposals"
 SPLITS = ("dev", "held_out")  # the labelled set's halves, whose figures docs/benchmarks.md reports
 # Further development sets, each written later and blind to the rules as they then were: a
 # change tuned on dev is checked on them before the held-out half is looked at.
-EXTRA_SETS = ("sessions_dev2.jsonl", "sessions_dev3.jsonl", "sessions_dev4.jsonl", "sessions_dev5.jsonl")
-ALL_SPLITS = ("dev", "held_out", "dev2", "dev3", "dev4", "dev5")
+EXTRA_SETS = (
+    "sessions_dev2.jsonl",
+    "sessions_dev3.jsonl",
+    "sessions_dev4.jsonl",
+    "sessions_dev5.jsonl",
+    "sessions_ml.jsonl",
+)
+# ml: German, French, Spanish, Japanese, Korean and Russian sessions (6 each), written blind
+# like the others: how the rules do in languages they were not written for.
+ALL_SPLITS = ("dev", "held_out", "dev2", "dev3", "dev4", "dev5", "ml")
 LONG_TERM = ("decision", "preference", "fact", "playbook", "warning")
 TITLE_MAX = 80
 TARGETS = {
@@ -141,7 +151,7 @@ def cases() -> list[Case]:
                     r["keywords"],
                     r["acceptable"],
                     r["turns"],
-                    r["llm"],
+                    r.get("llm", {}),
                     tuple(second.get(r["id"], ())),
                 )
             )
@@ -424,13 +434,19 @@ def _boundaries(text: str) -> set[int]:
     return _bounds_cache[text]
 
 
-_CHUNK = re.compile(r"[\w.@+\-]+")
+_CHUNK = re.compile(r"[A-Za-z0-9_\u00c0-\u024f\u0400-\u04ff.@+\-]+")
 _DOTTED = re.compile(r"[A-Za-z0-9]\.[A-Za-z0-9]")
 _INFLECTION = ("s", "es", "'s", "d", "ed", "ing")
 
 
+# A letter of a spaced word: Han, kana and hangul are no part of one (Japanese glues a Latin
+# name to its particles: 必ずpnpmを holds the word pnpm).
+_LETTER = "[^\\W\u3040-\u30ff\uac00-\ud7af\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
+
+
 def _occurrences(word: str, text: str) -> list[tuple[int, int]]:
-    return [(m.start(), m.end()) for m in re.finditer(rf"(?<![\w]){re.escape(word)}(?![\w])", text, re.I)]
+    pattern = rf"(?<!{_LETTER}){re.escape(word)}(?!{_LETTER})"
+    return [(m.start(), m.end()) for m in re.finditer(pattern, text, re.I)]
 
 
 def _whole_latin(word: str, text: str) -> bool:
@@ -478,12 +494,39 @@ def cjk_fragment(run: str, text: str) -> bool:
     return bool(spots) and not any(s in bounds and s + len(run) in bounds for s in spots)
 
 
+_HIRAGANA = "\u3041-\u309f"
+_KATAKANA = "\u30a1-\u30fa\u30fc"
+_HANGUL = "\uac00-\ud7af"
+
+
+def kana_hangul_fragment(t: str, text: str) -> bool:
+    """Japanese and Korean pieces: a trigger that starts inside a word wherever it occurs.
+    Japanese writes no spaces, so the letters before it tell: a katakana word inside a longer
+    katakana run, or hiragana (particles, endings: ってください of 使ってください) after Han or
+    hiragana; Korean glues particles after a word, never before it, so a hangul start after
+    a hangul letter is inside a word."""
+    first = t[0]
+    if re.match(f"[{_HANGUL}]", first):
+        inside = f"[{_HANGUL}]"
+    elif re.match(f"[{_KATAKANA}]", first):
+        inside = f"[{_KATAKANA}]"
+    elif re.match(f"[{_HIRAGANA}]", first):
+        inside = f"[{_HIRAGANA}{_CJK}]"
+    else:
+        return False
+    spots = [m.start() for m in re.finditer(re.escape(t), text)]
+    return bool(spots) and all(s > 0 and re.match(inside, text[s - 1]) for s in spots)
+
+
 def fragment(trigger: str, case: Case) -> bool:
     """A trigger is a fragment when any piece of it is (see the module docstring): its
-    Chinese runs, and its other runs of word characters and name punctuation."""
+    Chinese runs, its Japanese and Korean start, and its other runs of word characters and
+    name punctuation."""
     text = case.text()
     t = trigger.strip()
     if not t:
+        return True
+    if kana_hangul_fragment(t, text):
         return True
     if not _CJK_RUN.search(t) and (_whole_latin(t, text) or _inflected(t, text)):
         return False

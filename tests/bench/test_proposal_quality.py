@@ -97,3 +97,32 @@ def test_a_good_llm_answer_is_kept_intact(result: dict[str, Any], split: str) ->
 def test_no_left_behind_entity_is_used(result: dict[str, Any]) -> None:
     c = result["contrast"]
     assert c["false_uses"] == 0, f"left-behind entities linked as uses/prefers: {c['false_uses_ids']}"
+
+
+@pytest.fixture(scope="module")
+def other_languages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    r = measure(llm=False, contrast_set=False, work=tmp_path_factory.mktemp("pq-ml"), splits=("ml",))
+    print_report(r, show=True)
+    return r
+
+
+def test_other_languages_get_no_fragment_keywords_or_cut_titles(other_languages: dict[str, Any]) -> None:
+    """The `ml` set (German, French, Spanish, Japanese, Korean, Russian; 36 sessions written
+    blind): the hard targets hold there too. Before keyterms read these languages, 10 of its
+    triggers were kana fragments (ってるんだけど, いから10, すぎてプライマリのCPUが)."""
+    figs = other_languages["rules"]["ml"]
+    assert figs["sessions"] == 36
+    failed = [f for f in other_languages["rules"]["failed"]["ml"] if f.split()[0] not in RATES]
+    assert not failed, _explain(figs, failed)
+
+
+# Measured once on the `ml` set before anything was fitted to it: keyword precision 29.0%
+# and recall 23.9% with English and Chinese stopwords only, 48.5% / 36.5% with the other
+# languages' (2026-11-28). A regression guard below today's level, not a target.
+ML_FLOORS = {"keyword_precision": 0.44, "keyword_recall": 0.32}
+
+
+def test_other_languages_keep_their_keyword_level(other_languages: dict[str, Any]) -> None:
+    figs = other_languages["rules"]["ml"]
+    low = [f"{k} {figs[k]} < {v}" for k, v in ML_FLOORS.items() if figs[k] is None or figs[k] < v]
+    assert not low, _explain(figs, low)
