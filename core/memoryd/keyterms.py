@@ -51,7 +51,8 @@ Rarity = Callable[[Sequence[str]], Mapping[str, float]]
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _KANA = "\u3040-\u30ff"
 _HANGUL = "\uac00-\ud7af"
-_W = rf"[^\W{_HAN}{_KANA}{_HANGUL}]"  # a letter, digit or underscore outside Han, kana and hangul
+_JAMO = "\u1100-\u11ff\u3130-\u318f"  # hangul letters standing alone: ㅠㅠ, ㅋㅋ are how it felt
+_W = rf"[^\W{_HAN}{_KANA}{_HANGUL}{_JAMO}]"  # a letter, digit or underscore outside Han, kana and hangul
 # Japanese writes no spaces: a katakana run is a word (mostly a loanword: リポジトリ, データベース),
 # hiragana are its particles and endings (no token: skipped like punctuation), and Han runs
 # go to the segmenter as Chinese ones do. Korean spaces its words but glues particles to them.
@@ -319,7 +320,7 @@ def _collect(text: str) -> dict[str, _Term]:
             continue
         if kind in ("kata", "hangul"):
             stem = _without_particle(word) if kind == "hangul" else word
-            if len(stem) >= 2 and stem not in foreign and not stem.endswith(_KO_VERB_ENDINGS):
+            if len(stem) >= 2 and stem not in foreign and not (kind == "hangul" and _ko_predicate(stem)):
                 add(stem, stem, at, _PRIOR_WORD)
             continue
         if kind == "word":
@@ -372,18 +373,29 @@ _KO_PARTICLE_TEXT = """
 _KO_PARTICLES = sorted(_KO_PARTICLE_TEXT.split(), key=len, reverse=True)
 
 
-# Polite and plain endings of a Korean verb or adjective (실패합니다, 주문해요, 하세요): what
-# was done or asked, not what about.
-_KO_VERB_ENDINGS = ("니다", "세요", "어요", "아요", "해요", "하다", "한다", "했다", "했어", "해라")
+# Endings of a Korean verb or adjective, polite and plain (실패합니다, 주문해요, 돼요, 느리다)
+# and joining two clauses (인데, 지만, 해서): what was done or how it was, not what about.
+_KO_VERB_ENDINGS = (
+    *("니다", "세요", "어요", "아요", "해요", "에요", "예요", "돼요", "네요", "까요", "나요", "데요"),
+    *("군요", "하다", "한다", "했다", "했어", "해라", "인데", "는데", "은데", "지만", "어서", "해서"),
+    *("이고", "하고"),
+)
 
 
 def _without_particle(word: str) -> str:
     """A Korean word without the particle glued to it, where what is left is a word (two
-    syllables or more)."""
+    syllables or more); a 하다 verb's noun (정렬하는 -> 정렬, sort: what was sorted by)."""
     for particle in _KO_PARTICLES:
         if word.endswith(particle) and len(word) - len(particle) >= 2:
-            return word[: -len(particle)]
-    return word
+            word = word[: -len(particle)]
+            break
+    return word[:-1] if word.endswith("하") and len(word) >= 3 else word
+
+
+def _ko_predicate(stem: str) -> bool:
+    """A verb or adjective by its ending (a plain one in 다 only from three syllables: 바다
+    is the sea)."""
+    return stem.endswith(_KO_VERB_ENDINGS) or (len(stem) >= 3 and stem.endswith("다"))
 
 
 def _compounds(

@@ -750,3 +750,12 @@ def test_foreign_grammar_words_apply_only_where_the_text_is_in_that_language() -
     assert "les" in stopwords.foreign("ne jamais lancer les migrations sur la base de staging")
     assert "не" in stopwords.foreign("Никогда не запускай миграции")
     assert keywords("The LOS light blinks red on the router in the hall", 8)[:1] == ["LOS"]
+
+
+def test_korean_predicates_and_lone_jamo_are_no_keywords() -> None:
+    got = keywords(
+        "딕셔너리 리스트를 날짜 키로 정렬하는 법 알려 주세요 ㅠㅠ 계속 느리다 했는데 이제 돼요", 12, weak=True
+    )
+    assert "정렬" in got and "딕셔너리" in got  # 정렬하는: the 하다 verb's noun, sort
+    assert not {"정렬하", "느리다", "돼요", "ㅠㅠ", "ㅠ", "했는데"} & set(got), got
+    assert "바다" in keywords("바다 근처 숙소 예약", 8, weak=True)  # the sea: two syllables stay
