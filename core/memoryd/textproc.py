@@ -4,7 +4,10 @@ type it.
 FTS5's unicode61 tokenizer keeps a run of Hanzi as one token and trigram cannot match
 two-character words, so Han runs are rewritten as overlapping bigrams (Lucene's CJK
 analyzer does the same) before indexing and before querying. Works on any SQLite with
-FTS5, needs no extension and no dictionary.
+FTS5, needs no extension and no dictionary. Kana and hangul runs too, as Lucene's
+CJKBigramFilter does: Japanese writes no spaces (このリポジトリではpnpmを was one token, so
+neither リポジトリ nor pnpm found it) and Korean glues particles to its words (저장소에서는:
+저장소 did not find it). A run of these scripts is bigrammed whole, Han and kana together.
 """
 
 from __future__ import annotations
@@ -15,8 +18,13 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_HAN_RUN = re.compile(f"[{_HAN}]+")
-_WORD = re.compile(rf"[{_HAN}]+|[^\W_{_HAN}]+", re.UNICODE)
+# Hiragana and katakana (less the middle dot ・, which parts words) and hangul syllables.
+_KANA_HANGUL = "\u3041-\u30fa\u30fc-\u30ff\uac00-\ud7af"
+_CJK = _HAN + _KANA_HANGUL
+_HAN_RUN = re.compile(f"[{_CJK}]+")
+_WORD = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+", re.UNICODE)
+# An index written before kana and hangul were bigrammed holds them whole: migration 021
+# lists such memories and memoryd.store re-indexes them from their files.
 
 _STOPWORD_TEXT = """
 a about above after again against all am an and any are as at be because been before being
@@ -43,7 +51,8 @@ def bigrams(run: str) -> list[str]:
 
 
 def segment(text: str) -> str:
-    """Rewrite Han runs as space-separated bigrams; everything else is left as is."""
+    """Rewrite Han, kana and hangul runs as space-separated bigrams; everything else is left
+    as is."""
     if not _HAN_RUN.search(text):
         return text
     return _HAN_RUN.sub(lambda m: " " + " ".join(bigrams(m.group())) + " ", text)

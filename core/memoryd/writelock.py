@@ -17,7 +17,7 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Concatenate, ParamSpec, Protocol, TypeVar
 
-from filelock import FileLock
+from filelock import FileLock, Timeout
 
 from memoryd.envpaths import FILE_MODE
 
@@ -43,6 +43,30 @@ class WriteLock:
                 self._depth -= 1
                 if self._depth == 0:
                     self._file.release()
+
+    @contextmanager
+    def attempt(self) -> Iterator[bool]:
+        """Held if it is free right now (True), else not waited for (False): for work that
+        can as well be done by a later process, never worth blocking a start-up on."""
+        if not self._thread.acquire(blocking=False):
+            yield False
+            return
+        try:
+            if self._depth == 0:
+                try:
+                    self._file.acquire(timeout=0)
+                except Timeout:
+                    yield False
+                    return
+            self._depth += 1
+            try:
+                yield True
+            finally:
+                self._depth -= 1
+                if self._depth == 0:
+                    self._file.release()
+        finally:
+            self._thread.release()
 
 
 class Writable(Protocol):

@@ -113,6 +113,26 @@ def test_an_english_question_finds_a_german_memory_past_english_ones_sharing_a_w
     assert found[:1] == [german], found  # in its own language, keyword search finds it
 
 
+def test_keyword_search_finds_japanese_and_korean_words_and_the_names_glued_to_them(
+    cli: Cli, project: Path, isolated_home: Path
+) -> None:
+    """Japanese writes no spaces and Korean glues particles to its words; keyword search
+    (the cold CLI's read path) must still find the word a person types."""
+    ja = record(cli, project, "このリポジトリでは必ずpnpmを使う", "npmだとCIのロックファイル検査が落ちます。")
+    ko = record(
+        cli,
+        project,
+        "앞으로 이 저장소에서는 pnpm을 써 주세요",
+        "npm을 쓰면 CI의 잠금 파일 검사가 실패합니다.",
+    )
+    record(
+        cli, project, "Use npm workspaces in the docs site", "The docs site keeps npm: Docusaurus expects it."
+    )
+    assert set(search(cli, project, "pnpm", "--mode", "keyword")[0]) == {ja, ko}
+    assert search(cli, project, "ロックファイル", "--mode", "keyword")[0] == [ja]
+    assert search(cli, project, "저장소", "--mode", "keyword")[0] == [ko]
+
+
 def test_an_identifier_ranks_its_exact_match_first(cli: Cli, project: Path, isolated_home: Path) -> None:
     """The memories about peer dependency conflicts are closer in meaning to the question;
     the one that holds the error code verbatim still comes first."""

@@ -22,6 +22,18 @@ def test_han_bigrams_beside_words():
     assert match_query('say "hi"') == '"say" OR "hi"'
 
 
+def test_kana_and_hangul_are_bigrammed_and_part_from_latin_words():
+    """Japanese writes no spaces and Korean glues particles to its words: unbigrammed, the
+    run このリポジトリではpnpmを was one token, and 저장소 never matched 저장소에서는."""
+    ja = segment("このリポジトリではpnpmを使う").split()
+    assert "pnpm" in ja and {"リポ", "ポジ", "ジト", "トリ"} <= set(ja)
+    assert set(terms("リポジトリ")) <= set(ja)  # the query's terms are all in the text
+    ko = segment("이 저장소에서는 pnpm을 써").split()
+    assert "pnpm" in ko and set(terms("저장소")) == {"저장", "장소"} <= set(ko)
+    assert segment("・").strip() == "・"  # the middle dot parts words, it is none
+    assert match_query("차") == '"차"*'  # one syllable: a prefix of the bigrams it starts
+
+
 def test_dates_people_write():
     assert dates("What did Caroline do on October 13, 2023?") == [DateRef(2023, 10, 13)]
     assert dates("2023年5月8日的会议") == [DateRef(2023, 5, 8)]

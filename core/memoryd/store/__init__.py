@@ -254,7 +254,34 @@ class Store:
     @classmethod
     def open(cls, layout: Layout) -> Store:
         layout.prepare()
-        return cls(layout, open_index(layout.index_db))
+        store = cls(layout, open_index(layout.index_db))
+        store.resegment()
+        return store
+
+    def resegment(self) -> int:
+        """Re-index from their files the memories migration 021 listed (kana or hangul indexed
+        before memoryd.textproc bigrammed them), if the write lock is free now: a start-up
+        never waits for it, a later open does the rest. A file that does not read keeps its
+        old words (doctor reports it). Returns how many were re-indexed."""
+        with contextlib.closing(self.engine.raw_connection()) as con:
+            pending = index.resegment_pending(con.driver_connection)
+        if not pending:
+            return 0
+        done = 0
+        with self._writes.attempt() as held:
+            if not held:
+                return 0
+            for _slug, body_path in pending:
+                if body_path is None:
+                    continue
+                try:
+                    self.index_files([self.files.absolute(body_path)])
+                    done += 1
+                except (CorruptFile, OSError):
+                    continue
+            with write_session(self.engine) as s:
+                index.resegment_done(s, [slug for slug, _ in pending])
+        return done
 
     # -- audit head (HeadStore) -------------------------------------------------------
     def get_head(self) -> tuple[int, str] | None:

@@ -329,3 +329,14 @@ def suspect_rows(s: Session, scopes: Sequence[str] | None) -> list[dict[str, Any
         "ORDER BY m.created_at DESC, m.slug"
     )
     return _rows(s.exec(text(statement), params=params))
+
+
+def resegment_pending(con: sqlite3.Connection) -> list[tuple[str, str | None]]:
+    """The memories migration 021 listed for re-indexing, with their files (None: no row)."""
+    statement = "SELECT r.slug, m.body_path FROM resegment r LEFT JOIN memories m ON m.slug = r.slug"
+    return [(r[0], r[1]) for r in con.execute(statement)]
+
+
+def resegment_done(s: Session, slugs: Sequence[str]) -> None:
+    for slug in slugs:
+        s.exec(text("DELETE FROM resegment WHERE slug = :slug"), params={"slug": slug})

@@ -22,7 +22,7 @@ def _columns(db: Path) -> dict[str, set[str]]:
 def test_blank_to_latest_matches_sqlmodel(tmp_path: Path):
     db = tmp_path / "index.db"
     engine = open_index(db)
-    assert schema_version(engine) == migrations()[-1][0] == 20
+    assert schema_version(engine) == migrations()[-1][0] == 21
     cols = _columns(db)
     for name, table in SQLModel.metadata.tables.items():
         assert name in cols, f"table {name} missing from migrations"
@@ -65,10 +65,12 @@ def test_blank_to_latest_matches_sqlmodel(tmp_path: Path):
     assert cols["not_duplicates"] == {"group_key", "scope_hash", "decided_at"}
     # project names (020): plain SQL, read through sqlite3 by memoryd.projects
     assert cols["project_names"] == {"scope_hash", "name", "root", "kind", "sealed", "seen_at"}
+    # memories to re-index once for kana and hangul bigrams (021): plain SQL, store/index.py
+    assert cols["resegment"] == {"slug"}
     con = sqlite3.connect(db)
     assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     applied = [r[0] for r in con.execute("SELECT version FROM schema_migrations")]
-    assert applied == list(range(1, 21))
+    assert applied == list(range(1, 22))
 
 
 def test_reopen_is_idempotent_and_old_schema_upgrades(tmp_path: Path):
@@ -88,7 +90,7 @@ def test_reopen_is_idempotent_and_old_schema_upgrades(tmp_path: Path):
     con.commit()
     con.close()
     engine = open_index(db)
-    assert schema_version(engine) == 20
+    assert schema_version(engine) == 21
     open_index(db)  # again: nothing to do, nothing breaks
     con = sqlite3.connect(db)
     assert con.execute("SELECT slug, scope_sensitive, session_key, suspect FROM memories").fetchall() == [

@@ -162,3 +162,35 @@ def test_the_write_lock_is_reentrant_in_a_thread_and_exclusive_between_threads(t
     a.join(10)
     b.join(10)
     assert order == ["holder in", "holder out", "other in"]
+
+
+def test_an_attempt_never_waits_and_holds_only_a_free_lock(tmp_path: Path) -> None:
+    """For work a later process can as well do (re-indexing after an upgrade at open): a
+    start-up must not wait for another writer (the MCP host gives a server seconds)."""
+    lock = WriteLock(tmp_path / "write.lock")
+    with lock.held(), lock.attempt() as got:
+        assert got  # this thread holds it already: reentrant
+    busy = threading.Event()
+    done = threading.Event()
+
+    def holder() -> None:
+        with lock.held():
+            busy.set()
+            done.wait(10)
+
+    t = threading.Thread(target=holder)
+    t.start()
+    assert busy.wait(10)
+    started = time.monotonic()
+    with lock.attempt() as got:
+        assert not got
+    assert time.monotonic() - started < 1.0
+    done.set()
+    t.join(10)
+    with lock.attempt() as got:
+        assert got
+    other = WriteLock(tmp_path / "write.lock")  # another process's, as flock sees it
+    with lock.attempt() as got, other.attempt() as theirs:
+        assert got and not theirs
+    with other.attempt() as theirs:
+        assert theirs  # released on the way out
