@@ -186,7 +186,9 @@ def write_docs(r: dict[str, Any], commit: str, prose: list[str]) -> Path:
             cells = " | ".join(f"{pct(v[f'{m}@1']).strip()} / {pct(v[f'{m}@3']).strip()}" for m in MODES)
             bold = "**" if name in ("across", "same") else ""
             lines.append(f"| {split} | {bold}{name}{bold} | {v['n']} | {cells} |")
-    lines += ["", *[line for line in prose if line.strip()], ""]
+    while prose and not prose[-1].strip():
+        prose = prose[:-1]
+    lines += ["", *prose, ""]
     return c.write_section(TITLE, lines, before="## LoCoMo")
 
 
