@@ -27,6 +27,22 @@ _ZH_LABEL = re.compile(
     r"(?:请)?(?:记住|记得|注意|提醒|警告|重要|备注|温馨提示|小贴士|决定|结论|总结|补充|说明|经验|教训|"
     r"偏好|规则|约定|事实|有个坑|一个坑|踩坑|坑|小心|当心|顺便说一下|顺便|另外|还有|对了)[^：:，,。]{0,8}?[：:，,]\s*"
 )
+# The same labels in the other languages keyterms reads (memoryd.stopwords.foreign): German,
+# French, Spanish, Portuguese, Italian, Dutch, Russian, Japanese, Korean ("Achtung:",
+# "Attention :", "Ojo:", "Важно:", "注意：", "주의:").
+_OTHER_LABEL = re.compile(
+    r"(?:achtung|vorsicht|wichtig|hinweis|notiz|merke?(?: dir)?|erinnerung|tipp|entscheidung|regel|"
+    r"attention|important|rappel|remarque|astuce|décision|règle|à retenir|"
+    r"ojo|cuidado|importante|nota|recuerda|recordatorio|aviso|consejo|decisión|regla|atención|"
+    r"atenção|lembrete|lembre-se|dica|decisão|regra|"
+    r"attenzione|ricorda|promemoria|avviso|consiglio|decisione|regola|"
+    r"let op|belangrijk|opmerking|onthoud|waarschuwing|besluit|"
+    r"внимание|важно|осторожно|заметка|напоминание|запомни|совет|решение|правило|"
+    r"メモ|覚えておいて|覚えて|備忘録|ルール|"
+    r"주의|중요|참고|메모|기억해(?: 줘| 주세요)?|결정|규칙)"
+    r"(?:\s*[:：]|\s+[—–])\s*",
+    re.I,
+)
 # Lead-ins without a colon: "Remember that ...", "FYI ...", "请记住...".
 _LEAD_IN = re.compile(
     r"(?:(?:please\s+)?remember\s+to\s+|(?:please\s+)?(?:remember|note|keep in mind)(?:\s+that)?\s+(?=\S)|"
@@ -79,7 +95,7 @@ def strip_filler(text: str) -> str:
     pos = 0
     while True:
         before = pos
-        for pattern in (_MARKER, _LABEL, _ZH_LABEL, _LEAD_IN, _ZH_LEAD_IN):
+        for pattern in (_MARKER, _LABEL, _ZH_LABEL, _OTHER_LABEL, _LEAD_IN, _ZH_LEAD_IN):
             m = pattern.match(out, pos)
             if m:
                 pos = m.end()

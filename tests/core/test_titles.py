@@ -104,3 +104,28 @@ def test_a_second_chinese_label_goes_with_its_colon() -> None:
     assert titles.strip_filler("FYI 注意一下，以后用 pnpm") == "以后用 pnpm"
     assert titles.strip_filler("so, 顺便说一下，以后用 pnpm") == "以后用 pnpm"
     assert titles.strip_filler("注意一下以后用 pnpm") == "以后用 pnpm"
+
+
+@pytest.mark.parametrize(
+    ("typed", "kept"),
+    [
+        ("Attention : ne jamais lancer les migrations pendant la journée", "ne jamais lancer"),
+        ("Achtung: kein docker compose down -v auf staging", "kein docker compose"),
+        ("Ojo: no desplegar los viernes por la tarde", "no desplegar"),
+        ("Lembrete: o backup roda às 3h", "o backup"),
+        ("Важно: не запускать миграции днём", "не запускать"),
+        ("주의: 금요일 오후에는 배포 금지", "금요일"),
+        ("Let op: nooit op vrijdag deployen", "nooit op vrijdag"),
+    ],
+)
+def test_other_languages_lead_in_labels_are_dropped(typed: str, kept: str) -> None:
+    assert titles.strip_filler(typed).startswith(kept)
+
+
+def test_a_word_that_only_looks_like_a_label_stays() -> None:
+    # no colon: it is the sentence, not a lead-in ("Regel" = rule, "Nota bene" is Latin)
+    assert (
+        titles.strip_filler("Regel 1 ist klar: Tests vor dem Merge")
+        == "Regel 1 ist klar: Tests vor dem Merge"
+    )
+    assert titles.strip_filler("Nota bene") == "Nota bene"
