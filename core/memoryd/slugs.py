@@ -54,12 +54,26 @@ def _title_words(title: str, limit: int) -> str:
     syllable (`以后一律用pnpm` -> `yi-hou-yi-lv-yong-pnpm`): the name stays ASCII, so every
     reader of slugs keeps working unchanged (an older device's sync check, shells, URLs,
     case-insensitive and normalising file systems). pypinyin reads a polyphone by its
-    phrase (银行 -> yin-hang) and loads only for a title that holds Han characters."""
+    phrase (银行 -> yin-hang) and loads only for a title that holds Han characters. Other
+    letters accents cannot be folded off (Cyrillic, Greek, kana, hangul, Arabic...) are
+    transliterated by anyascii (`Миграции` -> `migratsii`, `저장소` -> `jeojangso`), loaded
+    only for such a title; a title of those alone used to give a name with no words."""
     if _HAN.search(title):
         from pypinyin import Style, lazy_pinyin
 
         title = " ".join(lazy_pinyin(unicodedata.normalize("NFC", title), style=Style.NORMAL))
+    if not title.isascii() and any(_unfoldable(ch) for ch in title):
+        from anyascii import anyascii
+
+        title = "".join(anyascii(ch) if _unfoldable(ch) else ch for ch in title)
     return _ascii_words(title, limit)
+
+
+def _unfoldable(ch: str) -> bool:
+    """A letter with no ASCII letter under its accents (é folds to e; ж, あ, 가 do not)."""
+    return (
+        ch.isalpha() and not ch.isascii() and not unicodedata.normalize("NFKD", ch).encode("ascii", "ignore")
+    )
 
 
 def for_title(title: str, when: datetime) -> str:

@@ -75,6 +75,27 @@ def test_chinese_titles_give_their_words(title: str, words: str):
     assert p.startswith(f"promoted-3-{words}-") and slugs.validate(p) == p
 
 
+# -- titles in scripts accents cannot be folded off: transliterated, never wordless ----------
+@pytest.mark.parametrize(
+    ("title", "words"),
+    [
+        ("Никогда не запускай миграции", "nikogda-ne-zapuskay-migratsii"),
+        ("저장소 백업 절차", "jeojangso-baegeob-jeolcha"),
+        ("データベースの設定", "detabesuno-she-ding"),  # kana by anyascii, kanji by pypinyin
+        ("Ελληνικά δεδομένα", "ellinika-dedomena"),
+        ("Straße und Maß", "strasse-und-mass"),  # ß has no accent to fold off either
+        ("Für die Prüfung", "fur-die-prufung"),  # accents fold as before
+    ],
+)
+def test_other_scripts_give_their_words(title: str, words: str):
+    s = slugs.for_title(title, WHEN)
+    assert s.startswith(f"2026-05-18-{words}-") and slugs.validate(s) == s and s.isascii()
+
+
+def test_symbols_are_no_words_of_a_name():
+    assert slugs.for_title("Deploy 🚀 on Friday", WHEN).startswith("2026-05-18-deploy-on-friday-")
+
+
 def test_a_very_long_chinese_title_is_cut_at_a_syllable():
     title = "数据库迁移必须在维护窗口内完成并且提前通知所有下游团队以及值班同事" * 3
     s = slugs.for_title(title, WHEN)
