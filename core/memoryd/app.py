@@ -572,6 +572,7 @@ class Memoryd(Upkeep):
             store = step("search", lambda: self.store)
             if store is None:
                 return
+            step("re-indexing for Japanese and Korean search", store.resegment)  # once, after an upgrade
             ready: list[str] = []
             model = step("the model", self.embedder) if self.config.search.mode != "keyword" else None
             if model is not None:

@@ -43,7 +43,6 @@ BM25_WEIGHTS = (4.0, 1.0, 3.0, 2.0, 0.6)
 
 GET = f"SELECT {COLS} FROM memories WHERE slug = :slug"
 STORED_TRACES = "SELECT text FROM turns WHERE slug = :slug ORDER BY seq"
-RESEGMENT_ANY = "SELECT 1 FROM resegment LIMIT 1"  # memories migration 021 left to re-index
 TRIGGERS_OF = 'SELECT "trigger" FROM triggers WHERE slug = :slug ORDER BY "trigger"'
 MARK_RECALLED = (
     "UPDATE memories SET recall_count = recall_count + 1, last_recalled_at = :ts, "

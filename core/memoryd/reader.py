@@ -257,12 +257,10 @@ def open_current(layout: Layout) -> Reader | None:
         con.execute("PRAGMA foreign_keys = ON")
         con.execute("PRAGMA synchronous = NORMAL")
         applied = {r[0] for r in con.execute("SELECT version FROM schema_migrations")}
-        # Memories still to re-index (migration 021): the full path does it on open.
-        pending = applied == migration_versions() and con.execute(sql.RESEGMENT_ANY).fetchone() is not None
     except sqlite3.Error:
         con.close()
         return None
-    if applied != migration_versions() or pending:
+    if applied != migration_versions():
         con.close()
         return None
     return Reader(layout, con)

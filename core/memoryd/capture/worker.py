@@ -219,6 +219,7 @@ def drain(
                     _one(store, config, path, report)
             if not report.checked:
                 _check_older(store, report, check_limit)
+            _resegment(store)
         finally:
             lock.release()
         if not [p for p in spool.pending(store.layout.spool) if p.name not in report.deferred]:
@@ -235,6 +236,19 @@ def _check_older(store: Store, report: DrainReport, limit: int | None) -> None:
         return
     for slug in report.flagged:
         log.warning("flagged %s as suspect: written before the poison detector", slug)
+
+
+def _resegment(store: Store) -> None:
+    """The one-time re-index of memories whose Japanese or Korean words were indexed before
+    they were bigrammed (migration 021): here, in the background after a capture, rather
+    than in whatever process opens the store first (a SessionStart hook must stay fast)."""
+    try:
+        if done := store.resegment():
+            log.info("re-indexed %d memories for Japanese and Korean search", done)
+    except Exception:
+        log.exception(
+            "re-indexing memories for Japanese and Korean search failed; the next drain tries again"
+        )
 
 
 STALE_TEMP_SECONDS = 600

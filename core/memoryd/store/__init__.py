@@ -10,6 +10,8 @@ import contextlib
 import copy
 import hashlib
 import json
+import logging
+import stat
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -33,6 +35,8 @@ from memoryd.store.index import Hit, TurnHit
 from memoryd.store.keywords import Keywords
 from memoryd.store.writelock import WriteLock, serialised
 from memoryd.vectors import Texts, Vectors
+
+log = logging.getLogger(__name__)
 
 __all__ = ["Hit", "Store", "Turn", "TurnHit"]
 
@@ -254,15 +258,15 @@ class Store:
     @classmethod
     def open(cls, layout: Layout) -> Store:
         layout.prepare()
-        store = cls(layout, open_index(layout.index_db))
-        store.resegment()
-        return store
+        return cls(layout, open_index(layout.index_db))
 
     def resegment(self) -> int:
-        """Re-index from their files the memories migration 021 listed (kana or hangul indexed
-        before memoryd.textproc bigrammed them), if the write lock is free now: a start-up
-        never waits for it, a later open does the rest. A file that does not read keeps its
-        old words (doctor reports it). Returns how many were re-indexed."""
+        """Re-index from their files the memories migration 021 listed (kana or hangul
+        indexed before memoryd.textproc bigrammed them), if the write lock is free now: the
+        capture worker and a long-lived process's preload call it, never a hook or a start-up
+        that someone waits on. A file that does not read, or is no regular file, keeps its
+        old words (doctor reports a damaged one); every listed memory leaves the list, so one
+        bad file never holds up the rest or the next run. Returns how many were re-indexed."""
         with contextlib.closing(self.engine.raw_connection()) as con:
             pending = index.resegment_pending(con.driver_connection)
         if not pending:
@@ -271,14 +275,17 @@ class Store:
         with self._writes.attempt() as held:
             if not held:
                 return 0
-            for _slug, body_path in pending:
+            for slug, body_path in pending:
                 if body_path is None:
                     continue
+                path = self.files.absolute(body_path)
                 try:
-                    self.index_files([self.files.absolute(body_path)])
+                    if not stat.S_ISREG(path.stat().st_mode):  # a FIFO would block the read
+                        raise CorruptFile(f"{body_path}: not a regular file")
+                    self.index_files([path])
                     done += 1
-                except (CorruptFile, OSError):
-                    continue
+                except Exception as exc:  # an upgrade step: never a reason to stop the rest
+                    log.warning("%s keeps its old search words: %s: %s", slug, type(exc).__name__, exc)
             with write_session(self.engine) as s:
                 index.resegment_done(s, [slug for slug, _ in pending])
         return done
@@ -877,6 +884,8 @@ class Store:
                 report.turns += len(turns)
                 report.by_type[doc.meta.type.value] = report.by_type.get(doc.meta.type.value, 0) + 1
         self._reconcile_chain(set(seen), pairs)
+        with write_session(self.engine) as s:
+            index.resegment_clear(s)  # every file was indexed anew: nothing left to re-index
         for h in sorted(locked):
             report.skipped.append(
                 f"scope {h}: sensitive and its key is not available here; its rows were kept"

@@ -340,3 +340,7 @@ def resegment_pending(con: sqlite3.Connection) -> list[tuple[str, str | None]]:
 def resegment_done(s: Session, slugs: Sequence[str]) -> None:
     for slug in slugs:
         s.exec(text("DELETE FROM resegment WHERE slug = :slug"), params={"slug": slug})
+
+
+def resegment_clear(s: Session) -> None:
+    s.exec(text("DELETE FROM resegment"))

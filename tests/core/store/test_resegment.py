@@ -1,21 +1,26 @@
 """Kana and hangul are bigrammed for search (memoryd.textproc): an index written before
 holds Japanese and Korean text as whole runs no query matches (このリポジトリではpnpmを,
-저장소에서는). Migration 021 lists the memories whose indexed text has kana or hangul, and
-the store re-indexes them from their files on its next open with the write lock free: a
-start-up never waits for the lock, and the cold CLI's reader leaves such an index to the full
-path until it is done."""
+저장소에서는). Migration 021 lists the memories whose indexed text has kana or hangul; the
+capture worker's next drain (or a long-lived process's preload, or `reindex`) re-indexes
+them from their files when the write lock is free. Opening the store does not: a
+SessionStart hook that opens it must stay fast (the red team measured 4.9 s for 200 long
+memories when the open did it). One bad file never stops the rest, nor any later command."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from filelock import FileLock
 
-from memoryd import reader
 from memoryd.app import Memoryd
+from memoryd.capture.worker import drain
 from memoryd.config import Config
 from memoryd.paths import Layout
 from memoryd.store import Store
@@ -74,6 +79,22 @@ def _keyword(home: Path, project: Path, query: str) -> list[str]:
         app.store.engine.dispose()
 
 
+def _listed(home: Path) -> list[str]:
+    con = sqlite3.connect(home / "index.db")
+    try:
+        return sorted(r[0] for r in con.execute("SELECT slug FROM resegment"))
+    finally:
+        con.close()
+
+
+def _drain(home: Path) -> None:
+    store = Store.open(Layout(home))
+    try:
+        drain(store, Config())
+    finally:
+        store.engine.dispose()
+
+
 @pytest.fixture
 def old_home(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
     project = tmp_path / "project"
@@ -92,43 +113,81 @@ def test_the_old_index_held_japanese_and_korean_as_unsearchable_runs(
     assert "このリポジトリでは" in titles and "ずpnpmを" in titles and "저장소에서는" in titles
 
 
-def test_the_first_open_after_the_upgrade_reindexes_them_and_search_finds_them(
+def test_the_worker_reindexes_them_after_the_upgrade_and_opening_alone_does_not(
     old_home: tuple[Path, Path, dict[str, str]],
 ) -> None:
     home, project, slugs = old_home
+    assert _keyword(home, project, "ロックファイル") == []  # opened and migrated: still the old words
+    assert _listed(home) == sorted([slugs["ja"], slugs["ko"]])  # Chinese was never listed
+    _drain(home)
     found = {q: _keyword(home, project, q) for q in ("pnpm", "ロックファイル", "저장소", "数据库")}
-    assert found["pnpm"] and set(found["pnpm"]) == {slugs["ja"], slugs["ko"]}
+    assert set(found["pnpm"]) == {slugs["ja"], slugs["ko"]}
     assert found["ロックファイル"] == [slugs["ja"]]
     assert found["저장소"] == [slugs["ko"]]
-    assert found["数据库"] == [slugs["zh"]]  # Chinese was never listed: as it was
-    con = sqlite3.connect(home / "index.db")
-    assert con.execute("SELECT count(*) FROM resegment").fetchone() == (0,)
-    assert con.execute("SELECT 1 FROM schema_migrations WHERE version = 21").fetchone()
-    con.close()
+    assert found["数据库"] == [slugs["zh"]]
+    assert _listed(home) == []
 
 
-def test_a_held_write_lock_defers_it_and_the_cold_reader_steps_aside_until_done(
-    old_home: tuple[Path, Path, dict[str, str]],
-) -> None:
+def test_a_held_write_lock_defers_it_without_waiting(old_home: tuple[Path, Path, dict[str, str]]) -> None:
     home, project, slugs = old_home
     layout = Layout(home)
     other = FileLock(str(layout.write_lock))  # another process's writer, as flock sees it
     other.acquire()
     try:
-        store = Store.open(layout)  # migrates; the lock is busy: no waiting, nothing done
+        store = Store.open(layout)
         assert store.resegment() == 0
         store.engine.dispose()
-        con = sqlite3.connect(home / "index.db")
-        assert sorted(r[0] for r in con.execute("SELECT slug FROM resegment")) == sorted(
-            [slugs["ja"], slugs["ko"]]
-        )
-        con.close()
-        assert reader.open_current(layout) is None  # the CLI's read path would miss them
+        assert _listed(home) == sorted([slugs["ja"], slugs["ko"]])
     finally:
         other.release()
-    store = Store.open(layout)
-    store.engine.dispose()
-    opened = reader.open_current(layout)
-    assert opened is not None
-    opened.close()
+    _drain(home)
     assert _keyword(home, project, "저장소") == [slugs["ko"]]
+
+
+def test_a_bad_file_keeps_its_old_words_and_holds_up_nothing(
+    old_home: tuple[Path, Path, dict[str, str]],
+) -> None:
+    """Found by the red team: turns with a repeated seq made the re-index raise
+    IntegrityError out of every command, and a FIFO in place of a file hung them."""
+    home, project, slugs = old_home
+    md = next(home.glob(f"scopes/*/**/{slugs['ja']}.md"))
+    turns = md.with_name(md.name.removesuffix(".md") + ".turns.jsonl")
+    line = json.dumps({"seq": 1, "role": "user", "text": "同じ番号"}, ensure_ascii=False)
+    turns.write_text(f"{line}\n{line}\n", encoding="utf-8")
+    _drain(home)
+    assert _listed(home) == []
+    assert _keyword(home, project, "저장소") == [slugs["ko"]]  # the other one was re-indexed
+    out = subprocess.run(
+        [sys.executable, "-m", "memoryd.cli.main", "search", "pnpm", "--mode", "keyword", "--json"],
+        cwd=project,
+        env={**os.environ, "MEMORYD_HOME": str(home)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+
+
+def test_a_fifo_in_place_of_a_file_is_skipped_not_read(old_home: tuple[Path, Path, dict[str, str]]) -> None:
+    home, _, slugs = old_home
+    md = next(home.glob(f"scopes/*/**/{slugs['ko']}.md"))
+    md.unlink()
+    os.mkfifo(md)
+    store = Store.open(Layout(home))
+    try:
+        assert store.resegment() == 1  # the Japanese one; the FIFO is never opened
+    finally:
+        store.engine.dispose()
+    assert _listed(home) == []
+
+
+def test_reindex_leaves_nothing_to_reindex(old_home: tuple[Path, Path, dict[str, str]]) -> None:
+    home, project, slugs = old_home
+    store = Store.open(Layout(home))
+    try:
+        store.reindex(actor="test")
+    finally:
+        store.engine.dispose()
+    assert _listed(home) == []
+    assert _keyword(home, project, "ロックファイル") == [slugs["ja"]]
