@@ -28,7 +28,7 @@ _WORDS: dict[str, str] = {
         what which when where how why who whom whose do does did was is are should would
         could can not no our your their my we you they it its i be been have had there
         here about into than then also only just after before never always if all so up
-        out""",
+        out per non via""",
     "de": """der die das den dem des und ist sind nicht mit für wir ich du er ihr sie es
         ein eine einen einem einer an auf in zu von bei wie was wann welche welcher
         welches wo warum wer wird werden wurde immer nie auch aus nach oder aber kein keine
@@ -79,9 +79,20 @@ _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 
 def latin_language(text: str) -> str | None:
     """The language (ISO 639-1) whose function words `text` holds clearly more of than any
-    other's, by at least one word only it has; None when none does."""
+    other's: each different word counts once, a share to each language that has it, and the
+    best needs 1.5 and a lead of 1 (a word only it has); None when none does. A repeated
+    word is no more evidence ("per user per minute", "import os ... os.path"), and an
+    acronym is no function word (CI, AI, OS, MIT and IM are not Italian, Portuguese or
+    German)."""
     score: dict[str, float] = defaultdict(float)
-    for word in _WORD.findall(text.lower().replace("\u2019", "'")):
+    seen: set[str] = set()
+    for word in _WORD.findall(text.replace("\u2019", "'")):
+        if len(word) > 1 and word.isupper():
+            continue
+        word = word.lower()
+        if word in seen:
+            continue
+        seen.add(word)
         head, _, tail = word.partition("'")
         if tail in ("s", "t", "re", "ll", "ve", "m", "d"):  # it's, don't, we're: English
             langs: tuple[str, ...] | None = ("en",)
@@ -89,12 +100,14 @@ def latin_language(text: str) -> str | None:
             langs = _ELIDED.get(head) if tail else _LANGS.get(word)
         for lang in langs or ():
             score[lang] += 1 / len(langs)
+    if "¿" in text or "¡" in text:  # only Spanish opens a question or an exclamation
+        score["es"] += 1
     if not score:
         return None
     ranked = sorted(score.values(), reverse=True)
     best = max(score, key=lambda lang: score[lang])
     runner_up = ranked[1] if len(ranked) > 1 else 0.0
-    return best if score[best] - runner_up >= 1 else None
+    return best if score[best] >= 1.5 and score[best] - runner_up >= 1 else None
 
 
 def function_words(code: str) -> frozenset[str]:

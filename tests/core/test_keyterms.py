@@ -757,5 +757,36 @@ def test_korean_predicates_and_lone_jamo_are_no_keywords() -> None:
         "딕셔너리 리스트를 날짜 키로 정렬하는 법 알려 주세요 ㅠㅠ 계속 느리다 했는데 이제 돼요", 12, weak=True
     )
     assert "정렬" in got and "딕셔너리" in got  # 정렬하는: the 하다 verb's noun, sort
-    assert not {"정렬하", "느리다", "돼요", "ㅠㅠ", "ㅠ", "했는데"} & set(got), got
+    # (느리다, slow, stays: a plain ending in 다 also ends 캐나다 and 플로리다)
+    assert not {"정렬하", "돼요", "ㅠㅠ", "ㅠ", "했는데"} & set(got), got
     assert "바다" in keywords("바다 근처 숙소 예약", 8, weak=True)  # the sea: two syllables stay
+
+
+def test_korean_nouns_ending_like_particles_or_verbs_stay_whole() -> None:
+    """Found by the red team: 테스트결과 (test result) lost its 과 as if it were "and", and
+    캐나다 (Canada) was dropped as a verb in 다."""
+    got = keywords("테스트결과 저장. 테스트결과는 S3에 올리고 캐나다 팀에 공유", 12, weak=True)
+    assert "테스트결과" in got and "테스트결" not in got
+    assert "캐나다" in got
+
+
+def test_decomposed_text_reads_as_composed() -> None:
+    import unicodedata
+
+    text = "앞으로 이 저장소에서는 pnpm을 써 주세요. データベースのバックアップ"
+    nfd = unicodedata.normalize("NFD", text)
+    assert keywords(nfd, 8) == keywords(text, 8)
+    assert "저장소" in keywords(nfd, 8)
+
+
+def test_a_run_of_prolonged_sound_marks_is_no_word() -> None:
+    got = keywords("すごーーい！ーーー バックアップ ーー", 8, weak=True)
+    assert got == ["バックアップ"]
+
+
+def test_english_developer_words_keep_english_keywords() -> None:
+    """Found by the red team: "per" twice read as Italian, and Italian grammar words then
+    dropped AI and CI from an English text."""
+    got = keywords("Rate limit per AI call: cap at 20 per minute in CI, per user", 8)
+    assert {"AI", "CI"} <= set(got), got
+    assert stopwords.foreign("Use Redis per tenant and Postgres per region. CI per branch") == frozenset()
