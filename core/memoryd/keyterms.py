@@ -38,6 +38,7 @@ import functools
 import heapq
 import math
 import re
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -59,7 +60,7 @@ _W = rf"[^\W{_HAN}{_KANA}{_HANGUL}{_JAMO}]"  # a letter, digit or underscore out
 _TOKEN = re.compile(
     r"(?P<url>https?://(?P<host>[^\s/?#:\"'<>]+)[^\s\"'<>]*)"
     rf"|(?P<han>[{_HAN}]+)"
-    r"|(?P<kata>[\u30a1-\u30fa\u30fc]+)"
+    r"|(?P<kata>[\u30a1-\u30fa][\u30a1-\u30fa\u30fc]*)"  # ー lengthens a sound: no word of its own
     rf"|(?P<hangul>[{_HANGUL}]+)"
     r"|(?P<issue>#\d+)\b"
     r"|(?P<lang>\b[A-Za-z](?:\+\+|#))"
@@ -189,6 +190,9 @@ def keywords(
     the limit with weak terms too (a vocabulary, not triggers)."""
     if limit <= 0 or not text:
         return []
+    if not text.isascii():  # NFD (a macOS file name's, say) as typed: 가 is one letter, not ㄱ+ㅏ
+        text = unicodedata.normalize("NFC", text)
+        focus = unicodedata.normalize("NFC", focus) if focus else focus
     text = _PLACEHOLDER.sub(" ", text) if "[REDACTED:" in text else text
     terms = _collect(text)
     candidates = [
@@ -364,10 +368,11 @@ def _collect(text: str) -> dict[str, _Term]:
 
 
 # Korean particles glued to the word before them (저장소에서는: 저장소 + 에서는), longest first.
-# One-syllable ones that also end many nouns (이 of 고양이, 가 of 국가, 도 of 온도, 로 of 도로)
-# are left on: a keyword with its particle is a worse trigger than none cut in half.
+# One-syllable ones that also end many nouns (이 of 고양이, 가 of 국가, 도 of 온도, 로 of 도로,
+# 의 of 회의, 과 of 결과) are left on: a keyword with its particle is a worse trigger than a
+# word cut in half (테스트결과 -> 테스트결).
 _KO_PARTICLE_TEXT = """
-은 는 을 를 의 에 와 과 에서 에게 까지 부터 처럼 보다 으로 하고 에서는 에서도 에게는
+은 는 을 를 에 와 에서 에게 까지 부터 처럼 보다 으로 하고 에서는 에서도 에게는
 으로는 에는 에도 까지는 부터는 이라고 라고 이랑 랑 만큼 마다 조차 밖에
 """
 _KO_PARTICLES = sorted(_KO_PARTICLE_TEXT.split(), key=len, reverse=True)
@@ -378,7 +383,7 @@ _KO_PARTICLES = sorted(_KO_PARTICLE_TEXT.split(), key=len, reverse=True)
 _KO_VERB_ENDINGS = (
     *("니다", "세요", "어요", "아요", "해요", "에요", "예요", "돼요", "네요", "까요", "나요", "데요"),
     *("군요", "하다", "한다", "했다", "했어", "해라", "인데", "는데", "은데", "지만", "어서", "해서"),
-    *("이고", "하고"),
+    *("이고", "하고", "있다", "없다", "된다", "되다", "같다"),
 )
 
 
@@ -393,9 +398,9 @@ def _without_particle(word: str) -> str:
 
 
 def _ko_predicate(stem: str) -> bool:
-    """A verb or adjective by its ending (a plain one in 다 only from three syllables: 바다
-    is the sea)."""
-    return stem.endswith(_KO_VERB_ENDINGS) or (len(stem) >= 3 and stem.endswith("다"))
+    """A verb or adjective by its ending (not any word in 다: 바다, 캐나다 and 플로리다 are
+    places)."""
+    return stem.endswith(_KO_VERB_ENDINGS)
 
 
 def _compounds(

@@ -58,6 +58,7 @@ def _title_words(title: str, limit: int) -> str:
     letters accents cannot be folded off (Cyrillic, Greek, kana, hangul, Arabic...) are
     transliterated by anyascii (`Миграции` -> `migratsii`, `저장소` -> `jeojangso`), loaded
     only for such a title; a title of those alone used to give a name with no words."""
+    title = title[: 4 * limit]  # more than the name can hold: a megabyte title is not transliterated whole
     if _HAN.search(title):
         from pypinyin import Style, lazy_pinyin
 

@@ -13,6 +13,7 @@ neither リポジトリ nor pnpm found it) and Korean glues particles to its wor
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -52,7 +53,11 @@ def bigrams(run: str) -> list[str]:
 
 def segment(text: str) -> str:
     """Rewrite Han, kana and hangul runs as space-separated bigrams; everything else is left
-    as is."""
+    as is. Decomposed text (NFD: hangul as jamo, が as か + ゙) is composed first, so it
+    matches what was typed composed."""
+    if text.isascii():
+        return text
+    text = unicodedata.normalize("NFC", text)
     if not _HAN_RUN.search(text):
         return text
     return _HAN_RUN.sub(lambda m: " " + " ".join(bigrams(m.group())) + " ", text)
@@ -60,6 +65,8 @@ def segment(text: str) -> str:
 
 def terms(text: str) -> list[str]:
     """Search terms of free text: lower-cased words without stopwords, Han bigrams."""
+    if not text.isascii():
+        text = unicodedata.normalize("NFC", text)  # as segment() indexes it
     out: list[str] = []
     for tok in _WORD.findall(text):
         if _HAN_RUN.fullmatch(tok):

@@ -43,3 +43,11 @@ def test_dates_people_write():
     assert date_match([DateRef(2023, 5, None)], "2023-05-08T10:00:00Z") == 1.0
     assert date_match([DateRef(2023, 5, 9)], "2023-05-08T10:00:00Z") == 2 / 3
     assert date_match([DateRef(2022, 5, None)], "2023-05-08T10:00:00Z") == 0.0
+
+
+def test_a_decomposed_query_finds_composed_text():
+    import unicodedata
+
+    text = "저장소에서는 データベースの設定"
+    assert segment(unicodedata.normalize("NFD", text)) == segment(text)
+    assert terms(unicodedata.normalize("NFD", "저장소")) == terms("저장소") == ["저장", "장소"]
