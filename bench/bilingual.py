@@ -156,29 +156,38 @@ def rate(rs: list[dict[str, Any]], mode: str, k: int) -> float | None:
     return sum(r["want"] in r["got"][mode][:k] for r in rs) / len(rs)
 
 
-def table(results: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
-    """split -> group (each direction, 'across', 'same') -> n and per mode top-1 / top-3."""
+def table(
+    results: list[dict[str, Any]],
+    groups: dict[str, tuple[str, ...]] | None = None,
+    *,
+    field: str = "direction",
+) -> dict[str, dict[str, dict[str, Any]]]:
+    """split -> group (each direction, 'across', 'same') -> n and per mode top-1 / top-3.
+    `groups` name sets of a result's `field` (bench/multilingual.py groups its own)."""
     out: dict[str, dict[str, dict[str, Any]]] = {}
-    groups = {**{d: (d,) for d in DIRECTIONS}, "across": CROSS, "same": SAME}
+    if groups is None:
+        groups = {**{d: (d,) for d in DIRECTIONS}, "across": CROSS, "same": SAME}
     for split in (*SPLITS, "all"):
         part = [r for r in results if split == "all" or r["split"] == split]
         if not part:
             continue
         out[split] = {}
-        for name, dirs in groups.items():
-            rs = [r for r in part if r["direction"] in dirs]
+        for name, members in groups.items():
+            rs = [r for r in part if r[field] in members]
             out[split][name] = {"n": len(rs)} | {
                 f"{mode}@{k}": rate(rs, mode, k) for mode in MODES for k in (1, 3)
             }
     return out
 
 
-def misses(results: list[dict[str, Any]], names: dict[str, str]) -> list[dict[str, Any]]:
+def misses(
+    results: list[dict[str, Any]], names: dict[str, str], *, field: str = "direction"
+) -> list[dict[str, Any]]:
     """Hybrid top-3 misses, with what came first instead."""
     return [
         {
             "split": r["split"],
-            "direction": r["direction"],
+            field: r[field],
             "id": r["id"],
             "question": r["question"],
             "hybrid_top3": [names.get(s, s) for s in r["got"]["hybrid"]],
@@ -211,6 +220,32 @@ def pct(x: float | None) -> str:
     return "   -" if x is None else f"{100 * x:4.0f}"
 
 
+def print_table(tab: dict[str, dict[str, dict[str, Any]]], label: str) -> None:
+    """The hit-rate table, a block per split; `label` heads the group column."""
+    head = f"{'split':<9}{label:<10}{'n':>3}  " + "  ".join(f"{m:>11}" for m in MODES)
+    for split, groups in tab.items():
+        print(head)
+        for name, v in groups.items():
+            cells = "  ".join(f"{pct(v[f'{m}@1'])} / {pct(v[f'{m}@3'])}" for m in MODES)
+            print(f"{split:<9}{name:<10}{v['n']:>3}  {cells}")
+
+
+def print_misses(found: list[dict[str, Any]], field: str) -> None:
+    for m in found:
+        print(f"  miss {m['split']:<8} {m[field]} {m['id']}: {m['question']!r} -> {m['hybrid_top3']}")
+
+
+def doc_rows(tab: dict[str, dict[str, dict[str, Any]]], splits: tuple[str, ...]) -> list[str]:
+    """The table's markdown rows for docs/benchmarks.md, the summary groups in bold."""
+    out = []
+    for split in splits:
+        for name, v in tab[split].items():
+            cells = " | ".join(f"{pct(v[f'{m}@1']).strip()} / {pct(v[f'{m}@3']).strip()}" for m in MODES)
+            bold = "**" if name in ("across", "same") else ""
+            out.append(f"| {split} | {bold}{name}{bold} | {v['n']} | {cells} |")
+    return out
+
+
 def print_report(r: dict[str, Any], show: bool) -> None:
     s = r["setup"]
     print(
@@ -218,19 +253,11 @@ def print_report(r: dict[str, Any], show: bool) -> None:
         f"{s['left_to_worker']} texts left to the worker, embedded after in {s['embed_after_s']} s"
     )
     print("hit rate, % (top-1 / top-3), every question against all 64 memories of one project")
-    head = f"{'split':<9}{'direction':<10}{'n':>3}  " + "  ".join(f"{m:>11}" for m in MODES)
-    for split, groups in r["table"].items():
-        print(head)
-        for name, v in groups.items():
-            cells = "  ".join(f"{pct(v[f'{m}@1'])} / {pct(v[f'{m}@3'])}" for m in MODES)
-            print(f"{split:<9}{name:<10}{v['n']:>3}  {cells}")
+    print_table(r["table"], "direction")
     for split, failed in verdicts(r["table"]).items():
         print(f"targets on {split}: {'met' if not failed else 'MISSED: ' + '; '.join(failed)}")
     if show:
-        for m in r["misses"]:
-            print(
-                f"  miss {m['split']:<8} {m['direction']} {m['id']}: {m['question']!r} -> {m['hybrid_top3']}"
-            )
+        print_misses(r["misses"], "direction")
 
 
 # What the across-language misses came from and what changed (issue20-lang): prose, kept by
@@ -298,11 +325,7 @@ def write_docs(r: dict[str, Any], commit: str) -> Path:
         "| split | direction | n | keyword | hybrid | dense |",
         "|---|---|---|---|---|---|",
     ]
-    for split in SPLITS:
-        for name, v in r["table"][split].items():
-            cells = " | ".join(f"{pct(v[f'{m}@1']).strip()} / {pct(v[f'{m}@3']).strip()}" for m in MODES)
-            bold = "**" if name in ("across", "same") else ""
-            lines.append(f"| {split} | {bold}{name}{bold} | {v['n']} | {cells} |")
+    lines += doc_rows(r["table"], SPLITS)
     lines.append("")
     for split, failed in verdicts(r["table"]).items():
         verdict = "met." if not failed else "**missed**: " + "; ".join(failed) + "."

@@ -114,50 +114,22 @@ def measure(split: str = "all", limit: int = 3) -> dict[str, Any]:
 
 def table(results: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
     """split -> group -> n and per mode top-1 / top-3."""
-    out: dict[str, dict[str, dict[str, Any]]] = {}
     groups = {**{g: (g,) for g in GROUPS}, "across": GROUPS, "same": ("same",)}
-    for split in (*SPLITS, "all"):
-        part = [r for r in results if split == "all" or r["split"] == split]
-        if not part:
-            continue
-        out[split] = {}
-        for name, members in groups.items():
-            rs = [r for r in part if r["group"] in members]
-            out[split][name] = {"n": len(rs)} | {
-                f"{mode}@{k}": bilingual.rate(rs, mode, k) for mode in MODES for k in (1, 3)
-            }
-    return out
+    return bilingual.table(results, groups, field="group")
 
 
 def misses(results: list[dict[str, Any]], names: dict[str, str]) -> list[dict[str, Any]]:
     """Hybrid top-3 misses, with what came first instead."""
-    return [
-        {
-            "split": r["split"],
-            "group": r["group"],
-            "id": r["id"],
-            "question": r["question"],
-            "hybrid_top3": [names.get(s, s) for s in r["got"]["hybrid"]],
-        }
-        for r in results
-        if r["want"] not in r["got"]["hybrid"][:3]
-    ]
+    return bilingual.misses(results, names, field="group")
 
 
 def print_report(r: dict[str, Any], show: bool) -> None:
     s = r["setup"]
     print(f"multilingual set: {len(rows())} memories recorded in {s['record_s']} s; model {s['model']}")
     print("hit rate, % (top-1 / top-3), every question against all 64 memories of one project")
-    head = f"{'split':<9}{'group':<10}{'n':>3}  " + "  ".join(f"{m:>11}" for m in MODES)
-    pct = bilingual.pct
-    for split, groups in r["table"].items():
-        print(head)
-        for name, v in groups.items():
-            cells = "  ".join(f"{pct(v[f'{m}@1'])} / {pct(v[f'{m}@3'])}" for m in MODES)
-            print(f"{split:<9}{name:<10}{v['n']:>3}  {cells}")
+    bilingual.print_table(r["table"], "group")
     if show:
-        for m in r["misses"]:
-            print(f"  miss {m['split']:<8} {m['group']} {m['id']}: {m['question']!r} -> {m['hybrid_top3']}")
+        bilingual.print_misses(r["misses"], "group")
 
 
 def write_docs(r: dict[str, Any], commit: str, prose: list[str]) -> Path:
@@ -165,7 +137,6 @@ def write_docs(r: dict[str, Any], commit: str, prose: list[str]) -> Path:
     the paragraphs already there after the table (written by hand, kept)."""
     from bench import _common as c
 
-    pct = bilingual.pct
     lines = [
         TITLE,
         "",
@@ -181,11 +152,7 @@ def write_docs(r: dict[str, Any], commit: str, prose: list[str]) -> Path:
         "| split | group | n | keyword | hybrid | dense |",
         "|---|---|---|---|---|---|",
     ]
-    for split in (*SPLITS, "all"):
-        for name, v in r["table"][split].items():
-            cells = " | ".join(f"{pct(v[f'{m}@1']).strip()} / {pct(v[f'{m}@3']).strip()}" for m in MODES)
-            bold = "**" if name in ("across", "same") else ""
-            lines.append(f"| {split} | {bold}{name}{bold} | {v['n']} | {cells} |")
+    lines += bilingual.doc_rows(r["table"], (*SPLITS, "all"))
     while prose and not prose[-1].strip():
         prose = prose[:-1]
     lines += ["", *prose, ""]

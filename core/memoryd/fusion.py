@@ -109,6 +109,8 @@ _SPACED = {
     "arabic": re.compile(r"[\u0600-\u06ff]+"),
     "hebrew": re.compile(r"[\u0590-\u05ff]+"),
 }
+# A letter of each script that has a language of its own to memoryd.stopwords.foreign.
+LETTER_OF = {"cyrillic": _SPACED["cyrillic"], "kana": _KANA, "hangul": _HANGUL}
 
 
 def script(text: str) -> str | None:

@@ -10,9 +10,8 @@ Data only: kept in a module so that it ships wherever the code does.
 from __future__ import annotations
 
 import functools
-import re
 
-from memoryd import language
+from memoryd import fusion, language
 from memoryd.textproc import STOPWORDS as _SEARCH_STOPWORDS
 
 _EN_TEXT = """
@@ -139,9 +138,7 @@ _PACKAGE_NAMES = {
     "ja": "japanese",
     "ko": "korean",
 }
-_CYRILLIC = re.compile(r"[\u0400-\u04ff]")
-_KANA = re.compile(r"[\u3040-\u30ff]")
-_HANGUL = re.compile(r"[\uac00-\ud7af]")
+_BY_LETTERS = (("ru", "cyrillic"), ("ja", "kana"), ("ko", "hangul"))  # fusion.LETTER_OF's scripts
 
 
 # What _EN_TEXT lists for English in other languages: how people talk to an agent (always,
@@ -190,12 +187,10 @@ def foreign(text: str) -> frozenset[str]:
     written in: the Latin-script language its function words tell (where most of it is in
     Latin letters), and Russian, Japanese or Korean where their letters appear. Empty for
     English and Chinese (EN and ZH cover them)."""
-    from memoryd.fusion import script
-
     # The Latin words of a Chinese text are names and jargon (Wi-Fi, LOS, GitHub Actions):
     # their function words, if any, tell no language of the text.
-    latin = language.latin_language(text) if script(text) == "latin" else None
+    latin = language.latin_language(text) if fusion.script(text) == "latin" else None
     codes = [latin] if latin is not None and latin != "en" else []
     if not text.isascii():
-        codes += [code for code, rx in (("ru", _CYRILLIC), ("ja", _KANA), ("ko", _HANGUL)) if rx.search(text)]
+        codes += [code for code, name in _BY_LETTERS if fusion.LETTER_OF[name].search(text)]
     return frozenset().union(*(of_language(c) for c in codes))
