@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 import time
@@ -33,7 +34,7 @@ from typing import Any
 
 import _common as c
 
-from memoryd import embed, search
+from memoryd import clock, embed, search
 from memoryd.capture.worker import embed_new, process
 from memoryd.config import Config
 from memoryd.paths import Layout
@@ -156,11 +157,25 @@ def evaluate(qs: list[dict[str, Any]], work: Path, home: Path, mod: Any, modes: 
 
 
 def score(store: Store, captured: list[Captured], mod: Any, mode: str, embedder: Any) -> dict[str, Any]:
+    prior = os.environ.get("MEMORYD_NOW")
+    try:
+        return _score(store, captured, mod, mode, embedder)
+    finally:
+        if prior is None:
+            os.environ.pop("MEMORYD_NOW", None)
+        else:
+            os.environ["MEMORYD_NOW"] = prior
+
+
+def _score(store: Store, captured: list[Captured], mod: Any, mode: str, embedder: Any) -> dict[str, Any]:
     sums: dict[str, dict[str, float]] = {}
     lat: list[float] = []
     for q, scope, slug_index in captured:
         ids = corpus_ids(q)
         correct = list({i for i in ids if "answer" in i})
+        # Asked on the question's date, as the protocol gives it: "a week ago" means a week
+        # before then (memoryd.timewords reads the clock, which MEMORYD_NOW pins).
+        os.environ["MEMORYD_NOW"] = clock.iso(when(q["question_date"]))
         t1 = time.perf_counter()
         results = search.search(
             store,

@@ -127,6 +127,14 @@ def traces_of(slugs: Sequence[str]) -> tuple[str, dict[str, Any]]:
     return f"SELECT slug, text FROM turns WHERE {where} ORDER BY slug, seq", params
 
 
+def started_of(slugs: Sequence[str]) -> tuple[str, dict[str, Any]]:
+    """When each session began, by its first timestamped turn (what time words in a
+    question are matched against: an imported session's turns keep their own times)."""
+    params: dict[str, Any] = {}
+    where = _in("slug", "slugs", list(slugs), params)
+    return f"SELECT slug, min(ts) FROM turns WHERE {where} AND ts IS NOT NULL GROUP BY slug", params
+
+
 def turns_at(slug: str, seqs: Sequence[int]) -> tuple[str, dict[str, Any]]:
     """One session's turns by seq, as TurnHit's first six fields."""
     params: dict[str, Any] = {"slug": slug}

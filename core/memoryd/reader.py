@@ -120,6 +120,9 @@ class Reader:
                 out[(r[0], int(r[1]))] = TurnHit(*r[:6], 0.0)
         return out
 
+    def started(self, slugs: Sequence[str]) -> dict[str, str]:
+        return dict(self._all(*sql.started_of(slugs))) if slugs else {}
+
     def traces_text(self, slug: str) -> str:
         return "\n".join(r[0] for r in self._all(sql.STORED_TRACES, {"slug": slug}))
 

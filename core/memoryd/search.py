@@ -17,12 +17,13 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from memoryd import fusion, turnrank
+from memoryd import clock, fusion, timewords, turnrank
 from memoryd.config import SEARCH_MODES
 from memoryd.embed import tag
+from memoryd.errors import UsageError
 from memoryd.index_sql import TurnHit
 from memoryd.kinds import DecayState, MemoryType
 from memoryd.textproc import match_query, snippet, terms
@@ -56,6 +57,11 @@ DENSE_FLOOR = 0.2
 MEMORY_FLOOR = 0.16
 
 LONG_TERM_BOOST = 1.25
+# A memory from the days the question's time words point at ("last week", 三天前;
+# memoryd.timewords) counts this much more: enough to lift it over an equally close
+# memory from other days, as long-term memory is lifted over working memory, not over a
+# clearly better match, since people misremember when.
+WHEN_BOOST = 1.25
 STATE_FACTOR = {
     DecayState.alive.value: 1.0,
     DecayState.dim.value: 0.85,
@@ -102,6 +108,7 @@ class Evidence:
     rows: dict[str, dict[str, Any]]
     titles: dict[str, str]
     bodies: dict[str, str]
+    started: dict[str, str] = field(default_factory=dict)  # sealed sessions' first turn times
 
 
 def fused(
@@ -122,6 +129,7 @@ def fused(
     rows: dict[str, dict[str, Any]] = {}
     titles: dict[str, str] = {}
     bodies: dict[str, str] = {}
+    started: dict[str, str] = {}
     for e in evidence:
         keyword.update(e.keyword)
         cosine.update(e.cosine)
@@ -131,9 +139,12 @@ def fused(
         rows.update(e.rows)
         titles.update(e.titles)
         bodies.update(e.bodies)
+        started.update(e.started)
     kept = _kept(keyword, cosine, peak, exact, hybrid=hybrid, blind=blind)
     kept = {k: v for k, v in kept.items() if k in rows}  # gone since the vectors were read
-    ranked = fusion.order(kept, factors={k: factor(rows[k]) for k in kept}, exact=exact)[:limit]
+    when = time_factors(store, query, {k: rows[k] for k in kept}, started)
+    factors = {k: factor(rows[k]) * when.get(k, 1.0) for k in kept}
+    ranked = fusion.order(kept, factors=factors, exact=exact)[:limit]
     words = terms(query) if with_snippets else []
     out = []
     for slug, score in ranked:
@@ -160,14 +171,35 @@ def factor(row: dict[str, Any]) -> float:
     return boost * STATE_FACTOR.get(row.get("decay_state", "alive"), 1.0)
 
 
-def rank(score: float, row: dict[str, Any]) -> float:
-    return -score * factor(row)  # bm25() is lower-is-better
+def rank(score: float, row: dict[str, Any], when: float = 1.0) -> float:
+    return -score * factor(row) * when  # bm25() is lower-is-better
+
+
+def time_factors(
+    store: Store, query: str, rows: Mapping[str, dict[str, Any]], started: Mapping[str, str] | None = None
+) -> dict[str, float]:
+    """WHEN_BOOST for each memory from the days the query's time words name (none
+    named: nothing). A session counts from its first turn, other memories from when they
+    were written; `started` holds what the index does not (sealed sessions)."""
+    found = timewords.spans(query, clock.now().astimezone().date())
+    if not found or not rows:
+        return {}
+    times = dict(started or {})
+    if missing := [k for k in rows if k not in times]:
+        times.update(store.started(missing))
+    out = {}
+    for slug, row in rows.items():
+        try:
+            when = clock.parse_ts(times.get(slug) or row["created_at"])
+        except (KeyError, TypeError, UsageError):
+            continue
+        if timewords.within(when, found):
+            out[slug] = WHEN_BOOST
+    return out
 
 
 def check_mode(mode: str) -> str:
     if mode not in MODES:
-        from memoryd.errors import UsageError
-
         raise UsageError(f"search mode must be keyword, hybrid or dense, not {mode!r}")
     return mode
 
@@ -397,12 +429,14 @@ def _keyword_search(
     pool = store.search(
         match, scopes=scopes, types=types, states=states_for(include_forgotten), limit=max(limit * 3, 30)
     )
-    ranked = sorted(pool, key=lambda hr: rank(hr[0].score, hr[1]), reverse=True)[:limit]
+    when = time_factors(store, query, {row["slug"]: row for _, row in pool})
+    ranked = sorted(pool, key=lambda hr: rank(hr[0].score, hr[1], when.get(hr[1]["slug"], 1.0)), reverse=True)
+    ranked = ranked[:limit]
     words = terms(query) if with_snippets else []
     out = []
     for hit, row in ranked:
         text = snippet(_body(store, row), query, words=words) if with_snippets else ""
-        out.append(_result(row, row["title"], hit.score, text))
+        out.append(_result(row, row["title"], hit.score, text, when=when.get(row["slug"], 1.0)))
     return successors_first(out)
 
 
@@ -468,7 +502,9 @@ def _exact(
     return {slug: n for slug, n in counts.items() if n}, bodies
 
 
-def _result(row: dict[str, Any], title: str, bm25: float, text: str, *, score: float | None = None) -> Result:
+def _result(
+    row: dict[str, Any], title: str, bm25: float, text: str, *, score: float | None = None, when: float = 1.0
+) -> Result:
     return Result(
         row["slug"],
         title,
@@ -478,7 +514,7 @@ def _result(row: dict[str, Any], title: str, bm25: float, text: str, *, score: f
         row["source"],
         row["created_at"],
         int(row["recall_count"]),
-        round(rank(bm25, row) if score is None else score, 4),
+        round(rank(bm25, row, when) if score is None else score, 4),
         text,
         row.get("superseded_by"),
     )
@@ -623,6 +659,7 @@ def search_sensitive(
     rows = store.list(scopes=[scope_hash], types=types, states=states)
     db = sqlite3.connect(":memory:")
     docs: dict[str, tuple[dict[str, Any], str, str, str]] = {}  # slug: row, title, body, all text
+    started: dict[str, str] = {}
     order: list[str] = []
     try:
         db.execute("PRAGMA temp_store = MEMORY")
@@ -637,7 +674,10 @@ def search_sensitive(
                 if unopened is not None:
                     unopened.append(row["slug"])
                 continue
-            traces_text = "\n".join(t.text for t in store.files.read_turns(path))
+            turns = store.files.read_turns(path)
+            traces_text = "\n".join(t.text for t in turns)
+            if times := [t.ts for t in turns if t.ts]:
+                started[row["slug"]] = min(times)
             fields = (
                 doc.meta.title,
                 doc.body,
@@ -663,10 +703,11 @@ def search_sensitive(
     finally:
         db.close()
     if not dense:
+        when = time_factors(store, query, {order[rowid]: docs[order[rowid]][0] for rowid, _ in hits}, started)
         out = []
         for rowid, score in hits:
             row, title, body, _ = docs[order[rowid]]
-            out.append(_result(row, title, score, snippet(body, query)))
+            out.append(_result(row, title, score, snippet(body, query), when=when.get(row["slug"], 1.0)))
         return sorted(out, key=lambda r: r.score, reverse=True)[:limit]
     assert near is not None
     keyword = {order[rowid]: -score for rowid, score in hits}
@@ -683,6 +724,7 @@ def search_sensitive(
         {k: d[0] for k, d in docs.items()},
         {k: d[1] for k, d in docs.items()},
         {k: d[2] for k, d in docs.items()},
+        started,
     )
     if evidence is not None:
         evidence.append(found)

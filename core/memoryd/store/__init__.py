@@ -745,6 +745,14 @@ class Store:
         with contextlib.closing(self.engine.raw_connection()) as con:
             return index.stored_traces_many(con.driver_connection, slugs)
 
+    def started(self, slugs: Sequence[str]) -> dict[str, str]:
+        """When each of these sessions began (its first turn's time; memories without
+        timestamped turns left out), as `rows`."""
+        if not slugs:
+            return {}
+        with contextlib.closing(self.engine.raw_connection()) as con:
+            return index.started(con.driver_connection, slugs)
+
     def read(self, slug: str) -> tuple[Document, Path]:
         row = self.row(slug)
         path = self.files.absolute(row["body_path"])

@@ -115,6 +115,11 @@ def stored_traces_many(con: sqlite3.Connection, slugs: Sequence[str]) -> dict[st
     return {slug: "\n".join(t) for slug, t in texts.items()}
 
 
+def started(con: sqlite3.Connection, slugs: Sequence[str]) -> dict[str, str]:
+    """Each session's first turn time, in one statement (memoryd.index_sql.started_of)."""
+    return dict(con.execute(*sql.started_of(slugs)).fetchall())
+
+
 def replace_turns(s: Session, slug: str, turns: Sequence[Turn]) -> None:
     s.exec(
         text("DELETE FROM turns_fts WHERE rowid IN (SELECT id FROM turns WHERE slug = :slug)"),

@@ -1,0 +1,207 @@
+"""The stretch of past days a question points at with its time words ("a week ago",
+"last Saturday", "in the past two months", 上周, 三天前), as dates relative to today.
+
+A person asks "what did I decide last week?" and means the sessions of last week, which
+no keyword and no embedding can tell from the others: their words say nothing about when
+they were written. Search lifts the memories whose session falls in the stretch
+(memoryd.search.time_factors); it never drops the others, since people misremember when.
+
+Only time words that point back are read. "Tonight", "this weekend" and "today" mostly
+ask about what is to come ("what should I cook this weekend?"), and "how many days ago"
+asks for the span rather than naming it. The stretches are generous: "N units ago" is a
+guess, so it spans 15% of N units either side (at least a day), and a named day, week,
+month or year runs on two days past its end, as what happened is often told a day or
+two later. Dates are the user's local calendar days.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, timedelta
+
+Span = tuple[date, date]  # first and last day, both included
+
+SLACK = 0.15  # of the distance named by "N units ago"
+TOLD_LATER = 2  # days after a named day or week that still count
+
+_UNIT_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
+_UNIT = {
+    **{
+        w: "day"
+        for w in ("day", "days", "tag", "tagen", "tage", "jour", "jours", "día", "días", "dia", "dias")
+    },
+    **{w: "week" for w in ("week", "weeks", "woche", "wochen", "semaine", "semaines", "semana", "semanas")},
+    **{w: "month" for w in ("month", "months", "monat", "monaten", "monate", "mois", "mes", "meses")},
+    **{w: "year" for w in ("year", "years", "jahr", "jahren", "jahre", "an", "ans", "año", "años")},
+}
+_COUNT = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "a few": 3,
+    "few": 3, "several": 3,
+    "ein": 1, "eine": 1, "einer": 1, "einem": 1, "einen": 1, "zwei": 2, "drei": 3, "vier": 4,
+    "fünf": 5, "sechs": 6, "ein paar": 3,
+    "un": 1, "une": 1, "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "quelques": 3,
+    "una": 1, "uno": 1, "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "unos": 3, "unas": 3,
+}  # fmt: skip
+_COUNT_RE = "|".join(sorted((re.escape(k) for k in _COUNT), key=len, reverse=True))
+_N = rf"(\d{{1,3}}|{_COUNT_RE})"
+_UNITS_RE = "|".join(sorted(_UNIT, key=len, reverse=True))
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+_AGO = [
+    re.compile(rf"\b{_N}\s+({_UNITS_RE})\s+ago\b"),  # two weeks ago ("how many weeks ago" names none)
+    re.compile(rf"\bvor\s+{_N}\s+({_UNITS_RE})\b"),  # vor zwei Wochen
+    re.compile(rf"\bil y a\s+{_N}\s+({_UNITS_RE})\b"),  # il y a deux semaines
+    re.compile(rf"\bhace\s+{_N}\s+({_UNITS_RE})\b"),  # hace dos semanas
+]
+_PERIOD = r"(day|days|week|weeks|month|months|year|years)\b"
+# A stretch up to today: "in the past two weeks", "over the last month", "last 3 days".
+_PAST = re.compile(rf"\b(?:(?:(?:the|these)\s+(?:last|past)|past)\s+(?:{_N}\s+)?|last\s+{_N}\s+){_PERIOD}")
+_LAST_WEEKDAY = re.compile(rf"\b(?:last|this past|past)\s+({'|'.join(_WEEKDAYS)})\b")
+_LAST_WEEKEND = re.compile(r"\b(?:last|this past|past)\s+weekend\b")
+_YESTERDAY = re.compile(r"\b(?:yesterday|gestern|ayer|ontem|ieri|gisteren)\b")  # not "hier": German "here"
+_DAY_BEFORE = re.compile(r"\b(?:the day before yesterday|vorgestern|avant-hier|anteayer)\b")
+_LAST_CALENDAR = [
+    (
+        re.compile(r"\b(?:letzte|vergangene)n?\s+woche\b|\bla semaine derni[eè]re\b|\bla semana pasada\b"),
+        "week",
+    ),
+    (re.compile(r"\b(?:letzte|vergangene)n?\s+monat\b|\ble mois dernier\b|\bel mes pasado\b"), "month"),
+    (re.compile(r"\b(?:letzte|vergangene)s?\s+jahr\b|\bl'ann[ée]e derni[eè]re\b|\bel año pasado\b"), "year"),
+]
+
+# Chinese: 三天前, 两个星期前, 半个月前, 上周六, 上个月, 去年, 最近两周, 过去三个月.
+_ZH_DIGIT = dict(zip("一二两俩三四五六七八九", (1, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9), strict=True))
+_ZH_N = r"(\d{1,3}|[一二两俩三四五六七八九十]{1,3}|几|半)"
+_ZH_UNIT = r"(天|周|个星期|个礼拜|星期|礼拜|个月|年)"  # not 月, 日: 三月前 is "before March"
+_ZH_AGO = re.compile(_ZH_N + r"\s*" + _ZH_UNIT + r"(?:之)?前")
+_ZH_PAST = re.compile(r"(?:最近|过去|近|这)\s*" + _ZH_N + r"\s*" + _ZH_UNIT)
+_ZH_LAST_WEEK = re.compile(r"上(?:个)?(?:周|星期|礼拜)([一二三四五六日天末])?")
+_ZH_UNIT_DAYS = {"天": 1, "周": 7, "星期": 7, "礼拜": 7, "个星期": 7, "个礼拜": 7, "个月": 30, "年": 365}
+
+
+def spans(question: str, today: date) -> list[Span]:
+    """Every stretch of days the question's time words point back to (none: no such words)."""
+    text = question.lower()
+    out: list[Span] = []
+    for pattern in _AGO:
+        for m in pattern.finditer(text):
+            if (count := _count(m.group(1))) is not None:
+                out.append(_around(today, count * _UNIT_DAYS[_UNIT[m.group(2)]]))
+    for m in _PAST.finditer(text):
+        word = m.group(1) or m.group(2)
+        count = _count(word) if word else 1
+        if count is not None:
+            out.append(_back_to(today, count * _UNIT_DAYS[m.group(3).rstrip("s")]))
+    text_sans_past = _PAST.sub(" ", text)
+    for m in re.finditer(r"\blast\s+(week|month|year)\b", text_sans_past):
+        out.append(_previous(today, m.group(1)))
+    for pattern, unit in _LAST_CALENDAR:
+        if pattern.search(text):
+            out.append(_previous(today, unit))
+    for m in _LAST_WEEKDAY.finditer(text):
+        day = _most_recent(today, _WEEKDAYS.index(m.group(1)))
+        out.append((day, day + timedelta(days=TOLD_LATER)))
+    if _LAST_WEEKEND.search(text):
+        saturday = _most_recent(today - timedelta(days=1), 5)
+        out.append((saturday, saturday + timedelta(days=1 + TOLD_LATER)))
+    if _DAY_BEFORE.search(text):
+        out.append(_day(today, 2))
+    elif _YESTERDAY.search(text):
+        out.append(_day(today, 1))
+    out += _chinese(question, today)
+    return out
+
+
+def within(when: datetime, found: list[Span]) -> bool:
+    """Whether a moment (aware; read in the local time zone) falls on a day of a span."""
+    day = when.astimezone().date()
+    return any(first <= day <= last for first, last in found)
+
+
+def _chinese(text: str, today: date) -> list[Span]:
+    out: list[Span] = []
+    for m in _ZH_AGO.finditer(text):
+        if (days := _zh_days(m.group(1), m.group(2))) is not None:
+            out.append(_around(today, days))
+    for m in _ZH_PAST.finditer(text):
+        if (days := _zh_days(m.group(1), m.group(2))) is not None:
+            out.append(_back_to(today, days))
+    for m in _ZH_LAST_WEEK.finditer(text):
+        monday = today - timedelta(days=today.weekday() + 7)
+        which = m.group(1)
+        if which is None:
+            out.append((monday, monday + timedelta(days=6 + TOLD_LATER)))
+        elif which == "末":
+            out.append((monday + timedelta(days=5), monday + timedelta(days=6 + TOLD_LATER)))
+        else:
+            day = monday + timedelta(days="一二三四五六日天".index(which) if which != "天" else 6)
+            out.append((day, day + timedelta(days=TOLD_LATER)))
+    if "上个月" in text or "上月" in text:
+        out.append(_previous(today, "month"))
+    if "去年" in text:
+        out.append(_previous(today, "year"))
+    if "大前天" in text:
+        out.append(_day(today, 3))
+    elif "前天" in text:
+        out.append(_day(today, 2))
+    elif "昨天" in text or "昨日" in text:
+        out.append(_day(today, 1))
+    return out
+
+
+def _zh_days(count: str, unit: str) -> int | None:
+    per = _ZH_UNIT_DAYS[unit]
+    if count == "半":
+        return per // 2 if per > 1 else None
+    n = 3 if count == "几" else _zh_number(count)
+    return n * per if n else None
+
+
+def _zh_number(text: str) -> int | None:
+    if text.isdigit():
+        return int(text)
+    if text == "十":
+        return 10
+    if "十" in text:
+        tens, _, ones = text.partition("十")
+        return (_ZH_DIGIT.get(tens, 1) if tens else 1) * 10 + (_ZH_DIGIT.get(ones, 0) if ones else 0)
+    return _ZH_DIGIT.get(text) if len(text) == 1 else None
+
+
+def _count(word: str) -> int | None:
+    if word.isdigit():
+        return int(word) or None
+    return _COUNT.get(word)
+
+
+def _around(today: date, days: int) -> Span:
+    slack = max(1, round(days * SLACK))
+    return (today - timedelta(days=days + slack), today - timedelta(days=days - slack))
+
+
+def _back_to(today: date, days: int) -> Span:
+    return (today - timedelta(days=days + max(1, round(days * SLACK))), today)
+
+
+def _day(today: date, back: int) -> Span:
+    day = today - timedelta(days=back)
+    return (day, day)
+
+
+def _most_recent(today: date, weekday: int) -> date:
+    """The last such weekday before today (a week back when today is one)."""
+    return today - timedelta(days=(today.weekday() - weekday) % 7 or 7)
+
+
+def _previous(today: date, unit: str) -> Span:
+    """The calendar week, month or year before this one, and the days it is told in after."""
+    if unit == "week":
+        first = today - timedelta(days=today.weekday() + 7)
+        last = first + timedelta(days=6)
+    elif unit == "month":
+        last = today.replace(day=1) - timedelta(days=1)
+        first = last.replace(day=1)
+    else:
+        first, last = date(today.year - 1, 1, 1), date(today.year - 1, 12, 31)
+    return (first, last + timedelta(days=TOLD_LATER))

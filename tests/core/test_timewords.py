@@ -1,0 +1,89 @@
+"""Time words in a question name the days it asks about; words that point forward, or ask
+for the span, name none."""
+
+from __future__ import annotations
+
+import os
+import time
+from datetime import UTC, date, datetime
+
+import pytest
+
+from memoryd.timewords import spans, within
+
+TUESDAY = date(2023, 3, 21)
+
+
+@pytest.mark.parametrize(
+    ("question", "first", "last"),
+    [
+        ("What did I do two weeks ago?", date(2023, 3, 5), date(2023, 3, 9)),  # 14 days, 15% either side
+        ("Which book did I finish a week ago?", date(2023, 3, 13), date(2023, 3, 15)),
+        ("a couple of days ago", date(2023, 3, 18), date(2023, 3, 20)),
+        ("What did I mention 4 weeks ago?", date(2023, 2, 17), date(2023, 2, 25)),
+        ("Who did I go with last Saturday?", date(2023, 3, 18), date(2023, 3, 20)),
+        ("Which bike did I fix the past weekend?", date(2023, 3, 18), date(2023, 3, 21)),
+        ("Where did I go last week?", date(2023, 3, 13), date(2023, 3, 21)),  # Mon-Sun, and two days
+        ("What did we decide last month?", date(2023, 2, 1), date(2023, 3, 2)),
+        ("What changed last year?", date(2022, 1, 1), date(2023, 1, 2)),
+        ("How many plants did I buy in the past two months?", date(2023, 1, 11), date(2023, 3, 21)),
+        ("over the last month", date(2023, 2, 15), date(2023, 3, 21)),
+        ("in the last 3 days", date(2023, 3, 17), date(2023, 3, 21)),
+        ("What did I cook yesterday?", date(2023, 3, 20), date(2023, 3, 20)),
+        ("the day before yesterday", date(2023, 3, 19), date(2023, 3, 19)),
+        ("Was haben wir vor zwei Wochen beschlossen?", date(2023, 3, 5), date(2023, 3, 9)),
+        ("Qu'avons-nous décidé il y a trois jours ?", date(2023, 3, 17), date(2023, 3, 19)),
+        ("¿Qué decidimos hace un mes?", date(2023, 2, 15), date(2023, 2, 23)),
+        ("la semaine dernière", date(2023, 3, 13), date(2023, 3, 21)),
+        ("Was war letzte Woche?", date(2023, 3, 13), date(2023, 3, 21)),
+        ("我三天前做了什么？", date(2023, 3, 17), date(2023, 3, 19)),
+        ("两个星期前我们决定了什么", date(2023, 3, 5), date(2023, 3, 9)),
+        ("半个月前", date(2023, 3, 4), date(2023, 3, 8)),
+        ("上周六我和谁去的？", date(2023, 3, 18), date(2023, 3, 20)),  # Saturday of last week
+        ("上周讨论了什么", date(2023, 3, 13), date(2023, 3, 21)),
+        ("上个月的决定", date(2023, 2, 1), date(2023, 3, 2)),
+        ("去年", date(2022, 1, 1), date(2023, 1, 2)),
+        ("最近两周", date(2023, 3, 5), date(2023, 3, 21)),
+        ("前天", date(2023, 3, 19), date(2023, 3, 19)),
+        ("几天前", date(2023, 3, 17), date(2023, 3, 19)),
+    ],
+)
+def test_time_words_name_their_days(question: str, first: date, last: date) -> None:
+    assert spans(question, TUESDAY) == [(first, last)]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How many days ago did I meet Emma?",  # asks for the span
+        "How many weeks ago did I start using the app?",
+        "What should I serve for dinner this weekend?",  # points forward
+        "Can you recommend a show to watch tonight?",
+        "What percentage of shoes did I wear on my last trip?",  # "last" without a time unit
+        "Which database did we choose?",
+        "三月前完成",  # before March, not three months ago
+        "Ich bin hier seit Montag",  # German "hier" is "here", not French "yesterday"
+        "",
+    ],
+)
+def test_words_that_name_no_past_days(question: str) -> None:
+    assert spans(question, TUESDAY) == []
+
+
+def test_last_weekday_on_that_weekday_is_a_week_back() -> None:
+    saturday = date(2023, 4, 22)
+    assert spans("last Saturday", saturday) == [(date(2023, 4, 15), date(2023, 4, 17))]
+
+
+def test_a_moment_is_read_on_the_local_calendar(monkeypatch: pytest.MonkeyPatch) -> None:
+    """23:30 UTC on the 20th is already the 21st in Shanghai: a user there said "yesterday"
+    of the 21st's sessions on the 22nd."""
+    late = datetime(2023, 3, 20, 23, 30, tzinfo=UTC)
+    found = spans("yesterday", date(2023, 3, 22))
+    for zone, expected in (("UTC", False), ("Asia/Shanghai", True)):
+        monkeypatch.setenv("TZ", zone)
+        time.tzset()
+        assert within(late, found) is expected, zone
+    monkeypatch.delenv("TZ")
+    time.tzset()
+    assert os.environ.get("TZ") is None
