@@ -18,6 +18,7 @@ import logging
 import os
 from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import date
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from memoryd import clock, fusion, timewords, turnrank
@@ -175,13 +176,18 @@ def rank(score: float, row: dict[str, Any], when: float = 1.0) -> float:
     return -score * factor(row) * when  # bm25() is lower-is-better
 
 
+def _today() -> date:
+    """The user's calendar day, which time words in a query count back from."""
+    return clock.now().astimezone().date()
+
+
 def time_factors(
     store: Store, query: str, rows: Mapping[str, dict[str, Any]], started: Mapping[str, str] | None = None
 ) -> dict[str, float]:
     """WHEN_BOOST for each memory from the days the query's time words name (none
     named: nothing). A session counts from its first turn, other memories from when they
     were written; `started` holds what the index does not (sealed sessions)."""
-    found = timewords.spans(query, clock.now().astimezone().date())
+    found = timewords.spans(query, _today())
     if not found or not rows:
         return {}
     times = dict(started or {})
@@ -577,14 +583,14 @@ def traces(
         return {r.slug: r.score for r in found}
 
     if not dense:
-        return turnrank.rank(query, pool, sessions=sessions(), limit=limit) if pool else []
+        return turnrank.rank(query, pool, sessions=sessions(), limit=limit, today=_today()) if pool else []
     assert near is not None
     cosines = {(slug, part): cos for slug, part, cos in near}
     wanted = [k for k in list(cosines)[: turnrank.DENSE_POOL] if cosines[k] >= DENSE_FLOOR]
     extra = list(store.turns_at(wanted).values())
     for match in _identifier_matches(query if mode == "hybrid" else ""):
         extra += store.search_turns(match, scopes=scopes, states=states, limit=pool_size)
-    ranked = turnrank.rank(query, pool, extra=extra, cosines=cosines, sessions=sessions())
+    ranked = turnrank.rank(query, pool, extra=extra, cosines=cosines, sessions=sessions(), today=_today())
     return _exact_first(query if mode == "hybrid" else "", ranked)[:limit]
 
 
@@ -790,7 +796,7 @@ def traces_sensitive(
 
     pool = [hit(i, score) for i, score in hits]
     if not dense:
-        return turnrank.rank(query, pool, limit=limit)
+        return turnrank.rank(query, pool, limit=limit, today=_today())
     assert near is not None
     everything = {(h.slug, h.seq): h for h in (hit(i, 0.0) for i in range(len(turns)))}
     cosines = {(slug, part): cos for slug, part, cos in near if (slug, part) in everything}
@@ -799,5 +805,6 @@ def traces_sensitive(
     extra = [everything[k] for k in wanted]
     extra += [h for h in everything.values() if idents and fusion.verbatim(idents, h.text)]
     return _exact_first(
-        query if mode == "hybrid" else "", turnrank.rank(query, pool, extra=extra, cosines=cosines)
+        query if mode == "hybrid" else "",
+        turnrank.rank(query, pool, extra=extra, cosines=cosines, today=_today()),
     )[:limit]

@@ -48,66 +48,74 @@ _N = rf"(\d{{1,3}}|{_COUNT_RE})"
 _UNITS_RE = "|".join(sorted(_UNIT, key=len, reverse=True))
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
-_AGO = [
-    re.compile(rf"\b{_N}\s+({_UNITS_RE})\s+ago\b"),  # two weeks ago ("how many weeks ago" names none)
-    re.compile(rf"\bvor\s+{_N}\s+({_UNITS_RE})\b"),  # vor zwei Wochen
-    re.compile(rf"\bil y a\s+{_N}\s+({_UNITS_RE})\b"),  # il y a deux semaines
-    re.compile(rf"\bhace\s+{_N}\s+({_UNITS_RE})\b"),  # hace dos semanas
-]
+# Patterns are kept as text: `re` compiles one the first time a question needs it (and
+# keeps it), so a search whose question has no time word (most) pays nothing for them,
+# nor does a cold CLI's import.
+_AGO = (
+    rf"\b{_N}\s+({_UNITS_RE})\s+ago\b",  # two weeks ago ("how many weeks ago" names none)
+    rf"\bvor\s+{_N}\s+({_UNITS_RE})\b",  # vor zwei Wochen
+    rf"\bil y a\s+{_N}\s+({_UNITS_RE})\b",  # il y a deux semaines
+    rf"\bhace\s+{_N}\s+({_UNITS_RE})\b",  # hace dos semanas
+)
 _PERIOD = r"(day|days|week|weeks|month|months|year|years)\b"
 # A stretch up to today: "in the past two weeks", "over the last month", "last 3 days".
-_PAST = re.compile(rf"\b(?:(?:(?:the|these)\s+(?:last|past)|past)\s+(?:{_N}\s+)?|last\s+{_N}\s+){_PERIOD}")
-_LAST_WEEKDAY = re.compile(rf"\b(?:last|this past|past)\s+({'|'.join(_WEEKDAYS)})\b")
-_LAST_WEEKEND = re.compile(r"\b(?:last|this past|past)\s+weekend\b")
-_YESTERDAY = re.compile(r"\b(?:yesterday|gestern|ayer|ontem|ieri|gisteren)\b")  # not "hier": German "here"
-_DAY_BEFORE = re.compile(r"\b(?:the day before yesterday|vorgestern|avant-hier|anteayer)\b")
-_LAST_CALENDAR = [
-    (
-        re.compile(r"\b(?:letzte|vergangene)n?\s+woche\b|\bla semaine derni[eè]re\b|\bla semana pasada\b"),
-        "week",
-    ),
-    (re.compile(r"\b(?:letzte|vergangene)n?\s+monat\b|\ble mois dernier\b|\bel mes pasado\b"), "month"),
-    (re.compile(r"\b(?:letzte|vergangene)s?\s+jahr\b|\bl'ann[ée]e derni[eè]re\b|\bel año pasado\b"), "year"),
-]
+_PAST = rf"\b(?:(?:(?:the|these)\s+(?:last|past)|past)\s+(?:{_N}\s+)?|last\s+{_N}\s+){_PERIOD}"
+_LAST_WEEKDAY = rf"\b(?:last|this past|past)\s+({'|'.join(_WEEKDAYS)})\b"
+_LAST_WEEKEND = r"\b(?:last|this past|past)\s+weekend\b"
+_YESTERDAY = r"\b(?:yesterday|gestern|ayer|ontem|ieri|gisteren)\b"  # not "hier": German "here"
+_DAY_BEFORE = r"\b(?:the day before yesterday|vorgestern|avant-hier|anteayer)\b"
+_LAST_CALENDAR = (
+    (r"\b(?:letzte|vergangene)n?\s+woche\b|\bla semaine derni[eè]re\b|\bla semana pasada\b", "week"),
+    (r"\b(?:letzte|vergangene)n?\s+monat\b|\ble mois dernier\b|\bel mes pasado\b", "month"),
+    (r"\b(?:letzte|vergangene)s?\s+jahr\b|\bl'ann[ée]e derni[eè]re\b|\bel año pasado\b", "year"),
+)
 
 # Chinese: 三天前, 两个星期前, 半个月前, 上周六, 上个月, 去年, 最近两周, 过去三个月.
 _ZH_DIGIT = dict(zip("一二两俩三四五六七八九", (1, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9), strict=True))
 _ZH_N = r"(\d{1,3}|[一二两俩三四五六七八九十]{1,3}|几|半)"
 _ZH_UNIT = r"(天|周|个星期|个礼拜|星期|礼拜|个月|年)"  # not 月, 日: 三月前 is "before March"
-_ZH_AGO = re.compile(_ZH_N + r"\s*" + _ZH_UNIT + r"(?:之)?前")
-_ZH_PAST = re.compile(r"(?:最近|过去|近|这)\s*" + _ZH_N + r"\s*" + _ZH_UNIT)
-_ZH_LAST_WEEK = re.compile(r"上(?:个)?(?:周|星期|礼拜)([一二三四五六日天末])?")
+_ZH_AGO = _ZH_N + r"\s*" + _ZH_UNIT + r"(?:之)?前"
+_ZH_PAST = r"(?:最近|过去|近|这)\s*" + _ZH_N + r"\s*" + _ZH_UNIT
+_ZH_LAST_WEEK = r"上(?:个)?(?:周|星期|礼拜)([一二三四五六日天末])?"
+# Every time word above holds one of these: a question without any is not read further.
+_HINTS = (
+    "ago", "last", "past", "yesterday", "vor", "il y a", "hace", "derni", "pasad", "letzte", "vergangen",
+    "gestern", "ayer", "ontem", "ieri", "gisteren", "avant-hier", "前", "上", "去年", "昨", "最近", "过去",
+    "近", "这",
+)  # fmt: skip
 _ZH_UNIT_DAYS = {"天": 1, "周": 7, "星期": 7, "礼拜": 7, "个星期": 7, "个礼拜": 7, "个月": 30, "年": 365}
 
 
 def spans(question: str, today: date) -> list[Span]:
     """Every stretch of days the question's time words point back to (none: no such words)."""
     text = question.lower()
+    if not any(hint in text for hint in _HINTS):
+        return []
     out: list[Span] = []
     for pattern in _AGO:
-        for m in pattern.finditer(text):
+        for m in re.finditer(pattern, text):
             if (count := _count(m.group(1))) is not None:
                 out.append(_around(today, count * _UNIT_DAYS[_UNIT[m.group(2)]]))
-    for m in _PAST.finditer(text):
+    for m in re.finditer(_PAST, text):
         word = m.group(1) or m.group(2)
         count = _count(word) if word else 1
         if count is not None:
             out.append(_back_to(today, count * _UNIT_DAYS[m.group(3).rstrip("s")]))
-    text_sans_past = _PAST.sub(" ", text)
+    text_sans_past = re.sub(_PAST, " ", text)
     for m in re.finditer(r"\blast\s+(week|month|year)\b", text_sans_past):
         out.append(_previous(today, m.group(1)))
     for pattern, unit in _LAST_CALENDAR:
-        if pattern.search(text):
+        if re.search(pattern, text):
             out.append(_previous(today, unit))
-    for m in _LAST_WEEKDAY.finditer(text):
+    for m in re.finditer(_LAST_WEEKDAY, text):
         day = _most_recent(today, _WEEKDAYS.index(m.group(1)))
         out.append((day, day + timedelta(days=TOLD_LATER)))
-    if _LAST_WEEKEND.search(text):
+    if re.search(_LAST_WEEKEND, text):
         saturday = _most_recent(today - timedelta(days=1), 5)
         out.append((saturday, saturday + timedelta(days=1 + TOLD_LATER)))
-    if _DAY_BEFORE.search(text):
+    if re.search(_DAY_BEFORE, text):
         out.append(_day(today, 2))
-    elif _YESTERDAY.search(text):
+    elif re.search(_YESTERDAY, text):
         out.append(_day(today, 1))
     out += _chinese(question, today)
     return out
@@ -121,13 +129,13 @@ def within(when: datetime, found: list[Span]) -> bool:
 
 def _chinese(text: str, today: date) -> list[Span]:
     out: list[Span] = []
-    for m in _ZH_AGO.finditer(text):
+    for m in re.finditer(_ZH_AGO, text):
         if (days := _zh_days(m.group(1), m.group(2))) is not None:
             out.append(_around(today, days))
-    for m in _ZH_PAST.finditer(text):
+    for m in re.finditer(_ZH_PAST, text):
         if (days := _zh_days(m.group(1), m.group(2))) is not None:
             out.append(_back_to(today, days))
-    for m in _ZH_LAST_WEEK.finditer(text):
+    for m in re.finditer(_ZH_LAST_WEEK, text):
         monday = today - timedelta(days=today.weekday() + 7)
         which = m.group(1)
         if which is None:

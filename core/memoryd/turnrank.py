@@ -8,8 +8,9 @@ museum"), so a turn is ranked by its own relevance and by what it carries:
 * its session: a turn from a session that matches the query as a whole (level 1) or holds
   the best-matching turn is more likely to be the one;
 * who spoke: when the query names a speaker, that speaker's turns (a leading "Name:");
-* when: a date the query names lifts turns of that date, and a query that asks when
-  something happened lifts turns that say when ("last week", "yesterday", "in May");
+* when: a date the query names lifts turns of that date, as do days its time words
+  point back to ("last week", 三天前: memoryd.timewords, given today), and a query that
+  asks when something happened lifts turns that say when ("last week", "yesterday", "in May");
 * dense similarity, when vectors are available: the turn's cosine with the query and its
   best neighbour's, fused with the keyword part by per-query min-max normalised weights.
 
@@ -23,9 +24,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
+from datetime import UTC, date, datetime
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from memoryd import timewords
 from memoryd.textproc import date_match, dates, terms
 
 if TYPE_CHECKING:  # the store (and SQLAlchemy) stays off the read path's imports
@@ -102,6 +105,17 @@ def says_when(text: str) -> bool:
     return bool(_SAYS_WHEN.search(body.lower()))
 
 
+def _on(days: list[timewords.Span], ts: str | None) -> float:
+    """1.0 for a turn held on one of the days (a turn without a readable time: 0.0)."""
+    if not days or not ts:
+        return 0.0
+    try:
+        when = datetime.fromisoformat(ts.replace("Z", "+00:00"))
+    except ValueError:
+        return 0.0
+    return 1.0 if timewords.within(when if when.tzinfo else when.replace(tzinfo=UTC), days) else 0.0
+
+
 def minmax(scores: Mapping[Key, float]) -> dict[Key, float]:
     """Scores onto [0, 1] within one query; all equal map to 1."""
     if not scores:
@@ -125,13 +139,15 @@ def rank(
     cosines: Mapping[Key, float] | None = None,
     sessions: Mapping[str, float] | None = None,
     limit: int | None = None,
+    today: date | None = None,
 ) -> list[TurnHit]:
     """Turns best first, their score the final one negated (lower is better, as bm25).
 
     `pool` holds the bm25 hits (score = bm25, lower is better); `extra` more candidates,
     found by cosine (their own score is ignored); `cosines` the query's cosine for as many
     turns as are known, candidates and their neighbours; `sessions` level-1 relevance of
-    session memories (higher is better); `limit` how many to return (all by default)."""
+    session memories (higher is better); `limit` how many to return (all by default);
+    `today` what the query's time words count back from (none given: they are not read)."""
     cands: dict[Key, TurnHit] = {}
     for h in [*pool, *extra]:
         cands.setdefault((h.slug, h.seq), h)
@@ -153,13 +169,14 @@ def rank(
         fused = kw
     level1 = minmax({(s, 0): v for s, v in (sessions or {}).items()})
     refs = dates(query)
+    days = timewords.spans(query, today) if today is not None else []
     qterms = set(terms(query))
     when = asks_when(query)
 
     def final(k: Key, h: TurnHit) -> float:
         s = fused[k] + LEVEL1_SHARE * level1.get((k[0], 0), 0.0)
-        if refs:
-            s += DATE_LIFT * date_match(refs, h.ts)
+        if refs or days:
+            s += DATE_LIFT * max(date_match(refs, h.ts), _on(days, h.ts))
         if names_speaker(qterms, h.text):
             s += SPEAKER_LIFT
         if when and says_when(h.text):

@@ -44,14 +44,7 @@ THREE_WEEKS = "What did we change in the payment retry loop three weeks ago?"
 def sessions(cli, project: Path, tmp_path: Path, isolated_home: Path) -> dict[str, str]:
     """Both sessions captured now, through the hook and the worker: only their turns say when."""
     for i, (ts, prompt, answer) in enumerate((OLDER, NEWER)):
-        sid = f"00000000-0000-4000-8000-00000000000{i}"
-        lines = claude_exchange(prompt, answer, session_id=sid, cwd=str(project), ts=ts)
-        transcript = write_jsonl(tmp_path / f"{sid}.jsonl", lines)
-        out = cli(
-            "capture", "--source=claude-code", stdin=stop_payload(sid, transcript, project), cwd=project
-        )
-        assert out.returncode == 0, out.stderr
-    assert cli("worker", "--wait").returncode == 0
+        _capture(cli, project, tmp_path, i, ts, prompt, answer)
     found = json.loads(cli("list", "--all-scopes", "--json").stdout)
     assert len(found) == 2
     for title, body in NEIGHBOURS:  # so that the question's words are rare enough to count
@@ -60,6 +53,15 @@ def sessions(cli, project: Path, tmp_path: Path, isolated_home: Path) -> dict[st
     assert all(c.startswith("2026-") and not c.startswith("2026-11-04") for c in created)  # captured now
     by_prompt = {m["title"].split()[0]: m["slug"] for m in found}
     return {"older": by_prompt["Make"], "newer": by_prompt["Stop"]}
+
+
+def _capture(cli, project: Path, tmp_path: Path, i: int, ts: str, prompt: str, answer: str) -> None:
+    sid = f"00000000-0000-4000-8000-00000000000{i}"
+    lines = claude_exchange(prompt, answer, session_id=sid, cwd=str(project), ts=ts)
+    transcript = write_jsonl(tmp_path / f"{sid}.jsonl", lines)
+    payload = stop_payload(sid, transcript, project)
+    assert cli("capture", "--source=claude-code", stdin=payload, cwd=project).returncode == 0
+    assert cli("worker", "--wait").returncode == 0
 
 
 def _cli_order(cli, project: Path, query: str, mode: str) -> list[str]:
@@ -107,3 +109,25 @@ def test_time_words_lift_a_sealed_session_by_its_turns(
         grant_tty(project)
         found = Memoryd().search(THREE_WEEKS, scopes=None, mode=mode, count_recall=False)
         assert [r.title.split()[0] for r in found[:1]] == ["Make"], mode
+
+
+@pytest.mark.parametrize("mode", ["keyword", "hybrid"])
+def test_time_words_lift_that_weeks_turns(cli, project: Path, tmp_path: Path, sessions, mode: str) -> None:
+    """Level 2 (raw turns, `memoryd traces`, MCP `mem_traces`) reads them too. Its lifts
+    are added to scores spread over [0, 1] by the candidates, so a few more turns that
+    barely match (as any store has) keep two turns from being the whole range."""
+    for i, words in enumerate(("change of plans", "what changed", "change log")):
+        _capture(
+            cli, project, tmp_path, 2 + i, "2026-10-01T09:00:00.000Z", f"A {words} for the office", "Noted."
+        )
+
+    def first(query: str) -> str:
+        out = cli("traces", query, "--mode", mode, "--json", cwd=project, env={"MEMORYD_NOW": NOW})
+        assert out.returncode == 0, out.stderr
+        print(
+            query, [(r["slug"][-8:], r.get("ts"), r["score"], r["text"][:30]) for r in json.loads(out.stdout)]
+        )
+        return str(json.loads(out.stdout)[0]["slug"])
+
+    assert first(LAST_WEEK) == sessions["newer"]
+    assert first(THREE_WEEKS) == sessions["older"]
