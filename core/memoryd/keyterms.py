@@ -45,6 +45,7 @@ from types import ModuleType
 from typing import Any
 
 from memoryd import stopwords, wordcost
+from memoryd.llm.cue_words import said_with
 
 # terms -> a weight that grows as the term gets rarer in the store (e.g. idf)
 Rarity = Callable[[Sequence[str]], Mapping[str, float]]
@@ -310,6 +311,8 @@ def _collect(text: str) -> dict[str, _Term]:
     numbered: dict[str, list[tuple[int, str]]] = {}  # a word -> where a number follows it
     last: tuple[int, str, int] | None = None  # end, key and start of the plain word before
     foreign = stopwords.foreign(text)  # grammar words of its languages besides English and Chinese
+    if foreign:
+        foreign |= said_with(text)  # and the words that say what kind of memory it is
     for m in _TOKEN.finditer(text):  # the hot loop of a long text: each match read once
         kind = m.lastgroup
         before, last = last, None
