@@ -87,7 +87,15 @@ _ZH_UNIT_DAYS = {"天": 1, "周": 7, "星期": 7, "礼拜": 7, "个星期": 7, "
 
 
 def spans(question: str, today: date) -> list[Span]:
-    """Every stretch of days the question's time words point back to (none: no such words)."""
+    """Every stretch of days the question's time words point back to (none: no such words).
+    A stretch before the first day the calendar holds (a clock pinned to year 1) is none."""
+    try:
+        return list(dict.fromkeys(_spans(question, today)))  # "2 days ago" said twice is one
+    except OverflowError:
+        return []
+
+
+def _spans(question: str, today: date) -> list[Span]:
     text = question.lower()
     if not any(hint in text for hint in _HINTS):
         return []
@@ -122,8 +130,12 @@ def spans(question: str, today: date) -> list[Span]:
 
 
 def within(when: datetime, found: list[Span]) -> bool:
-    """Whether a moment (aware; read in the local time zone) falls on a day of a span."""
-    day = when.astimezone().date()
+    """Whether a moment (aware; read in the local time zone) falls on a day of a span. A
+    moment the local calendar cannot hold (a forged 9999-12-31T23:00Z east of UTC) does not."""
+    try:
+        day = when.astimezone().date()
+    except (OverflowError, ValueError):
+        return False
     return any(first <= day <= last for first, last in found)
 
 

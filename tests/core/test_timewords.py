@@ -87,3 +87,24 @@ def test_a_moment_is_read_on_the_local_calendar(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.delenv("TZ")
     time.tzset()
     assert os.environ.get("TZ") is None
+
+
+def test_the_edges_of_the_calendar_name_nothing_and_raise_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A clock pinned to year 1 (MEMORYD_NOW), and forged turn times at either end of the
+    calendar, read east of UTC: no traceback out of a search."""
+    assert spans("what did I do yesterday and 999 years ago?", date(1, 1, 1)) == []
+    monkeypatch.setenv("TZ", "Asia/Shanghai")
+    time.tzset()
+    try:
+        assert (
+            within(datetime(9999, 12, 31, 23, tzinfo=UTC), [(date(9999, 12, 30), date(9999, 12, 31))])
+            is False
+        )
+        assert within(datetime(1, 1, 1, tzinfo=UTC), [(date(1, 1, 1), date(1, 1, 2))]) is True
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+
+
+def test_a_time_word_said_many_times_is_one_stretch() -> None:
+    assert len(spans("2 days ago " * 2000, TUESDAY)) == 1
