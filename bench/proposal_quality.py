@@ -79,12 +79,14 @@ EXTRA_SETS = (
     "sessions_dev5.jsonl",
     "sessions_ml.jsonl",
     "sessions_ml2.jsonl",
+    "sessions_ml3.jsonl",
 )
 # ml: German, French, Spanish, Japanese, Korean and Russian sessions (6 each), written blind
 # like the others: how the rules do in languages they were not written for. ml2: one
 # session of each type in German, French, Spanish, Portuguese, Italian, Russian, Japanese
-# and Korean (48), written blind later, when ml had been tuned on.
-ALL_SPLITS = ("dev", "held_out", "dev2", "dev3", "dev4", "dev5", "ml", "ml2")
+# and Korean (48), written blind later, when ml had been tuned on; ml3 the same, written
+# blind to check what ml2 showed.
+ALL_SPLITS = ("dev", "held_out", "dev2", "dev3", "dev4", "dev5", "ml", "ml2", "ml3")
 LONG_TERM = ("decision", "preference", "fact", "playbook", "warning")
 TITLE_MAX = 80
 TARGETS = {
