@@ -874,7 +874,9 @@ def section(result: dict[str, Any]) -> list[str]:
         "sessions_dev2/3/4/5.jsonl, each written blind to the rules as they then stood, with a second "
         "annotator's keywords for them in keywords_second_dev.jsonl; and `ml`, sessions_ml.jsonl, 36 "
         "sessions in German, French, Spanish, Japanese, Korean and Russian written blind, with one "
-        "annotator's keywords only) through the capture hook's code, "
+        "annotator's keywords only, tuned on since; and `ml2` and `ml3`, 48 sessions each in those "
+        "languages and Portuguese and Italian, one of each type per language, written blind later by "
+        "two more writers and not tuned on) through the capture hook's code, "
         "one worker drain and the DURA analysis, in a throwaway home. The rates' targets are judged on "
         "`held_out`, which no rule was tuned on; the dev sets were all tuned on by the time of this run "
         '(see "Proposal rules: how they generalise" below for each set\'s figure before it was). '
