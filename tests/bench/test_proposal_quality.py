@@ -101,28 +101,41 @@ def test_no_left_behind_entity_is_used(result: dict[str, Any]) -> None:
 
 @pytest.fixture(scope="module")
 def other_languages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    r = measure(llm=False, contrast_set=False, work=tmp_path_factory.mktemp("pq-ml"), splits=("ml",))
+    r = measure(llm=False, contrast_set=False, work=tmp_path_factory.mktemp("pq-ml"), splits=ML_SETS)
     print_report(r, show=True)
     return r
 
 
-def test_other_languages_get_no_fragment_keywords_or_cut_titles(other_languages: dict[str, Any]) -> None:
+@pytest.mark.parametrize(("split", "n"), [("ml", 36), ("ml2", 48), ("ml3", 48)])
+def test_other_languages_get_no_fragment_keywords_or_cut_titles(
+    other_languages: dict[str, Any], split: str, n: int
+) -> None:
     """The `ml` set (German, French, Spanish, Japanese, Korean, Russian; 36 sessions written
-    blind): the hard targets hold there too. Before keyterms read these languages, 10 of its
-    triggers were kana fragments (ってるんだけど, いから10, すぎてプライマリのCPUが)."""
-    figs = other_languages["rules"]["ml"]
-    assert figs["sessions"] == 36
-    failed = [f for f in other_languages["rules"]["failed"]["ml"] if f.split()[0] not in RATES]
+    blind), and ml2 and ml3 (those and Portuguese and Italian, 48 each, written blind later
+    and never tuned on): the hard targets hold there too. Before keyterms read these
+    languages, 10 of ml's triggers were kana fragments (ってるんだけど, いから10)."""
+    figs = other_languages["rules"][split]
+    assert figs["sessions"] == n
+    failed = [f for f in other_languages["rules"]["failed"][split] if f.split()[0] not in RATES]
     assert not failed, _explain(figs, failed)
 
 
 # Measured once on the `ml` set before anything was fitted to it: keyword precision 29.0%
 # and recall 23.9% with English and Chinese stopwords only, 48.5% / 36.5% with the other
 # languages' (2026-11-28). A regression guard below today's level, not a target.
-ML_FLOORS = {"keyword_precision": 0.44, "keyword_recall": 0.32}
+# ml2 and ml3, measured at 8232ebd: types 68.8% / 75.0%, precision 44.0% / 47.4%, recall
+# 31.7% / 31.4% (docs/benchmarks.md). Guards a few points below, not targets.
+ML_FLOORS = {
+    "ml": {"keyword_precision": 0.44, "keyword_recall": 0.32},
+    "ml2": {"type_accuracy": 0.62, "keyword_precision": 0.40, "keyword_recall": 0.28},
+    "ml3": {"type_accuracy": 0.68, "keyword_precision": 0.43, "keyword_recall": 0.28},
+}
+ML_SETS = tuple(ML_FLOORS)
 
 
-def test_other_languages_keep_their_keyword_level(other_languages: dict[str, Any]) -> None:
-    figs = other_languages["rules"]["ml"]
-    low = [f"{k} {figs[k]} < {v}" for k, v in ML_FLOORS.items() if figs[k] is None or figs[k] < v]
+@pytest.mark.parametrize("split", ML_SETS)
+def test_other_languages_keep_their_level(other_languages: dict[str, Any], split: str) -> None:
+    figs = other_languages["rules"][split]
+    floors = ML_FLOORS[split]
+    low = [f"{k} {figs[k]} < {v}" for k, v in floors.items() if figs[k] is None or figs[k] < v]
     assert not low, _explain(figs, low)
