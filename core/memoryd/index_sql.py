@@ -132,7 +132,7 @@ def started_of(slugs: Sequence[str]) -> tuple[str, dict[str, Any]]:
     question are matched against: an imported session's turns keep their own times)."""
     params: dict[str, Any] = {}
     where = _in("slug", "slugs", list(slugs), params)
-    return f"SELECT slug, min(ts) FROM turns WHERE {where} AND ts IS NOT NULL GROUP BY slug", params
+    return f"SELECT slug, min(ts) FROM turns WHERE {where} AND ts > '' GROUP BY slug", params
 
 
 def turns_at(slug: str, seqs: Sequence[int]) -> tuple[str, dict[str, Any]]:

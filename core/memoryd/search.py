@@ -178,7 +178,7 @@ def rank(score: float, row: dict[str, Any], when: float = 1.0) -> float:
 
 def _today() -> date:
     """The user's calendar day, which time words in a query count back from."""
-    return clock.now().astimezone().date()
+    return timewords.local_day(clock.now())
 
 
 def time_factors(
@@ -195,11 +195,7 @@ def time_factors(
         times.update(store.started(missing))
     out = {}
     for slug, row in rows.items():
-        try:
-            when = clock.parse_ts(times.get(slug) or row["created_at"])
-        except (KeyError, TypeError, UsageError):
-            continue
-        if timewords.within(when, found):
+        if timewords.held_on(times.get(slug) or row.get("created_at"), found):
             out[slug] = WHEN_BOOST
     return out
 

@@ -17,7 +17,7 @@ two later. Dates are the user's local calendar days.
 from __future__ import annotations
 
 import re
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 Span = tuple[date, date]  # first and last day, both included
 
@@ -36,15 +36,16 @@ _UNIT = {
 }
 _COUNT = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "a few": 3,
-    "few": 3, "several": 3,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "a couple": 2,
+    "couple of": 2, "a few": 3, "few": 3, "several": 3,
     "ein": 1, "eine": 1, "einer": 1, "einem": 1, "einen": 1, "zwei": 2, "drei": 3, "vier": 4,
     "fünf": 5, "sechs": 6, "ein paar": 3,
     "un": 1, "une": 1, "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "quelques": 3,
     "una": 1, "uno": 1, "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "unos": 3, "unas": 3,
 }  # fmt: skip
 _COUNT_RE = "|".join(sorted((re.escape(k) for k in _COUNT), key=len, reverse=True))
-_N = rf"(\d{{1,3}}|{_COUNT_RE})"
+# A count: digits (1.5 and 2,5 whole, not their fraction alone) or a number word.
+_N = rf"(?<![\d.,])(\d{{1,3}}(?:[.,]\d{{1,2}})?|{_COUNT_RE})"
 _UNITS_RE = "|".join(sorted(_UNIT, key=len, reverse=True))
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
@@ -59,28 +60,40 @@ _AGO = (
 )
 _PERIOD = r"(day|days|week|weeks|month|months|year|years)\b"
 # A stretch up to today: "in the past two weeks", "over the last month", "last 3 days".
-_PAST = rf"\b(?:(?:(?:the|these)\s+(?:last|past)|past)\s+(?:{_N}\s+)?|last\s+{_N}\s+){_PERIOD}"
-_LAST_WEEKDAY = rf"\b(?:last|this past|past)\s+({'|'.join(_WEEKDAYS)})\b"
+# Not "the last week of December", "the last day of the sprint": a part of something else.
+_PAST = rf"\b(?:(?:(?:the|these)\s+(?:last|past)|past)\s+(?:{_N}\s+)?|last\s+{_N}\s+){_PERIOD}(?!\s+of\b)"
+_LAST_WEEKDAY = rf"\b(?:last|this past|past)\s+({'|'.join(_WEEKDAYS)})\b(?!\s+of\b)"
 _LAST_WEEKEND = r"\b(?:last|this past|past)\s+weekend\b"
 _YESTERDAY = r"\b(?:yesterday|gestern|ayer|ontem|ieri|gisteren)\b"  # not "hier": German "here"
 _DAY_BEFORE = r"\b(?:the day before yesterday|vorgestern|avant-hier|anteayer)\b"
 _LAST_CALENDAR = (
     (r"\b(?:letzte|vergangene)n?\s+woche\b|\bla semaine derni[eè]re\b|\bla semana pasada\b", "week"),
     (r"\b(?:letzte|vergangene)n?\s+monat\b|\ble mois dernier\b|\bel mes pasado\b", "month"),
-    (r"\b(?:letzte|vergangene)s?\s+jahr\b|\bl'ann[ée]e derni[eè]re\b|\bel año pasado\b", "year"),
+    (
+        r"\b(?:letzte|vergangene)s?\s+jahr\b|\bl'ann[ée]e derni[eè]re\b|\bl'an dernier\b|\bel año pasado\b",
+        "year",
+    ),
 )
 
 # Chinese: 三天前, 两个星期前, 半个月前, 上周六, 上个月, 去年, 最近两周, 过去三个月.
 _ZH_DIGIT = dict(zip("一二两俩三四五六七八九", (1, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9), strict=True))
 _ZH_N = r"(\d{1,3}|[一二两俩三四五六七八九十]{1,3}|几|半)"
 _ZH_UNIT = r"(天|周|个星期|个礼拜|星期|礼拜|个月|年)"  # not 月, 日: 三月前 is "before March"
-_ZH_AGO = _ZH_N + r"\s*" + _ZH_UNIT + r"(?:之)?前"
-_ZH_PAST = r"(?:最近|过去|近|这)\s*" + _ZH_N + r"\s*" + _ZH_UNIT
-_ZH_LAST_WEEK = r"上(?:个)?(?:周|星期|礼拜)([一二三四五六日天末])?"
+_ZH_AGO = _ZH_N + r" ?" + _ZH_UNIT + r"(?:之)?前"
+_ZH_PAST = r"(?:最近|过去|近|这) ?" + _ZH_N + r" ?" + _ZH_UNIT
+# 上 ends many words (早上, 晚上, 会上, 线上, 路上, 登上): after one of them 上周, 上月 are
+# not "last week/month"; nor before a word that begins with 周 or 月 (周报, 周围, 月球).
+_ZH_ON = "早晚会线路网马身楼桌手地天面班加以向往登爬赶追碰遇看墙台街车船床顶头场"
+_ZH_LAST = rf"(?<![{_ZH_ON}])(上上|上)"
+_ZH_LAST_WEEK = _ZH_LAST + r"(?:个)?(?:周|星期|礼拜)(?![报刊期边围到长年])([一二三四五六日天末])?"
+_ZH_LAST_MONTH = _ZH_LAST + r"个?月(?![球亮光饼份底初中])"
+_ZH_LAST_YEAR = r"(?<![失过除回离出进上下])(前|去)年(?![轻纪龄华级代])"
+_ZH_DAYS_BACK = r"(?<![提之以目面跟眼当门向往空])(大前天|前天|昨天|昨日)(?!数)"
 # Every time word above holds one of these: a question without any is not read further.
 _HINTS = (
     "ago", "last", "past", "yesterday", "vor", "il y a", "hace", "derni", "pasad", "letzte", "vergangen",
     "gestern", "ayer", "ontem", "ieri", "gisteren", "avant-hier", "前", "上", "去年", "昨", "最近", "过去",
+    "before last", "l'an",
     "近", "这",
 )  # fmt: skip
 _ZH_UNIT_DAYS = {"天": 1, "周": 7, "星期": 7, "礼拜": 7, "个星期": 7, "个礼拜": 7, "个月": 30, "年": 365}
@@ -91,8 +104,29 @@ def spans(question: str, today: date) -> list[Span]:
     A stretch before the first day the calendar holds (a clock pinned to year 1) is none."""
     try:
         return list(dict.fromkeys(_spans(question, today)))  # "2 days ago" said twice is one
-    except OverflowError:
+    except (OverflowError, ValueError):
         return []
+
+
+def local_day(now: datetime) -> date:
+    """The user's calendar day at `now`; its UTC day where the local one is off the
+    calendar (a clock pinned to 9999-12-31 east of UTC)."""
+    try:
+        return now.astimezone().date()
+    except (OverflowError, ValueError):
+        return now.date()
+
+
+def held_on(ts: str | None, found: list[Span]) -> bool:
+    """Whether an ISO-8601 time as turns and rows carry it (naive: UTC) falls on a day of
+    a span; an unreadable one, or one off the calendar, does not."""
+    if not found or not ts:
+        return False
+    try:
+        when = datetime.fromisoformat(ts.strip().replace("Z", "+00:00"))
+        return within(when if when.tzinfo else when.replace(tzinfo=UTC), found)
+    except (OverflowError, ValueError):
+        return False
 
 
 def _spans(question: str, today: date) -> list[Span]:
@@ -103,14 +137,16 @@ def _spans(question: str, today: date) -> list[Span]:
     for pattern in _AGO:
         for m in re.finditer(pattern, text):
             if (count := _count(m.group(1))) is not None:
-                out.append(_around(today, count * _UNIT_DAYS[_UNIT[m.group(2)]]))
+                out.append(_around(today, round(count * _UNIT_DAYS[_UNIT[m.group(2)]])))
     for m in re.finditer(_PAST, text):
         word = m.group(1) or m.group(2)
         count = _count(word) if word else 1
         if count is not None:
-            out.append(_back_to(today, count * _UNIT_DAYS[m.group(3).rstrip("s")]))
+            out.append(_back_to(today, round(count * _UNIT_DAYS[m.group(3).rstrip("s")])))
+    if re.search(r"\bthe week before last\b", text):
+        out.append(_previous(today, "week", 2))
     text_sans_past = re.sub(_PAST, " ", text)
-    for m in re.finditer(r"\blast\s+(week|month|year)\b", text_sans_past):
+    for m in re.finditer(r"\blast\s+(week|month|year)\b(?!\s+of\b)", text_sans_past):
         out.append(_previous(today, m.group(1)))
     for pattern, unit in _LAST_CALENDAR:
         if re.search(pattern, text):
@@ -148,8 +184,9 @@ def _chinese(text: str, today: date) -> list[Span]:
         if (days := _zh_days(m.group(1), m.group(2))) is not None:
             out.append(_back_to(today, days))
     for m in re.finditer(_ZH_LAST_WEEK, text):
-        monday = today - timedelta(days=today.weekday() + 7)
-        which = m.group(1)
+        back = len(m.group(1))  # 上周 one week, 上上周 two
+        monday = today - timedelta(days=today.weekday() + 7 * back)
+        which = m.group(2)
         if which is None:
             out.append((monday, monday + timedelta(days=6 + TOLD_LATER)))
         elif which == "末":
@@ -157,16 +194,12 @@ def _chinese(text: str, today: date) -> list[Span]:
         else:
             day = monday + timedelta(days="一二三四五六日天".index(which) if which != "天" else 6)
             out.append((day, day + timedelta(days=TOLD_LATER)))
-    if "上个月" in text or "上月" in text:
-        out.append(_previous(today, "month"))
-    if "去年" in text:
-        out.append(_previous(today, "year"))
-    if "大前天" in text:
-        out.append(_day(today, 3))
-    elif "前天" in text:
-        out.append(_day(today, 2))
-    elif "昨天" in text or "昨日" in text:
-        out.append(_day(today, 1))
+    for m in re.finditer(_ZH_LAST_MONTH, text):
+        out.append(_previous(today, "month", len(m.group(1))))
+    for m in re.finditer(_ZH_LAST_YEAR, text):
+        out.append(_previous(today, "year", 1 if m.group(1) == "去" else 2))
+    if m := re.search(_ZH_DAYS_BACK, text):
+        out.append(_day(today, {"大前天": 3, "前天": 2}.get(m.group(1), 1)))
     return out
 
 
@@ -189,9 +222,9 @@ def _zh_number(text: str) -> int | None:
     return _ZH_DIGIT.get(text) if len(text) == 1 else None
 
 
-def _count(word: str) -> int | None:
-    if word.isdigit():
-        return int(word) or None
+def _count(word: str) -> float | None:
+    if word[:1].isdigit():
+        return float(word.replace(",", ".")) or None
     return _COUNT.get(word)
 
 
@@ -214,14 +247,17 @@ def _most_recent(today: date, weekday: int) -> date:
     return today - timedelta(days=(today.weekday() - weekday) % 7 or 7)
 
 
-def _previous(today: date, unit: str) -> Span:
-    """The calendar week, month or year before this one, and the days it is told in after."""
+def _previous(today: date, unit: str, back: int = 1) -> Span:
+    """The calendar week, month or year `back` before this one, and the days it is told in
+    after."""
     if unit == "week":
-        first = today - timedelta(days=today.weekday() + 7)
+        first = today - timedelta(days=today.weekday() + 7 * back)
         last = first + timedelta(days=6)
     elif unit == "month":
         last = today.replace(day=1) - timedelta(days=1)
+        for _ in range(back - 1):
+            last = last.replace(day=1) - timedelta(days=1)
         first = last.replace(day=1)
     else:
-        first, last = date(today.year - 1, 1, 1), date(today.year - 1, 12, 31)
+        first, last = date(today.year - back, 1, 1), date(today.year - back, 12, 31)
     return (first, last + timedelta(days=TOLD_LATER))

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from datetime import UTC, date, datetime
+from datetime import date
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -105,17 +105,6 @@ def says_when(text: str) -> bool:
     return bool(_SAYS_WHEN.search(body.lower()))
 
 
-def _on(days: list[timewords.Span], ts: str | None) -> float:
-    """1.0 for a turn held on one of the days (a turn without a readable time: 0.0)."""
-    if not days or not ts:
-        return 0.0
-    try:
-        when = datetime.fromisoformat(ts.replace("Z", "+00:00"))
-    except ValueError:
-        return 0.0
-    return 1.0 if timewords.within(when if when.tzinfo else when.replace(tzinfo=UTC), days) else 0.0
-
-
 def minmax(scores: Mapping[Key, float]) -> dict[Key, float]:
     """Scores onto [0, 1] within one query; all equal map to 1."""
     if not scores:
@@ -176,7 +165,7 @@ def rank(
     def final(k: Key, h: TurnHit) -> float:
         s = fused[k] + LEVEL1_SHARE * level1.get((k[0], 0), 0.0)
         if refs or days:
-            s += DATE_LIFT * max(date_match(refs, h.ts), _on(days, h.ts))
+            s += DATE_LIFT * max(date_match(refs, h.ts), float(timewords.held_on(h.ts, days)))
         if names_speaker(qterms, h.text):
             s += SPEAKER_LIFT
         if when and says_when(h.text):

@@ -131,3 +131,20 @@ def test_time_words_lift_that_weeks_turns(cli, project: Path, tmp_path: Path, se
 
     assert first(LAST_WEEK) == sessions["newer"]
     assert first(THREE_WEEKS) == sessions["older"]
+
+
+def test_forged_turn_times_and_an_off_calendar_clock_break_no_search(
+    cli, project: Path, tmp_path: Path, sessions
+) -> None:
+    """A session whose turns say 0001-01-01T00:00:00+01:00 (.NET's DateTime.MinValue as a
+    local time) made every search with a time word fail, on every read path; so did a clock
+    pinned to the calendar's last second, read east of UTC, on any search."""
+    _capture(cli, project, tmp_path, 5, "0001-01-01T00:00:00+01:00", "Payment retry loop notes", "Noted.")
+    for verb, mode in (("search", "keyword"), ("search", "hybrid"), ("traces", "hybrid")):
+        out = cli(verb, LAST_WEEK, "--mode", mode, "--json", cwd=project, env={"MEMORYD_NOW": NOW})
+        assert out.returncode == 0, (verb, mode, out.stderr)
+        assert json.loads(out.stdout), (verb, mode)
+    edge = {"MEMORYD_NOW": "9999-12-31T23:59:59Z", "TZ": "Asia/Tokyo"}
+    for query in ("payment retry loop", LAST_WEEK):
+        out = cli("search", query, "--json", cwd=project, env=edge)
+        assert out.returncode == 0, (query, out.stderr)

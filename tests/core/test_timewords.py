@@ -9,7 +9,7 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from memoryd.timewords import spans, within
+from memoryd.timewords import held_on, local_day, spans, within
 
 TUESDAY = date(2023, 3, 21)
 
@@ -46,6 +46,15 @@ TUESDAY = date(2023, 3, 21)
         ("最近两周", date(2023, 3, 5), date(2023, 3, 21)),
         ("前天", date(2023, 3, 19), date(2023, 3, 19)),
         ("几天前", date(2023, 3, 17), date(2023, 3, 19)),
+        ("上上周开会说了什么", date(2023, 3, 6), date(2023, 3, 14)),  # the week before last
+        ("上上个月的账单", date(2023, 1, 1), date(2023, 2, 2)),
+        ("前年", date(2021, 1, 1), date(2022, 1, 2)),
+        ("大前天", date(2023, 3, 18), date(2023, 3, 18)),
+        ("What did I start 1.5 years ago?", date(2021, 6, 29), date(2021, 12, 10)),  # 548 days, not 5 years
+        ("a couple weeks ago", date(2023, 3, 5), date(2023, 3, 9)),
+        ("over the last couple of weeks", date(2023, 3, 5), date(2023, 3, 21)),
+        ("l'an dernier", date(2022, 1, 1), date(2023, 1, 2)),
+        ("the week before last", date(2023, 3, 6), date(2023, 3, 14)),
     ],
 )
 def test_time_words_name_their_days(question: str, first: date, last: date) -> None:
@@ -64,6 +73,19 @@ def test_time_words_name_their_days(question: str, first: date, last: date) -> N
         "三月前完成",  # before March, not three months ago
         "Ich bin hier seit Montag",  # German "hier" is "here", not French "yesterday"
         "",
+        # 上, 去, 前 ending or starting other words: no "last week", "last month", "last year"
+        "早上周会上说的部署计划",  # morning weekly meeting
+        "会上周经理说了什么",  # Manager Zhou at the meeting
+        "线上周报模板",  # online weekly report
+        "路上周围",
+        "晚上周五发布的版本",  # Friday evening
+        "登上月球",  # land on the moon
+        "我们会失去年轻用户吗",  # lose young users
+        "提前天数",  # days in advance
+        # a part of something else, or what is to come
+        "What was the last day of the sprint about?",
+        "What do I need to do in the last week of December?",
+        "the last Monday of the month",
     ],
 )
 def test_words_that_name_no_past_days(question: str) -> None:
@@ -108,3 +130,27 @@ def test_the_edges_of_the_calendar_name_nothing_and_raise_nothing(monkeypatch: p
 
 def test_a_time_word_said_many_times_is_one_stretch() -> None:
     assert len(spans("2 days ago " * 2000, TUESDAY)) == 1
+
+
+def test_off_calendar_times_and_clocks_are_on_no_day(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Turn times at the calendar's edge with an offset (.NET's DateTime.MinValue as a
+    local time), unreadable ones, and a clock pinned to the last second east of UTC: no
+    traceback, and no day."""
+    found = [(date(1, 1, 1), date(9999, 12, 31))]
+    for ts in (
+        "0001-01-01T00:00:00+01:00",
+        "9999-12-31T23:00:00-05:00",
+        "",
+        "garbage",
+        "2026-13-40T00:00:00Z",
+    ):
+        assert held_on(ts, found) is False, ts
+    assert held_on("2026-11-18T09:00:00", found) is True  # naive: UTC
+    assert spans("what did we change last year?", date(1, 6, 1)) == []  # year 0
+    monkeypatch.setenv("TZ", "Asia/Tokyo")
+    time.tzset()
+    try:
+        assert local_day(datetime(9999, 12, 31, 23, 59, 59, tzinfo=UTC)) == date(9999, 12, 31)
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
