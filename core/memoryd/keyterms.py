@@ -34,6 +34,7 @@ when what is left scores far below the best (a weak term is a worse trigger than
 
 from __future__ import annotations
 
+import bisect
 import functools
 import heapq
 import math
@@ -45,7 +46,7 @@ from types import ModuleType
 from typing import Any
 
 from memoryd import stopwords, wordcost
-from memoryd.llm.cue_words import said_with
+from memoryd.llm.cue_words import said_at
 
 # terms -> a weight that grows as the term gets rarer in the store (e.g. idf)
 Rarity = Callable[[Sequence[str]], Mapping[str, float]]
@@ -311,8 +312,8 @@ def _collect(text: str) -> dict[str, _Term]:
     numbered: dict[str, list[tuple[int, str]]] = {}  # a word -> where a number follows it
     last: tuple[int, str, int] | None = None  # end, key and start of the plain word before
     foreign = stopwords.foreign(text)  # grammar words of its languages besides English and Chinese
-    if foreign:
-        foreign |= said_with(text)  # and the words that say what kind of memory it is
+    cue_at = said_at(text) if foreign else []  # where it says what kind of memory it is
+    cue_starts = [a for a, _ in cue_at]
     for m in _TOKEN.finditer(text):  # the hot loop of a long text: each match read once
         kind = m.lastgroup
         before, last = last, None
@@ -325,6 +326,8 @@ def _collect(text: str) -> dict[str, _Term]:
             continue  # "hou…": the end of a word the text was cut in
         if foreign and word.lower() in foreign:
             continue
+        if cue_at and (i := bisect.bisect_right(cue_starts, at) - 1) >= 0 and at < cue_at[i][1]:
+            continue  # "retiens-le", "passt auf": a word stating the type, where it states it
         if kind in ("kata", "hangul"):
             stem = _without_particle(word) if kind == "hangul" else word
             if len(stem) >= 2 and stem not in foreign and not (kind == "hangul" and _ko_predicate(stem)):

@@ -8,7 +8,7 @@ dir, retiens, 覚えておいて), keeping a how-to (note la procédure, 手順�
 (zuerst ... dann, まず ... 次に), a problem reported (Fehler, ошибка, エラー) and a request.
 
 memoryd.keyterms keeps them out of keywords: they say what kind of memory it is, not what
-it is about (said_with). They do not type sessions: the learned classifier
+it is about (said_at). They do not type sessions: the learned classifier
 (memoryd.llm.typeclf) does that for these languages, from the embeddings. Read as cues,
 these words raised type accuracy on the ml set they were written against (63.9% -> 77.8%)
 and lowered it on ml2, written blind (64.6% -> 58.3%; bench/proposal_quality.py).
@@ -99,7 +99,7 @@ def _table() -> dict[str, Words]:
             caution=_c(
                 _w(
                     r"vorsicht|achtung|aufpassen|pass (?:bloß |ja |bitte )?auf|passt auf|auf keinen fall|"
-                    r"keinesfalls|bloß nicht|gefährlich|lebensgefährlich|giftig|nie wieder|lehrgeld|"
+                    r"keinesfalls|bloß nicht|nie wieder|lehrgeld|"
                     r"(?:darf|darfst|dürfen) (?:man )?(?:nicht|nie|kein\w*)"
                 )
             ),
@@ -113,11 +113,11 @@ def _table() -> dict[str, Words]:
                 )
             ),
             reported=_c(_w(r"immer (?:noch|wieder|mehr)|noch immer|wie immer|fast (?:immer|nie)|eh nie")),
-            prefer=_c(_w(r"lieber|bevorzug\w*|am liebsten|ich mag|mag ich|per default")),
+            prefer=_c(_w(r"lieber|bevorzuge|bevorzugen|bevorzugt|am liebsten|ich mag|mag ich|per default")),
             remember=_c(
                 _w(
                     r"merk dir|merke dir|merken|nicht vergessen|vergiss nicht|denk dran|denk daran|"
-                    r"zur info|fürs protokoll|notier\w*"
+                    r"zur info|fürs protokoll|notier|notiere|notieren|notiert"
                 )
             ),
             adopt=_adopt(
@@ -151,7 +151,7 @@ def _table() -> dict[str, Words]:
             caution=_c(
                 _w(
                     r"attention|méfie-toi|méfiez-vous|fais gaffe|faites gaffe|gaffe à|prudence|"
-                    r"surtout pas|surtout ne|à ne (?:jamais|surtout pas)|dangereux|piège|"
+                    r"surtout pas|surtout ne|à ne (?:jamais|surtout pas)|"
                     r"il ne faut (?:surtout |jamais |pas)|ne (?:doit|dois|devez) (?:jamais|pas)"
                 )
             ),
@@ -170,7 +170,12 @@ def _table() -> dict[str, Words]:
                     r"(?:ai|as|a|avons|ont) jamais"
                 )
             ),
-            prefer=_c(_w(r"je préfère|on préfère|préfér\w+|plutôt que|j'aime (?:bien|pas)|je déteste")),
+            prefer=_c(
+                _w(
+                    r"je préfère|on préfère|préfère|préfères|préférons|préférez|plutôt que|"
+                    r"j'aime (?:bien|pas)|je déteste"
+                )
+            ),
             remember=_c(
                 _w(
                     r"retiens|retiens-le|retenez|n'oublie pas|note (?:que|bien|ça|le|la)|notez|"
@@ -204,8 +209,8 @@ def _table() -> dict[str, Words]:
             ),
             caution=_c(
                 _w(
-                    r"cuidado|ojo con|ojito|atención|peligroso|peligro|ni se te ocurra|"
-                    r"bajo ningún concepto|nunca jamás|trampa|no (?:se )?(?:debe|debes|deben)"
+                    r"cuidado|ojo con|ojito|atención|ni se te ocurra|"
+                    r"bajo ningún concepto|nunca jamás|no (?:se )?(?:debe|debes|deben)"
                 )
             ),
             prohibit=_c(_w(r"nunca|jamás|no")),
@@ -223,11 +228,11 @@ def _table() -> dict[str, Words]:
                     r"nunca (?:he|ha|había|funcion\w*)"
                 )
             ),
-            prefer=_c(_w(r"prefiero|preferimos|prefier\w+|me gusta|no me gusta|odio")),
+            prefer=_c(_w(r"prefiero|preferimos|prefiere|prefieren|me gusta|no me gusta|odio")),
             remember=_c(
                 _w(
-                    r"recuerda|recuérdalo|acuérdate|no olvides|apúnta\w*|anota\w*|ten en cuenta|"
-                    r"para que lo sepas|guárda\w*"
+                    r"recuerda|recuérdalo|acuérdate|no olvides|apúntalo|apúntate|apunta|anota|anótalo|"
+                    r"anótate|ten en cuenta|para que lo sepas|guárdalo|guárdatelo|guarda"
                 )
             ),
             adopt=_adopt(
@@ -254,7 +259,7 @@ def _table() -> dict[str, Words]:
             ),
             caution=_c(
                 _w(
-                    r"cuidado|atenção|perigoso|perigo|de jeito nenhum|nem pensar|"
+                    r"cuidado|atenção|de jeito nenhum|nem pensar|"
                     r"não (?:se )?(?:deve|pode)"
                 )
             ),
@@ -270,10 +275,10 @@ def _table() -> dict[str, Words]:
             reported=_c(
                 _w(r"(?:quase|nem) sempre|sempre (?:me|dá|falha|trava|acontece)|nunca (?:funcion\w*|deu)")
             ),
-            prefer=_c(_w(r"prefiro|preferimos|prefer\w+|gosto de|não gosto|odeio")),
+            prefer=_c(_w(r"prefiro|preferimos|prefere|preferem|gosto de|não gosto|odeio")),
             remember=_c(
                 _w(
-                    r"lembra|lembre|lembre-se|não esquece|não esqueça|anota\w*|guarda\w*|grava\w*|"
+                    r"lembra|lembre|lembre-se|não esquece|não esqueça|anota|anote|guarda|guarde|grava|grave|"
                     r"pra você saber|fica a dica"
                 )
             ),
@@ -302,7 +307,7 @@ def _table() -> dict[str, Words]:
             ),
             caution=_c(
                 _w(
-                    r"attenzione|attento|attenta|attenti|occhio a|occhio che|pericoloso|pericolo|"
+                    r"attenzione|attento|attenta|attenti|occhio a|occhio che|"
                     r"mai e poi mai|non (?:si )?(?:deve|devi|bisogna)"
                 )
             ),
@@ -313,10 +318,10 @@ def _table() -> dict[str, Words]:
                 _w(r"sempre|mai|d'ora in poi|da ora in poi|da adesso in poi|in futuro|di default|per default")
             ),
             reported=_c(_w(r"(?:quasi|non) sempre|sempre (?:mi|si|lo stesso)|mai (?:funzionat\w*|visto)")),
-            prefer=_c(_w(r"preferisco|preferiamo|prefer\w+|mi piace|non mi piace|odio")),
+            prefer=_c(_w(r"preferisco|preferiamo|preferisce|preferiscono|mi piace|non mi piace|odio")),
             remember=_c(
                 _w(
-                    r"ricorda|ricordati|ricordatelo|non dimenticare|segna\w*|annota\w*|"
+                    r"ricorda|ricordati|ricordatelo|non dimenticare|segna|segnalo|segnatelo|annota|annotalo|"
                     r"tieni (?:a mente|presente)|per la cronaca|memorizza"
                 )
             ),
@@ -343,8 +348,8 @@ def _table() -> dict[str, Words]:
             ),
             caution=_c(
                 _w(
-                    r"осторожно|аккуратно|аккуратнее|внимание|опасно|ни в коем случае|ни за что|грабли|"
-                    r"ловушка|будь(?:те)? осторожн\w*|нельзя"
+                    r"осторожно|аккуратно|аккуратнее|внимание|ни в коем случае|ни за что|"
+                    r"будь(?:те)? осторожн\w*|нельзя"
                 )
             ),
             prohibit=_c(_w(r"не|никогда|запрещено")),
@@ -354,7 +359,7 @@ def _table() -> dict[str, Words]:
             reported=_c(
                 _w(r"всегда (?:так|было|падает|ломается)|никогда не (?:работал\w*|получал\w*|видел\w*)")
             ),
-            prefer=_c(_w(r"предпочитаю|предпочитаем|предпочт\w+|мне нравится|не люблю|люблю|ненавижу")),
+            prefer=_c(_w(r"предпочитаю|предпочитаем|предпочтительно|мне нравится|не люблю|люблю|ненавижу")),
             remember=_c(_w(r"запомни|запиши|имей в виду|учти|не забудь|для справки|на будущее|к сведению")),
             adopt=_adopt(
                 r"запиши|сохрани|запомни", r"инструкци\w+|порядок|шаги|чек-?лист|алгоритм|процедур\w+"
@@ -370,7 +375,7 @@ def _table() -> dict[str, Words]:
                 r"で行く|でいく|を採用|採用する|採用し|を選んだ|を選びました|に統一|に乗り換え"
             ),
             caution=_c(
-                r"注意して|要注意|気をつけ|気を付け|危ない|危険|絶対に?(?:しない|やらない|だめ|ダメ)|"
+                r"注意して|要注意|気をつけ|気を付け|絶対に?(?:しない|やらない|だめ|ダメ)|"
                 r"てはいけない|ちゃいけない|てはならない|ちゃだめ|ちゃダメ|じゃだめ|じゃダメ|禁止|ハマった|"
                 r"落とし穴|痛い目|二度と"
             ),
@@ -397,8 +402,8 @@ def _table() -> dict[str, Words]:
                 r"로 하자|으로 하자|로 갈게|로 가자|로 가기로|선택했|채택|로 정함|으로 정함"
             ),
             caution=_c(
-                r"조심|주의|위험|절대 (?:하지|안|금지|마)|면 안 ?돼|면 안 ?됩니다|하지 마|말아야|피해야|"
-                r"금지|함정|큰일 ?나|다시는"
+                r"조심|주의|절대 (?:하지|안|금지|마)|면 안 ?돼|면 안 ?됩니다|하지 마|말아야|피해야|"
+                r"금지|큰일 ?나|다시는"
             ),
             prohibit=_c(r"하지 마|말고|안 돼|금지"),
             otherwise=_c(r"안 그러면|그렇지 않으면"),
@@ -432,26 +437,32 @@ def language_of(text: str) -> str | None:
     return _BY_SCRIPT.get(found or "")
 
 
-def said_with(text: str) -> frozenset[str]:
-    """The words (lower case) that state a type in `text`, in its language: "retiens-le",
-    "ojito", "覚えといて" say what kind of memory it is, not what it is about, so they are
-    no keyword (memoryd.keyterms), as English's "remember" and "careful" are not."""
+def said_at(text: str) -> list[tuple[int, int]]:
+    """Where `text` states a type in its language's words ("retiens-le", "ojito", "passt
+    auf", 참고로): (start, end) stretches, in order, none overlapping. Those words say what kind of memory it
+    is, not what it is about, so they are no keyword there (memoryd.keyterms), as English's
+    "remember" and "careful" are not; the same word elsewhere in the text still may be
+    ("die Wahl fällt auf X" against "die Wahl"). Words of danger (giftig, peligroso, опасно)
+    are left out of the lists: they are often what a memory is about."""
     lex = words(language_of(text))
     if lex is None:
-        return frozenset()
-    out: set[str] = set()
+        return []
+    found: list[tuple[int, int]] = []
     kinds = (lex.decision, lex.caution, lex.otherwise, lex.standing, lex.prefer, lex.remember)
     for pattern in (*(p for _, p in lex.labels), *kinds):
         for m in pattern.finditer(text):
             rest = _REST.match(text, m.end())  # the whole word it ends in: retiens(-le)
-            said = (m.group() + (rest.group() if rest else "")).lower().strip(" :：")
-            out.add(said)
-            out.update(_WORD.findall(said))
-    return frozenset(out)
+            found.append((m.start(), rest.end() if rest else m.end()))
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(found):  # overlapping matches as one stretch, for a bisect
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
 
 
 _REST = re.compile(r"(?:-[^\W\d_]+)+")
-_WORD = re.compile(r"[^\W\d_]+(?:[-'][^\W\d_]+)*")
 
 
 def words(lang: str | None) -> Words | None:
