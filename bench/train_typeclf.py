@@ -2,10 +2,8 @@
 weights, core/memoryd/llm/typeclf.json.
 
 Trains on the dev sets only: the rows of tests/data/proposals/sessions.jsonl whose split is
-"dev" (a held_out row is dropped as its line is parsed, never kept), sessions_dev2..5, and
-sessions_ml.jsonl (German, French, Spanish, Japanese, Korean, Russian: the sessions whose
-type the cues cannot read, where the embeddings must; ml2 and ml3 stay blind).
-The L2 strength is chosen by leave-one-set-out over the six sets; the accuracy printed per
+"dev" (a held_out row is dropped as its line is parsed, never kept) and sessions_dev2..5.
+The L2 strength is chosen by leave-one-set-out over the five sets; the accuracy printed per
 set is a nested leave-one-set-out (the strength chosen on the other four sets only, the
 held set never seen), beside the cues' accuracy on it: the honest figure, since the
 proposal bench's dev columns are training data now.
@@ -42,7 +40,6 @@ SETS = {
     "dev3": "sessions_dev3.jsonl",
     "dev4": "sessions_dev4.jsonl",
     "dev5": "sessions_dev5.jsonl",
-    "ml": "sessions_ml.jsonl",
 }
 LAMBDAS = (1e-4, 1e-3, 1e-2, 3e-2, 1e-1, 3e-1, 1.0, 3.0)
 DIGITS = 6  # significant digits kept in the file
