@@ -54,11 +54,58 @@ def _wait_unlocked(timeout: float = 10) -> None:
     pytest.fail("gnome-keyring-daemon has no unlocked default collection")
 
 
+class SecretServiceDaemon:
+    """gnome-keyring-daemon's Secret Service on a test bus, which a test may stop and start
+    again (same keyring files, same login password), as a session can lose and regain it."""
+
+    def __init__(self, bus: str, env: dict[str, str]) -> None:
+        self.bus = bus
+        self.env = env
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            ["gnome-keyring-daemon", "--foreground", "--unlock", "--components=secrets"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=self.env,
+        )
+        assert self.proc.stdin is not None
+        # --unlock reads the login keyring's password from stdin up to EOF, creating it if new.
+        self.proc.stdin.write(LOGIN_PASSWORD.encode())
+        self.proc.stdin.close()
+        _wait_for_owner(self.bus, "org.freedesktop.secrets")
+        _wait_unlocked()
+
+    def stop(self) -> None:
+        """Until it has left the bus, as a daemon that exits does."""
+        if self.proc is not None:
+            _stop(self.proc)
+            self.proc = None
+        _wait_for_no_owner(self.bus, "org.freedesktop.secrets")
+
+
+def _wait_for_no_owner(address: str, name: str, timeout: float = 10) -> None:
+    from jeepney.bus_messages import message_bus
+    from jeepney.io.blocking import open_dbus_connection
+
+    deadline = time.monotonic() + timeout
+    with open_dbus_connection(bus=address) as conn:
+        while time.monotonic() < deadline:
+            if not conn.send_and_get_reply(message_bus.NameHasOwner(name), timeout=5).body[0]:
+                return
+            time.sleep(0.05)
+    pytest.fail(f"{name} still owned on the test bus")
+
+
 @pytest.fixture
-def secret_service(session_bus: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+def secret_service_daemon(
+    session_bus: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[SecretServiceDaemon]:
     """gnome-keyring-daemon's Secret Service on a private session bus, its login keyring (the
     default collection) created and unlocked in a fresh data dir. DBUS_SESSION_BUS_ADDRESS and
-    PYTHON_KEYRING_BACKEND are set for the test, so CLI subprocesses use it too; yields the bus."""
+    PYTHON_KEYRING_BACKEND are set for the test, so CLI subprocesses use it too."""
     _need("gnome-keyring-daemon")
     # Its control socket lives in XDG_RUNTIME_DIR: a short private one, never the user's (and
     # short because a unix socket path must fit in 108 bytes, which tmp_path may not).
@@ -77,32 +124,28 @@ def secret_service(session_bus: str, tmp_path: Path, monkeypatch: pytest.MonkeyP
         XDG_CONFIG_HOME=str(data / "config"),
         XDG_CACHE_HOME=str(data / "cache"),
     )
-    daemon = subprocess.Popen(
-        ["gnome-keyring-daemon", "--foreground", "--unlock", "--components=secrets"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        env=env,
-    )
+    daemon = SecretServiceDaemon(session_bus, env)
     try:
-        assert daemon.stdin is not None
-        # --unlock reads the login keyring's password from stdin up to EOF, creating it if new.
-        daemon.stdin.write(LOGIN_PASSWORD.encode())
-        daemon.stdin.close()
         monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", session_bus)
         monkeypatch.setenv("XDG_RUNTIME_DIR", runtime)
         monkeypatch.setenv("PYTHON_KEYRING_BACKEND", SECRET_SERVICE)
-        _wait_for_owner(session_bus, "org.freedesktop.secrets")
-        _wait_unlocked()
+        daemon.start()
         old = keyring.get_keyring()
         keyring.set_keyring(keyring.backends.SecretService.Keyring())
         try:
-            yield session_bus
+            yield daemon
         finally:
             keyring.set_keyring(old)
     finally:
-        _stop(daemon)
+        if daemon.proc is not None:
+            _stop(daemon.proc)
         shutil.rmtree(runtime, ignore_errors=True)
+
+
+@pytest.fixture
+def secret_service(secret_service_daemon: SecretServiceDaemon) -> str:
+    """The Secret Service above, for tests that only use it; the bus's address."""
+    return secret_service_daemon.bus
 
 
 @pytest.fixture

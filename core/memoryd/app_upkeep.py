@@ -229,10 +229,10 @@ class Upkeep:
             raise UsageError("set the SMTP user first: the password is stored under it")
         try:
             if password:
-                keyring.set_password(mailer.KEYRING_SERVICE, user, password)
+                oskeyring.call(lambda: keyring.set_password(mailer.KEYRING_SERVICE, user, password))
             else:
                 with contextlib.suppress(PasswordDeleteError):
-                    keyring.delete_password(mailer.KEYRING_SERVICE, user)
+                    oskeyring.call(lambda: keyring.delete_password(mailer.KEYRING_SERVICE, user))
         except oskeyring.unavailable() as exc:
             raise KeyUnavailable(
                 f"no OS keyring to hold the SMTP password ({exc.__class__.__name__})"

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
 
+from memoryd import oskeyring
 from memoryd.config import EmailConfig
 from memoryd.errors import DeliveryError
 
@@ -30,7 +31,7 @@ def smtp_password(cfg: EmailConfig, env: Mapping[str, str] = os.environ) -> str 
     from keyring.errors import KeyringError
 
     try:
-        return keyring.get_password(KEYRING_SERVICE, cfg.user) or None
+        return oskeyring.call(lambda: keyring.get_password(KEYRING_SERVICE, cfg.user)) or None
     except KeyringError:  # incl. NoKeyringError on a headless machine: simply no password stored
         return None
     except Exception as exc:  # a third-party backend failing its own way must not be a traceback

@@ -1,13 +1,32 @@
-"""What the OS keyring raises when there is none to use here.
+"""What the OS keyring raises when there is none to use here, and the one retry a Secret
+Service earns.
 
 keyring says so in three ways: a KeyringError (NoKeyringError on a headless machine, a
 locked keyring), a RuntimeError while it loads the backend PYTHON_KEYRING_BACKEND or its
 config names, when that backend is not viable (a Secret Service whose daemon has left the
 session bus), and an ImportError when that backend's module is not there (a typo in it).
 To a user all three mean the same: no usable keyring, a one-line error and the way around
-it, never an internal error."""
+it, never an internal error.
+
+A Secret Service can also fail for a moment: gnome-keyring reloads its keyring file each
+time the file changes on disk, its own writes included (it logs "asked to register item
+..., but it's already registered"), and a lookup that lands in the reload finds no default
+collection (keyring's InitError). Many short memoryd processes reading and writing keys in
+a row meet that window. So a call that fails that way is made once more, after a pause;
+what fails twice is reported. A missing keyring (NoKeyringError), a locked one and a bad
+backend name are not retried: they do not pass."""
 
 from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+from memoryd import faults
+
+T = TypeVar("T")
+
+RETRY_PAUSE = 0.3  # seconds: longer than gnome-keyring takes to reload a keyring file
 
 
 def unavailable() -> tuple[type[Exception], ...]:
@@ -16,3 +35,23 @@ def unavailable() -> tuple[type[Exception], ...]:
     from keyring.errors import KeyringError
 
     return (KeyringError, RuntimeError, ImportError)
+
+
+def passing(exc: BaseException) -> bool:
+    """Whether a keyring call's failure can pass a moment later (NoKeyringError is a
+    RuntimeError too, and cannot)."""
+    from keyring.errors import InitError, NoKeyringError
+
+    return isinstance(exc, (InitError, RuntimeError)) and not isinstance(exc, NoKeyringError)
+
+
+def call(fn: Callable[[], T]) -> T:
+    """fn(), and once more after RETRY_PAUSE when it failed in a way that can pass."""
+    try:
+        return fn()
+    except Exception as exc:
+        if not passing(exc):
+            raise
+    faults.pause("keyring:retry")
+    time.sleep(RETRY_PAUSE)
+    return fn()

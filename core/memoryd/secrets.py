@@ -24,7 +24,7 @@ def get_api_key(provider: str) -> str | None:
 
     _check(provider)
     try:
-        return keyring.get_password(SERVICE, provider) or None
+        return oskeyring.call(lambda: keyring.get_password(SERVICE, provider)) or None
     except oskeyring.unavailable():
         return None
 
@@ -42,11 +42,11 @@ def set_api_key(provider: str, key: str | None) -> None:
     kept = True
     try:
         if value:
-            keyring.set_password(SERVICE, provider, value)
-            kept = keyring.get_password(SERVICE, provider) == value
+            oskeyring.call(lambda: keyring.set_password(SERVICE, provider, value))
+            kept = oskeyring.call(lambda: keyring.get_password(SERVICE, provider)) == value
         else:
             with contextlib.suppress(PasswordDeleteError):  # nothing stored: already deleted
-                keyring.delete_password(SERVICE, provider)
+                oskeyring.call(lambda: keyring.delete_password(SERVICE, provider))
     except oskeyring.unavailable() as exc:
         raise KeyUnavailable(
             f"no OS keyring to hold the {provider} API key ({exc.__class__.__name__}); "

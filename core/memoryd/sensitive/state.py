@@ -102,8 +102,14 @@ def _unavailable(exc: Exception) -> KeyUnavailable:
         backend = type(kr.get_keyring()).__module__ + "." + type(kr.get_keyring()).__name__
     except Exception:  # reporting only
         backend = "unknown"
+    # What a Secret Service says went wrong helps; NoKeyringError's text (install keyrings.alt)
+    # would mislead, and the way around it follows anyway.
+    said = " ".join(str(exc).split()) if oskeyring.passing(exc) else ""
+    if len(said) > 160:
+        said = said[:160].rsplit(" ", 1)[0] + " …"
     return KeyUnavailable(
-        f"no usable OS keyring (backend {backend}: {exc.__class__.__name__}); start a Secret Service "
+        f"no usable OS keyring (backend {backend}: {exc.__class__.__name__}{': ' + said if said else ''}); "
+        "start a Secret Service "
         "(e.g. gnome-keyring) or KWallet, or protect the scope with --passphrase instead"
     )
 
@@ -111,7 +117,7 @@ def _unavailable(exc: Exception) -> KeyUnavailable:
 def keyring_set(entry: str, value: bytes) -> None:
     kr = _keyring()
     try:
-        kr.set_password(SERVICE, entry, crypto.b64(value))
+        oskeyring.call(lambda: kr.set_password(SERVICE, entry, crypto.b64(value)))
     except oskeyring.unavailable() as exc:
         raise _unavailable(exc) from None
 
@@ -119,7 +125,7 @@ def keyring_set(entry: str, value: bytes) -> None:
 def keyring_get(entry: str) -> bytes | None:
     kr = _keyring()
     try:
-        value = kr.get_password(SERVICE, entry)
+        value = oskeyring.call(lambda: kr.get_password(SERVICE, entry))
     except oskeyring.unavailable() as exc:
         raise _unavailable(exc) from None
     return crypto.unb64(value) if value else None
@@ -128,7 +134,7 @@ def keyring_get(entry: str) -> bytes | None:
 def keyring_delete(entry: str) -> None:
     kr = _keyring()
     try:
-        kr.delete_password(SERVICE, entry)
+        oskeyring.call(lambda: kr.delete_password(SERVICE, entry))
     except kr.errors.PasswordDeleteError:
         return
     except oskeyring.unavailable() as exc:
