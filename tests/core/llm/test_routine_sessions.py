@@ -1,7 +1,8 @@
 """Routine sessions stay sessions: a bug fix, a one-off question or errand, chit-chat. A
 proposal made of them is the junk a person has to reject (issue 21), and rule changes that
 lift the labelled sets' figures have made such proposals before (the reverted round of
-2026-11-27 turned 9 of these 35 into proposals)."""
+2026-11-27 turned 9 of these 35 into proposals). A second set in ten languages
+(routine_ml.json) shows what the learned type proposes there."""
 
 from __future__ import annotations
 
@@ -12,7 +13,11 @@ import pytest
 
 from memoryd.llm import rules
 
-DATA = Path(__file__).resolve().parents[2] / "data" / "proposals" / "routine.json"
+FOLDER = Path(__file__).resolve().parents[2] / "data" / "proposals"
+DATA = FOLDER / "routine.json"
+# Ten languages (English, Chinese, German, French, Spanish, Portuguese, Italian, Russian,
+# Japanese, Korean), written blind on 2026-11-28 by someone who never saw the rules.
+DATA_ML = FOLDER / "routine_ml.json"
 # Proposed today, and wrong: a problem report read as a fact ("the header gets duplicated"),
 # a review request's pointer read as a fact, and a told attempt read as a how-to.
 KNOWN = {"en_bugfix_3", "en_review", "zh_bugfix_2"}
@@ -20,6 +25,24 @@ KNOWN = {"en_bugfix_3", "en_review", "zh_bugfix_2"}
 # the migration script today. It runs every night against staging, but it's slow." read as a
 # fact (a nightly run against staging is one; the reviewer judged the session routine).
 KNOWN_LEARNED = KNOWN | {"en_status"}
+# routine_ml by the cues alone: a rename request read as a fact.
+KNOWN_ML = {"en_errand_2"}
+# routine_ml with the learned type: 9 of 68, where the cues read nothing to keep and the
+# classifier calls a request, a question or a text to translate or summarise a fact, a
+# preference, a warning or a decision, mostly at less than even odds. Making it yield there
+# cut these to 3 but cost held_out recall 3.6 points and half the other-language types
+# (docs/benchmarks.md, "how they generalise"), so it stays; this list must not grow.
+KNOWN_ML_LEARNED = {
+    "en_errand_1",
+    "en_question_2",
+    "en_review_1",
+    "zh_bugfix_2",
+    "de_errand_1",
+    "de_everyday_1",
+    "fr_everyday_2",
+    "pt_everyday_2",
+    "it_errand_1",
+}
 
 
 @pytest.fixture(autouse=True)
@@ -27,27 +50,31 @@ def no_real_waits() -> None:
     """No waits here, but a model loads: tests/core/llm's five-second budget is for providers."""
 
 
-def test_routine_sessions_are_not_proposed() -> None:
-    sessions: dict[str, list[str]] = json.loads(DATA.read_text(encoding="utf-8"))["sessions"]
+@pytest.mark.parametrize(("data", "known"), [(DATA, KNOWN), (DATA_ML, KNOWN_ML)], ids=["en-zh", "ten"])
+def test_routine_sessions_are_not_proposed(data: Path, known: set[str]) -> None:
+    sessions: dict[str, list[str]] = json.loads(data.read_text(encoding="utf-8"))["sessions"]
     assert len(sessions) >= 30
     proposed = {}
     for name, turns in sessions.items():
         out = rules.score(turns[0][:79], "", user_turns=turns)
         if out.type != "none":
             proposed[name] = (out.type, out.title)
-    assert set(proposed) <= KNOWN, {k: v for k, v in proposed.items() if k not in KNOWN}
+    assert set(proposed) <= known, {k: v for k, v in proposed.items() if k not in known}
 
 
-def test_routine_sessions_are_not_proposed_by_the_learned_type() -> None:
+@pytest.mark.parametrize(
+    ("data", "known"), [(DATA, KNOWN_LEARNED), (DATA_ML, KNOWN_ML_LEARNED)], ids=["en-zh", "ten"]
+)
+def test_routine_sessions_are_not_proposed_by_the_learned_type(data: Path, known: set[str]) -> None:
     """The classifier decides where the cue words do not (memoryd.llm.typeclf): it must not
     turn routine chatter into proposals the cues left alone."""
     from memoryd.embed.use import UseEmbedder
 
     embedder = UseEmbedder()
-    sessions: dict[str, list[str]] = json.loads(DATA.read_text(encoding="utf-8"))["sessions"]
+    sessions: dict[str, list[str]] = json.loads(data.read_text(encoding="utf-8"))["sessions"]
     proposed = {}
     for name, turns in sessions.items():
         out = rules.score(turns[0][:79], "", user_turns=turns, embedder=embedder)
         if out.type != "none":
             proposed[name] = (out.type, out.title)
-    assert set(proposed) <= KNOWN_LEARNED, {k: v for k, v in proposed.items() if k not in KNOWN_LEARNED}
+    assert set(proposed) <= known, {k: v for k, v in proposed.items() if k not in known}
