@@ -11,13 +11,15 @@ it, never an internal error.
 A Secret Service can also fail for a moment: gnome-keyring reloads its keyring file each
 time the file changes on disk, its own writes included (it logs "asked to register item
 ..., but it's already registered"), and a lookup that lands in the reload finds no default
-collection (keyring's InitError). Many short memoryd processes reading and writing keys in
-a row meet that window. So a call that fails that way is made once more, after a pause;
-what fails twice is reported. A missing keyring (NoKeyringError), a locked one and a bad
+collection (keyring's InitError), or an item found a moment before is gone (SecretStorage's
+ItemNotFoundException, which keyring lets through). Many short memoryd processes reading
+and writing keys in a row meet that window. So a call that fails that way is made once
+more, after a pause; what fails twice is reported. A missing keyring (NoKeyringError), a locked one and a bad
 backend name are not retried: they do not pass."""
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable
 from typing import TypeVar
@@ -29,12 +31,20 @@ T = TypeVar("T")
 RETRY_PAUSE = 0.3  # seconds: longer than gnome-keyring takes to reload a keyring file
 
 
+def _secret_service_errors() -> tuple[type[Exception], ...]:
+    """SecretStorage's own exceptions, which keyring's Secret Service backend lets through
+    from an item's calls (an item gone while gnome-keyring reloads: ItemNotFoundException).
+    Loaded only if that backend loaded it."""
+    module = sys.modules.get("secretstorage.exceptions")
+    return (module.SecretStorageException,) if module is not None else ()
+
+
 def unavailable() -> tuple[type[Exception], ...]:
     """The exceptions of a keyring call that mean "no usable keyring" (keyring imported
     only when a keyring is used)."""
     from keyring.errors import KeyringError
 
-    return (KeyringError, RuntimeError, ImportError)
+    return (KeyringError, RuntimeError, ImportError, *_secret_service_errors())
 
 
 def passing(exc: BaseException) -> bool:
@@ -42,7 +52,8 @@ def passing(exc: BaseException) -> bool:
     RuntimeError too, and cannot)."""
     from keyring.errors import InitError, NoKeyringError
 
-    return isinstance(exc, (InitError, RuntimeError)) and not isinstance(exc, NoKeyringError)
+    kinds = (InitError, RuntimeError, *_secret_service_errors())
+    return isinstance(exc, kinds) and not isinstance(exc, NoKeyringError)
 
 
 def call(fn: Callable[[], T]) -> T:

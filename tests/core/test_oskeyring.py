@@ -2,7 +2,8 @@
 gnome-keyring-daemon: a read of a sensitive memory whose keyring call fails because the
 Secret Service is off the bus goes through when the service is back by the retry, is one
 line and a non-zero exit when it is not, and a machine with no keyring at all is told so at
-once, with no retry."""
+once, with no retry. SecretStorage's own errors, which keyring lets through from an item's
+calls, are retried and reported the same way."""
 
 from __future__ import annotations
 
@@ -13,6 +14,13 @@ import sys
 import time
 from pathlib import Path
 
+import keyring
+import keyring.backends.SecretService
+import pytest
+import secretstorage
+
+from memoryd.errors import KeyUnavailable
+from memoryd.sensitive import state
 from tests.keyrings import SecretServiceDaemon
 
 from .sensitive.support import CANARY, PIN, grant_pin, one_line_error, record, set_pin
@@ -76,3 +84,34 @@ def test_no_keyring_at_all_is_not_retried(cli, no_keyring: None, project: Path, 
     out = cli("grant-pin", "set", stdin=PIN + "\n", env=env, timeout=60)
     one_line_error(out, 1, "no usable OS keyring (backend keyring.backends.fail.Keyring: NoKeyringError)")
     assert not (tmp_path / "keyring:retry.reached").exists()
+
+
+class _ItemGoneOnce(keyring.backends.SecretService.Keyring):
+    """The real Secret Service backend, whose next `times` reads meet what gnome-keyring's
+    reload makes of an item found a moment before: SecretStorage's ItemNotFoundException,
+    which keyring does not wrap."""
+
+    def __init__(self, times: int) -> None:
+        super().__init__()
+        self.times = times
+
+    def get_password(self, service: str, username: str) -> str | None:
+        if self.times:
+            self.times -= 1
+            raise secretstorage.exceptions.ItemNotFoundException("Item does not exist!")
+        return super().get_password(service, username)
+
+
+def test_an_item_gone_for_a_moment_is_read_on_the_retry(secret_service: str):
+    state.keyring_set("scope-key:0123456789ab", b"k" * 32)
+    keyring.set_keyring(_ItemGoneOnce(times=1))
+    assert state.keyring_get("scope-key:0123456789ab") == b"k" * 32
+
+
+def test_an_item_gone_twice_is_a_one_line_keyring_error(secret_service: str):
+    state.keyring_set("scope-key:0123456789ab", b"k" * 32)
+    keyring.set_keyring(_ItemGoneOnce(times=2))
+    with pytest.raises(KeyUnavailable) as caught:
+        state.keyring_get("scope-key:0123456789ab")
+    assert "ItemNotFoundException: Item does not exist!" in str(caught.value)
+    assert "\n" not in str(caught.value)
