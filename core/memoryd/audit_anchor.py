@@ -22,13 +22,13 @@ import hashlib
 import hmac
 import json
 import secrets
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from memoryd import oskeyring
 from memoryd.paths import keyring_id
 
 SERVICE = "memoryd"
@@ -100,22 +100,11 @@ class AnchorStore:
 
     @staticmethod
     def _call(fn: Callable[[Any], Any]) -> Any:
-        """One keyring call, tried again after a moment when it fails for another reason than
-        there being no keyring: a Secret Service under load can drop a D-Bus call, and one
-        dropped call must not leave this process taking the keyring for unreachable."""
+        """One keyring call, with the retries of memoryd.oskeyring.call: one dropped call
+        must not leave this process taking the keyring for unreachable."""
         import keyring
-        from keyring.errors import NoKeyringError
 
-        for attempt in range(3):
-            try:
-                return fn(keyring)
-            except NoKeyringError:
-                raise
-            except Exception:
-                if attempt == 2:
-                    raise
-                time.sleep(0.1 * (attempt + 1))
-        return None
+        return oskeyring.call(lambda: fn(keyring))
 
     def load(self) -> tuple[Status, Anchor | None]:
         if self._unreachable:

@@ -1,4 +1,4 @@
-"""What the OS keyring raises when there is none to use here, and the one retry a Secret
+"""What the OS keyring raises when there is none to use here, and the retries a Secret
 Service earns.
 
 keyring says so in three ways: a KeyringError (NoKeyringError on a headless machine, a
@@ -13,9 +13,9 @@ time the file changes on disk, its own writes included (it logs "asked to regist
 ..., but it's already registered"), and a lookup that lands in the reload finds no default
 collection (keyring's InitError), or an item found a moment before is gone (SecretStorage's
 ItemNotFoundException, which keyring lets through). Many short memoryd processes reading
-and writing keys in a row meet that window. So a call that fails that way is made once
-more, after a pause; what fails twice is reported. A missing keyring (NoKeyringError), a locked one and a bad
-backend name are not retried: they do not pass."""
+and writing keys in a row meet that window. So a call that fails that way is made again,
+twice at most, after 0.1 s and 0.2 s; what still fails is reported. A missing keyring
+(NoKeyringError), a locked one and a bad backend name are not retried: they do not pass."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from memoryd import faults
 
 T = TypeVar("T")
 
-RETRY_PAUSE = 0.3  # seconds: longer than gnome-keyring takes to reload a keyring file
+RETRY_PAUSES = (0.1, 0.2)  # seconds before each retry: 0.3 s in all, then it is reported
 
 
 def _secret_service_errors() -> tuple[type[Exception], ...]:
@@ -57,12 +57,13 @@ def passing(exc: BaseException) -> bool:
 
 
 def call(fn: Callable[[], T]) -> T:
-    """fn(), and once more after RETRY_PAUSE when it failed in a way that can pass."""
-    try:
-        return fn()
-    except Exception as exc:
-        if not passing(exc):
-            raise
-    faults.pause("keyring:retry")
-    time.sleep(RETRY_PAUSE)
+    """fn(), tried again after each of RETRY_PAUSES while it fails in a way that can pass."""
+    for pause in RETRY_PAUSES:
+        try:
+            return fn()
+        except Exception as exc:
+            if not passing(exc):
+                raise
+        faults.pause("keyring:retry")
+        time.sleep(pause)
     return fn()

@@ -1,6 +1,6 @@
-"""The one retry a Secret Service earns (memoryd.oskeyring.call), with the real
+"""The retries a Secret Service earns (memoryd.oskeyring.call), with the real
 gnome-keyring-daemon: a read of a sensitive memory whose keyring call fails because the
-Secret Service is off the bus goes through when the service is back by the retry, is one
+Secret Service is off the bus goes through when the service is back by the first retry, is one
 line and a non-zero exit when it is not, and a machine with no keyring at all is told so at
 once, with no retry. SecretStorage's own errors, which keyring lets through from an item's
 calls, are retried and reported the same way."""
@@ -19,6 +19,7 @@ import keyring.backends.SecretService
 import pytest
 import secretstorage
 
+from memoryd import oskeyring
 from memoryd.errors import KeyUnavailable
 from memoryd.sensitive import state
 from tests.keyrings import SecretServiceDaemon
@@ -86,7 +87,7 @@ def test_no_keyring_at_all_is_not_retried(cli, no_keyring: None, project: Path, 
     assert not (tmp_path / "keyring:retry.reached").exists()
 
 
-class _ItemGoneOnce(keyring.backends.SecretService.Keyring):
+class _ItemGone(keyring.backends.SecretService.Keyring):
     """The real Secret Service backend, whose next `times` reads meet what gnome-keyring's
     reload makes of an item found a moment before: SecretStorage's ItemNotFoundException,
     which keyring does not wrap."""
@@ -102,15 +103,15 @@ class _ItemGoneOnce(keyring.backends.SecretService.Keyring):
         return super().get_password(service, username)
 
 
-def test_an_item_gone_for_a_moment_is_read_on_the_retry(secret_service: str):
+def test_an_item_gone_for_a_moment_is_read_on_a_retry(secret_service: str):
     state.keyring_set("scope-key:0123456789ab", b"k" * 32)
-    keyring.set_keyring(_ItemGoneOnce(times=1))
+    keyring.set_keyring(_ItemGone(times=len(oskeyring.RETRY_PAUSES)))
     assert state.keyring_get("scope-key:0123456789ab") == b"k" * 32
 
 
-def test_an_item_gone_twice_is_a_one_line_keyring_error(secret_service: str):
+def test_an_item_gone_through_every_retry_is_a_one_line_keyring_error(secret_service: str):
     state.keyring_set("scope-key:0123456789ab", b"k" * 32)
-    keyring.set_keyring(_ItemGoneOnce(times=2))
+    keyring.set_keyring(_ItemGone(times=1 + len(oskeyring.RETRY_PAUSES)))
     with pytest.raises(KeyUnavailable) as caught:
         state.keyring_get("scope-key:0123456789ab")
     assert "ItemNotFoundException: Item does not exist!" in str(caught.value)
