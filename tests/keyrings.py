@@ -20,6 +20,7 @@ import keyring.backends.null
 import keyring.backends.SecretService
 import pytest
 
+from memoryd import oskeyring
 from tests.delivery import _need
 from tests.desktop_session import stop as _stop
 from tests.desktop_session import wait_for_owner as _wait_for_owner
@@ -36,6 +37,7 @@ def hermetic_keyring(monkeypatch: pytest.MonkeyPatch) -> None:
     (PYTHON_KEYRING_BACKEND wins over keyring's config file and its backend detection)."""
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", FAIL)
     keyring.set_keyring(keyring.backends.fail.Keyring())
+    monkeypatch.setattr(oskeyring, "_failing", False)  # no test inherits another's given-up keyring
 
 
 def _wait_unlocked(timeout: float = 10) -> None:

@@ -2,8 +2,10 @@
 gnome-keyring-daemon: a read of a sensitive memory whose keyring call fails because the
 Secret Service is off the bus goes through when the service is back by the first retry, is one
 line and a non-zero exit when it is not, and a machine with no keyring at all is told so at
-once, with no retry. SecretStorage's own errors, which keyring lets through from an item's
-calls, are retried and reported the same way."""
+once, with no retry. In process, with the real backend meeting the errors a reload or a
+person makes: SecretStorage's own errors and a missing collection are retried; a locked
+keyring or a dismissed prompt is not (asking again would ask the person again); after a
+call has failed through every retry the next is tried once."""
 
 from __future__ import annotations
 
@@ -87,32 +89,99 @@ def test_no_keyring_at_all_is_not_retried(cli, no_keyring: None, project: Path, 
     assert not (tmp_path / "keyring:retry.reached").exists()
 
 
-class _ItemGone(keyring.backends.SecretService.Keyring):
-    """The real Secret Service backend, whose next `times` reads meet what gnome-keyring's
-    reload makes of an item found a moment before: SecretStorage's ItemNotFoundException,
-    which keyring does not wrap."""
+class _Flaky(keyring.backends.SecretService.Keyring):
+    """The real Secret Service backend, whose next reads raise what a Secret Service under
+    a reload, or a person, makes of them (one exception each, in order); `tries` counts."""
 
-    def __init__(self, times: int) -> None:
+    def __init__(self, *failures: Exception) -> None:
         super().__init__()
-        self.times = times
+        self.failures = list(failures)
+        self.tries = 0
 
     def get_password(self, service: str, username: str) -> str | None:
-        if self.times:
-            self.times -= 1
-            raise secretstorage.exceptions.ItemNotFoundException("Item does not exist!")
+        self.tries += 1
+        if self.failures:
+            raise self.failures.pop(0)
         return super().get_password(service, username)
 
 
-def test_an_item_gone_for_a_moment_is_read_on_a_retry(secret_service: str):
-    state.keyring_set("scope-key:0123456789ab", b"k" * 32)
-    keyring.set_keyring(_ItemGone(times=len(oskeyring.RETRY_PAUSES)))
-    assert state.keyring_get("scope-key:0123456789ab") == b"k" * 32
+def _gone() -> Exception:
+    """An item found a moment before is gone: SecretStorage's error, which keyring lets through."""
+    return secretstorage.exceptions.ItemNotFoundException("Item does not exist!")
 
 
-def test_an_item_gone_through_every_retry_is_a_one_line_keyring_error(secret_service: str):
-    state.keyring_set("scope-key:0123456789ab", b"k" * 32)
-    keyring.set_keyring(_ItemGone(times=1 + len(oskeyring.RETRY_PAUSES)))
+def _no_collection() -> Exception:
+    """What keyring raises when the default collection is not there while gnome-keyring reloads."""
+    exc = keyring.errors.InitError("Failed to create the collection: Item does not exist!.")
+    exc.__cause__ = secretstorage.exceptions.ItemNotFoundException("Item does not exist!")
+    return exc
+
+
+def _dismissed() -> Exception:
+    """What keyring raises when the person dismisses the prompt to create a keyring."""
+    exc = keyring.errors.InitError("Failed to create the collection: Prompt dismissed..")
+    exc.__cause__ = secretstorage.exceptions.PromptDismissedException("Prompt dismissed.")
+    return exc
+
+
+ENTRY, KEY = "scope-key:0123456789ab", b"k" * 32
+RETRIES = len(oskeyring.RETRY_PAUSES)
+
+
+@pytest.mark.parametrize("failure", [_gone, _no_collection], ids=["item-gone", "no-collection"])
+def test_a_moments_failure_is_read_on_a_retry(secret_service: str, failure):
+    state.keyring_set(ENTRY, KEY)
+    flaky = _Flaky(*[failure() for _ in range(RETRIES)])
+    keyring.set_keyring(flaky)
+    assert state.keyring_get(ENTRY) == KEY
+    assert flaky.tries == RETRIES + 1
+
+
+def test_a_failure_through_every_retry_is_one_line_and_the_next_call_tries_once(secret_service: str):
+    state.keyring_set(ENTRY, KEY)
+    flaky = _Flaky(*[_gone() for _ in range(RETRIES + 2)])
+    keyring.set_keyring(flaky)
     with pytest.raises(KeyUnavailable) as caught:
-        state.keyring_get("scope-key:0123456789ab")
+        state.keyring_get(ENTRY)
+    assert flaky.tries == RETRIES + 1
     assert "ItemNotFoundException: Item does not exist!" in str(caught.value)
     assert "\n" not in str(caught.value)
+    # Given up: the next call is tried once (a Secret Service configured but not running
+    # must not cost every call the pauses), and a success brings the retries back.
+    with pytest.raises(KeyUnavailable):
+        state.keyring_get(ENTRY)
+    assert flaky.tries == RETRIES + 2
+    assert state.keyring_get(ENTRY) == KEY
+    flaky.failures = [_gone()]
+    assert state.keyring_get(ENTRY) == KEY
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [
+        _dismissed,
+        lambda: keyring.errors.KeyringLocked("Failed to unlock the collection!"),
+        lambda: secretstorage.exceptions.LockedException("Item is locked!"),
+        lambda: secretstorage.exceptions.PromptDismissedException("Prompt dismissed."),
+    ],
+    ids=["dismissed-create", "keyring-locked", "item-locked", "prompt-dismissed"],
+)
+def test_what_a_person_said_no_to_is_not_asked_again(secret_service: str, failure):
+    state.keyring_set(ENTRY, KEY)
+    flaky = _Flaky(failure(), failure(), failure())
+    keyring.set_keyring(flaky)
+    with pytest.raises(KeyUnavailable):
+        state.keyring_get(ENTRY)
+    assert flaky.tries == 1
+
+
+def test_a_bus_address_to_nowhere_is_one_line(cli, no_keyring: None, tmp_path: Path):
+    """A Secret Service configured, and a session bus address left over from a session that
+    ended: SecretStorage lets the socket's FileNotFoundError through, which was an internal
+    error."""
+    env = {
+        "PYTHON_KEYRING_BACKEND": "keyring.backends.SecretService.Keyring",
+        "DBUS_SESSION_BUS_ADDRESS": f"unix:path={tmp_path / 'gone' / 'bus'}",
+    }
+    out = cli("grant-pin", "set", stdin=PIN + "\n", env=env, timeout=60)
+    one_line_error(out, 1, "no usable OS keyring", "FileNotFoundError")
