@@ -142,18 +142,19 @@ def start_openbox(env: dict[str, str], timeout: float = 10) -> subprocess.Popen[
     raise StartError("openbox did not take the display")
 
 
-def wait_for_owner(address: str, name: str, timeout: float = 10) -> None:
-    """Until some program owns `name` on the bus (dunst, gnome-keyring), or StartError."""
+def wait_for_owner(address: str, name: str, timeout: float = 10, *, owned: bool = True) -> None:
+    """Until some program owns `name` on the bus (dunst, gnome-keyring), or with `owned`
+    false until none does (a daemon stopped has left it), or StartError."""
     from jeepney.bus_messages import message_bus
     from jeepney.io.blocking import open_dbus_connection
 
     deadline = time.monotonic() + timeout
     with open_dbus_connection(bus=address) as conn:
         while time.monotonic() < deadline:
-            if conn.send_and_get_reply(message_bus.NameHasOwner(name), timeout=5).body[0]:
+            if bool(conn.send_and_get_reply(message_bus.NameHasOwner(name), timeout=5).body[0]) == owned:
                 return
             time.sleep(0.05)
-    raise StartError(f"nothing took {name} on the test bus")
+    raise StartError(f"nothing took {name} on the test bus" if owned else f"{name} still owned on the bus")
 
 
 def wait_for_tray(env: dict[str, str], timeout: float = 30) -> None:

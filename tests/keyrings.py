@@ -85,20 +85,7 @@ class SecretServiceDaemon:
         if self.proc is not None:
             _stop(self.proc)
             self.proc = None
-        _wait_for_no_owner(self.bus, "org.freedesktop.secrets")
-
-
-def _wait_for_no_owner(address: str, name: str, timeout: float = 10) -> None:
-    from jeepney.bus_messages import message_bus
-    from jeepney.io.blocking import open_dbus_connection
-
-    deadline = time.monotonic() + timeout
-    with open_dbus_connection(bus=address) as conn:
-        while time.monotonic() < deadline:
-            if not conn.send_and_get_reply(message_bus.NameHasOwner(name), timeout=5).body[0]:
-                return
-            time.sleep(0.05)
-    pytest.fail(f"{name} still owned on the test bus")
+        _wait_for_owner(self.bus, "org.freedesktop.secrets", owned=False)
 
 
 @pytest.fixture
