@@ -85,8 +85,11 @@ def resolve(path: str | Path, *, must_exist: bool = True) -> Scope:
     found = marker_above(str(p))
     marked = Path(found) if found else None
     if marked is None:  # the marker deleted (`git clean -fdx`): the data dir still knows
+        # Everything under a sensitive folder is sensitive, a git repository made inside it
+        # included: its own scope is then marked but has no key, so writes are refused (as
+        # with the marker there) rather than stored in the clear.
         known = sensitive_root(data_home(), str(p))
-        if known is not None and (root is None or Path(known) == root):
+        if known is not None:
             marked = Path(known)
     if root is not None:
         return Scope(hash_root(root), root, "git", marked is not None)

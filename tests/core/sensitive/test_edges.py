@@ -166,3 +166,24 @@ def test_rollback_to_an_older_ciphertext_is_caught(cli, sealed: dict, isolated_h
     assert len(damaged) == 1 and "rolled back" in damaged[0] and path.name in damaged[0], damaged
     assert path.read_bytes() == older  # memoryd never rewrites the evidence
     assert Memoryd().store.row(slug)["scope_sensitive"] == 1
+
+
+def test_a_repository_made_inside_a_sensitive_folder_whose_marker_is_gone(
+    cli, secret_service: str, project: Path, isolated_home: Path
+):
+    """An outside test (2026-11-28): with the marker deleted, a `git init` inside the
+    sensitive folder made a scope of its own that was not marked, so `record` and the
+    worker wrote its memories in the clear. As with the marker there, it is marked and
+    has no key: writes are refused, captures stay in the spool, nothing is in the clear."""
+    assert cli("mark-sensitive", str(project)).returncode == 0
+    (project / ".memoryd-sensitive").unlink()
+    nested = project / "sub"
+    nested.mkdir()
+    _git("init", "-q", "-b", "main", cwd=nested)
+    scope = resolve(nested)
+    assert scope.kind == "git" and scope.marked and scope.hash != resolve(project).hash
+    out = cli("record", "--type", "fact", "--title", "Nested", "--scope", str(nested), stdin=f"{CANARY} body")
+    one_line_error(out, 2, "is marked sensitive but has no key")
+    _codex_notify(cli, nested, "thread-nested")
+    assert cli("worker").returncode == 0
+    assert leaks(isolated_home) == [], "the nested repository's memories were written in the clear"
