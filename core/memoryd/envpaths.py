@@ -35,6 +35,25 @@ def data_home() -> str:
     return platformdirs.user_data_dir(APP, appauthor=False)
 
 
+def config_file() -> str:
+    """config.toml: $MEMORYD_CONFIG, else platformdirs' user config dir (its rule for Linux
+    and macOS without importing it, as data_home does)."""
+    env = os.environ.get("MEMORYD_CONFIG")
+    if env:
+        return os.path.expanduser(env)
+    if sys.platform.startswith("linux") and "ANDROID_DATA" not in os.environ:
+        base = os.environ.get("XDG_CONFIG_HOME", "")
+        if not base.strip():
+            base = os.path.expanduser("~/.config")
+        return os.path.join(base, APP, "config.toml")
+    if sys.platform == "darwin":
+        return os.path.join(os.path.expanduser("~/Library/Application Support"), APP, "config.toml")
+    full_site()
+    import platformdirs
+
+    return os.path.join(platformdirs.user_config_dir(APP, appauthor=False), "config.toml")
+
+
 def full_site() -> None:
     """Under `python -S` (the agents' hooks, see memoryd.hookrun) site-packages are not on
     sys.path: bring them in before the first import of a third-party package."""

@@ -18,12 +18,7 @@ def data_home() -> Path:
 
 
 def config_file() -> Path:
-    env = os.environ.get("MEMORYD_CONFIG")
-    if env:
-        return Path(env).expanduser()
-    import platformdirs
-
-    return Path(platformdirs.user_config_dir(APP, appauthor=False)) / "config.toml"
+    return Path(envpaths.config_file())
 
 
 def keyring_id(home: Path) -> str:

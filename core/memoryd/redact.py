@@ -655,12 +655,54 @@ def _in_placeholder(match: re.Match[str], group: int) -> bool:
     return last != -1 and "]" not in value[last:]
 
 
-class Redactor:
-    """Counts what it replaced (never the secrets) so the audit can say how many."""
+_USER_PATTERNS: dict[tuple[str, int, int], tuple[str, ...]] = {}
 
-    def __init__(self, extra_patterns: Iterable[str] = ()) -> None:
+
+def user_patterns() -> tuple[str, ...]:
+    """The user's own secret shapes, `[capture] extra_secret_patterns` of config.toml, for
+    every redaction whatever process runs it: the store's pass, the hook, importers and
+    sync took only the built-in rules while the worker alone read them (an outside test,
+    2026-11-28). Read again when the file changes; a file that does not name the key is not
+    parsed, so the hook pays a stat and a read. A broken file raises UsageError, as
+    loading it anywhere else does."""
+    import os
+
+    from memoryd import envpaths
+
+    path = envpaths.config_file()
+    try:
+        st = os.stat(path)
+        key = (path, st.st_mtime_ns, st.st_size)
+        if key in _USER_PATTERNS:
+            return _USER_PATTERNS[key]
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError:  # no config file: defaults
+        return ()
+    found: tuple[str, ...] = ()
+    if b"extra_secret_patterns" in data:
+        from pathlib import Path
+
+        from memoryd import config
+        from memoryd.errors import UsageError
+
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise UsageError(f"{path}: not valid TOML ({exc})") from None
+        found = tuple(config.from_text(text, Path(path)).capture.extra_secret_patterns)
+    _USER_PATTERNS.clear()
+    _USER_PATTERNS[key] = found
+    return found
+
+
+class Redactor:
+    """Counts what it replaced (never the secrets) so the audit can say how many. Without
+    `extra_patterns`, the user's own (user_patterns) join the built-in rules."""
+
+    def __init__(self, extra_patterns: Iterable[str] | None = None) -> None:
         self.patterns: list[Rule] = list(rules())
-        for i, pattern in enumerate(extra_patterns):
+        for i, pattern in enumerate(user_patterns() if extra_patterns is None else extra_patterns):
             self.patterns.append((f"custom_{i}", re.compile(pattern), 0, None, ((), False, False)))
         self.counts: Counter[str] = Counter()
         self._depth = 0

@@ -152,7 +152,11 @@ def capture(source: str, raw: bytes, *, spawn: bool = True) -> tuple[str, list[s
         data["_sensitive"] = True
         if withheld:  # the payload had words of its own: the worker keeps the session
             data["_content_withheld"] = True
-    redactor = Redactor()
+    try:
+        redactor = Redactor()  # the user's own secret shapes too (config.toml)
+    except Exception as exc:  # a broken config.toml: spool what the built-in rules leave
+        warnings.append(f"config.toml's own secret patterns were not applied here: {exc}")
+        redactor = Redactor(())
     data = redact_payload(data, redactor)
     if redactor.total:
         data["_redacted_in_hook"] = dict(redactor.counts)
