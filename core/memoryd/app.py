@@ -238,13 +238,16 @@ class Memoryd(Upkeep):
     def marked_scope(self, path: str | Path) -> Scope:
         """A sensitive scope by its hash or its recorded root, even if the folder moved or
         is gone (the tray lists scopes by what core recorded); else resolved as usual."""
+        from memoryd.envpaths import hash_root
         from memoryd.sensitive import state
 
         text = str(path)
-        for h in state.sensitive_hashes(self.layout):
-            settings = state.load(self.layout, h)
-            if settings is not None and text in (h, settings.root):
-                return Scope(hash=h, root=Path(settings.root), kind="dir")
+        hashes = state.sensitive_hashes(self.layout)
+        if text in hashes:
+            return Scope(hash=text, root=Path(self.store.keys.label(text)), kind="dir")
+        given = Path(text).expanduser().absolute()
+        if (h := hash_root(str(given))) in hashes:  # its recorded folder (sealed), even if gone
+            return Scope(hash=h, root=given, kind="dir")
         return self.scope(path)
 
     def note_project(self, scope: Scope) -> None:
@@ -707,7 +710,7 @@ class Memoryd(Upkeep):
             else:
                 n = len(self.store.list(scopes=[h], types=types, states=search.states_for(include_forgotten)))
                 if n:
-                    self.withheld.append((h, self.store.keys.settings(h).root, n))  # type: ignore[union-attr]
+                    self.withheld.append((h, self._root(h), n))
                     self.store.audit.append(
                         "access_denied", actor=actor, scope_hash=h, details={"what": "search", "withheld": n}
                     )
@@ -745,8 +748,8 @@ class Memoryd(Upkeep):
         return sum(r.scope_hash not in hidden for r in hits)
 
     def _root(self, scope_hash: str) -> str:
-        settings = self.store.keys.settings(scope_hash)
-        return settings.root if settings is not None else scope_hash
+        """A sensitive scope's folder where this process can open it, else its hash."""
+        return self.store.keys.root(scope_hash) or scope_hash
 
     def _sensitive_in(self, scopes: Sequence[str] | None) -> list[str]:
         """Read from the disk on every search, never cached: a scope marked sensitive by
@@ -807,7 +810,7 @@ class Memoryd(Upkeep):
                     warn=self._model_failed,
                 )
             elif n := len(self.store.list(scopes=[h], states=search.states_for(include_forgotten))):
-                self.withheld.append((h, self.store.keys.settings(h).root, n))  # type: ignore[union-attr]
+                self.withheld.append((h, self._root(h), n))
         if not sealed:
             return hits
         return sorted([*hits, *sealed], key=lambda h: h.score)[:limit]  # both ranked by turnrank
@@ -1400,6 +1403,13 @@ class Memoryd(Upkeep):
     def sensitive_settings(self, path: str | Path) -> Any:
         return self.store.keys.settings(self.marked_scope(path).hash)
 
+    def sensitive_where(self, path: str | Path) -> str | None:
+        """The folder to name a sensitive scope by: the recorded one where this process can
+        open it (memoryd.sensitive.state seals it), else the folder given; None when given
+        its hash and the folder stays sealed."""
+        scope = self.marked_scope(path)
+        return self.store.keys.root(scope.hash) or (None if str(path) == scope.hash else str(scope.root))
+
     def grant(
         self,
         path: str | Path,
@@ -1417,7 +1427,7 @@ class Memoryd(Upkeep):
         the person (only the tray passes it). Returns the grant and warnings."""
         from memoryd import crypto
         from memoryd.errors import AuthorizationRequired, KeyUnavailable
-        from memoryd.sensitive import gate, grants, state
+        from memoryd.sensitive import gate, grants, names, state
         from memoryd.sensitive import pin as grant_pin
 
         scope = self.marked_scope(path)
@@ -1434,6 +1444,8 @@ class Memoryd(Upkeep):
             )
             raise error
 
+        if not self.store.keys.owned_here(scope.hash):
+            refuse("scope of another data dir", self.store.keys.not_owned(scope.hash))
         if settings.key_source == "passphrase":
             if not passphrase:
                 raise UsageError(
@@ -1469,6 +1481,7 @@ class Memoryd(Upkeep):
             if not grant_pin.verify(self.layout.home, pin or ""):
                 refuse("wrong grant PIN", AuthorizationRequired("wrong grant PIN: not granted"))
         g = grants.add(self.store.keys, scope.hash, duration, task)
+        names.seal_settings(self.store)  # an older settings file's folder, now the key is here
         self._index_arrived(scope.hash)
         if spool.pending(self.layout.spool):  # captures that waited for this key
             self.drain_spool(wait=False)
@@ -1506,15 +1519,19 @@ class Memoryd(Upkeep):
         out = []
         for g in grants.all_live(self.store.keys):
             settings = self.store.keys.settings(g.scope_hash)
-            out.append({**g.as_dict(), "root": settings.root if settings else None})
+            out.append({**g.as_dict(), "root": self.store.keys.root(g.scope_hash) if settings else None})
         return out
 
     # -- the grant PIN ----------------------------------------------------------------
     def grant_pin_status(self) -> dict[str, Any]:
         """Whether a grant PIN is set, and how many random-key scopes it guards (or would)."""
-        from memoryd.sensitive import marking, pin
+        from memoryd.sensitive import pin, state
 
-        randoms = sum(row["key_source"] == "random" for row in marking.status(self.store))
+        keys = self.store.keys
+        randoms = sum(
+            (s := keys.settings(h)) is not None and s.key_source == "random"
+            for h in state.sensitive_hashes(self.layout)
+        )
         return {"set": pin.is_set(self.layout.home), "random_scopes": randoms}
 
     def check_grant_pin(self, given: str, *, what: str, actor: str = "cli") -> None:

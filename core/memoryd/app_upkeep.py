@@ -274,7 +274,7 @@ class Upkeep:
             settings = self.store.keys.settings(req["scope_hash"])
             if settings is None:
                 raise ValueError(f"scope {req['scope_hash']} is not a sensitive scope here")
-            req["root"] = settings.root
+            req["root"] = self.store.keys.root(req["scope_hash"])  # None where it stays sealed
             req["passphrase"] = settings.key_source == "passphrase"
         return req
 

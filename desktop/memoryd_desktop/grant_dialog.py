@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from memoryd_desktop import assets
-from memoryd_desktop.project_text import plain_tip
+from memoryd_desktop.project_text import plain_tip, withheld
 
 translate = QCoreApplication.translate  # the bare name lupdate recognises
 
@@ -43,6 +43,11 @@ Choice = tuple[str, str | None, str | None]  # (duration, task name, passphrase)
 def project_name(root: str) -> str:
     """A project's name as core gives it (memoryd.projects.folder_name): its folder's."""
     return PurePath(root).name or root
+
+
+def sealed_folder() -> str:
+    """In place of a folder core keeps sealed with a passphrase (memoryd.sensitive.state)."""
+    return translate("GrantDialog", "(sealed with the passphrase until access is granted)")
 
 
 def purpose_text(what: str) -> str:
@@ -71,7 +76,7 @@ class GrantDialog(QDialog):
 
     def __init__(
         self,
-        root: str,
+        root: str | None,
         scope_hash: str,
         asker: str,
         needs_passphrase: bool,
@@ -88,8 +93,10 @@ class GrantDialog(QDialog):
         self.setMinimumWidth(440)
 
         # The project by its folder's name, so the person knows which one asks; the request
-        # names the folder already (the prompt is the person's own screen).
-        self.project = project_name(root)
+        # names the folder already (the prompt is the person's own screen). A passphrase
+        # project's folder is sealed with its key (memoryd.sensitive.state): until a grant,
+        # it is "sensitive project" and its hash.
+        self.project = project_name(root) if root else withheld(scope_hash)
         heading = QLabel(
             translate("GrantDialog", "Allow access to the sensitive project \u201c{project}\u201d?").format(
                 project=self.project
@@ -101,12 +108,12 @@ class GrantDialog(QDialog):
         font.setBold(True)
         heading.setFont(font)
 
-        self.root_label = self._plain(root)
+        self.root_label = self._plain(root or sealed_folder())
         self.root_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.asker_label = self._plain(asker)
         facts = QFormLayout()
         self.project_label = self._plain(self.project)
-        self.project_label.setToolTip(plain_tip(root))
+        self.project_label.setToolTip(plain_tip(root or scope_hash))
         facts.addRow(translate("GrantDialog", "Project:"), self.project_label)
         facts.addRow(translate("GrantDialog", "Folder:"), self.root_label)
         facts.addRow(translate("GrantDialog", "Asked by:"), self.asker_label)

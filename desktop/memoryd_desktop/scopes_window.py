@@ -29,9 +29,9 @@ from PySide6.QtWidgets import (
 
 from memoryd.app import Memoryd
 from memoryd_desktop import assets, window_keys
-from memoryd_desktop.grant_dialog import GrantDialog, project_name
+from memoryd_desktop.grant_dialog import GrantDialog, project_name, sealed_folder
 from memoryd_desktop.ops import Ops
-from memoryd_desktop.project_text import plain_tip
+from memoryd_desktop.project_text import plain_tip, withheld
 from memoryd_desktop.texts import describe, local_time
 
 log = logging.getLogger("memoryd.tray")
@@ -39,6 +39,17 @@ log = logging.getLogger("memoryd.tray")
 translate = QCoreApplication.translate  # the bare name lupdate recognises
 ACTOR = "tray"
 HASH_ROLE = Qt.ItemDataRole.UserRole
+
+
+def shown(scope: dict[str, Any]) -> str:
+    """A sensitive project's name: its folder's, or where core cannot open the sealed
+    folder here (a passphrase project without a grant), "sensitive project" and its hash."""
+    return project_name(str(scope["root"])) if scope["root"] else withheld(str(scope["scope_hash"]))
+
+
+def folder(scope: dict[str, Any]) -> str:
+    """The folder in messages; the project's name where it is sealed."""
+    return str(scope["root"]) if scope["root"] else shown(scope)
 
 
 def key_label(key_source: str) -> str:
@@ -174,15 +185,15 @@ class ScopesWindow(QWidget):
         for scope in scopes:
             item = QTreeWidgetItem(
                 [
-                    project_name(str(scope["root"])),
-                    str(scope["root"]),
+                    shown(scope),
+                    str(scope["root"] or sealed_folder()),
                     key_label(str(scope.get("key_source") or "")),
                     local_time(scope.get("marked_at")),
                     access_label(scope),
                 ]
             )
             item.setData(0, HASH_ROLE, scope["scope_hash"])
-            item.setToolTip(0, plain_tip(str(scope["root"])))
+            item.setToolTip(0, plain_tip(str(scope["root"] or scope["scope_hash"])))
             item.setToolTip(1, str(scope["scope_hash"]))
             self.tree.addTopLevelItem(item)
             if keep is not None and keep["scope_hash"] == scope["scope_hash"]:
@@ -242,7 +253,7 @@ class ScopesWindow(QWidget):
         if scope is None or self.grant_dialog is not None:
             return self.grant_dialog
         dialog = GrantDialog(
-            str(scope["root"]),
+            scope["root"],
             str(scope["scope_hash"]),
             translate("ScopesWindow", "memoryd tray (you)"),
             scope.get("key_source") == "passphrase",
@@ -261,14 +272,15 @@ class ScopesWindow(QWidget):
             self._drop_dialog(dialog)
             return
         duration, task, passphrase = choice
-        root = dialog.root
+        scope_hash = dialog.scope_hash
         facade = self.facade
         self._busy(True)
 
         def grant() -> Any:
+            # by hash: the scope core recorded, whatever folder path is there now
             # the person chose in the tray's own dialog: that is the confirmation (no PIN)
             return facade.grant(
-                root, duration=duration, task=task, passphrase=passphrase, in_tray=True, actor=ACTOR
+                scope_hash, duration=duration, task=task, passphrase=passphrase, in_tray=True, actor=ACTOR
             )
 
         self.ops.run(
@@ -278,7 +290,7 @@ class ScopesWindow(QWidget):
         )
 
     def _granted(self, dialog: GrantDialog, result: tuple[Any, list[str]]) -> None:
-        root = dialog.root
+        root = dialog.root or dialog.project
         self._busy(False)
         dialog.forget_passphrase()
         self._drop_dialog(dialog)
@@ -313,11 +325,11 @@ class ScopesWindow(QWidget):
         scope = self.selected()
         if scope is None or self._acting:
             return
-        root = str(scope["root"])
+        root, scope_hash = folder(scope), str(scope["scope_hash"])
         facade = self.facade
         self._busy(True)
         self.ops.run(
-            lambda: facade.revoke(root, actor=ACTOR),
+            lambda: facade.revoke(scope_hash, actor=ACTOR),
             lambda count: self._revoked(root, count),
             self._action_failed,
         )
@@ -337,7 +349,7 @@ class ScopesWindow(QWidget):
         scope = self.selected()
         if scope is None or self._acting or self.confirm is not None:
             return self.confirm
-        root = str(scope["root"])
+        root = folder(scope)
         box = QMessageBox(self)
         box.setIcon(QMessageBox.Icon.Warning)
         box.setWindowTitle(translate("ScopesWindow", "Unmark a sensitive project"))
@@ -356,12 +368,12 @@ class ScopesWindow(QWidget):
         cancel = box.addButton(QMessageBox.StandardButton.Cancel)
         box.setDefaultButton(cancel)
         box.setEscapeButton(cancel)
-        box.finished.connect(lambda _code: self._confirmed(box, root))
+        box.finished.connect(lambda _code: self._confirmed(box, root, str(scope["scope_hash"])))
         self.confirm = box
         box.open()
         return box
 
-    def _confirmed(self, box: QMessageBox, root: str) -> None:
+    def _confirmed(self, box: QMessageBox, root: str, scope_hash: str) -> None:
         yes = box.clickedButton() is self.unmark_yes
         self.confirm = None
         box.deleteLater()
@@ -371,7 +383,7 @@ class ScopesWindow(QWidget):
         self._busy(True)
         self.notify(translate("ScopesWindow", "Decrypting {root}…").format(root=root))
         self.ops.run(
-            lambda: facade.unmark_sensitive(root, actor=ACTOR),
+            lambda: facade.unmark_sensitive(scope_hash, actor=ACTOR),
             lambda count: self._unmarked(root, count),
             self._action_failed,
         )

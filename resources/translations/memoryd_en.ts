@@ -1174,6 +1174,10 @@
     <context>
         <name>GrantDialog</name>
         <message>
+            <source>(sealed with the passphrase until access is granted)</source>
+            <translation>(sealed with the passphrase until access is granted)</translation>
+        </message>
+        <message>
             <source>Allow access to a sensitive project</source>
             <translation>Allow access to a sensitive project</translation>
         </message>

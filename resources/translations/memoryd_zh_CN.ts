@@ -1176,6 +1176,10 @@
 <context>
     <name>GrantDialog</name>
     <message>
+        <source>(sealed with the passphrase until access is granted)</source>
+        <translation>（已用口令加密，授权访问后显示）</translation>
+    </message>
+    <message>
         <source>Allow access to a sensitive project</source>
         <translation>允许访问敏感项目</translation>
     </message>

@@ -220,6 +220,7 @@ def drain(
             if not report.checked:
                 _check_older(store, report, check_limit)
             _resegment(store)
+            _seal_settings(store)
         finally:
             lock.release()
         if not [p for p in spool.pending(store.layout.spool) if p.name not in report.deferred]:
@@ -249,6 +250,18 @@ def _resegment(store: Store) -> None:
         log.exception(
             "re-indexing memories for Japanese and Korean search failed; the next drain tries again"
         )
+
+
+def _seal_settings(store: Store) -> None:
+    """The one-time sealing of sensitive projects' folders in settings files written before
+    they were sealed (memoryd.sensitive.names.seal_settings), in the background."""
+    from memoryd.sensitive import names
+
+    try:
+        if done := names.seal_settings(store):
+            log.info("sealed the folder of %d sensitive projects in their settings", done)
+    except Exception:
+        log.exception("sealing sensitive projects' folders failed; the next drain tries again")
 
 
 STALE_TEMP_SECONDS = 600

@@ -141,8 +141,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if sys.stdin.isatty():
         from memoryd.cli.commands.sensitive import read_passphrase
         from memoryd.sensitive.keys import set_prompt
+        from memoryd.sensitive.state import label
 
-        set_prompt(lambda s: read_passphrase(f"Passphrase of {s.root}: "))
+        set_prompt(lambda s: read_passphrase(f"Passphrase of {label(s.scope_hash, s.root)}: "))
     try:
         args = parser.parse_args(argv)
         if not getattr(args, "handler", None):

@@ -24,7 +24,6 @@ def _ask(store: Store, scope_hash: str, what: str) -> tuple[bool, str | None]:
         {
             "op": "grant",
             "scope_hash": scope_hash,
-            "root": settings.root if settings else scope_hash,
             "what": what,
             "passphrase": bool(settings and settings.key_source == "passphrase"),
         }
@@ -83,8 +82,8 @@ def check_or_raise(
         store.audit.append(
             "access_denied", actor=actor, scope_hash=scope_hash, target_id=target, details={"what": what}
         )
-        where = settings.root if settings else scope_hash
-        root = settings.root if settings else None
+        root = store.keys.root(scope_hash)
+        where = root or scope_hash
         if refused:
             raise AuthorizationRequired(
                 f"scope {scope_hash} is sensitive and access was refused: {refused}",

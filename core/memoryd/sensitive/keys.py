@@ -5,12 +5,14 @@ this process. Every key is checked against the scope's key check before use."""
 from __future__ import annotations
 
 import contextlib
+import functools
+import hmac
 import secrets
 from collections.abc import Callable, Iterator
 
 from memoryd import crypto
-from memoryd.errors import KeyUnavailable
-from memoryd.paths import Layout
+from memoryd.errors import KeyUnavailable, MemorydError
+from memoryd.paths import Layout, keyring_id
 
 from . import grants, state
 
@@ -42,6 +44,47 @@ class Keys:
         self.layout = layout
         self._keys: dict[str, bytes] = {}
         self._settings: dict[str, state.Settings | None] = {}
+        self._owned: set[str] = set()  # scopes this process found to be this data dir's
+
+    @functools.cached_property
+    def _me(self) -> bytes:
+        return keyring_id(self.layout.home).encode()
+
+    def owner(self, scope_hash: str) -> bytes | None:
+        """The keyring id of the data dir the scope belongs to; None when none is recorded
+        (a scope marked before owners were) or there is no keyring."""
+        return state.keyring_get_quiet(state.owner_entry(scope_hash))
+
+    def owned_here(self, scope_hash: str) -> bool:
+        """Whether this data dir may use the scope's key. A scope with no owner recorded is
+        claimed by the first data dir that uses it, which after an upgrade is the one whose
+        captures and reads have used it all along."""
+        if scope_hash in self._owned:
+            return True
+        found = self.owner(scope_hash)
+        if found is None:
+            self.claim(scope_hash)
+        elif not hmac.compare_digest(found, self._me):
+            return False
+        self._owned.add(scope_hash)
+        return True
+
+    def claim(self, scope_hash: str) -> None:
+        """Record this data dir as the scope's owner (marking, importing its key)."""
+        with contextlib.suppress(KeyUnavailable):
+            state.keyring_set(state.owner_entry(scope_hash), self._me)
+        self._owned.add(scope_hash)
+
+    def check_owned(self, scope_hash: str) -> None:
+        """KeyUnavailable unless this data dir may use the scope's key (owned_here)."""
+        if not self.owned_here(scope_hash):
+            raise self.not_owned(scope_hash)
+
+    def not_owned(self, scope_hash: str) -> KeyUnavailable:
+        return KeyUnavailable(
+            f"sensitive scope {scope_hash} belongs to another memoryd data dir on this machine: "
+            "use it there, or move it here with `memoryd key export` there and `memoryd key import` here"
+        )
 
     def settings(self, scope_hash: str) -> state.Settings | None:
         """A scope's settings, read once. "Not sensitive" is looked at again each time (one
@@ -68,6 +111,7 @@ class Keys:
     def forget(self, scope_hash: str) -> None:
         self._keys.pop(scope_hash, None)
         self._settings.pop(scope_hash, None)
+        self._owned.discard(scope_hash)
 
     def remember(self, scope_hash: str, key: bytes) -> None:
         """A key this process derived or created (checked when settings exist)."""
@@ -89,10 +133,7 @@ class Keys:
         s = self.settings(scope_hash)
         if s is None:
             return None
-        key = self._keys.get(scope_hash)
-        if key is None or crypto.key_check(key) != s.key_check:
-            entry = state.key_entry(scope_hash) if s.key_source == "random" else state.grant_entry(scope_hash)
-            key = state.keyring_get_quiet(entry)
+        key = self.at_hand(scope_hash)
         if (
             key is None
             and s.key_source == "passphrase"
@@ -107,6 +148,44 @@ class Keys:
         if key is None or crypto.key_check(key) != s.key_check:
             return None
         return grants.record_key(key, scope_hash, self.epoch(scope_hash))
+
+    def at_hand(self, scope_hash: str) -> bytes | None:
+        """The scope's key where this process has it without asking anyone: its own, or
+        the OS keyring's (a random key, or a passphrase scope's cached by a live grant).
+        Checked against the scope's key check; None otherwise."""
+        s = self.settings(scope_hash)
+        if s is None:
+            return None
+        key = self._keys.get(scope_hash)
+        if key is None or crypto.key_check(key) != s.key_check:
+            if not self.owned_here(scope_hash):
+                return None
+            entry = state.key_entry(scope_hash) if s.key_source == "random" else state.grant_entry(scope_hash)
+            key = state.keyring_get_quiet(entry)
+        if key is None or crypto.key_check(key) != s.key_check:
+            return None
+        return key
+
+    def root(self, scope_hash: str) -> str | None:
+        """The scope's folder where this process can open it without asking anyone (a
+        settings file from before the folder was sealed needs no key); None otherwise, or
+        when the sealed value does not open (edited by hand)."""
+        s = self.settings(scope_hash)
+        if s is None:
+            return None
+        if not s.sealed_root:
+            return s.root or None
+        key = self.at_hand(scope_hash)
+        if key is None:
+            return None
+        try:
+            return s.open_root(key)
+        except (MemorydError, ValueError, KeyError, TypeError):
+            return None
+
+    def label(self, scope_hash: str) -> str:
+        """The folder, or "sensitive project <hash>" where it cannot be opened here."""
+        return state.label(scope_hash, self.root(scope_hash))
 
     def epoch(self, scope_hash: str) -> bytes:
         """The scope's revocation epoch (memoryd.sensitive.state.epoch_entry); empty before
@@ -126,6 +205,7 @@ class Keys:
                 f"scope {scope_hash} is marked sensitive but has no key on this machine: "
                 "run `memoryd mark-sensitive` on its directory, or `memoryd key import FILE`"
             )
+        self.check_owned(scope_hash)
         if s.key_source == "random":
             key = state.keyring_get(state.key_entry(scope_hash))
             if key is None:
@@ -147,7 +227,8 @@ class Keys:
                         raise KeyUnavailable("wrong passphrase for this scope")
             if key is None:
                 raise KeyUnavailable(
-                    f"scope {scope_hash} is protected by a passphrase: `memoryd grant {s.root}` asks for it"
+                    f"scope {scope_hash} is protected by a passphrase: "
+                    f"`memoryd grant {s.root or scope_hash}` asks for it"
                 )
         if crypto.key_check(key) != s.key_check:
             raise KeyUnavailable(f"the key found for scope {scope_hash} does not match it (key check failed)")

@@ -14,7 +14,7 @@ import json
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,7 @@ from sqlalchemy import text
 
 from memoryd import atomic, clock, crypto, frontmatter, inject, vectors
 from memoryd.db.engine import write_session
-from memoryd.errors import CorruptFile, KeyUnavailable, UsageError
+from memoryd.errors import CorruptFile, KeyUnavailable, MemorydError, UsageError
 from memoryd.scope import MARKER, Scope
 from memoryd.store import Store, raw_connection, trash
 from memoryd.store import governance as gsql
@@ -71,6 +71,14 @@ def mark(
     h = store.layout
     settings = state.load(h, scope.hash)
     if settings is None:
+        owner = store.keys.owner(scope.hash)
+        if owner is not None and not store.keys.owned_here(scope.hash):
+            # marked by another data dir on this machine: a new key would overwrite its key
+            raise UsageError(
+                f"{scope.root} is a sensitive scope of another memoryd data dir on this machine; "
+                "move it here with `memoryd key export` there and `memoryd key import` here"
+            )
+        store.keys.claim(scope.hash)
         if passphrase is not None:
             params = crypto.KdfParams.fresh()
             key = crypto.derive(passphrase, params)
@@ -79,11 +87,12 @@ def mark(
             state.keyring_set(state.key_entry(scope.hash), key)  # fails first if there is no keyring
         settings = state.Settings(
             scope_hash=scope.hash,
-            root=str(scope.root),
+            root=None,
             marked_at=clock.now_iso(),
             key_source="passphrase" if params else "random",
             key_check=crypto.key_check(key),
             kdf=params,
+            sealed_root=state.seal_root(key, scope.hash, str(scope.root)),
         )
         state.save(h, settings)
         # The plaintext snapshot goes before anything slow: a kill after this point
@@ -108,7 +117,12 @@ def mark(
         resumed = True
     store.keys.forget(scope.hash)
     store.keys.remember(scope.hash, key)
-    report = MarkReport(scope.hash, settings.root, settings.key_source, resumed=resumed)
+    root = settings.open_root(key) or str(scope.root)
+    if not settings.sealed_root:  # a file from before the folder was sealed
+        state.save(h, settings.with_root(key, root))
+        store.keys.forget(scope.hash)
+        store.keys.remember(scope.hash, key)
+    report = MarkReport(scope.hash, root, settings.key_source, resumed=resumed)
     with write_session(store.engine) as s:
         s.exec(
             text(
@@ -135,7 +149,7 @@ def mark(
     # the scrub (its clear rows are then sealed, dropped and vacuumed) or after it all,
     # when its fingerprints are no longer referred to and it writes nothing.
     with store.writing():
-        names.seal_row(store, scope.hash, settings.root, key)
+        names.seal_row(store, scope.hash, root, key)
         _scrub_index(store, scope.hash)
         _seal_proposals(store, scope.hash, key)
         trash.drop_scope(store.layout, scope.hash)  # no clear copy stays behind in undo's trash
@@ -379,6 +393,7 @@ def unmark(store: Store, scope: Scope, *, actor: str = "cli") -> int:
         raise UsageError(f"{scope.root} is not a sensitive scope")
     gate.check_or_raise(store, scope.hash, actor=actor, what="unmark")
     key = store.keys.get(scope.hash)
+    root = settings.open_root(key) or str(scope.root)
     trash.drop_scope(store.layout, scope.hash)  # sealed copies would not come back as plain files
     files = store.files
     count = 0
@@ -416,7 +431,7 @@ def unmark(store: Store, scope: Scope, *, actor: str = "cli") -> int:
             s.exec(text("DELETE FROM sensitive_scopes WHERE scope_hash = :h"), params={"h": scope.hash})
             for items in texts:  # plain again: the vectors need no new embedding
                 vectors.carry(raw_connection(s), items, (scope.hash, key), (scope.hash, None))
-        names.unseal_row(store, scope.hash, settings.root)
+        names.unseal_row(store, scope.hash, root)
         from memoryd.profile import identity
 
         identity.unseal_scope(store, scope.hash, key, None)  # what it withheld from the profile
@@ -424,10 +439,10 @@ def unmark(store: Store, scope: Scope, *, actor: str = "cli") -> int:
         store.keys.forget(scope.hash)
         store.reindex_scope(scope.hash)
         store.vectors.gc()
-    for entry in (state.key_entry(scope.hash), state.grant_entry(scope.hash)):
+    for entry in (state.key_entry(scope.hash), state.grant_entry(scope.hash), state.owner_entry(scope.hash)):
         with contextlib.suppress(KeyUnavailable):
             state.keyring_delete(entry)
-    (Path(settings.root) / MARKER).unlink(missing_ok=True)
+    (Path(root) / MARKER).unlink(missing_ok=True)
     grants.revoke(store.keys, scope.hash, None)
     store.audit.append("unmark_sensitive", actor=actor, scope_hash=scope.hash, details={"decrypted": count})
     return count
@@ -481,13 +496,15 @@ def rotate(store: Store, scope: Scope, *, new_passphrase: str | None, actor: str
     from memoryd.profile import identity
 
     identity.unseal_scope(store, scope.hash, old, new)  # what it withheld from the profile
+    root = settings.open_root(old)
     new_settings = state.Settings(
         settings.scope_hash,
-        settings.root,
+        None,
         settings.marked_at,
         settings.key_source,
         crypto.key_check(new),
         params or settings.kdf,
+        sealed_root=state.seal_root(new, scope.hash, root) if root else None,
     )
     if settings.key_source == "random":
         grants.resign(store.keys, scope.hash, old, new)  # the live grants stay, signed anew
@@ -520,11 +537,14 @@ def export_key(store: Store, scope: Scope, out: Path, *, passphrase: str, actor:
     params = crypto.KdfParams.fresh()
     wrap = crypto.derive(passphrase, params)
     blob = crypto.seal(wrap, key, scope_hash=scope.hash, slug="recovery", kind="key")
+    root = settings.open_root(key)
     data = {
         "format": RECOVERY_FORMAT,
-        "version": 1,
+        "version": 2,
         "scope_hash": scope.hash,
-        "root": settings.root,
+        # the folder sealed with the scope's key, as in sensitive.json: the file is kept
+        # somewhere else, and the folder's name can be the secret
+        "sealed_root": state.seal_root(key, scope.hash, root) if root else None,
         "key_source": settings.key_source,
         "key_check": settings.key_check,
         "kdf": params.as_dict(),
@@ -557,14 +577,26 @@ def import_key(store: Store, file: Path, *, passphrase: str, actor: str = "cli")
     if crypto.key_check(key) != check:
         raise KeyUnavailable(f"the recovered key does not match scope {h}")
     state.keyring_set(state.key_entry(h), key)
+    store.keys.claim(h)  # the recovery file and its passphrase: the person moves it here
     if settings is None:
-        state.save(
-            store.layout,
-            state.Settings(h, str(data.get("root", "")), clock.now_iso(), "random", crypto.key_check(key)),
-        )
+        fresh = state.Settings(h, None, clock.now_iso(), "random", crypto.key_check(key))
+        root = _recovered_root(fresh, data, key)
+        state.save(store.layout, fresh.with_root(key, root) if root else fresh)
     store.keys.forget(h)
     store.audit.append("key_import", actor=actor, scope_hash=h, details={})
     return h
+
+
+def _recovered_root(settings: state.Settings, data: dict[str, Any], key: bytes) -> str | None:
+    """The folder a recovery file names: sealed (version 2) or in the clear (version 1)."""
+    sealed = data.get("sealed_root")
+    if isinstance(sealed, str) and sealed:
+        try:
+            return replace(settings, sealed_root=sealed).open_root(key)
+        except (MemorydError, ValueError, KeyError, TypeError):
+            return None
+    root = data.get("root")
+    return root if isinstance(root, str) and root else None
 
 
 def missing_keys(store: Store) -> list[str]:
@@ -589,6 +621,11 @@ def status(store: Store) -> list[dict[str, Any]]:
         s = state.load(store.layout, h)
         if s:
             out.append(
-                {"scope_hash": h, "root": s.root, "key_source": s.key_source, "marked_at": s.marked_at}
+                {
+                    "scope_hash": h,
+                    "root": store.keys.root(h),  # None where it cannot be opened here
+                    "key_source": s.key_source,
+                    "marked_at": s.marked_at,
+                }
             )
     return out

@@ -89,6 +89,30 @@ def seal_row(store: Store, scope_hash: str, root: str, key: bytes) -> None:
         projects.put_sealed(con, scope_hash, kind, seal(key, scope_hash, root), clock.now_iso())
 
 
+def seal_settings(store: Store) -> int:
+    """Settings files from before their folder was sealed (memoryd.sensitive.state) sealed
+    now, where the key is at hand without asking (a random key in the OS keyring, a
+    passphrase scope's under a live grant); the others wait for a later run. Under the
+    write lock, which unmarking holds while it removes the file: never held up for, as a
+    later drain does as well. Returns how many were sealed."""
+    done = 0
+    for h in sorted(state.sensitive_hashes(store.layout)):
+        found = state.load(store.layout, h)
+        if found is None or found.sealed_root or not found.root:
+            continue
+        key = store.keys.at_hand(h)
+        if key is None:
+            continue
+        with store.writing_if_free() as held:
+            now = state.load(store.layout, h) if held else None
+            if now is not None and now.root and not now.sealed_root and now.key_check == found.key_check:
+                state.save(store.layout, now.with_root(key, now.root))
+                done += 1
+    if done:
+        store.keys.refresh()
+    return done
+
+
 def reseal(con: object, scope_hash: str, old: bytes, new: bytes) -> None:
     """Key rotation: the sealed row under the new key (inside the rotation's transaction)."""
     found = projects.row(con, scope_hash)  # type: ignore[arg-type]

@@ -1,13 +1,13 @@
 """What makes a scope sensitive on this machine: `scopes/<hash>/sensitive.json` (key
-source, KDF parameters, a key check; never the key) and the key itself in the OS keyring
-(random keys) or derived from a passphrase. The `.memoryd-sensitive` marker in the
+source, KDF parameters, a key check, the folder sealed; never the key) and the key
+itself in the OS keyring (random keys) or derived from a passphrase. The `.memoryd-sensitive` marker in the
 project is what the hook sees; this file is what the store trusts."""
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -15,29 +15,73 @@ from memoryd import atomic, crypto, oskeyring
 from memoryd.errors import CorruptFile, KeyUnavailable
 from memoryd.paths import Layout
 
+from . import content
+
 SETTINGS = "sensitive.json"
 SERVICE = "memoryd"
+ROOT_SEALED_AS = "root"  # the name a sealed root is bound to (memoryd.sensitive.content)
 
 
 @dataclass(frozen=True)
 class Settings:
+    """`root` is the project folder in the clear, as files written before version 2 held
+    it; since then the folder is `sealed_root`, sealed with the scope's key: its name can
+    itself be the secret ("acme-merger"), and this file lies in the data dir, its backups
+    and (through sync) the sync folder. Keys.root() opens it where the key is at hand."""
+
     scope_hash: str
-    root: str
+    root: str | None
     marked_at: str
     key_source: str  # random | passphrase
     key_check: str
     kdf: crypto.KdfParams | None = None
+    sealed_root: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
+        where: dict[str, Any] = {"sealed_root": self.sealed_root} if self.sealed_root else {"root": self.root}
         return {
-            "version": 1,
+            "version": 2 if self.sealed_root else 1,
             "scope_hash": self.scope_hash,
-            "root": self.root,
+            **where,
             "marked_at": self.marked_at,
             "key_source": self.key_source,
             "key_check": self.key_check,
             "kdf": self.kdf.as_dict() if self.kdf else None,
         }
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any]) -> Settings:
+        root, sealed = raw.get("root"), raw.get("sealed_root")
+        if not isinstance(root, str | None) or not isinstance(sealed, str | None):
+            raise TypeError("root")
+        return cls(
+            scope_hash=str(raw["scope_hash"]),
+            root=None if sealed else root,
+            marked_at=str(raw["marked_at"]),
+            key_source=str(raw["key_source"]),
+            key_check=str(raw["key_check"]),
+            kdf=crypto.KdfParams.from_dict(raw["kdf"]) if raw.get("kdf") else None,
+            sealed_root=sealed or None,
+        )
+
+    def with_root(self, key: bytes, root: str) -> Settings:
+        """These settings with `root` sealed under `key` (and no clear copy)."""
+        return replace(self, root=None, sealed_root=seal_root(key, self.scope_hash, root))
+
+    def open_root(self, key: bytes) -> str | None:
+        """The folder, given the scope's key (checked by the caller); None if not recorded."""
+        if self.sealed_root:
+            return str(content.open_value(key, self.scope_hash, ROOT_SEALED_AS, self.sealed_root)["root"])
+        return self.root or None
+
+
+def seal_root(key: bytes, scope_hash: str, root: str) -> str:
+    return content.seal_value(key, scope_hash, ROOT_SEALED_AS, {"root": root})
+
+
+def label(scope_hash: str, root: str | None) -> str:
+    """How to name a sensitive scope whose folder this process cannot open."""
+    return root or f"sensitive project {scope_hash}"
 
 
 def settings_path(layout: Layout, scope_hash: str) -> Path:
@@ -48,14 +92,9 @@ def load(layout: Layout, scope_hash: str) -> Settings | None:
     path = settings_path(layout, scope_hash)
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
-        return Settings(
-            scope_hash=raw["scope_hash"],
-            root=raw["root"],
-            marked_at=raw["marked_at"],
-            key_source=raw["key_source"],
-            key_check=raw["key_check"],
-            kdf=crypto.KdfParams.from_dict(raw["kdf"]) if raw.get("kdf") else None,
-        )
+        if not isinstance(raw, dict):
+            raise TypeError("not an object")
+        return Settings.from_dict(raw)
     except FileNotFoundError:
         return None
     except (ValueError, KeyError, TypeError) as exc:
@@ -149,6 +188,15 @@ def grant_entry(scope_hash: str) -> str:
     """A passphrase scope's derived key, cached while a grant lives (removed on revoke
     or expiry), so the user types the passphrase once per grant, not once per read."""
     return f"grant-key:{scope_hash}"
+
+
+def owner_entry(scope_hash: str) -> str:
+    """Which data dir a sensitive scope belongs to (memoryd.paths.keyring_id of the one
+    that marked it, or imported its key). The scope's other entries are named by its hash
+    alone, which any data dir on this machine computes from the folder: without an owner,
+    an agent could copy sensitive.json into a data dir of its own, set that one's grant
+    PIN (it has no scopes yet), and grant itself the scope there (memoryd.sensitive.keys)."""
+    return f"scope-owner:{scope_hash}"
 
 
 def epoch_entry(scope_hash: str) -> str:

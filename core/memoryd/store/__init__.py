@@ -207,6 +207,10 @@ class DoctorReport:
     # `git clean -fdx`): captures stay sealed (the hook asks the data dir too), but tools
     # that only look at the tree no longer see it. A warning: `mark-sensitive` puts it back.
     missing_markers: list[str] = field(default_factory=list)
+    # Sensitive scopes whose settings file still holds the project folder in the clear
+    # (written before it was sealed): a warning, sealed by the next capture worker or grant
+    # that has the key (memoryd.sensitive.names.seal_settings).
+    clear_roots: list[str] = field(default_factory=list)
     # Vectors (a warning, not a problem: keyword search covers what has none): the model
     # configured, texts without a vector of it, vectors of another model or of no memory,
     # and memories indexed before vectors existed. `memoryd reindex` fixes all three.
@@ -254,6 +258,10 @@ class Store:
         """Held around every read-change-write of a memory file (memoryd.store.writelock):
         hold it from the read when what is written back depends on what was read."""
         return self._writes.held()
+
+    def writing_if_free(self) -> contextlib.AbstractContextManager[bool]:
+        """The write lock if it is free right now (True), else not waited for (False)."""
+        return self._writes.attempt()
 
     @classmethod
     def open(cls, layout: Layout) -> Store:
@@ -1003,20 +1011,25 @@ class Store:
         if self.layout.spool_rejected.exists():
             report.spool_rejected = sum(1 for _ in self.layout.spool_rejected.iterdir())
         report.audit = self.audit.verify()
-        report.missing_markers = self._missing_markers()
+        report.missing_markers, report.clear_roots = self._missing_markers()
         return report
 
-    def _missing_markers(self) -> list[str]:
+    def _missing_markers(self) -> tuple[list[str], list[str]]:
+        """Sensitive scopes whose marker is gone from their folder (where the folder can be
+        opened here), and those whose settings keep the folder in the clear."""
         from memoryd.envpaths import MARKER
         from memoryd.sensitive import state
 
-        out = []
+        out, clear = [], []
         for h in sorted(state.sensitive_hashes(self.layout)):
             try:
                 settings = state.load(self.layout, h)
             except CorruptFile:
                 continue
-            root = Path(settings.root) if settings and settings.root else None
+            if settings is not None and settings.root and not settings.sealed_root:
+                clear.append(h)
+            found = self.keys.root(h) if settings is not None else None
+            root = Path(found) if found else None
             if root is not None and root.is_dir() and not (root / MARKER).exists():
                 out.append(f"{h} ({root})")
-        return out
+        return out, clear

@@ -199,6 +199,8 @@ def _settings_ok(sens: Any) -> bool:
         return False
     if not all(_str(sens.get(k)) for k in ("marked_at", "key_check")):
         return False
+    if not all(sens.get(k) is None or isinstance(sens[k], str) for k in ("root", "sealed_root")):
+        return False
     try:
         if sens.get("kdf") is not None:
             crypto.KdfParams.from_dict(sens["kdf"])

@@ -579,15 +579,9 @@ def apply_scopes(store: Store, merged: State) -> None:
             continue
         if mine is not None:
             continue
-        kdf = sens.get("kdf")
-        settings = sensitive_state.Settings(
-            scope_hash=h,
-            root=str(sens.get("root", "")),
-            marked_at=str(sens.get("marked_at", "")),
-            key_source=str(sens.get("key_source", "random")),
-            key_check=str(sens.get("key_check", "")),
-            kdf=crypto.KdfParams.from_dict(kdf) if kdf else None,
-        )
+        # as checked by memoryd.sync.document (the folder sealed, or in the clear as a
+        # device from before sealing wrote it)
+        settings = sensitive_state.Settings.from_dict({**sens, "scope_hash": h})
         store.layout.scope_dir(h).mkdir(parents=True, exist_ok=True, mode=0o700)
         sensitive_state.save(store.layout, settings)
         store.keys.forget(h)

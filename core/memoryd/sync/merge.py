@@ -71,11 +71,15 @@ def entry(a: Entry, b: Entry) -> Entry:
 
 
 def _scope(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
-    """Sensitivity: the latest marking (then the larger key check) and the latest unmarking
-    are each kept; whichever is later is in force (`sensitive_now`). A remote once known
-    stays known."""
+    """Sensitivity: the latest marking (then the larger key check, then the one whose
+    folder is sealed rather than in the clear) and the latest unmarking are each kept;
+    whichever is later is in force (`sensitive_now`). A remote once known stays known."""
     sens = [s for s in (a.get("sensitive"), b.get("sensitive")) if s]
-    chosen = max(sens, key=lambda s: (str(s.get("marked_at")), str(s.get("key_check")))) if sens else None
+
+    def order(s: dict[str, Any]) -> tuple[str, str, bool]:
+        return str(s.get("marked_at")), str(s.get("key_check")), bool(s.get("sealed_root"))
+
+    chosen = max(sens, key=order) if sens else None
     unmarked = [u for u in (a.get("unmarked_at"), b.get("unmarked_at")) if u]
     remotes = [r for r in (a.get("remote"), b.get("remote")) if r]
     return {

@@ -114,10 +114,11 @@ def tray() -> Iterator[Callable[[Decide], TrayStandIn]]:
 
 
 def grants(request: dict[str, Any]) -> bytes:
-    """The user clicks "Allow once": the tray writes the grant through core, then answers."""
+    """The user clicks "Allow once": the tray writes the grant through core, then answers
+    (by hash, as the tray does: a passphrase scope's folder is sealed until the grant)."""
     app = Memoryd()
     app.grant(
-        request["root"],
+        request["scope_hash"],
         duration="once",
         passphrase=PASSPHRASE if request["passphrase"] else None,
         in_tray=True,  # the person said yes in the tray's own dialog
@@ -227,9 +228,11 @@ def test_a_refusal_reason_is_worded_by_the_cli_not_the_tray(tray, project: Path)
 
 
 def _usual(project: Path) -> str:
+    """The refusal for a passphrase scope: its folder is sealed with the passphrase
+    (memoryd.sensitive.state), so the command names the scope by its hash."""
+    h = resolve(project).hash
     return (
-        f"scope {resolve(project).hash} is sensitive and has no live grant: the user can run "
-        f"`memoryd grant {project} --duration once`"
+        f"scope {h} is sensitive and has no live grant: the user can run `memoryd grant {h} --duration once`"
     )
 
 
@@ -405,6 +408,10 @@ def test_the_facade_answers_only_for_a_recorded_sensitive_scope(project: Path):
     app.mark_sensitive(project, passphrase="a passphrase here")
     h = app.scope(project).hash
     line = json.dumps({"v": 1, "op": "grant", "scope_hash": h, "root": "/cat-pictures", "passphrase": False})
+    req = Memoryd().grant_request(line.encode())  # the tray: a process without the key
+    # a passphrase scope's folder stays sealed until a grant (the tray shows its hash)
+    assert req["root"] is None and req["passphrase"] is True
+    app.grant(project, duration="once", passphrase="a passphrase here")
     req = app.grant_request(line.encode())
     assert req["root"] == str(app.scope(project).root) and req["passphrase"] is True
 
@@ -440,4 +447,4 @@ def test_cli_get_refused_by_the_tray(cli, tray, project: Path):
     assert CANARY not in out.stderr and len(server.requests) == 1
 
     server.stop()  # no tray: the message that names the command
-    one_line_error(cli("get", slug), 3, f"memoryd grant {project} --duration once")
+    one_line_error(cli("get", slug), 3, f"memoryd grant {resolve(project).hash} --duration once")

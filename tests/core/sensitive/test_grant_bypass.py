@@ -344,3 +344,56 @@ def test_a_saved_grant_put_back_after_revoke_grants_nothing(
     path.write_bytes(saved)
     _denied(cli, slug)
     assert grants.FORGED in _why(cli)
+
+
+def test_a_data_dir_of_the_agents_own_grants_nothing(
+    cli, slug: str, project: Path, tmp_path: Path, isolated_home: Path
+):
+    """An outside test (2026-11-28): the scope's key, grant epoch and grant-key entries
+    are named by the scope hash alone, which any data dir computes from the folder. An
+    agent set a PIN in an empty data dir of its own, copied sensitive.json there, granted
+    itself a task grant with that PIN (signed with the real key), then (a) copied the
+    grant file back into the person's data dir, or (b) copied the sealed files next to
+    it and read them there. A scope now belongs to the data dir that marked it (its
+    keyring id in `scope-owner:<hash>`); every other data dir is refused its key."""
+    h = resolve(project).hash
+    evil = tmp_path / "agents-home"
+    env = {"MEMORYD_HOME": str(evil)}
+    assert cli("grant-pin", "set", stdin="888888\n", env=env).returncode == 0  # nothing to guard there
+    (evil / "scopes" / h).mkdir(parents=True)
+    (evil / "scopes" / h / "sensitive.json").write_bytes(
+        (isolated_home / "scopes" / h / "sensitive.json").read_bytes()
+    )
+    out = cli("grant", str(project), "--duration", "task", "--task", "pwn", stdin="888888\n", env=env)
+    one_line_error(out, 1, "belongs to another memoryd data dir")
+    assert not (evil / "grants" / f"{h}.json").exists()
+
+    # (b): the sealed files copied next to the copied settings open nowhere but home
+    for enc in isolated_home.glob(f"scopes/{h}/*/*.md.enc"):
+        (evil / enc.relative_to(isolated_home)).parent.mkdir(parents=True, exist_ok=True)
+        (evil / enc.relative_to(isolated_home)).write_bytes(enc.read_bytes())
+    assert cli("reindex", env=env).returncode in (0, 1)
+    for args in (("get", slug), ("search", CANARY, "--all-scopes"), ("inject", "--scope", str(project))):
+        out = cli(*args, env=env)
+        assert CANARY not in out.stdout + out.stderr, args
+
+    # (a): a grant record signed elsewhere is refused here (no data dir but this one signs)
+    grant_pin(cli, project, "once")
+    signed = _grant_file(isolated_home, project).read_bytes()
+    (evil / "grants").mkdir(exist_ok=True)
+    (evil / "grants" / f"{h}.json").write_bytes(signed)
+    out = cli("get", slug, env=env)
+    assert CANARY not in out.stdout + out.stderr
+
+    # Marking the folder again from a data dir that has not seen it would overwrite this
+    # one's key in the keyring: refused; and from the agent's, where the copy is, too.
+    fresh = {"MEMORYD_HOME": str(tmp_path / "agents-second-home")}
+    assert cli("grant-pin", "set", stdin="888888\n", env=fresh).returncode == 0
+    one_line_error(
+        cli("mark-sensitive", str(project), stdin="888888\n", env=fresh), 2, "another memoryd data dir"
+    )
+    one_line_error(
+        cli("mark-sensitive", str(project), stdin="888888\n", env=env), 1, "another memoryd data dir"
+    )
+    grant_pin(cli, project, "once")
+    assert CANARY in cli("get", slug).stdout  # the person's data dir still reads it

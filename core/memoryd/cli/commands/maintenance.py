@@ -94,6 +94,11 @@ def run_doctor(args: argparse.Namespace) -> int:
                 f"sensitive scope {item}: its .memoryd-sensitive marker is missing (captures stay "
                 "sealed; `memoryd mark-sensitive` on that directory puts the marker back)"
             )
+        for h in rep.clear_roots:
+            output.line(
+                f"sensitive scope {h}: its settings keep the project folder in the clear (written "
+                "before folders were sealed); the next capture or `memoryd grant` seals it"
+            )
         if rep.vectors_model and (rep.vectors_missing or rep.vectors_stale or rep.vectors_unreferenced):
             parts = []
             if rep.vectors_missing:

@@ -255,11 +255,14 @@ def _granted_line(args: argparse.Namespace, grant: dict[str, Any], root: str) ->
 
 def run_grant(args: argparse.Namespace) -> int:
     from memoryd.errors import AuthorizationRequired
+    from memoryd.sensitive.state import label
 
     app = _app()
     settings = app.sensitive_settings(args.path)
     if settings is None:
         raise UsageError(f"{args.path} is not in a sensitive scope: nothing to grant")
+    folder = app.sensitive_where(args.path)
+    where = label(settings.scope_hash, folder)
     if args.duration == "task" and not (args.task and args.task.strip()):
         raise UsageError(
             "--duration task needs --task NAME (revoke it with `memoryd revoke PATH --task NAME`)"
@@ -270,7 +273,6 @@ def run_grant(args: argparse.Namespace) -> int:
         "grant",
         {
             "scope_hash": settings.scope_hash,
-            "root": settings.root,
             "what": f"memoryd grant --duration {args.duration}",
             "passphrase": settings.key_source == "passphrase",
         },
@@ -285,19 +287,19 @@ def run_grant(args: argparse.Namespace) -> int:
             raise AuthorizationRequired(
                 "the tray answered yes but no grant is in effect (it may have expired)"
             )
-        _granted_line(args, {k: v for k, v in mine[-1].items() if k != "root"}, settings.root)
+        _granted_line(args, {k: v for k, v in mine[-1].items() if k != "root"}, where)
         return 0
     passphrase = pin = None
     if settings.key_source == "passphrase":
-        passphrase = read_passphrase(f"Passphrase of {settings.root}: ")
+        passphrase = read_passphrase(f"Passphrase of {where}: ")
     elif app.grant_pin_status()["set"]:
-        pin = read_secret(f"Grant PIN to allow reads of {settings.root}: ")
+        pin = read_secret(f"Grant PIN to allow reads of {where}: ")
     grant, warnings = app.grant(
         args.path, duration=args.duration, task=args.task, passphrase=passphrase, pin=pin
     )
     for w in warnings:
         output.warn(w)
-    _granted_line(args, grant.as_dict(), settings.root)
+    _granted_line(args, grant.as_dict(), label(settings.scope_hash, app.sensitive_where(args.path)))
     return 0
 
 
