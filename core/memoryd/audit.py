@@ -109,7 +109,7 @@ class AuditLog:
         log's tail (256 KiB, some thousand events), since other writers may have logged
         theirs between the crash and the retry."""
         ensure_dir(self.path.parent)
-        info = dict(details or {})
+        info = _redacted(dict(details or {}))
         if dedupe:
             info["dedupe"] = dedupe
         with self.lock:
@@ -471,6 +471,29 @@ def _not_before(now: str, last: str | None) -> str:
     """Audit times never run backwards: a clock set back (or `MEMORYD_NOW` in the past)
     cannot back-date an event before the chain's last one."""
     return last if last is not None and _earlier(now, last) else now
+
+
+def _redacted(value: Any) -> Any:
+    """Every string of an event's details through the secret rules: most are memoryd's own
+    words and ids, but some are the person's (a rejection's `--reason`, a task name), and
+    "it contains my token" is a likely reason to reject (an outside test, 2026-11-28)."""
+    from memoryd.redact import Redactor
+
+    try:
+        redact = Redactor()
+    except Exception:  # a broken config.toml: the event is still written, with the built-in rules
+        redact = Redactor(())
+
+    def walk(v: Any) -> Any:
+        if isinstance(v, str):
+            return redact(v)
+        if isinstance(v, dict):
+            return {k: walk(x) for k, x in v.items()}
+        if isinstance(v, list | tuple):
+            return [walk(x) for x in v]
+        return v
+
+    return walk(value)
 
 
 def _scrub(value: Any, rename: dict[str, str], drop_keys: tuple[str, ...]) -> Any:

@@ -346,7 +346,16 @@ def _rules() -> list[Rule]:
     return [
         # Blocks first: what the user marks private, then key material (an unterminated
         # block is a cut-off key: everything key-shaped after its BEGIN goes).
-        r("private", r"<private>(?:.*?</private>|.*\Z)", on=("<private>",), ci=True, flags=re.S | re.I),
+        # An innermost block (no <private> opens inside it), closed, or running to the end
+        # when unclosed; __call__ applies it until none is left, so a nested block goes as a
+        # whole. Attributes and spaces in the tags count (`<private reason="pii">`, `</ private >`).
+        r(
+            "private",
+            r"<private\b[^>]*>(?:(?!<private\b).)*?(?:</\s*private\s*>|\Z)",
+            on=("<private",),
+            ci=True,
+            flags=re.S | re.I,
+        ),
         r(
             "private_key",
             r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
@@ -730,6 +739,10 @@ class Redactor:
                 new = pattern.sub(
                     lambda m, n=name, g=group, c=check, w=word: self._replace(m, n, g, c, w), text
                 )
+                while name == "private" and "<" in new and pattern.search(new):  # the enclosing blocks
+                    new = pattern.sub(
+                        lambda m, n=name, g=group, c=check, w=word: self._replace(m, n, g, c, w), new
+                    )
             if new != text:
                 text, lowered = new, None
         return text

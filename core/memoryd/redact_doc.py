@@ -21,6 +21,7 @@ from memoryd.redact import Redactor
 # The suspect flag's reasons and fingerprints (memoryd.suspect_doc) are memoryd's own words.
 _STRUCTURAL = frozenset({"entity_mentions", "analysis", "import_fingerprint", "suspect", "suspect_cleared"})
 _SLUG_WORD = re.compile(r"[a-z0-9]+")
+_DATED = re.compile(r"\d{4}-\d{2}-\d{2}-")
 
 
 class _Collecting(Redactor):
@@ -68,25 +69,28 @@ def _dedupe(items: Any) -> list[str]:
 
 
 def _clean_slug(slug: str, removed: list[str]) -> str:
-    """The slug without the words a secret would give it (`2026-05-18-db-pass-hunter2-3fa1`
-    -> `2026-05-18-db-pass-redacted-3fa1`); the rest of the name stays."""
-    words = {
-        w
-        for value in removed
-        for w in _SLUG_WORD.findall(value.lower())
-        if len(w) >= 4 or any(c.isdigit() for c in w)
-    }
+    """The slug without the words a secret gives it (`2026-05-18-db-pass-hunter2-3fa1`
+    -> `2026-05-18-db-pass-redacted-3fa1`); the rest of the name stays. A secret's words
+    are read as the name was made (memoryd.slugs: accents folded, Chinese in pinyin, other
+    scripts transliterated), every one of them, short words and numbers included: a name
+    kept `pin-84721`, `red-fox-sun` and `mi-ma-hen-an-quan-2024` (an outside test,
+    2026-11-28). The date, a promotion's number and the closing tag are memoryd's own."""
+    from memoryd import slugs
+
+    words: set[str] = set()
+    for value in removed:
+        words.update(_SLUG_WORD.findall(value.lower()))
+        words.update(_SLUG_WORD.findall(slugs.title_words(value, 4 * len(value) + 8)))
     if not words:
         return slug
     parts = slug.split("-")
-    cleaned = [("redacted" if p.lower() in words and not (p.isdigit() and len(p) < 6) else p) for p in parts]
+    head = 3 if _DATED.match(slug) else 2 if slug.startswith("promoted-") else 0
+    cleaned = parts[:head] + [("redacted" if p.lower() in words else p) for p in parts[head:-1]] + parts[-1:]
     if cleaned == parts:
         return slug
     out: list[str] = []
     for p in cleaned:  # one `redacted` for a run of them
         if not (p == "redacted" and out and out[-1] == "redacted"):
             out.append(p)
-    if out == parts:
-        return slug
     out.append(secrets.token_hex(2))  # the cleaned name must not collide with another
     return "-".join(out)

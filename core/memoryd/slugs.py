@@ -49,6 +49,12 @@ def _ascii_words(text: str, limit: int) -> str:
     return "-".join(out)
 
 
+def title_words(title: str, limit: int = 60) -> str:
+    """The words a title gives a name (public for the redaction pass, which must find a
+    secret's words in a name made from it: memoryd.redact_doc)."""
+    return _title_words(title, limit)
+
+
 def _title_words(title: str, limit: int) -> str:
     """A title's words for a name. Chinese is written in pinyin without tones, a word per
     syllable (`以后一律用pnpm` -> `yi-hou-yi-lv-yong-pnpm`): the name stays ASCII, so every

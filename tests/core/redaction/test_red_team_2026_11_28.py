@@ -1,0 +1,79 @@
+"""What an outside red-team test of redaction found on 2026-11-28, each replayed through the
+real CLI and a byte scan of MEMORYD_HOME: `<private>` blocks written with a space or an
+attribute in the tag, or nested; a memory's name keeping a secret's short words, numbers
+and transliterated letters after its title was redacted; a rejection's `--reason` copied
+into the audit log as typed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from memoryd.redact import redact
+
+from ..governance.sessions import capture
+from ..sensitive.support import leaks
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a <private >NestedPrivText</private> b",
+        'a <private reason="pii">NestedPrivText</private> b',
+        "<private>a<private>b</private>NestedPrivText</private> tail",
+        "deep <private>1<private>2<private>3</private>4</private>NestedPrivText</private> end",
+        "<PRIVATE>NestedPrivText</ private > y",
+        "x <private>a<private>b</private>NestedPrivText",
+    ],
+)
+def test_private_blocks_however_the_tags_are_written(text: str):
+    out = redact(text)
+    assert "NestedPrivText" not in out and "[REDACTED:private]" in out
+    assert redact(out) == out  # idempotent
+
+
+def test_private_blocks_keep_what_is_between_them():
+    out = redact("keep <private>one</private> the middle <private>two</private> end <privateer>")
+    assert out == "keep [REDACTED:private] the middle [REDACTED:private] end <privateer>"
+
+
+@pytest.mark.parametrize(
+    ("title", "secret_words"),
+    [
+        ("garage door PIN=84721", ["84721"]),
+        ("wifi password: 'red fox sun'", ["red-fox-sun"]),
+        ("DB_PASSWORD=Cafédu2024", ["cafedu2024"]),
+        ("password=Straße2024", ["strasse2024", "strae2024"]),
+        ("DB_PASSWORD=密码很安全2024", ["mi-ma-hen", "an-quan"]),
+        ("<private>buy IBM now</private> plan", ["buy-ibm-now", "ibm"]),
+    ],
+)
+def test_a_memorys_name_keeps_no_word_of_a_redacted_secret(
+    cli, project: Path, isolated_home: Path, title: str, secret_words: list[str]
+):
+    out = cli("record", "--type", "fact", "--title", title, "--scope", str(project), "--json", stdin="body")
+    assert out.returncode == 0, out.stderr
+    slug = json.loads(out.stdout)["slug"]
+    assert "redacted" in slug, slug
+    for word in secret_words:
+        assert word not in slug, (word, slug)
+        assert leaks(isolated_home, word) == [], word
+    names = [p.name for p in isolated_home.rglob("*")]
+    assert not [n for n in names for w in secret_words if w in n.lower()]
+
+
+def test_a_rejections_reason_reaches_the_audit_log_redacted(
+    cli, project: Path, isolated_home: Path, tmp_path: Path
+):
+    token = "ghp_RejReason3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1x"
+    remember = ("Remember: always file invoices under finance/2026, never under misc.", "Noted.")
+    session = capture(cli, project, tmp_path, "reject-reason", [remember])
+    pid = json.loads(cli("analyze-session", session, "--json").stdout)["promotion_id"]
+    assert pid
+    assert cli("reject", str(pid), "--reason", f"contains {token} from my shell").returncode == 0
+    (event,) = json.loads(cli("audit", "--event-type", "reject", "--json").stdout)
+    assert "contains [REDACTED:" in json.loads(event["details"])["reason"]
+    assert leaks(isolated_home, token) == []
+    assert cli("audit", "verify").returncode == 0
