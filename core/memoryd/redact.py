@@ -183,8 +183,8 @@ def _name_is_secret(name: str) -> bool:
     parts[-1] = parts[-1].rstrip("0123456789") or parts[-1]
     if parts[-1] in _NOT_SECRET_LAST:
         return False
-    if len(parts) == 1 and parts[0] in ("pwd", "oldpwd"):  # the shell's working directory
-        return False
+    if len(parts) == 1 and parts[0] in ("pwd", "oldpwd") and bare.isupper():
+        return False  # the shell's working directory ($PWD); `Pwd=` in a connection string is not
     for i, part in enumerate(parts):
         if part in _SECRET_WORDS or part.endswith(("password", "passwd", "token", "secret", "apikey")):
             return True
@@ -486,6 +486,24 @@ def _rules() -> list[Rule]:
             _not_reference,
             on=("</",),
         ),
+        # SQL: ALTER USER ... WITH PASSWORD '...', CREATE USER ... IDENTIFIED BY '...'.
+        r(
+            "sql_password",
+            r"""(?i)(\b(?:password|identified[ \t]+by)[ \t]+)(?!\[REDACTED:)"""
+            r"""('[^'\n]{1,200}'|"[^"\n]{1,200}")""",
+            2,
+            _not_reference,
+            on=("password", "identified"),
+            ci=True,
+        ),
+        # A Cookie or Set-Cookie header's value (session ids), when it holds name=value.
+        r(
+            "cookie",
+            r"""(?i)(\b(?:set-)?cookie[ \t]*:[ \t]*)(?!\[REDACTED:)([^\s'"=;]+=[^\s;'"][^\n'"]*)""",
+            2,
+            on=("cookie",),
+            ci=True,
+        ),
         # Secret-named assignments: env lines (`     3→DB_PASS=...`, `export X_TOKEN=...`),
         # command prefixes (`PGPASSWORD=... psql`), YAML/JSON/ini/code keys. The name is
         # found by a lookahead at a word's start (no backtracking through long words).
@@ -558,6 +576,18 @@ def _rules() -> list[Rule]:
         r("npm_token", r"\bnpm_[A-Za-z0-9]{20,}", on=("npm_",)),
         r("pypi_token", r"\bpypi-AgE[A-Za-z0-9_\-]{16,}", on=("pypi-AgE",)),
         r("huggingface_token", r"\bhf_[A-Za-z0-9]{30,}", on=("hf_",)),
+        # Further providers' documented key prefixes (OpenRouter, Groq, xAI, Replicate,
+        # Perplexity, Docker Hub, Tailscale, Pulumi, Sentry, Supabase).
+        r(
+            "provider_key",
+            r"\b(?:sk-or-v1-[0-9a-f]{32,}|gsk_[A-Za-z0-9]{20,}|xai-[A-Za-z0-9]{20,}|r8_[A-Za-z0-9]{20,}"
+            r"|pplx-[A-Za-z0-9]{20,}|dckr_pat_[A-Za-z0-9_\-]{20,}|tskey-[a-z]+-[A-Za-z0-9]+-[A-Za-z0-9]{8,}"
+            r"|pul-[0-9a-f]{40}|sntry[su]_[A-Za-z0-9+/=_]{20,}|sb_secret_[A-Za-z0-9_\-]{16,})",
+            on=(
+                *("sk-or-v1-", "gsk_", "xai-", "r8_", "pplx-", "dckr_pat_"),
+                *("tskey-", "pul-", "sntrys_", "sntryu_", "sb_secret_"),
+            ),
+        ),
         r(
             "shopify_token",
             r"\bshp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}",
@@ -617,6 +647,7 @@ _FIND = (
 _ASSIGN_AT = _Lazy(_ASSIGN_AT_SOURCE)
 _FIND_LOWER = _Lazy(_FIND)
 
+_ANSI_END = _Lazy(r"\x1b\[[0-9;?]*[A-Za-z]\Z")
 _JSON_STRING = _Lazy(r'"(?:[^"\\\n]|\\.)*"')
 
 _COMPILED: list[Rule] | None = None
@@ -649,6 +680,10 @@ def _word_start(text: str, at: int) -> bool:
     before = text[at - 1]
     if not (before.isalnum() or before == "_"):
         return True
+    if "\x1b" in text[max(0, at - 16) : at] and _ANSI_END.search(text, max(0, at - 16), at):
+        return True  # coloured terminal output: `\x1b[32mghp_...`
+    if at >= 3 and text[at - 3 : at] in ("%3D", "%3d"):
+        return True  # URL-encoded `=`: `token%3Dghp_...`
     return at >= 2 and before in "ntr" and text[at - 2] == "\\"
 
 
@@ -719,7 +754,7 @@ class Redactor:
     def __call__(self, text: str) -> str:
         if not text:
             return text
-        if "\\" in text and ("\\n" in text or '\\"' in text):
+        if "\\" in text and ("\\n" in text or '\\"' in text or "\\/" in text):
             text = self._json_strings(text)
         lowered: str | None = None
         for name, pattern, group, check, (on, ci, word) in self.patterns:
