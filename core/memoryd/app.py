@@ -1470,15 +1470,16 @@ class Memoryd(Upkeep):
                         "(or grants in the tray app)"
                     ),
                 )
-            until = grant_pin.locked_until(self.layout.home)
-            if until:
+            got = grant_pin.check(self.layout.home, pin or "")
+            if got == "locked":
+                until = grant_pin.locked_until(self.layout.home)
                 refuse(
                     "grant PIN locked after repeated wrong tries",
                     AuthorizationRequired(
                         f"too many wrong grant PINs: none is checked until {until} (grant in the tray app)"
                     ),
                 )
-            if not grant_pin.verify(self.layout.home, pin or ""):
+            if got != "right":
                 refuse("wrong grant PIN", AuthorizationRequired("wrong grant PIN: not granted"))
         g = grants.add(self.store.keys, scope.hash, duration, task)
         names.seal_settings(self.store)  # an older settings file's folder, now the key is here
@@ -1539,8 +1540,9 @@ class Memoryd(Upkeep):
         from memoryd.errors import AuthorizationRequired
         from memoryd.sensitive import pin
 
-        until = pin.locked_until(self.layout.home)
-        if until or not pin.verify(self.layout.home, given):
+        got = pin.check(self.layout.home, given)
+        if got != "right":
+            until = pin.locked_until(self.layout.home) if got == "locked" else None
             why = "grant PIN locked after repeated wrong tries" if until else "wrong grant PIN"
             self.store.audit.append("access_denied", actor=actor, details={"what": what, "why": why})
             if until:

@@ -79,24 +79,40 @@ def locked_until(home: Path) -> str | None:
 
 
 def verify(home: Path, pin: str) -> bool:
-    """True when `pin` is the one set; False when wrong, when none is set, or while the
-    lockout lasts (then nothing is checked). A wrong PIN counts toward the lockout, a right
-    one clears it."""
-    data = _record(home)
-    if data is None or not pin or _locked(data):
-        return False
-    params = crypto.KdfParams.from_dict(data["kdf"])
-    if hmac.compare_digest(crypto.derive(pin, params), crypto.unb64(data["hash"])):
-        if data.get("failures") or data.get("locked_until"):
+    """True when `pin` is the one set (check() says why not)."""
+    return check(home, pin) == "right"
+
+
+def check(home: Path, pin: str) -> str:
+    """"right" when `pin` is the one set; "wrong" when it is not or none is set; "locked"
+    while the lockout lasts (then nothing is checked). A wrong PIN counts toward the
+    lockout, a right one clears it.
+
+    One try at a time per data dir (a file lock), and each try is counted as a miss before
+    the scrypt runs, then cleared if it was right: an outside test (2026-11-28) sent 20
+    wrong PINs and the right one at once, and every process read the same count, spent its
+    0.1 s in scrypt and wrote count + 1, so all 20 were checked and the lock came late."""
+    from filelock import FileLock
+
+    from memoryd.paths import FILE_MODE
+
+    with FileLock(str(home / "grant-pin.lock"), mode=FILE_MODE):
+        data = _record(home)
+        if _locked(data):
+            return "locked"
+        if data is None or not pin:
+            return "wrong"
+        failures = int(data.get("failures", 0)) + 1
+        until = None
+        if failures >= FREE_TRIES:
+            wait = min(FIRST_LOCK * 2 ** (failures - FREE_TRIES), LONGEST_LOCK)
+            until = clock.iso(clock.wall() + wait)
+        _save(home, {**data, "failures": failures, "locked_until": until})
+        params = crypto.KdfParams.from_dict(data["kdf"])
+        if hmac.compare_digest(crypto.derive(pin, params), crypto.unb64(data["hash"])):
             _save(home, {**data, "failures": 0, "locked_until": None})
-        return True
-    failures = int(data.get("failures", 0)) + 1
-    until = None
-    if failures >= FREE_TRIES:
-        wait = min(FIRST_LOCK * 2 ** (failures - FREE_TRIES), LONGEST_LOCK)
-        until = clock.iso(clock.wall() + wait)
-    _save(home, {**data, "failures": failures, "locked_until": until})
-    return False
+            return "right"
+        return "wrong"
 
 
 def check_new(pin: str) -> None:

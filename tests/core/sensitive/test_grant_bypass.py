@@ -397,3 +397,35 @@ def test_a_data_dir_of_the_agents_own_grants_nothing(
     )
     grant_pin(cli, project, "once")
     assert CANARY in cli("get", slug).stdout  # the person's data dir still reads it
+
+
+def test_pins_tried_all_at_once_are_counted_one_by_one(cli, slug: str, project: Path):
+    """An outside test (2026-11-28) released 20 wrong PINs and the right one together:
+    each process read the same failure count, spent its 0.1 s in scrypt and wrote count + 1,
+    so all 20 were checked and the right one, sent last, still granted. Tries now take
+    turns and each counts as a miss before its scrypt: at most FREE_TRIES wrong PINs are
+    ever checked before the lockout, however many arrive at once."""
+    import os
+    import subprocess
+
+    from memoryd.sensitive import pin
+
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "memoryd.cli.main", "grant", str(project), "--duration", "once"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=dict(os.environ),
+        )
+        for _ in range(16)
+    ]
+    for n, p in enumerate(procs):
+        assert p.stdin is not None
+        p.stdin.write(f"guess-{n:06}\n".encode())
+        p.stdin.close()
+    for p in procs:
+        p.wait(timeout=120)
+    assert _why(cli).count("wrong grant PIN") <= pin.FREE_TRIES
+    one_line_error(cli("grant", str(project), "--duration", "once", stdin=PIN + "\n"), 3, "too many wrong")
+    _denied(cli, slug)
