@@ -84,7 +84,7 @@ def verify(home: Path, pin: str) -> bool:
 
 
 def check(home: Path, pin: str) -> str:
-    """"right" when `pin` is the one set; "wrong" when it is not or none is set; "locked"
+    """ "right" when `pin` is the one set; "wrong" when it is not or none is set; "locked"
     while the lockout lasts (then nothing is checked). A wrong PIN counts toward the
     lockout, a right one clears it.
 
