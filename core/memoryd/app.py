@@ -1444,7 +1444,7 @@ class Memoryd(Upkeep):
             )
             raise error
 
-        if not self.store.keys.owned_here(scope.hash):
+        if settings.key_source != "passphrase" and not self.store.keys.owned_here(scope.hash):
             refuse("scope of another data dir", self.store.keys.not_owned(scope.hash))
         if settings.key_source == "passphrase":
             if not passphrase:
@@ -1456,6 +1456,7 @@ class Memoryd(Upkeep):
             if crypto.key_check(key) != settings.key_check:
                 refuse("wrong passphrase", KeyUnavailable("wrong passphrase for this scope"))
             self.store.keys.remember(scope.hash, key)
+            self.store.keys.claim(scope.hash)  # the passphrase is the person's: theirs to move here
             try:
                 state.keyring_set(state.grant_entry(scope.hash), key)
             except KeyUnavailable:

@@ -22,7 +22,7 @@ import pytest
 
 from memoryd import backup
 from memoryd.app import Memoryd
-from memoryd.errors import UsageError
+from memoryd.errors import KeyUnavailable, UsageError
 from memoryd.paths import Layout
 from memoryd.scope import resolve
 from memoryd.testing import claude_exchange, stop_payload, write_jsonl
@@ -205,6 +205,13 @@ def test_round_trip_into_an_empty_home(cli, secret_service: str, tmp_path: Path,
     # random-key scope exists already, so the person sets it with the tray's yes.
     assert not fresh_app.grant_pin_status()["set"]
     fresh_app.set_grant_pin(PIN, in_tray=True)
+    # The scope belongs to the data dir that marked it (memoryd.sensitive.keys): another data
+    # dir on this machine takes its key with the recovery file, as another machine does.
+    with pytest.raises(KeyUnavailable, match="another memoryd data dir"):
+        fresh_app.grant(s, duration="once", pin=PIN)
+    recovery = tmp_path / "recovery.json"
+    app.key_export(s, recovery, passphrase="a recovery passphrase")
+    assert fresh_app.key_import(recovery, passphrase="a recovery passphrase") == h
     fresh_app.grant(s, duration="once", pin=PIN)
     slug = next(r["slug"] for r in fresh_app.list(scopes=[h]))
     assert CANARY in fresh_app.get(slug).doc.body

@@ -207,8 +207,8 @@ def test_mark_cancelled_after_a_batch_finishes_on_rerun(
         Memoryd().mark_sensitive(project, passphrase=PASSPHRASE, progress=cancel_after_first_batch)
     assert calls == [(0, 5), (2, 5)]
     assert len(enc_files(isolated_home)) == 2 and len(plain_files(isolated_home)) == 3
-    (row,) = Memoryd().sensitive_scopes()  # marked already: nothing shows without a grant
-    assert row["root"] == str(project)
+    (row,) = Memoryd().sensitive_scopes()  # marked already: nothing shows without a grant,
+    assert row["root"] is None  # its folder neither (sealed with the passphrase)
     assert all(CANARY not in r["title"] for r in Memoryd().list(scopes=[row["scope_hash"]]))
 
     again: list[tuple[int, int]] = []
@@ -263,11 +263,12 @@ def test_sensitive_scopes_lists_marked_scopes_with_their_grants(
     h = resolve(project).hash
     assert row == {
         "scope_hash": h,
-        "root": str(project),
+        "root": None,  # sealed with the passphrase, which a fresh process does not have
         "key_source": "passphrase",
         "marked_at": "2026-06-01T09:00:00Z",
         "grants": [],
     }
+    assert app.sensitive_scopes()[0]["root"] == str(project)  # the process that has the key
     # Grants live by the real clock, not MEMORYD_NOW: it is moved in this process. With no
     # keyring to cache the key, only this process (which has the passphrase) can tell them genuine.
     t0 = clock.parse_ts("2026-06-01T09:00:00Z")

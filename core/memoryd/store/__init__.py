@@ -727,10 +727,21 @@ class Store:
 
     # -- reads ------------------------------------------------------------------------
     def row(self, slug: str) -> dict[str, Any]:
+        """The memory's index row. Its scope is what the gate checks, and its file what is
+        read (and decrypted, with the key of the scope the file lies in): a row whose scope
+        is not its file's is refused, or an edit of index.db could point a sensitive
+        memory's row at an open scope and read it past the gate, unaudited (an outside
+        test, 2026-11-28)."""
         with read_session(self.engine) as s:
             row = index.get(s, slug)
         if row is None:
             raise NotFound(f"no memory with slug {slug!r}")
+        parts = str(row.get("body_path") or "").split("/")
+        if len(parts) < 3 or parts[0] != "scopes" or parts[1] != row["scope_hash"]:
+            raise CorruptFile(
+                f"the index row of {slug} names scope {row['scope_hash']} but its file is "
+                f"{row.get('body_path')}: run `memoryd reindex`"
+            )
         return row
 
     def rows(self, slugs: Sequence[str]) -> dict[str, dict[str, Any]]:

@@ -242,12 +242,24 @@ def test_a_project_below_a_sensitive_one_does_not_leak_its_name(
     assert sub.root is None and sub.withheld
 
     # A scope of its own appearing below the sensitive root later (a repository cloned
-    # there after the marker was deleted) is not named in the clear either.
+    # there after the marker was deleted) is not named in the clear either; it is marked,
+    # as everything below a sensitive folder is, so nothing is written to it in the clear
+    # (tests/core/sensitive/test_edges.py).
     (secret / ".memoryd-sensitive").unlink()
     repo = secret / "repo"
     repo.mkdir()
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
-    record(cli, repo, "In the repository", "Cloned later.", "clone")
+    out = cli(
+        "record",
+        "--type",
+        "fact",
+        "--title",
+        "In the repository",
+        "--scope",
+        str(repo),
+        stdin="Cloned later.",
+    )
+    one_line_error(out, 2, "is marked sensitive but has no key")
     Memoryd().store.engine.dispose()
     assert _holding(isolated_home, FOLDER) == []
     assert FOLDER.lower() not in cli("list", "--all-scopes").stdout.lower()

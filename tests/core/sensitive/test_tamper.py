@@ -79,3 +79,34 @@ def test_flip_swap_rename_are_each_caught_on_read(
     for slug in (swap1, swap2, renamed, intact):
         shown = cli("get", slug)
         assert shown.returncode == 0 and CANARY in shown.stdout, (slug, shown.stderr)
+
+
+def test_an_index_row_pointed_at_an_open_scope_reads_nothing(
+    cli, secret_service: str, project: Path, tmp_path: Path, isolated_home: Path
+):
+    """An outside test (2026-11-28): with index.db edited so a sensitive memory's row named
+    an ordinary scope, `memoryd get` skipped the gate (which checked the row's scope) and
+    printed the plaintext, since the file was opened by its path with the keyring's key;
+    no event was audited. A row whose scope is not its file's is now refused."""
+    import sqlite3
+
+    from memoryd.scope import resolve
+
+    Memoryd().record("fact", f"Salary {CANARY}", f"The band is {CANARY}.", scope_path=project)
+    other = tmp_path / "open-project"
+    other.mkdir()
+    Memoryd().record("fact", "Lunch", "Soup on Fridays.", scope_path=other)
+    set_pin(cli)
+    assert cli("mark-sensitive", str(project), stdin=PIN + "\n").returncode == 0
+    (row,) = json.loads(cli("list", "--scope", str(project), "--json").stdout)
+    one_line_error(cli("get", row["slug"]), 3, "no live grant")  # the gate, before the edit
+    with sqlite3.connect(isolated_home / "index.db") as con:
+        con.execute(
+            "UPDATE memories SET scope_hash = ?, scope_sensitive = 0 WHERE slug = ?",
+            (resolve(other).hash, row["slug"]),
+        )
+    out = cli("get", row["slug"])
+    one_line_error(out, 1, "names scope", "memoryd reindex")
+    assert CANARY not in out.stdout + out.stderr
+    out = cli("get", row["slug"], "--json")
+    assert out.returncode != 0 and CANARY not in out.stdout + out.stderr
