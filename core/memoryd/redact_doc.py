@@ -51,6 +51,16 @@ def scrub(doc: Any, turns: Sequence[Any] | None, *, fresh: bool) -> tuple[list[A
     meta.tags = _dedupe(r(t) for t in meta.tags)
     if meta.category:
         meta.category = r(meta.category)
+    # Provenance and links are memoryd's words and slugs when memoryd wrote them, but a file
+    # from the sync folder or `import FILE.json` can carry anything there, and `source` is
+    # shown at start-up (an outside test, 2026-11-28).
+    meta.source = r(meta.source)
+    for name in ("promoted_from", "session_id", "superseded_by"):
+        if value := getattr(meta, name):
+            setattr(meta, name, r(value))
+    for name in ("supersedes", "observations", "relations"):
+        if values := getattr(meta, name):
+            setattr(meta, name, [r(v) for v in values])
     for key, value in meta.extras.items():
         if key not in _STRUCTURAL:
             new = r.redact_obj(value)

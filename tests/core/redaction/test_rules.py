@@ -109,6 +109,10 @@ class _Meta:
         self.tags = ["ops"]
         self.category = None
         self.note = title
+        self.source, self.promoted_from, self.session_id, self.superseded_by = "manual", None, None, None
+        self.supersedes: list[str] = []
+        self.observations: list[str] = []
+        self.relations: list[str] = []
 
     @property
     def extras(self) -> dict[str, object]:

@@ -7,6 +7,7 @@ redacted version wins on every device, and syncing again changes nothing."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from tests.core.sensitive.support import leaks
@@ -85,3 +86,33 @@ def test_a_device_file_with_secrets_is_redacted_everywhere(
     a.sync(folder)
     b.sync(folder)
     assert (a.files(), b.files()) == before
+
+
+def test_an_imported_files_provenance_and_links_are_redacted(
+    tmp_path: Path, monkeypatch, project: Path, clk: Clock
+):
+    """An outside test (2026-11-28): `source`, `promoted_from`, `session_id` and the link
+    lists of a file from another device were stored as they came (and `source` is shown at
+    start-up); the store's pass took only the title, body, tags, triggers and free extras."""
+    a, b = make_homes(tmp_path, monkeypatch, "A", "B")
+    slug = record(a, project, "Deploy notes", "Deploy notes body.")
+    out = tmp_path / "memories.json"
+    assert a.cli("export", "--out", str(out)).returncode == 0
+    raw = json.loads(out.read_text(encoding="utf-8"))
+    head = raw["memories"][slug]["heads"][0]
+    assert "\nsource: " in head["content"]
+    planted = (
+        f"\nsource: manual GITHUB_TOKEN={TOKEN}\n"
+        f"session_id: s-GITHUB_TOKEN={TOKEN}\n"
+        f"relations:\n- postgres://app:{DB_PASSWORD}@db.internal/app\n"
+        f"observations:\n- uses GITHUB_TOKEN={TOKEN}\n"
+    )
+    head["content"] = re.sub(r"\nsource: [^\n]*\n", lambda _m: planted, head["content"], count=1)
+    out.write_text(json.dumps(raw), encoding="utf-8")
+
+    clk.tick()
+    done = b.cli("import", str(out))
+    assert done.returncode == 0, done.stderr
+    _clean(b.path)
+    shown = b.cli("inject", "--scope", str(project)).stdout + b.cli("get", slug, "--json").stdout
+    assert TOKEN not in shown and DB_PASSWORD not in shown
