@@ -254,14 +254,17 @@ def _resegment(store: Store) -> None:
 
 def _seal_settings(store: Store) -> None:
     """The one-time sealing of sensitive projects' folders in settings files written before
-    they were sealed (memoryd.sensitive.names.seal_settings), in the background."""
-    from memoryd.sensitive import names
+    they were sealed (memoryd.sensitive.names.seal_settings), and the removal of passphrase
+    keys whose grants ended (memoryd.sensitive.gate.drop_ended_keys), in the background."""
+    from memoryd.sensitive import gate, names
 
     try:
         if done := names.seal_settings(store):
             log.info("sealed the folder of %d sensitive projects in their settings", done)
+        if gone := gate.drop_ended_keys(store):
+            log.info("removed %d passphrase keys whose grants ended from the OS keyring", gone)
     except Exception:
-        log.exception("sealing sensitive projects' folders failed; the next drain tries again")
+        log.exception("sealing folders or removing ended keys failed; the next drain tries again")
 
 
 STALE_TEMP_SECONDS = 600

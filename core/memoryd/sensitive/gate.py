@@ -105,6 +105,24 @@ def check_or_raise(
     )
 
 
+def drop_ended_keys(store: Store) -> int:
+    """A passphrase scope's key is cached in the OS keyring for its grant's life; when the
+    grant ends, the next refused read removed it, so a key could stay there for days after
+    (an outside test, 2026-11-28). The capture worker calls this after each drain: every
+    cached key whose scope has no live grant leaves the keyring. Returns how many."""
+    gone = 0
+    for h in sorted(state.sensitive_hashes(store.layout)):
+        settings = store.keys.settings(h)
+        if settings is None or settings.key_source != "passphrase" or not store.keys.owned_here(h):
+            continue  # (another data dir's scope: its grants are not this one's to judge)
+        if state.keyring_get_quiet(state.grant_entry(h)) is None or grants.live(store.keys, h):
+            continue
+        with contextlib.suppress(KeyUnavailable):
+            state.keyring_delete(state.grant_entry(h))
+            gone += 1
+    return gone
+
+
 def allowed(store: Store, scope_hash: str) -> bool:
     """For listings that skip what they may not show, without auditing each skip."""
     return not store.keys.sensitive(scope_hash) or bool(grants.live(store.keys, scope_hash))

@@ -132,3 +132,29 @@ def test_passphrase_grant_key_leaves_the_keyring_when_the_grant_expires(
     assert not _readable(cli, slug)
     assert _live(cli) == []
     assert keyring.get_password("memoryd", f"grant-key:{h}") is None
+
+
+def test_a_passphrase_key_leaves_the_keyring_when_its_grant_ends(
+    secret_service: str, project: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """An outside test (2026-11-28): the key cached for a passphrase scope's grant stayed
+    in the OS keyring after the grant ended, until a read was next refused. The capture
+    worker's drain removes it (memoryd.sensitive.gate.drop_ended_keys)."""
+    from memoryd.capture.worker import drain
+    from memoryd.config import Config
+    from memoryd.sensitive import gate, state
+
+    app = Memoryd()
+    app.record("fact", "Tax id", "The tax id is in the blue folder.", scope_path=project)
+    app.mark_sensitive(project, passphrase="correct horse battery staple")
+    h = app.scope(project).hash
+    Memoryd().grant(project, duration="once", passphrase="correct horse battery staple")
+    assert state.keyring_get_quiet(state.grant_entry(h)) is not None
+    assert gate.drop_ended_keys(Memoryd().store) == 0  # the grant lives: kept
+    drain(Memoryd().store, Config(), wait=True)  # (its one-time reads of older memories done)
+    assert state.keyring_get_quiet(state.grant_entry(h)) is not None
+
+    later = clock.wall() + timedelta(minutes=5)
+    monkeypatch.setattr(clock, "wall", lambda: later)
+    drain(Memoryd().store, Config(), wait=True)
+    assert state.keyring_get_quiet(state.grant_entry(h)) is None
