@@ -1482,6 +1482,7 @@ class Memoryd(Upkeep):
                 )
             if got != "right":
                 refuse("wrong grant PIN", AuthorizationRequired("wrong grant PIN: not granted"))
+        self.store.keys.claim_unowned(scope.hash)  # confirmed by the person: theirs here
         g = grants.add(self.store.keys, scope.hash, duration, task)
         names.seal_settings(self.store)  # an older settings file's folder, now the key is here
         self._index_arrived(scope.hash)

@@ -183,8 +183,8 @@ def _name_is_secret(name: str) -> bool:
     parts[-1] = parts[-1].rstrip("0123456789") or parts[-1]
     if parts[-1] in _NOT_SECRET_LAST:
         return False
-    if len(parts) == 1 and parts[0] in ("pwd", "oldpwd") and bare.isupper():
-        return False  # the shell's working directory ($PWD); `Pwd=` in a connection string is not
+    if len(parts) == 1 and parts[0] in ("pwd", "oldpwd"):  # the shell's working directory
+        return False
     for i, part in enumerate(parts):
         if part in _SECRET_WORDS or part.endswith(("password", "passwd", "token", "secret", "apikey")):
             return True
@@ -486,11 +486,21 @@ def _rules() -> list[Rule]:
             _not_reference,
             on=("</",),
         ),
+        # A connection string's Pwd= (ODBC, ADO: `Server=db;Uid=app;Pwd=...;`), which the
+        # assignment rule leaves to the shell's $PWD elsewhere.
+        r(
+            "connection_password",
+            r"(?i)((?:^|[;\s\"'])pwd[ \t]*=[ \t]*)(?!\[REDACTED:)([^;\s\"']+)",
+            2,
+            _not_reference,
+            on=("uid=", "user id=", "server=", "data source=", "database="),
+            ci=True,
+        ),
         # SQL: ALTER USER ... WITH PASSWORD '...', CREATE USER ... IDENTIFIED BY '...'.
         r(
             "sql_password",
             r"""(?i)(\b(?:password|identified[ \t]+by)[ \t]+)(?!\[REDACTED:)"""
-            r"""('[^'\n]{1,200}'|"[^"\n]{1,200}")""",
+            r"""('[^'\s]{1,200}'|"[^"\s]{1,200}")""",
             2,
             _not_reference,
             on=("password", "identified"),
@@ -746,7 +756,8 @@ class Redactor:
 
     def __init__(self, extra_patterns: Iterable[str] | None = None) -> None:
         self.patterns: list[Rule] = list(rules())
-        for i, pattern in enumerate(user_patterns() if extra_patterns is None else extra_patterns):
+        self._extra = tuple(user_patterns() if extra_patterns is None else extra_patterns)
+        for i, pattern in enumerate(self._extra):
             self.patterns.append((f"custom_{i}", re.compile(pattern), 0, None, ((), False, False)))
         self.counts: Counter[str] = Counter()
         self._depth = 0
@@ -774,9 +785,13 @@ class Redactor:
                 new = pattern.sub(
                     lambda m, n=name, g=group, c=check, w=word: self._replace(m, n, g, c, w), text
                 )
-                while name == "private" and "<" in new and pattern.search(new):  # the enclosing blocks
-                    new = pattern.sub(
-                        lambda m, n=name, g=group, c=check, w=word: self._replace(m, n, g, c, w), new
+                last = text
+                while name == "private" and new != last and "<" in new:  # the enclosing blocks
+                    last, new = (
+                        new,
+                        pattern.sub(
+                            lambda m, n=name, g=group, c=check, w=word: self._replace(m, n, g, c, w), new
+                        ),
                     )
             if new != text:
                 text, lowered = new, None
@@ -856,7 +871,9 @@ class Redactor:
         if word and not _word_start(match.string, match.start()):
             return match.group(0)  # not at a word's start
         value = match.group(group)
-        if not value or _ONLY_PLACEHOLDER.match(value.strip("\"'\\")) or _in_placeholder(match, group):
+        if not value or _ONLY_PLACEHOLDER.match(value.strip("\"'\\")):
+            return match.group(0)
+        if name != "private" and _in_placeholder(match, group):  # what the person marks goes always
             return match.group(0)
         if check is not None:
             verdict = check(match, value)
@@ -886,12 +903,30 @@ class Redactor:
         if isinstance(value, str):
             return self(value)
         if isinstance(value, list):
+            if len(value) >= 2 and all(isinstance(v, str) for v in value):
+                return self._argv(value)
             return [self.redact_obj(v) for v in value]
         if isinstance(value, tuple):
             return tuple(self.redact_obj(v) for v in value)
         if isinstance(value, dict):
             return self._redact_dict(value)
         return value
+
+    def _argv(self, words: list[str]) -> list[str]:
+        """A list of strings may be a command's argv (a Codex rollout's `["mysql", "-uroot",
+        "-pSECRET"]`), where a flag and its value stand in separate elements and no rule
+        sees them alone: the command is checked as one line too, and an element whose text
+        that check took out is replaced whole (an outside test, 2026-11-28)."""
+        out = [self(w) for w in words]
+        line = " ".join(words)
+        red = Redactor(self._extra)(line)
+        if red == line:
+            return out
+        for i, w in enumerate(words):
+            if out[i] == w and w.strip() and w not in red:
+                self.counts["cli_password"] += 1
+                out[i] = "[REDACTED:cli_password]"
+        return out
 
     def _redact_dict(self, value: dict[Any, Any]) -> dict[Any, Any]:
         out: dict[Any, Any] = {}

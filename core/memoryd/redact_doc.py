@@ -22,6 +22,7 @@ from memoryd.redact import Redactor
 _STRUCTURAL = frozenset({"entity_mentions", "analysis", "import_fingerprint", "suspect", "suspect_cleared"})
 _SLUG_WORD = re.compile(r"[a-z0-9]+")
 _DATED = re.compile(r"\d{4}-\d{2}-\d{2}-")
+_TAG = re.compile(r"[0-9a-f]{4}|[0-9a-f]{6}")
 
 
 class _Collecting(Redactor):
@@ -95,7 +96,11 @@ def _clean_slug(slug: str, removed: list[str]) -> str:
         return slug
     parts = slug.split("-")
     head = 3 if _DATED.match(slug) else 2 if slug.startswith("promoted-") else 0
-    cleaned = parts[:head] + [("redacted" if p.lower() in words else p) for p in parts[head:-1]] + parts[-1:]
+    tail = 1 if len(parts) > head + 1 and _TAG.fullmatch(parts[-1]) else 0  # memoryd's own tag
+    body = parts[head : len(parts) - tail]
+    cleaned = (
+        parts[:head] + [("redacted" if p.lower() in words else p) for p in body] + parts[len(parts) - tail :]
+    )
     if cleaned == parts:
         return slug
     out: list[str] = []

@@ -77,6 +77,10 @@ def resolve(path: str | Path, *, must_exist: bool = True) -> Scope:
         if must_exist:
             raise UsageError(f"no such directory: {str(path)[:200]!r}")
         root = Path(p).absolute()
+        # A folder gone since (a capture's cwd): still in the sensitive folder it was in.
+        known = sensitive_root(data_home(), str(root)) or marker_above(str(root))
+        if known is not None:
+            return Scope(hash_root(known), Path(known), "dir", True)
         return Scope(hash_root(root), root, "dir")
     p = p.resolve()
     if p.is_file():

@@ -68,6 +68,13 @@ def process(store: Store, config: Config, record: dict[str, Any]) -> str:
     scope = links.seen(store.layout, resolve(cwd, must_exist=False), lambda: store)
     if scope.marked or store.keys.sensitive(scope.hash):
         store.keys.get(scope.hash)  # KeyUnavailable: the payload waits in the spool
+    elif payload.get("_sensitive"):
+        # The hook found the session's folder sensitive, and the scope resolved now is not
+        # (the folder gone since, say): in doubt, nothing is written in the clear.
+        raise KeyUnavailable(
+            f"the capture hook saw {cwd} as sensitive, but its scope {scope.hash} is not: "
+            "it waits in the spool"
+        )
     ep = episode.build(parsed, payload, source, redactor, rarity=rarity_for(store, scope.hash))
     now = clock.now()
 
@@ -259,6 +266,8 @@ def _seal_settings(store: Store) -> None:
     from memoryd.sensitive import gate, names
 
     try:
+        if claimed := names.claim_unowned(store):
+            log.info("recorded this data dir as the owner of %d sensitive scopes", claimed)
         if done := names.seal_settings(store):
             log.info("sealed the folder of %d sensitive projects in their settings", done)
         if gone := gate.drop_ended_keys(store):

@@ -52,28 +52,45 @@ class Keys:
 
     def owner(self, scope_hash: str) -> bytes | None:
         """The keyring id of the data dir the scope belongs to; None when none is recorded
-        (a scope marked before owners were) or there is no keyring."""
-        return state.keyring_get_quiet(state.owner_entry(scope_hash))
+        (a scope marked before owners were). KeyUnavailable when the keyring cannot say."""
+        return state.keyring_get(state.owner_entry(scope_hash))
 
     def owned_here(self, scope_hash: str) -> bool:
-        """Whether this data dir may use the scope's key. A scope with no owner recorded is
-        claimed by the first data dir that uses it, which after an upgrade is the one whose
-        captures and reads have used it all along."""
+        """Whether this data dir may use the scope's key: it owns the scope, or nobody does
+        yet (marked before owners were recorded; claim_unowned() settles that). A keyring
+        that cannot say means no: a failed read must never pass for "no owner"."""
         if scope_hash in self._owned:
             return True
-        found = self.owner(scope_hash)
+        try:
+            found = self.owner(scope_hash)
+        except KeyUnavailable:
+            return False
         if found is None:
-            self.claim(scope_hash)
-        elif not hmac.compare_digest(found, self._me):
+            return True
+        if not hmac.compare_digest(found, self._me):
             return False
         self._owned.add(scope_hash)
         return True
 
     def claim(self, scope_hash: str) -> None:
-        """Record this data dir as the scope's owner (marking, importing its key)."""
+        """Record this data dir as the scope's owner (marking, importing its key, a grant
+        the person confirmed with a passphrase)."""
         with contextlib.suppress(KeyUnavailable):
             state.keyring_set(state.owner_entry(scope_hash), self._me)
         self._owned.add(scope_hash)
+
+    def claim_unowned(self, scope_hash: str) -> bool:
+        """Claim a scope nobody owns yet (one marked before owners were recorded): the
+        capture worker does so at its next drain and a confirmed grant at once, so that
+        after an upgrade the person's own data dir, which uses the scope all along, is
+        its owner. Never over an owner, nor when the keyring cannot say."""
+        try:
+            if self.owner(scope_hash) is not None:
+                return False
+        except KeyUnavailable:
+            return False
+        self.claim(scope_hash)
+        return True
 
     def check_owned(self, scope_hash: str) -> None:
         """KeyUnavailable unless this data dir may use the scope's key (owned_here)."""

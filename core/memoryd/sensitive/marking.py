@@ -71,7 +71,10 @@ def mark(
     h = store.layout
     settings = state.load(h, scope.hash)
     if settings is None:
-        owner = store.keys.owner(scope.hash)
+        try:
+            owner = store.keys.owner(scope.hash)
+        except KeyUnavailable:  # no keyring (a passphrase scope): nothing to overwrite there
+            owner = None
         if owner is not None and not store.keys.owned_here(scope.hash):
             # marked by another data dir on this machine: a new key would overwrite its key
             raise UsageError(
@@ -393,7 +396,7 @@ def unmark(store: Store, scope: Scope, *, actor: str = "cli") -> int:
         raise UsageError(f"{scope.root} is not a sensitive scope")
     gate.check_or_raise(store, scope.hash, actor=actor, what="unmark")
     key = store.keys.get(scope.hash)
-    root = settings.open_root(key) or str(scope.root)
+    root = settings.open_root(key) or (str(scope.root) if scope.root.is_absolute() else None)
     trash.drop_scope(store.layout, scope.hash)  # sealed copies would not come back as plain files
     files = store.files
     count = 0
@@ -431,7 +434,8 @@ def unmark(store: Store, scope: Scope, *, actor: str = "cli") -> int:
             s.exec(text("DELETE FROM sensitive_scopes WHERE scope_hash = :h"), params={"h": scope.hash})
             for items in texts:  # plain again: the vectors need no new embedding
                 vectors.carry(raw_connection(s), items, (scope.hash, key), (scope.hash, None))
-        names.unseal_row(store, scope.hash, root)
+        if root is not None:
+            names.unseal_row(store, scope.hash, root)
         from memoryd.profile import identity
 
         identity.unseal_scope(store, scope.hash, key, None)  # what it withheld from the profile
@@ -442,7 +446,8 @@ def unmark(store: Store, scope: Scope, *, actor: str = "cli") -> int:
     for entry in (state.key_entry(scope.hash), state.grant_entry(scope.hash), state.owner_entry(scope.hash)):
         with contextlib.suppress(KeyUnavailable):
             state.keyring_delete(entry)
-    (Path(root) / MARKER).unlink(missing_ok=True)
+    if root is not None:
+        (Path(root) / MARKER).unlink(missing_ok=True)
     grants.revoke(store.keys, scope.hash, None)
     store.audit.append("unmark_sensitive", actor=actor, scope_hash=scope.hash, details={"decrypted": count})
     return count
@@ -509,7 +514,8 @@ def rotate(store: Store, scope: Scope, *, new_passphrase: str | None, actor: str
     if settings.key_source == "random":
         grants.resign(store.keys, scope.hash, old, new)  # the live grants stay, signed anew
         state.keyring_set(state.key_entry(scope.hash), new)
-    state.save(store.layout, new_settings)
+    with store.writing():  # not between a worker's check and save of the older file (seal_settings)
+        state.save(store.layout, new_settings)
     if settings.key_source == "random":
         state.keyring_delete(next_entry)
     else:

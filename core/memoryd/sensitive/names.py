@@ -89,6 +89,12 @@ def seal_row(store: Store, scope_hash: str, root: str, key: bytes) -> None:
         projects.put_sealed(con, scope_hash, kind, seal(key, scope_hash, root), clock.now_iso())
 
 
+def claim_unowned(store: Store) -> int:
+    """Claim for this data dir every sensitive scope here that nobody owns yet (marked
+    before owners were recorded: memoryd.sensitive.keys). Returns how many."""
+    return sum(store.keys.claim_unowned(h) for h in sorted(state.sensitive_hashes(store.layout)))
+
+
 def seal_settings(store: Store) -> int:
     """Settings files from before their folder was sealed (memoryd.sensitive.state) sealed
     now, where the key is at hand without asking (a random key in the OS keyring, a

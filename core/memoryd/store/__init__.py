@@ -740,7 +740,7 @@ class Store:
         if len(parts) < 3 or parts[0] != "scopes" or parts[1] != row["scope_hash"]:
             raise CorruptFile(
                 f"the index row of {slug} names scope {row['scope_hash']} but its file is "
-                f"{row.get('body_path')}: run `memoryd reindex`"
+                f"{row.get('body_path')} (index.db edited, or the file moved by hand): not read"
             )
         return row
 

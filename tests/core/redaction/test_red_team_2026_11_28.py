@@ -121,3 +121,50 @@ def test_shapes_the_rules_missed(text: str, secret: str):
 )
 def test_ordinary_text_near_those_shapes_is_kept(text: str):
     assert redact(text) == text
+
+
+@pytest.mark.parametrize(
+    ("argv", "secret"),
+    [
+        (["docker", "login", "--password", "ArgvPw0001x"], "ArgvPw0001x"),
+        (["mysql", "-uroot", "-pArgvPw0002x"], "ArgvPw0002x"),
+        (["sshpass", "-p", "ArgvPw0003x", "ssh", "host"], "ArgvPw0003x"),
+        (["curl", "-u", "admin:ArgvPw0004x", "https://example.org"], "ArgvPw0004x"),
+    ],
+)
+def test_a_commands_argv_is_read_as_one_line(argv: list[str], secret: str):
+    """A Codex rollout keeps a command as an argv array: a flag and its value are separate
+    elements, which no rule saw alone, so they reached turns.jsonl and `traces`."""
+    from memoryd.redact import Redactor
+
+    out = Redactor(()).redact_obj({"cmd": argv, "nested": [{"argv": argv}]})
+    assert secret not in json.dumps(out)
+    assert out["cmd"][0] == argv[0] and len(out["cmd"]) == len(argv)  # the rest stays
+
+
+def test_an_ordinary_argv_is_kept():
+    from memoryd.redact import Redactor
+
+    for argv in (["ls", "-la", "/tmp"], ["git", "commit", "-m", "fix the password reset page"]):
+        assert Redactor(()).redact_obj(argv) == argv
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[REDACTED:<private>PrivAfterMark</private>",
+        "[REDACTED:<private>a<private>b</private>PrivAfterMark</private> end",
+        "x [REDACTED: and <private>PrivAfterMark</private>",
+    ],
+)
+def test_a_private_block_after_an_open_placeholder_goes_and_nothing_hangs(text: str):
+    """A review of the nested-block loop (2026-11-28): a block right after an unclosed
+    `[REDACTED:` was left as it was, which the loop took for work still to do, forever; and
+    the block survived. What the person marks private goes whatever stands before it."""
+    import subprocess
+    import sys
+
+    code = f"from memoryd.redact import redact; print(redact({text!r}))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=20)
+    assert out.returncode == 0, out.stderr
+    assert "PrivAfterMark" not in out.stdout and "[REDACTED:private]" in out.stdout

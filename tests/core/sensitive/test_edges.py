@@ -187,3 +187,21 @@ def test_a_repository_made_inside_a_sensitive_folder_whose_marker_is_gone(
     _codex_notify(cli, nested, "thread-nested")
     assert cli("worker").returncode == 0
     assert leaks(isolated_home) == [], "the nested repository's memories were written in the clear"
+
+
+def test_a_capture_whose_folder_is_gone_by_the_drain_stays_sealed(
+    cli, secret_service: str, project: Path, isolated_home: Path
+):
+    """A review (2026-11-28): the hook spooled a session from a subfolder of a sensitive
+    project as sensitive, the subfolder was removed before the worker ran, and the worker
+    resolved the vanished folder to a scope of its own and wrote the session in the clear.
+    A vanished folder now resolves to the sensitive folder it was in."""
+    assert cli("mark-sensitive", str(project)).returncode == 0
+    sub = project / "sub"
+    sub.mkdir()
+    _codex_notify(cli, sub, "thread-gone")
+    sub.rmdir()
+    assert resolve(sub, must_exist=False).hash == resolve(project).hash
+    assert cli("worker", "--wait").returncode == 0
+    assert leaks(isolated_home) == [], "the session was written in the clear"
+    assert len(enc_files(isolated_home)) == 1

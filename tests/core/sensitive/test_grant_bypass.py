@@ -429,3 +429,33 @@ def test_pins_tried_all_at_once_are_counted_one_by_one(cli, slug: str, project: 
     assert _why(cli).count("wrong grant PIN") <= pin.FREE_TRIES
     one_line_error(cli("grant", str(project), "--duration", "once", stdin=PIN + "\n"), 3, "too many wrong")
     _denied(cli, slug)
+
+
+def test_a_scope_marked_before_owners_is_claimed_by_its_own_data_dir(
+    cli, slug: str, project: Path, tmp_path: Path, isolated_home: Path
+):
+    """A scope marked before owners were recorded has none: a review (2026-11-28) found an
+    agent's data dir claimed it by merely trying a grant there. Only the capture worker's
+    drain and a grant the person confirmed claim it; a failed try in another data dir
+    claims nothing, and once this data dir has claimed it the other is refused."""
+    h = resolve(project).hash
+    keyring.delete_password("memoryd", f"scope-owner:{h}")  # as before this release
+    evil = tmp_path / "agents-home"
+    env = {"MEMORYD_HOME": str(evil)}
+    (evil / "scopes" / h).mkdir(parents=True)
+    (evil / "scopes" / h / "sensitive.json").write_bytes(
+        (isolated_home / "scopes" / h / "sensitive.json").read_bytes()
+    )
+    out = cli("grant", str(project), "--duration", "session", stdin="000000\n", env=env)
+    assert out.returncode != 0
+    assert keyring.get_password("memoryd", f"scope-owner:{h}") is None  # claimed nothing
+
+    assert cli("worker", "--wait").returncode == 0  # the person's own data dir, next drain
+    assert keyring.get_password("memoryd", f"scope-owner:{h}") is not None
+    one_line_error(
+        cli("grant", str(project), "--duration", "session", stdin="888888\n", env=env),
+        1,
+        "belongs to another memoryd data dir",
+    )
+    grant_pin(cli, project, "once")
+    assert CANARY in cli("get", slug).stdout

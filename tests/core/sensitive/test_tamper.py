@@ -106,7 +106,7 @@ def test_an_index_row_pointed_at_an_open_scope_reads_nothing(
             (resolve(other).hash, row["slug"]),
         )
     out = cli("get", row["slug"])
-    one_line_error(out, 1, "names scope", "memoryd reindex")
+    one_line_error(out, 1, "names scope", "not read")
     assert CANARY not in out.stdout + out.stderr
     out = cli("get", row["slug"], "--json")
     assert out.returncode != 0 and CANARY not in out.stdout + out.stderr
