@@ -100,7 +100,7 @@ def memory_md(store: Store, scope: Scope) -> str:
         out.append(f"\n## {heading}\n")
         for r in picked:
             try:  # by the path the listing has: no index lookup per memory
-                doc = store.files.read(store.files.absolute(r["body_path"]))
+                doc = store.files.read_clear(store.files.absolute(r["body_path"]))
             except (NotFound, CorruptFile, KeyUnavailable):
                 continue  # gone since the listing, or damaged: doctor reports it
             out.append(f"\n### {doc.meta.title}\n\n")

@@ -82,7 +82,7 @@ def _read(store: Store, row: dict[str, Any]) -> tuple[str, str, list[str]]:
     """Title, gist and tags, read by the path the listing already holds (no index lookup
     per memory: a weekly rewrite reads a couple of thousand)."""
     try:
-        doc = store.files.read(store.files.absolute(row["body_path"]))
+        doc = store.files.read_clear(store.files.absolute(row["body_path"]))
     except (CorruptFile, KeyUnavailable, NotFound):
         return "", "", []
     from memoryd.snapshot import _gist

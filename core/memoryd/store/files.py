@@ -122,6 +122,15 @@ class MemoryFiles:
             raise CorruptFile(f"{path}: slug {doc.meta.slug!r} does not match the file name")
         return doc
 
+    def read_clear(self, path: Path) -> Document:
+        """A file its caller listed as an ordinary (not sensitive) memory: a sealed one here
+        means the listing's row lies (index.db edited to move a sensitive memory into an
+        open scope), so it is refused rather than opened with the keyring's key and shown
+        past the gate (an outside test, 2026-11-28: `export-md`, the identity profile)."""
+        if path.name.endswith(ENC):
+            raise CorruptFile(f"{path}: sealed, but listed as an ordinary memory (index.db edited?)")
+        return self.read(path)
+
     def turns_path(self, md_path: Path) -> Path:
         if md_path.name.endswith(ENC):
             return md_path.with_name(md_path.name[: -len(ENC)] + TURNS + ".enc")

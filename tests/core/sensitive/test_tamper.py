@@ -9,7 +9,7 @@ from pathlib import Path
 
 from memoryd.app import Memoryd
 
-from .support import CANARY, PIN, enc_files, grant_tty, one_line_error, set_pin
+from .support import CANARY, PIN, enc_files, grant_tty, leaks, one_line_error, set_pin
 
 
 def _snapshot(home: Path) -> dict[str, bytes]:
@@ -110,3 +110,12 @@ def test_an_index_row_pointed_at_an_open_scope_reads_nothing(
     assert CANARY not in out.stdout + out.stderr
     out = cli("get", row["slug"], "--json")
     assert out.returncode != 0 and CANARY not in out.stdout + out.stderr
+    # Readers that open a listed row's file by its path (the review after the fix above):
+    # the Markdown export of the open scope and the identity profile.
+    exported = tmp_path / "exported"
+    out = cli("export-md", "--scope", str(other), "--out", str(exported))
+    assert out.returncode == 0, out.stderr
+    assert CANARY not in "".join(p.read_text() for p in exported.rglob("*") if p.is_file())
+    out = cli("profile", "rewrite-identity")
+    assert out.returncode == 0, out.stderr
+    assert CANARY not in out.stdout + out.stderr and leaks(isolated_home) == []
