@@ -1429,6 +1429,7 @@ class Memoryd(Upkeep):
         from memoryd.errors import AuthorizationRequired, KeyUnavailable
         from memoryd.sensitive import gate, grants, names, state
         from memoryd.sensitive import pin as grant_pin
+        from memoryd.sensitive.keys import NotOwned
 
         scope = self.marked_scope(path)
         settings = self.store.keys.settings(scope.hash)
@@ -1444,8 +1445,11 @@ class Memoryd(Upkeep):
             )
             raise error
 
-        if settings.key_source != "passphrase" and not self.store.keys.owned_here(scope.hash):
-            refuse("scope of another data dir", self.store.keys.not_owned(scope.hash))
+        if settings.key_source != "passphrase":
+            try:
+                self.store.keys.check_owned(scope.hash)  # a keyring that cannot answer: its own error
+            except NotOwned as exc:
+                refuse("scope of another data dir", exc)
         if settings.key_source == "passphrase":
             if not passphrase:
                 raise UsageError(

@@ -17,6 +17,12 @@ from memoryd.paths import Layout, keyring_id
 from . import grants, state
 
 Ask = Callable[[state.Settings], str]
+
+
+class NotOwned(KeyUnavailable):
+    """The scope belongs to another data dir on this machine (Keys.owned_here)."""
+
+
 _ask: Ask | None = None
 
 
@@ -59,12 +65,16 @@ class Keys:
         """Whether this data dir may use the scope's key: it owns the scope, or nobody does
         yet (marked before owners were recorded; claim_unowned() settles that). A keyring
         that cannot say means no: a failed read must never pass for "no owner"."""
-        if scope_hash in self._owned:
-            return True
         try:
-            found = self.owner(scope_hash)
+            return self._owned_here(scope_hash)
         except KeyUnavailable:
             return False
+
+    def _owned_here(self, scope_hash: str) -> bool:
+        """owned_here(), letting the keyring's own error through."""
+        if scope_hash in self._owned:
+            return True
+        found = self.owner(scope_hash)
         if found is None:
             return True
         if not hmac.compare_digest(found, self._me):
@@ -93,12 +103,13 @@ class Keys:
         return True
 
     def check_owned(self, scope_hash: str) -> None:
-        """KeyUnavailable unless this data dir may use the scope's key (owned_here)."""
-        if not self.owned_here(scope_hash):
+        """NotOwned unless this data dir may use the scope's key (owned_here); a keyring
+        that cannot answer raises its own one-line error (KeyUnavailable)."""
+        if not self._owned_here(scope_hash):
             raise self.not_owned(scope_hash)
 
-    def not_owned(self, scope_hash: str) -> KeyUnavailable:
-        return KeyUnavailable(
+    def not_owned(self, scope_hash: str) -> NotOwned:
+        return NotOwned(
             f"sensitive scope {scope_hash} belongs to another memoryd data dir on this machine: "
             "use it there, or move it here with `memoryd key export` there and `memoryd key import` here"
         )
