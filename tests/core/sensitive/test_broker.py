@@ -92,8 +92,11 @@ class TrayStandIn:
 
 
 @pytest.fixture(autouse=True)
-def not_asking_afterwards() -> Iterator[None]:
-    """`broker.install` sets a module global: no test leaves it set for the next."""
+def not_asking_afterwards(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """`broker.install` sets a module global: no test leaves it set for the next. Nor is
+    the MCP client's name an earlier test's in-process MCP server left in `agent_hint`
+    taken for this test's (the clean-clone CI of 2026-11-28 met "pytest" there)."""
+    monkeypatch.setattr(broker, "agent_hint", None)
     yield
     broker.uninstall()
 
