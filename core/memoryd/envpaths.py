@@ -17,41 +17,35 @@ FILE_MODE = 0o600
 
 
 def data_home() -> str:
-    env = os.environ.get("MEMORYD_HOME")
+    return _user_dir("MEMORYD_HOME", "XDG_DATA_HOME", "~/.local/share", "user_data_dir")
+
+
+def config_file() -> str:
+    """config.toml: $MEMORYD_CONFIG, else in platformdirs' user config dir."""
+    env = os.environ.get("MEMORYD_CONFIG")
+    if env:
+        return os.path.expanduser(env)
+    return os.path.join(_user_dir("", "XDG_CONFIG_HOME", "~/.config", "user_config_dir"), "config.toml")
+
+
+def _user_dir(override: str, xdg: str, xdg_default: str, platformdirs_name: str) -> str:
+    """$override, else memoryd's folder by platformdirs' rule, which for Linux and macOS is
+    followed here without importing it (under the hooks' `python -S` that would mean
+    running site first): on Linux $xdg, else `xdg_default`."""
+    env = os.environ.get(override) if override else None
     if env:
         return os.path.expanduser(env)
     if sys.platform.startswith("linux") and "ANDROID_DATA" not in os.environ:
-        # platformdirs' rule for Linux, without importing it (under the hooks' `python -S`
-        # that would mean running site first): $XDG_DATA_HOME, else ~/.local/share.
-        base = os.environ.get("XDG_DATA_HOME", "")
+        base = os.environ.get(xdg, "")
         if not base.strip():
-            base = os.path.expanduser("~/.local/share")
+            base = os.path.expanduser(xdg_default)
         return os.path.join(base, APP)
     if sys.platform == "darwin":
         return os.path.join(os.path.expanduser("~/Library/Application Support"), APP)
     full_site()
     import platformdirs
 
-    return platformdirs.user_data_dir(APP, appauthor=False)
-
-
-def config_file() -> str:
-    """config.toml: $MEMORYD_CONFIG, else platformdirs' user config dir (its rule for Linux
-    and macOS without importing it, as data_home does)."""
-    env = os.environ.get("MEMORYD_CONFIG")
-    if env:
-        return os.path.expanduser(env)
-    if sys.platform.startswith("linux") and "ANDROID_DATA" not in os.environ:
-        base = os.environ.get("XDG_CONFIG_HOME", "")
-        if not base.strip():
-            base = os.path.expanduser("~/.config")
-        return os.path.join(base, APP, "config.toml")
-    if sys.platform == "darwin":
-        return os.path.join(os.path.expanduser("~/Library/Application Support"), APP, "config.toml")
-    full_site()
-    import platformdirs
-
-    return os.path.join(platformdirs.user_config_dir(APP, appauthor=False), "config.toml")
+    return str(getattr(platformdirs, platformdirs_name)(APP, appauthor=False))
 
 
 def full_site() -> None:
