@@ -1484,6 +1484,14 @@ class Memoryd(Upkeep):
                         f"too many wrong grant PINs: none is checked until {until} (grant in the tray app)"
                     ),
                 )
+            if got == "busy":
+                refuse(
+                    "grant PIN turn held by another process",
+                    AuthorizationRequired(
+                        "another process has held the grant PIN check for "
+                        f"{grant_pin.TURN_WAIT:.0f} s: not granted (try again, or grant in the tray app)"
+                    ),
+                )
             if got != "right":
                 refuse("wrong grant PIN", AuthorizationRequired("wrong grant PIN: not granted"))
         self.store.keys.claim_unowned(scope.hash)  # confirmed by the person: theirs here
@@ -1550,7 +1558,13 @@ class Memoryd(Upkeep):
         if got != "right":
             until = pin.locked_until(self.layout.home) if got == "locked" else None
             why = "grant PIN locked after repeated wrong tries" if until else "wrong grant PIN"
+            if got == "busy":
+                why = "grant PIN turn held by another process"
             self.store.audit.append("access_denied", actor=actor, details={"what": what, "why": why})
+            if got == "busy":
+                raise AuthorizationRequired(
+                    f"another process has held the grant PIN check for {pin.TURN_WAIT:.0f} s: try again"
+                )
             if until:
                 raise AuthorizationRequired(f"too many wrong grant PINs: none is checked until {until}")
             raise AuthorizationRequired("wrong grant PIN")

@@ -14,6 +14,11 @@ from __future__ import annotations
 
 import hmac
 import json
+import os
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -29,6 +34,7 @@ MAX_LENGTH = 256
 FREE_TRIES = 5
 FIRST_LOCK = timedelta(minutes=1)
 LONGEST_LOCK = timedelta(days=1)
+TURN_WAIT = 30.0  # seconds: 20 tries at once take about 2 s; past this someone holds the turn
 
 
 def entry(home: Path) -> str:
@@ -85,18 +91,17 @@ def verify(home: Path, pin: str) -> bool:
 
 def check(home: Path, pin: str) -> str:
     """ "right" when `pin` is the one set; "wrong" when it is not or none is set; "locked"
-    while the lockout lasts (then nothing is checked). A wrong PIN counts toward the
-    lockout, a right one clears it.
+    while the lockout lasts (then nothing is checked); "busy" when another process has held
+    the turn for TURN_WAIT seconds. A wrong PIN counts toward the lockout, a right one
+    clears it.
 
-    One try at a time per data dir (a file lock), and each try is counted as a miss before
-    the scrypt runs, then cleared if it was right: an outside test (2026-11-28) sent 20
-    wrong PINs and the right one at once, and every process read the same count, spent its
-    0.1 s in scrypt and wrote count + 1, so all 20 were checked and the lock came late."""
-    from filelock import FileLock
-
-    from memoryd.paths import FILE_MODE
-
-    with FileLock(str(home / "grant-pin.lock"), mode=FILE_MODE):
+    One try at a time per data dir, and each try is counted as a miss before the scrypt
+    runs, then cleared if it was right: an outside test (2026-11-28) sent 20 wrong PINs and
+    the right one at once, and every process read the same count, spent its 0.1 s in scrypt
+    and wrote count + 1, so all 20 were checked and the lock came late."""
+    with _turn(home) as mine:
+        if not mine:
+            return "busy"
         data = _record(home)
         if _locked(data):
             return "locked"
@@ -113,6 +118,51 @@ def check(home: Path, pin: str) -> str:
             _save(home, {**data, "failures": 0, "locked_until": None})
             return "right"
         return "wrong"
+
+
+@contextmanager
+def _turn(home: Path) -> Iterator[bool]:
+    """The data dir's one PIN turn: True once held, False after TURN_WAIT seconds.
+
+    On POSIX the lock is flock() on the data dir itself, not on a file in it: a review
+    (2026-11-28) noted that an agent could delete a lock file while it was held, and the
+    next process would lock a new file beside the first, so tries ran side by side again.
+    A directory the agent cannot remove without removing memoryd's data with it. Holding
+    the turn still denies the CLI grant (after TURN_WAIT, with a one-line error), never
+    the tray's."""
+    if sys.platform == "win32":  # an open file cannot be deleted there
+        from filelock import FileLock, Timeout
+
+        from memoryd.paths import FILE_MODE
+
+        lock = FileLock(str(home / "grant-pin.lock"), mode=FILE_MODE)
+        try:
+            lock.acquire(timeout=TURN_WAIT)
+        except Timeout:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            lock.release()
+        return
+    import fcntl
+
+    fd = os.open(home, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        deadline = time.monotonic() + TURN_WAIT
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    yield False
+                    return
+                time.sleep(0.02)
+        yield True  # closing the descriptor below releases the lock
+    finally:
+        os.close(fd)
 
 
 def check_new(pin: str) -> None:
