@@ -105,6 +105,15 @@ def keyed_digest(key: bytes, data: bytes) -> str:
     return hmac.new(key, data, hashlib.sha256).hexdigest()
 
 
+def subkey(key: bytes, info: bytes) -> bytes:
+    """A key for one other use of a scope's key (a MAC), never stored: HKDF keeps a MAC
+    made with it from ever equalling a fingerprint or key check made with the key."""
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+    return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=info).derive(key)
+
+
 def b64(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).decode("ascii")
 

@@ -17,10 +17,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Protocol
 
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
-
-from memoryd import atomic, clock
+from memoryd import atomic, clock, crypto
 from memoryd.errors import UsageError
 from memoryd.paths import Layout
 
@@ -73,8 +70,7 @@ class Found:
 def record_key(scope_key: bytes, scope_hash: str, epoch: bytes = b"") -> bytes:
     """The MAC key of a scope's grant records, derived from its key and the scope's current
     revocation epoch (never stored)."""
-    info = _INFO + b"\0" + scope_hash.encode() + b"\0" + epoch
-    return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=info).derive(scope_key)
+    return crypto.subkey(scope_key, _INFO + b"\0" + scope_hash.encode() + b"\0" + epoch)
 
 
 def _mac(key: bytes, g: Grant) -> str:

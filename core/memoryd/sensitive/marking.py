@@ -439,6 +439,8 @@ def unmark(store: Store, scope: Scope, *, actor: str = "cli") -> int:
         from memoryd.profile import identity
 
         identity.unseal_scope(store, scope.hash, key, None)  # what it withheld from the profile
+        when = clock.now_iso()
+        state.save_unmarked(store.layout, scope.hash, when, state.unmark_proof(key, scope.hash, when))
         state.remove(store.layout, scope.hash)
         store.keys.forget(scope.hash)
         store.reindex_scope(scope.hash)

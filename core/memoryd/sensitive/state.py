@@ -5,6 +5,8 @@ project is what the hook sees; this file is what the store trusts."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import re
 from dataclasses import dataclass, replace
@@ -109,6 +111,45 @@ def save(layout: Layout, settings: Settings) -> None:
 
 def remove(layout: Layout, scope_hash: str) -> None:
     settings_path(layout, scope_hash).unlink(missing_ok=True)
+
+
+UNMARKED = "unmarked.json"
+_UNMARK_INFO = b"memoryd unmark proof v1"
+
+
+def unmark_proof(key: bytes, scope_hash: str, unmarked_at: str) -> str:
+    """What an unmarking carries through sync: a MAC of its time under the scope's key,
+    which only a device holding that key can make. A device file in the sync folder is
+    anybody's to write, and an unmarking in one used to remove `sensitive.json` here."""
+    sub = crypto.subkey(key, _UNMARK_INFO + b"\0" + scope_hash.encode())
+    return hmac.new(sub, unmarked_at.encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+def proof_holds(key: bytes, scope_hash: str, unmarked_at: str, proof: object) -> bool:
+    return isinstance(proof, str) and hmac.compare_digest(unmark_proof(key, scope_hash, unmarked_at), proof)
+
+
+def save_unmarked(layout: Layout, scope_hash: str, unmarked_at: str, proof: str) -> None:
+    """Kept beside the scope's files after `unmark`, when the key is gone, for the next
+    sync to send (memoryd.sync.local)."""
+    body = {"unmarked_at": unmarked_at, "proof": proof}
+    atomic.write_text(layout.scope_dir(scope_hash) / UNMARKED, json.dumps(body) + "\n")
+
+
+def load_unmarked(layout: Layout, scope_hash: str) -> tuple[str, str] | None:
+    """(when, proof) of this device's last unmarking of the scope; None when there was
+    none or the file does not read as one (the proof is checked where it arrives)."""
+    try:
+        data = json.loads((layout.scope_dir(scope_hash) / UNMARKED).read_text(encoding="utf-8"))
+        return str(data["unmarked_at"]), str(data["proof"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def unmarked_hashes(layout: Layout) -> set[str]:
+    if not layout.scopes.exists():
+        return set()
+    return {p.parent.name for p in layout.scopes.glob(f"*/{UNMARKED}")}
 
 
 def sensitive_hashes(layout: Layout) -> set[str]:

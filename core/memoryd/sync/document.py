@@ -168,9 +168,12 @@ def parse(raw: Any, *, where: str) -> State:
         _need(sens is None or _settings_ok(sens), where, f"scopes.{h}.sensitive: not a sensitive.json")
         _need(_opt_str(info.get("remote")), where, f"scopes.{h}.remote: expected a string or null")
         _need(_opt_str(info.get("unmarked_at")), where, f"scopes.{h}.unmarked_at: expected a time or null")
+        proof = info.get("unmark_proof")
+        _need(_opt_str(proof), where, f"scopes.{h}.unmark_proof: expected a string or null")
         state.scopes[h] = {
             "sensitive": sens,
             "unmarked_at": info.get("unmarked_at"),
+            "unmark_proof": proof if info.get("unmarked_at") else None,
             "remote": info.get("remote"),
         }
     links = raw.get("links", [])

@@ -256,8 +256,15 @@ def _scan_scopes(store: Store, out: State, now: str) -> None:
         if settings is not None:
             info = {"sensitive": settings.as_dict(), "remote": None}
             out.scopes[h] = merge._scope(out.scopes.get(h, {}), info)
+    for h in sorted(sensitive_state.unmarked_hashes(store.layout) - here):  # by `unmark`, with its proof
+        done = sensitive_state.load_unmarked(store.layout, h)
+        if done is not None:
+            out.scopes[h] = merge._scope(
+                out.scopes.get(h, {}), {"unmarked_at": done[0], "unmark_proof": done[1]}
+            )
     for h, info in sorted(out.scopes.items()):
         if h not in here and merge.sensitive_now(info):  # had it (apply_scopes wrote it): unmarked here
+            # some other way than `unmark`: sent, but no other device takes it unproved
             out.scopes[h] = merge._scope(info, {"unmarked_at": now})
     links = scope_links.load(store.layout.home)
     out.links |= links.links
@@ -566,16 +573,30 @@ def _encoded(
     return path, out
 
 
-def apply_scopes(store: Store, merged: State) -> None:
+def apply_scopes(store: Store, merged: State) -> list[str]:
     """Sensitivity as merged. Run before the merged state is saved: a scan then never
-    takes a marking this device has not written yet for an unmarking."""
+    takes a marking this device has not written yet for an unmarking. Returns why each
+    unmarking that was not taken stays out (the scope stays sensitive here).
+
+    An unmarking is taken only with a proof made under the scope's key (any process can
+    write a device file into the sync folder); where the key is not at hand here (a
+    passphrase scope with no grant), it waits for a sync that has it."""
+    held: list[str] = []
     for h, info in sorted(merged.scopes.items()):
         sens = merge.sensitive_now(info)
         mine = sensitive_state.load(store.layout, h)
         if sens is None:
-            if mine is not None and info.get("unmarked_at") and mine.marked_at < str(info["unmarked_at"]):
-                sensitive_state.remove(store.layout, h)  # unmarked on another device
-                store.keys.forget(h)
+            when = str(info.get("unmarked_at") or "")
+            if mine is not None and when and mine.marked_at < when:
+                key = store.keys.at_hand(h)
+                if key is None:
+                    held.append(f"scope {h}: unmarked on another device; taken once its key is here")
+                elif sensitive_state.proof_holds(key, h, when, info.get("unmark_proof")):
+                    sensitive_state.remove(store.layout, h)  # unmarked on another device
+                    store.keys.forget(h)
+                else:
+                    held.append(f"scope {h}: an unmarking without a valid proof, refused; it stays sensitive")
+                    merged.scopes[h] = {**info, "unmarked_at": None, "unmark_proof": None}
             continue
         if mine is not None:
             continue
@@ -588,6 +609,7 @@ def apply_scopes(store: Store, merged: State) -> None:
         # Marked on another device: the plaintext start-up snapshot goes (it is rendered
         # again, sealed, once the key is here).
         (store.layout.scope_dir(h) / "snapshot.md").unlink(missing_ok=True)
+    return held
 
 
 def _apply_links(store: Store, merged: State) -> dict[str, str]:

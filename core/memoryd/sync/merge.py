@@ -72,19 +72,25 @@ def entry(a: Entry, b: Entry) -> Entry:
 
 def _scope(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     """Sensitivity: the latest marking (then the larger key check, then the one whose
-    folder is sealed rather than in the clear) and the latest unmarking are each kept;
-    whichever is later is in force (`sensitive_now`). A remote once known stays known."""
+    folder is sealed rather than in the clear) and the latest unmarking with its proof
+    (memoryd.sensitive.state.unmark_proof; then the larger proof) are each kept; whichever
+    is later is in force (`sensitive_now`), an unmarking only where its proof holds
+    (memoryd.sync.local.apply_scopes). A remote once known stays known."""
     sens = [s for s in (a.get("sensitive"), b.get("sensitive")) if s]
 
     def order(s: dict[str, Any]) -> tuple[str, str, bool]:
         return str(s.get("marked_at")), str(s.get("key_check")), bool(s.get("sealed_root"))
 
     chosen = max(sens, key=order) if sens else None
-    unmarked = [u for u in (a.get("unmarked_at"), b.get("unmarked_at")) if u]
+    unmarked = [
+        (str(x["unmarked_at"]), str(x.get("unmark_proof") or "")) for x in (a, b) if x.get("unmarked_at")
+    ]
+    last = max(unmarked) if unmarked else None
     remotes = [r for r in (a.get("remote"), b.get("remote")) if r]
     return {
         "sensitive": chosen,
-        "unmarked_at": max(unmarked) if unmarked else None,
+        "unmarked_at": last[0] if last else None,
+        "unmark_proof": (last[1] or None) if last else None,
         "remote": min(remotes) if remotes else None,
     }
 

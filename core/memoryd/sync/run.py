@@ -163,7 +163,7 @@ def sync(store: Store, folder: Path, *, actor: str = "cli") -> SyncReport:
             except UsageError as exc:
                 report.skipped.append(str(exc))
         merged = merge.states(parts)
-        local.apply_scopes(store, merged)
+        report.skipped += local.apply_scopes(store, merged)
         _save_prev(home, merged)
         faults.point("sync:merged")
         applied = local.apply(store, merged, me["id"], seen=scanned.seen)
@@ -232,6 +232,7 @@ class ImportReport:
     written: int
     conflicts: int
     locked: int
+    held: list[str] = field(default_factory=list)  # unmarkings not taken (apply_scopes)
 
 
 def import_file(store: Store, file: Path, *, actor: str = "cli") -> ImportReport:
@@ -244,7 +245,7 @@ def import_file(store: Store, file: Path, *, actor: str = "cli") -> ImportReport
         scanned = local.ScanReport()
         mine = local.scan(store, load_prev(home), me["id"], scanned)
         merged = merge.states([mine, incoming])
-        local.apply_scopes(store, merged)
+        held = local.apply_scopes(store, merged)
         _save_prev(home, merged)
         applied = local.apply(store, merged, me["id"], seen=scanned.seen)
         n = sum(1 for e in incoming.memories.values() if not e.winner.deleted)
@@ -260,7 +261,7 @@ def import_file(store: Store, file: Path, *, actor: str = "cli") -> ImportReport
                 "conflicts": _conflicted(merged),
             },
         )
-        return ImportReport(n, applied.written, _conflicted(merged), applied.locked)
+        return ImportReport(n, applied.written, _conflicted(merged), applied.locked, held)
 
     return _with(home, store, run)  # type: ignore[no-any-return]
 

@@ -16,7 +16,7 @@ from memoryd import crypto
 from memoryd.testing import claude_exchange, stop_payload, write_jsonl
 from tests.core.sensitive.support import CANARY, PIN, leaks, one_line_error
 
-from .homes import Clock, Home, capture, diff, make_homes
+from .homes import Clock, Home, at, capture, diff, make_homes
 
 SPOOL_CANARY = "SpooledWombat7731"
 AUDIT_CANARY = "AuditedPlatypus5529"
@@ -245,3 +245,85 @@ def test_sensitive_project_travels_sealed(tmp_path: Path, monkeypatch, clk: Cloc
     assert [r.slug for r in hits] == [secret], "the imported sealed memory is not found"
     assert CANARY in b.app().get(secret).doc.body
     assert leaks(b.path) == []
+
+
+# -- unmarkings carried by sync --------------------------------------------------------
+def _unmarking(doc: dict, scope_hash: str, when: str, proof: str | None) -> dict:
+    forged = json.loads(json.dumps(doc))
+    forged["device"] = {"id": "evil0000evil0000", "name": "evil"}
+    forged["scopes"][scope_hash] = {
+        **forged["scopes"][scope_hash],
+        "unmarked_at": when,
+        "unmark_proof": proof,
+    }
+    return forged
+
+
+def test_an_unmarking_in_a_device_file_needs_the_scopes_key(
+    tmp_path: Path, monkeypatch, clk: Clock, secret_service: str
+):
+    """Any process can write a device file into the sync folder, and an unmarking in one
+    used to remove this device's `sensitive.json`: the project's next captures were then
+    written in the clear. An unmarking now carries a MAC under the scope's key, made by
+    `unmark`; one without it, with a made-up one, or with a true one for another time is
+    refused (the scope stays sensitive, sealed, and says so). A device without the key
+    waits for it; once it is here the true unmarking is taken."""
+    from memoryd.sensitive import state as sensitive_state
+
+    a, b = make_homes(tmp_path, monkeypatch, "A", "B")
+    payroll = tmp_path / "payroll"
+    payroll.mkdir()
+    clk.tick()
+    a.app().record("fact", f"Salary band {CANARY}", f"The band is {CANARY}.", scope_path=payroll)
+    a.app().set_grant_pin(PIN)
+    a.app().mark_sensitive(payroll)
+    h = a.app().scope(payroll).hash
+    a.app().grant(payroll, duration="session", pin=PIN)
+    keyfile = tmp_path / "payroll.memoryd-key"
+    a.app().key_export(payroll, keyfile, passphrase=RECOVERY)
+    marked = tmp_path / "marked.json"
+    a.app().export_memories(marked)
+    b.app().set_grant_pin(PIN)
+    b.app().import_memories(marked)
+    b.app().key_import(keyfile, passphrase=RECOVERY)  # B's own keyring, in a real second machine
+    assert sensitive_state.load(b.app().layout, h) is not None
+
+    doc = json.loads(marked.read_text())
+    later = at(60 * 24 * 365 * 80)
+    real_key = sensitive_state.keyring_get(sensitive_state.key_entry(h))
+    assert real_key
+    for tried, proof in (
+        ("no proof", None),
+        ("a made-up proof", "0" * 64),
+        ("a true proof for another time", sensitive_state.unmark_proof(real_key, h, at(1))),
+        ("a proof under another key", sensitive_state.unmark_proof(crypto.new_key(), h, later)),
+    ):
+        forged = tmp_path / "forged.json"
+        forged.write_text(json.dumps(_unmarking(doc, h, later, proof)))
+        clk.tick()
+        report = b.app().import_memories(forged)
+        assert sensitive_state.load(b.app().layout, h) is not None, tried
+        assert any("refused" in why and h in why for why in report.held), (tried, report.held)
+        b.app().record("fact", "Another band", f"Next year {CANARY}.", scope_path=payroll)
+        assert leaks(b.path) == [], tried  # still sealed on write
+        kept = json.loads((b.path / "sync" / "state.json").read_text())["scopes"][h]
+        assert kept["unmarked_at"] is None, tried  # not passed on from here
+
+    # The person unmarks on A (its keyring holds the key again); the unmarking travels.
+    clk.tick()
+    a.app().key_import(keyfile, passphrase=RECOVERY)
+    a.app().grant(payroll, duration="session", pin=PIN)
+    a.app().unmark_sensitive(payroll)
+    unmarked = tmp_path / "unmarked.json"
+    a.app().export_memories(unmarked)
+    assert json.loads(unmarked.read_text())["scopes"][h]["unmark_proof"]
+    # A's unmark took the key out of the one keyring these tests share: B, as a device
+    # whose key is not at hand, waits.
+    clk.tick()
+    report = b.app().import_memories(unmarked)
+    assert sensitive_state.load(b.app().layout, h) is not None
+    assert any("once its key is here" in why for why in report.held), report.held
+    b.app().key_import(keyfile, passphrase=RECOVERY)
+    clk.tick()
+    report = b.app().import_memories(unmarked)
+    assert report.held == [] and sensitive_state.load(b.app().layout, h) is None

@@ -107,6 +107,7 @@ def _settings(marked_at: str, key: int) -> dict[str, object]:
 
 sensitive = st.none() | st.builds(_settings, times, st.integers(1, 2))
 remotes = st.none() | st.sampled_from(("github.com/acme/app", "gitlab.com/acme/app"))
+proofs = st.none() | st.sampled_from(("1f" * 32, "a0" * 32))
 links = st.sets(st.sampled_from(list(itertools.combinations(SCOPES, 2))))
 
 
@@ -128,9 +129,11 @@ def worlds(draw: st.DrawFn) -> tuple[dict[str, list[Version]], list[State]]:
                 decay=draw(decays),
             )
         for h in draw(st.sets(st.sampled_from(SCOPES))):
+            unmarked = draw(st.none() | times)
             state.scopes[h] = {
                 "sensitive": draw(sensitive),
-                "unmarked_at": draw(st.none() | times),
+                "unmarked_at": unmarked,
+                "unmark_proof": draw(proofs) if unmarked else None,
                 "remote": draw(remotes),
             }
         state.links = draw(links)
@@ -231,7 +234,10 @@ def test_winner_and_counters_do_not_depend_on_order(world):
         marks = [i["sensitive"] for i in infos if i["sensitive"]]
         want_mark = max(marks, key=lambda x: (x["marked_at"], x["key_check"])) if marks else None
         assert got["sensitive"] == want_mark
-        assert got["unmarked_at"] == max((i["unmarked_at"] for i in infos if i["unmarked_at"]), default=None)
+        unmarks = [(i["unmarked_at"], i["unmark_proof"] or "") for i in infos if i["unmarked_at"]]
+        last = max(unmarks, default=None)
+        assert got["unmarked_at"] == (last[0] if last else None)
+        assert got["unmark_proof"] == ((last[1] or None) if last else None)  # the proof of that one
         assert got["remote"] == min((i["remote"] for i in infos if i["remote"]), default=None)
         assert len({str(merge.sensitive_now(m.scopes[h])) for m in merged}) == 1
 

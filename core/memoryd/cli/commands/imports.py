@@ -75,4 +75,6 @@ def run_memories(args: argparse.Namespace) -> int:
             f"  {report.locked} sealed memories of sensitive projects arrived encrypted; they open after "
             "`memoryd key import FILE` (and a grant)"
         )
+    for why in report.held:
+        output.line(f"  kept sensitive: {why}")
     return 0
