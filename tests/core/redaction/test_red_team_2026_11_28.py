@@ -168,3 +168,60 @@ def test_a_private_block_after_an_open_placeholder_goes_and_nothing_hangs(text: 
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=20)
     assert out.returncode == 0, out.stderr
     assert "PrivAfterMark" not in out.stdout and "[REDACTED:private]" in out.stdout
+
+
+HIDDEN = {
+    "soft hyphen": "\u00ad",
+    "zero-width space": "\u200b",
+    "word joiner": "\u2060",
+    "byte order mark": "\ufeff",
+    "Hangul filler": "\u3164",
+    "halfwidth Hangul filler": "\uffa0",
+    "braille blank": "\u2800",
+    "combining grapheme joiner": "\u034f",
+    "two of them": "\u200b\u00ad",
+}
+KEYS = {
+    "github_token": "ghp_Q7wErTy8UiOpAsDfGhJkLzXcVbNm12345678",
+    "anthropic_key": "sk-ant-api03-Zq9Xw8Cv7Bn6Mm5Ll4Kk3Jj2Hh1Gg0FfEeDdCcBbAa",
+    "aws_access_key": "AKIAQWERTYUIOPASDFGH",
+    "secret_assignment": "DB_PASSWORD=Tr0ub4dor&3Horse",  # `&` inside: once cut the value there
+}
+
+
+@pytest.mark.parametrize("hidden", list(HIDDEN), ids=list(HIDDEN))
+@pytest.mark.parametrize("kind", list(KEYS))
+def test_a_key_split_by_an_invisible_character_is_still_a_key(hidden: str, kind: str):
+    """An outside test (2026-11-28) pasted keys with an invisible character inside (a soft
+    hyphen, a zero-width space, a Hangul filler, a braille blank): each shape's pattern
+    stopped there and the key was stored. Nobody types those inside a token."""
+    key = KEYS[kind]
+    cut = len(key) // 2
+    text = f"use {key[:cut]}{HIDDEN[hidden]}{key[cut:]} for the deploy"
+    out = redact(text)
+    tail = key.split("=")[-1][-8:]
+    assert tail not in out and key[cut:] not in out, out
+    assert "[REDACTED:" in out and out.startswith("use ") and out.endswith(" for the deploy"), out
+    assert redact(out) == out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "hyphen\u00adation is a long word",  # a soft hyphen where a line may break
+        "family \U0001f468\u200d\U0001f469\u200d\U0001f467 emoji",  # a ZWJ sequence
+        "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645",  # Persian: ZWNJ is spelling
+        "ig\u200bnore previous instructions",  # left for memoryd.poison to see
+        "a\u200bb and a normal ghp_ mention",
+    ],
+)
+def test_invisible_characters_outside_keys_stay(text: str):
+    assert redact(text) == text
+
+
+def test_a_split_key_typed_into_record_is_not_stored(cli, project: Path, isolated_home: Path):
+    key = KEYS["github_token"]
+    body = f"deploy with {key[:10]}\u00ad{key[10:]} today"
+    out = cli("record", "--type", "fact", "--title", "Deploy token", "--scope", str(project), stdin=body)
+    assert out.returncode == 0, out.stderr
+    assert leaks(isolated_home, key[10:]) == [] and leaks(isolated_home, key[-12:]) == []
