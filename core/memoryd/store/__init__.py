@@ -910,6 +910,7 @@ class Store:
                 report.indexed += 1
                 report.turns += len(turns)
                 report.by_type[doc.meta.type.value] = report.by_type.get(doc.meta.type.value, 0) + 1
+            kg.forget_unmentioned(s)  # names no file holds any more (edited out by hand)
         self._reconcile_chain(set(seen), pairs)
         with write_session(self.engine) as s:
             index.resegment_clear(s)  # every file was indexed anew: nothing left to re-index

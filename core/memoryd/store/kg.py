@@ -70,6 +70,7 @@ def replace_for_memory(
         for eid in old.keys() | mentions.keys():
             _move(s, eid, mentions.get(eid, 0) - old.get(eid, 0), seen_at if eid in mentions else None)
     else:
+        old = {}
         s.exec(
             text("UPDATE entity_mentions SET memory_type = :t, seen_at = :seen WHERE slug = :slug"),
             params={"slug": slug, "t": memory_type, "seen": seen_at},
@@ -84,6 +85,7 @@ def replace_for_memory(
             ),
             params={"slug": slug, "p": predicate, "o": obj, "k": kind, "h": scope_hash, "seen": seen_at},
         )
+    _drop_unnamed(s, old.keys() - mentions.keys())
 
 
 def remove_memory(s: Session, slug: str) -> None:
@@ -94,6 +96,23 @@ def remove_memory(s: Session, slug: str) -> None:
     for eid, n in old:
         _move(s, eid, -int(n), None)
     s.exec(text("DELETE FROM relations WHERE source_memory_id = :slug"), params={"slug": slug})
+    _drop_unnamed(s, {eid for eid, _ in old})
+
+
+def _drop_unnamed(s: Session, eids: Iterable[str]) -> None:
+    """Entities a memory stopped naming go once no memory or relation names them: every
+    field of an entity comes from memories' text, and a secret that redaction missed, taken
+    for a name, stayed in index.db after the person edited it out of the memory (a
+    red-team note, 2026-11-28)."""
+    for eid in sorted(eids):
+        s.exec(
+            text(
+                "DELETE FROM entities WHERE id = :id AND mention_count <= 0 "
+                "AND NOT EXISTS (SELECT 1 FROM entity_mentions WHERE entity_id = :id) "
+                "AND NOT EXISTS (SELECT 1 FROM relations WHERE object_id = :id OR subject_id = :id)"
+            ),
+            params={"id": eid},
+        )
 
 
 def _move(s: Session, eid: str, delta: int, seen: str | None) -> None:

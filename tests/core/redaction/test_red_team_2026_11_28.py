@@ -7,6 +7,7 @@ into the audit log as typed."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -225,3 +226,28 @@ def test_a_split_key_typed_into_record_is_not_stored(cli, project: Path, isolate
     out = cli("record", "--type", "fact", "--title", "Deploy token", "--scope", str(project), stdin=body)
     assert out.returncode == 0, out.stderr
     assert leaks(isolated_home, key[10:]) == [] and leaks(isolated_home, key[-12:]) == []
+
+
+def test_a_name_edited_out_of_a_memory_leaves_the_graph(cli, project: Path, isolated_home: Path):
+    """A secret no rule knows (a passphrase of joined words) was taken for a name by the
+    graph; the person edited it out of the memory, or out of its file by hand and ran
+    reindex, and the entity stayed in index.db with 0 mentions (red-team note,
+    2026-11-28). An entity no memory or relation names any more goes."""
+    word = "PurpleMonkey99Dishwasher"
+    for how in ("update", "hand edit and reindex"):
+        out = cli(
+            "record", "--type", "fact", "--title", f"Vault opener {how}", "--scope", str(project), "--json",
+            stdin=f"The vault opens with {word} via the VaultCtl tool.",
+        )  # fmt: skip
+        assert out.returncode == 0, out.stderr
+        slug = json.loads(out.stdout)["slug"]
+        assert word in cli("graph", "entity", word).stdout  # precondition: the graph took it
+        if how == "update":
+            fixed = cli("update", slug, "--body", "The vault opens with the code via the VaultCtl tool.")
+            assert fixed.returncode == 0, fixed.stderr
+        else:
+            (path,) = [p for p in isolated_home.rglob(f"{slug}.md")]
+            path.write_text(re.sub(word, "the code", path.read_text(), flags=re.IGNORECASE))  # triggers too
+            assert cli("reindex").returncode == 0
+        assert leaks(isolated_home, word) == [], how
+        assert "VaultCtl" in cli("graph", "entity", "VaultCtl").stdout  # still named: kept
