@@ -31,6 +31,29 @@ def keyring_id(home: Path) -> str:
     return hashlib.sha256(real.encode("utf-8")).hexdigest()[:24]
 
 
+LOCATION = "location"  # the real path a data dir was first opened at
+
+
+def note_location(home: Path) -> None:
+    """Remember where this data dir was first opened, once: its keyring entries (keyring_id)
+    are named by that place, and after a move or copy they are not found. The file only
+    lets errors and doctor say so; nothing is granted by it (an agent may write it)."""
+    path = home / LOCATION
+    if not path.exists():
+        from memoryd import atomic
+
+        atomic.write_text(path, os.path.realpath(home) + "\n")
+
+
+def moved_from(home: Path) -> str | None:
+    """The place this data dir was first opened at, when that is not where it is now."""
+    try:
+        first = (home / LOCATION).read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return first if first and first != os.path.realpath(home) else None
+
+
 def ensure_dir(path: Path) -> Path:
     """Create a private directory (0700), and its missing parents 0700 too."""
     envpaths.ensure_dir(str(path))

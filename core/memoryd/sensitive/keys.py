@@ -9,10 +9,11 @@ import functools
 import hmac
 import secrets
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 from memoryd import crypto
 from memoryd.errors import KeyUnavailable, MemorydError
-from memoryd.paths import Layout, keyring_id
+from memoryd.paths import Layout, keyring_id, moved_from
 
 from . import grants, state
 
@@ -109,6 +110,15 @@ class Keys:
             raise self.not_owned(scope_hash)
 
     def not_owned(self, scope_hash: str) -> NotOwned:
+        first = moved_from(self.layout.home)
+        with contextlib.suppress(KeyUnavailable):
+            if first is not None and self.owner(scope_hash) == keyring_id(Path(first)).encode():
+                how = "is a copy of it" if Path(first).exists() else "was moved from there"
+                return NotOwned(
+                    f"sensitive scope {scope_hash} belongs to the memoryd data dir at {first}, and this "
+                    f"one {how} (the OS keyring names its entries by that place): use the data dir "
+                    "there, or `memoryd key import` a recovery file of the scope here"
+                )
         return NotOwned(
             f"sensitive scope {scope_hash} belongs to another memoryd data dir on this machine: "
             "use it there, or move it here with `memoryd key export` there and `memoryd key import` here"

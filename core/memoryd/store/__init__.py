@@ -21,7 +21,7 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from memoryd import clock, crypto, envpaths, faults, vectors
+from memoryd import clock, crypto, envpaths, faults, paths, vectors
 from memoryd.audit import AuditLog, Verdict
 from memoryd.db.engine import open_index, read_session, write_session
 from memoryd.errors import CorruptFile, KeyUnavailable, NotFound
@@ -211,6 +211,10 @@ class DoctorReport:
     # (written before it was sealed): a warning, sealed by the next capture worker or grant
     # that has the key (memoryd.sensitive.names.seal_settings).
     clear_roots: list[str] = field(default_factory=list)
+    # Where the data dir was first opened, when it has moved (or is a copy) since: its
+    # keyring entries (grant PIN, audit anchor, which sensitive scopes are its own) are
+    # named by that place (memoryd.paths.keyring_id). A warning.
+    moved_from: str | None = None
     # Vectors (a warning, not a problem: keyword search covers what has none): the model
     # configured, texts without a vector of it, vectors of another model or of no memory,
     # and memories indexed before vectors existed. `memoryd reindex` fixes all three.
@@ -266,6 +270,7 @@ class Store:
     @classmethod
     def open(cls, layout: Layout) -> Store:
         layout.prepare()
+        paths.note_location(layout.home)
         return cls(layout, open_index(layout.index_db))
 
     def resegment(self) -> int:
@@ -1024,6 +1029,7 @@ class Store:
             report.spool_rejected = sum(1 for _ in self.layout.spool_rejected.iterdir())
         report.audit = self.audit.verify()
         report.missing_markers, report.clear_roots = self._missing_markers()
+        report.moved_from = paths.moved_from(self.layout.home)
         return report
 
     def _missing_markers(self) -> tuple[list[str], list[str]]:

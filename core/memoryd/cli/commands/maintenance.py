@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 from memoryd.cli import output
@@ -93,6 +94,13 @@ def run_doctor(args: argparse.Namespace) -> int:
             output.line(
                 f"sensitive scope {item}: its .memoryd-sensitive marker is missing (captures stay "
                 "sealed; `memoryd mark-sensitive` on that directory puts the marker back)"
+            )
+        if rep.moved_from:
+            how = "a copy of the one" if Path(rep.moved_from).exists() else "moved from"
+            output.line(
+                f"data dir: {how} at {rep.moved_from}; the OS keyring names its grant PIN, audit "
+                "anchor and sensitive scopes by that place: move it back there to use them (or "
+                "`memoryd key import` a scope's recovery file here)"
             )
         for h in rep.clear_roots:
             output.line(
