@@ -644,10 +644,10 @@ _CUT_PREFIXES = (
 
 _NAME_CHARS = frozenset(string.ascii_letters + string.digits + "_.-")
 _QUOTED = r"""\\"(?:[^"\\\n]|\\[^"\n])*\\"|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'"""
-# A bare value ends at `&` only where a URL's next parameter (`&user=`) or a shell's `&&`
-# follows: `DB_PASSWORD=Tr0ub4dor&3Horse` is one value (a red-team test, 2026-11-28, found
+# A bare value ends at `&` only where a URL's next parameter (`&user=`, `&amp;user=`) or a
+# shell's `&&` follows: `DB_PASSWORD=Tr0ub4dor&3Horse` is one value (a red-team test, 2026-11-28, found
 # `&3Horse` kept).
-_BARE = r"""[^\s"'`&<>,;]+(?:(?:[,;]|&(?![^\s"'`&<>,;=]*=))[^\s"'`&<>,;]+)*"""
+_BARE = r"""[^\s"'`&<>,;]+(?:(?:[,;]|&(?!amp;|[^\s"'`&<>,;=]*=))[^\s"'`&<>,;]+)*"""
 _ASSIGN_AT_SOURCE = (
     r"""(?P<name>(?:\\?["'])?(?:\$env:)?[A-Za-z0-9_.\-]++(?:\\?["'])?)"""
     r"""(?P<op>[ \t]*+(?::=|=>|=(?![=~>])|:(?![:/]|\\(?![\"'])))[ \t]*+)"""
@@ -712,13 +712,16 @@ def _in_placeholder(match: re.Match[str], group: int) -> bool:
     return last != -1 and "]" not in value[last:]
 
 
-# Characters that show as nothing (or as a blank) where they sit between two printable ASCII
-# characters: inside a token nobody types them, so a key split by them is still a key.
-_HIDDEN_IN_TOKEN = _Lazy(
-    "(?<=[!-~])[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
+# Characters that show as nothing (or as a blank) next to a printable ASCII character:
+# inside or right before a token nobody types them, so a key split by them is still a key.
+_HIDDEN = (
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
     "\u202a-\u202e\u2060-\u206f\u2800\u3164\ufe00-\ufe0f\ufeff\uffa0"
-    "\U0001bca0-\U0001bca3\U000e0000-\U000e0fff]+(?=[!-~])"
+    "\U0001bca0-\U0001bca3\U000e0000-\U000e0fff]+"
 )
+_HIDDEN_IN_TOKEN = _Lazy(f"(?<=[!-~]){_HIDDEN}|{_HIDDEN}(?=[!-~])")
+_CUT_TAIL = _Lazy(rf"(\[REDACTED:[a-z0-9_]+\]){_HIDDEN}[A-Za-z0-9_\-+/=.]+")
+_CUT_HEAD = _Lazy(rf"[A-Za-z0-9_\-+/=.]+{_HIDDEN}(?=\[REDACTED:[a-z0-9_]+\])")
 
 _USER_PATTERNS: dict[tuple[str, int, int], tuple[str, ...]] = {}
 
@@ -776,18 +779,22 @@ class Redactor:
     def __call__(self, text: str) -> str:
         if not text:
             return text
-        if _HIDDEN_IN_TOKEN.search(text) is None:
-            return self._redact(text)
-        # A soft hyphen, a zero-width space, a Hangul filler or a braille blank inside a key
-        # hides all or part of it from every shape (an outside test, 2026-11-28). Read
-        # without them; where that reading finds a secret it is kept, else the text stays
-        # as it came (those characters are what memoryd.poison reads a hidden instruction by).
+        out = self._redact(text)
+        if _HIDDEN_IN_TOKEN.search(out) is None:
+            return out
+        if "[REDACTED:" in out:  # a key cut by a hidden character: its other part goes too
+            out = _CUT_TAIL.sub(r"\1", _CUT_HEAD.sub("", out))
+        # A soft hyphen, a zero-width space, a Hangul filler or a braille blank inside or
+        # before a key hides all or part of it from every shape (an outside test,
+        # 2026-11-28). What the text as typed gives is read again without them; where that
+        # finds more it is kept, else the text stays as it came (those characters are what
+        # memoryd.poison reads a hidden instruction by).
         before = self.counts.copy()
-        joined = self._redact(_HIDDEN_IN_TOKEN.sub("", text))
+        joined = self._redact(_HIDDEN_IN_TOKEN.sub("", out))
         if self.counts.total() > before.total():
             return joined
         self.counts = before
-        return self._redact(text)
+        return out
 
     def _redact(self, text: str) -> str:
         if "\\" in text and ("\\n" in text or '\\"' in text or "\\/" in text):
