@@ -118,15 +118,27 @@ _UNMARK_INFO = b"memoryd unmark proof v1"
 
 
 def unmark_proof(key: bytes, scope_hash: str, unmarked_at: str) -> str:
-    """What an unmarking carries through sync: a MAC of its time under the scope's key,
-    which only a device holding that key can make. A device file in the sync folder is
-    anybody's to write, and an unmarking in one used to remove `sensitive.json` here."""
+    """What an unmarking carries through sync: the key check of the key it was made under
+    and a MAC of its time under that key, which only a device holding it can make. A
+    device file in the sync folder is anybody's to write, and an unmarking in one used to
+    remove `sensitive.json` here."""
     sub = crypto.subkey(key, _UNMARK_INFO + b"\0" + scope_hash.encode())
-    return hmac.new(sub, unmarked_at.encode("utf-8"), hashlib.sha256).hexdigest()
+    mac = hmac.new(sub, unmarked_at.encode("utf-8"), hashlib.sha256).hexdigest()
+    return f"{crypto.key_check(key)}:{mac}"
 
 
-def proof_holds(key: bytes, scope_hash: str, unmarked_at: str, proof: object) -> bool:
-    return isinstance(proof, str) and hmac.compare_digest(unmark_proof(key, scope_hash, unmarked_at), proof)
+def proof_verdict(key: bytes | None, scope_hash: str, unmarked_at: str, proof: object) -> str:
+    """ "holds"; "fails" (made up, or for another time or scope); "unknown" where this
+    device cannot judge: no key at hand, or the proof was made under another key (the
+    scope's key rotated, or marked on each device with a key of its own)."""
+    if key is None:
+        return "unknown"
+    if not isinstance(proof, str) or ":" not in proof:
+        return "fails"
+    check, _ = proof.split(":", 1)
+    if not hmac.compare_digest(check, crypto.key_check(key)):
+        return "unknown"
+    return "holds" if hmac.compare_digest(unmark_proof(key, scope_hash, unmarked_at), proof) else "fails"
 
 
 def save_unmarked(layout: Layout, scope_hash: str, unmarked_at: str, proof: str) -> None:

@@ -573,36 +573,76 @@ def _encoded(
     return path, out
 
 
+def vet_unmarkings(store: Store, incoming: State) -> list[str]:
+    """Drop from another device's state the unmarkings this device can tell are not real:
+    a proof that fails under the scope's key at hand here, or a time ahead of this clock
+    by more than a day. Run before the merge, which keeps only the latest unmarking and
+    cannot check one: a forged later one would hide a true one. Returns what it dropped."""
+    from datetime import timedelta
+
+    dropped: list[str] = []
+    horizon = clock.iso(clock.now() + timedelta(days=1))
+    for h, info in incoming.scopes.items():
+        when = info.get("unmarked_at")
+        if not when:
+            continue
+        if str(when) > horizon:
+            verdict = "fails"
+        elif sensitive_state.load(store.layout, h) is None:
+            continue
+        else:
+            verdict = sensitive_state.proof_verdict(
+                store.keys.at_hand(h), h, str(when), info.get("unmark_proof")
+            )
+        if verdict == "fails":
+            incoming.scopes[h] = {**info, "unmarked_at": None, "unmark_proof": None}
+            dropped.append(f"scope {h}: an unmarking without a valid proof, refused; it stays sensitive")
+    return dropped
+
+
 def apply_scopes(store: Store, merged: State) -> list[str]:
     """Sensitivity as merged. Run before the merged state is saved: a scan then never
     takes a marking this device has not written yet for an unmarking. Returns why each
     unmarking that was not taken stays out (the scope stays sensitive here).
 
     An unmarking is taken only with a proof made under the scope's key (any process can
-    write a device file into the sync folder); where the key is not at hand here (a
-    passphrase scope with no grant), it waits for a sync that has it."""
+    write a device file into the sync folder): where this device cannot check it (no key
+    at hand, a proof under another key), it waits, and the scope stays sensitive, or
+    becomes so when its marking had not reached this device yet (a review, 2026-11-28:
+    a forged unmarking dated after the marking kept the marking from arriving, and the
+    project's memories were written and synced in the clear)."""
     held: list[str] = []
     for h, info in sorted(merged.scopes.items()):
-        sens = merge.sensitive_now(info)
-        mine = sensitive_state.load(store.layout, h)
-        if sens is None:
-            when = str(info.get("unmarked_at") or "")
-            if mine is not None and when and mine.marked_at < when:
-                key = store.keys.at_hand(h)
-                if key is None:
-                    held.append(f"scope {h}: unmarked on another device; taken once its key is here")
-                elif sensitive_state.proof_holds(key, h, when, info.get("unmark_proof")):
-                    sensitive_state.remove(store.layout, h)  # unmarked on another device
-                    store.keys.forget(h)
-                else:
-                    held.append(f"scope {h}: an unmarking without a valid proof, refused; it stays sensitive")
-                    merged.scopes[h] = {**info, "unmarked_at": None, "unmark_proof": None}
+        marking = info.get("sensitive")
+        if not marking:
             continue
+        mine = sensitive_state.load(store.layout, h)
+        if merge.sensitive_now(info) is None:  # unmarked after that marking
+            when = str(info["unmarked_at"])
+            if mine is not None and mine.marked_at >= when:
+                continue
+            done = sensitive_state.load_unmarked(store.layout, h)
+            if mine is None and done is not None and done[0] >= when:
+                continue  # this device unmarked it, or took that unmarking, already
+            key = store.keys.at_hand(h) if mine is not None else None
+            proof = info.get("unmark_proof")
+            verdict = sensitive_state.proof_verdict(key, h, when, proof)
+            if verdict == "holds" and mine is not None:
+                # unmarked on another device; kept as this device's own, to pass on
+                sensitive_state.save_unmarked(store.layout, h, when, str(proof))
+                sensitive_state.remove(store.layout, h)
+                store.keys.forget(h)
+                continue
+            if verdict == "fails":
+                held.append(f"scope {h}: an unmarking without a valid proof, refused; it stays sensitive")
+                merged.scopes[h] = {**info, "unmarked_at": None, "unmark_proof": None}
+            else:
+                held.append(f"scope {h}: unmarked on another device; taken once this device can check it")
         if mine is not None:
             continue
         # as checked by memoryd.sync.document (the folder sealed, or in the clear as a
         # device from before sealing wrote it)
-        settings = sensitive_state.Settings.from_dict({**sens, "scope_hash": h})
+        settings = sensitive_state.Settings.from_dict({**marking, "scope_hash": h})
         store.layout.scope_dir(h).mkdir(parents=True, exist_ok=True, mode=0o700)
         sensitive_state.save(store.layout, settings)
         store.keys.forget(h)

@@ -152,13 +152,16 @@ def sync(store: Store, folder: Path, *, actor: str = "cli") -> SyncReport:
         mine = local.scan(store, prev, me["id"], scanned)
         report.sent = len(scanned.edited) + len(scanned.deleted) + len(scanned.counted)
         report.skipped += scanned.unreadable
+        report.skipped += local.vet_unmarkings(store, mine)  # what an earlier sync kept unchecked
         parts = [mine]
         shared.mkdir(parents=True, exist_ok=True, mode=0o700)
         for path in sorted(shared.glob("*.json")):
             if atomic.is_temp(path.name) or path.stem == me["id"]:
                 continue
             try:
-                parts.append(clean.redacted(document.load(path)[0])[0])
+                part = clean.redacted(document.load(path)[0])[0]
+                report.skipped += local.vet_unmarkings(store, part)
+                parts.append(part)
                 report.devices.append(path.stem)
             except UsageError as exc:
                 report.skipped.append(str(exc))
@@ -244,8 +247,9 @@ def import_file(store: Store, file: Path, *, actor: str = "cli") -> ImportReport
         me = device(home)
         scanned = local.ScanReport()
         mine = local.scan(store, load_prev(home), me["id"], scanned)
+        held = local.vet_unmarkings(store, mine) + local.vet_unmarkings(store, incoming)
         merged = merge.states([mine, incoming])
-        held = local.apply_scopes(store, merged)
+        held += local.apply_scopes(store, merged)
         _save_prev(home, merged)
         applied = local.apply(store, merged, me["id"], seen=scanned.seen)
         n = sum(1 for e in incoming.memories.values() if not e.winner.deleted)
