@@ -9,6 +9,7 @@ import functools
 import hmac
 import secrets
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 from memoryd import crypto
@@ -52,6 +53,7 @@ class Keys:
         self._keys: dict[str, bytes] = {}
         self._settings: dict[str, state.Settings | None] = {}
         self._owned: set[str] = set()  # scopes this process found to be this data dir's
+        self.tampered: set[str] = set()  # settings whose key check the keyring disowns
 
     @functools.cached_property
     def _me(self) -> bytes:
@@ -88,6 +90,9 @@ class Keys:
         the person confirmed with a passphrase)."""
         with contextlib.suppress(KeyUnavailable):
             state.keyring_set(state.owner_entry(scope_hash), self._me)
+            s = state.load(self.layout, scope_hash)
+            if s is not None and self.anchor(scope_hash) is None:  # marked before anchors
+                self.set_anchor(scope_hash, s.key_check)
         self._owned.add(scope_hash)
 
     def claim_unowned(self, scope_hash: str) -> bool:
@@ -132,8 +137,26 @@ class Keys:
         then the scope stays gated, which fails closed."""
         got = self._settings.get(scope_hash)
         if got is None and (scope_hash not in self._settings or state.is_sensitive(self.layout, scope_hash)):
-            got = self._settings[scope_hash] = state.load(self.layout, scope_hash)
+            got = state.load(self.layout, scope_hash)
+            anchor = self.anchor(scope_hash) if got is not None else None
+            if got is not None and anchor is not None and anchor != got.key_check:
+                # edited outside memoryd: the keyring's check stands, so no key the file
+                # now names (an agent's passphrase) opens, signs or seals anything
+                got = replace(got, key_check=anchor)
+                self.tampered.add(scope_hash)
+            self._settings[scope_hash] = got
         return got
+
+    def anchor(self, scope_hash: str) -> str | None:
+        """The key check memoryd last set for the scope in the OS keyring (state.check_entry);
+        None where there is none (marked before anchors, or no keyring)."""
+        raw = state.keyring_get_quiet(state.check_entry(scope_hash))
+        return raw.decode("ascii", "replace") if raw else None
+
+    def set_anchor(self, scope_hash: str, key_check: str) -> None:
+        with contextlib.suppress(KeyUnavailable):
+            state.keyring_set(state.check_entry(scope_hash), key_check.encode("ascii"))
+        self._settings.pop(scope_hash, None)
 
     def sensitive(self, scope_hash: str) -> bool:
         return self.settings(scope_hash) is not None

@@ -81,7 +81,15 @@ def mark(
                 f"{scope.root} is a sensitive scope of another memoryd data dir on this machine; "
                 "move it here with `memoryd key export` there and `memoryd key import` here"
             )
-        store.keys.claim(scope.hash)
+        if owner is not None:
+            # Marked here and never unmarked (unmark removes the owner), yet its settings
+            # are gone: a new key would replace the person's (a review, 2026-11-28: an agent
+            # moved sensitive.json away and marked the folder again with its own passphrase).
+            raise UsageError(
+                f"{scope.root} is marked sensitive in this data dir, but its settings file "
+                f"(scopes/{scope.hash}/sensitive.json) is missing: restore it from a backup, or "
+                "`memoryd key import` the scope's recovery file"
+            )
         if passphrase is not None:
             params = crypto.KdfParams.fresh()
             key = crypto.derive(passphrase, params)
@@ -98,6 +106,8 @@ def mark(
             sealed_root=state.seal_root(key, scope.hash, str(scope.root)),
         )
         state.save(h, settings)
+        store.keys.set_anchor(scope.hash, settings.key_check)
+        store.keys.claim(scope.hash)
         # The plaintext snapshot goes before anything slow: a kill after this point
         # leaves no readable summary of the scope behind (memoryd.snapshot reseals it).
         # Under the snapshot's lock: a render begun before the state file existed lands
@@ -115,6 +125,9 @@ def mark(
                 raise UsageError("this scope is protected by a passphrase: give it to finish marking")
             assert settings.kdf is not None
             key = crypto.derive(passphrase, settings.kdf)
+            trusted = store.keys.settings(scope.hash)  # the key check the keyring vouches for
+            if trusted is not None and crypto.key_check(key) != trusted.key_check:
+                raise KeyUnavailable("wrong passphrase for this scope")
         else:
             key = store.keys.get(scope.hash)
         resumed = True
@@ -445,7 +458,12 @@ def unmark(store: Store, scope: Scope, *, actor: str = "cli") -> int:
         store.keys.forget(scope.hash)
         store.reindex_scope(scope.hash)
         store.vectors.gc()
-    for entry in (state.key_entry(scope.hash), state.grant_entry(scope.hash), state.owner_entry(scope.hash)):
+    for entry in (
+        state.key_entry(scope.hash),
+        state.grant_entry(scope.hash),
+        state.owner_entry(scope.hash),
+        state.check_entry(scope.hash),
+    ):
         with contextlib.suppress(KeyUnavailable):
             state.keyring_delete(entry)
     if root is not None:
@@ -518,6 +536,7 @@ def rotate(store: Store, scope: Scope, *, new_passphrase: str | None, actor: str
         state.keyring_set(state.key_entry(scope.hash), new)
     with store.writing():  # not between a worker's check and save of the older file (seal_settings)
         state.save(store.layout, new_settings)
+    store.keys.set_anchor(scope.hash, new_settings.key_check)
     if settings.key_source == "random":
         state.keyring_delete(next_entry)
     else:
@@ -580,16 +599,19 @@ def import_key(store: Store, file: Path, *, passphrase: str, actor: str = "cli")
         key = crypto.open_sealed(wrap, blob, scope_hash=h, slug="recovery", kind="key", where=str(file))
     except Exception:
         raise KeyUnavailable("wrong passphrase for this recovery file (or the file was changed)") from None
-    settings = state.load(store.layout, h)
+    settings = store.keys.settings(h)  # its key check as the keyring vouches for it
     check = settings.key_check if settings else data.get("key_check")
     if crypto.key_check(key) != check:
         raise KeyUnavailable(f"the recovered key does not match scope {h}")
     state.keyring_set(state.key_entry(h), key)
-    store.keys.claim(h)  # the recovery file and its passphrase: the person moves it here
-    if settings is None:
-        fresh = state.Settings(h, None, clock.now_iso(), "random", crypto.key_check(key))
+    if settings is None or h in store.keys.tampered:  # none, or edited outside memoryd
+        at = settings.marked_at if settings else clock.now_iso()
+        fresh = state.Settings(h, None, at, "random", crypto.key_check(key))
         root = _recovered_root(fresh, data, key)
         state.save(store.layout, fresh.with_root(key, root) if root else fresh)
+        store.keys.tampered.discard(h)
+    store.keys.set_anchor(h, crypto.key_check(key))
+    store.keys.claim(h)  # the recovery file and its passphrase: the person moves it here
     store.keys.forget(h)
     store.audit.append("key_import", actor=actor, scope_hash=h, details={})
     return h

@@ -243,6 +243,15 @@ def grant_entry(scope_hash: str) -> str:
     return f"grant-key:{scope_hash}"
 
 
+def check_entry(scope_hash: str) -> str:
+    """The scope's key check as memoryd last set it (mark, rotate, key import): what
+    `sensitive.json` says is trusted only where this agrees. A review (2026-11-28) found
+    an agent could rewrite the settings file (key source passphrase, its own KDF salt and
+    key check), grant itself with its own passphrase, and read every capture sealed under
+    that key from then on (memoryd.sensitive.keys.Keys.settings)."""
+    return f"scope-check:{scope_hash}"
+
+
 def owner_entry(scope_hash: str) -> str:
     """Which data dir a sensitive scope belongs to (memoryd.paths.keyring_id of the one
     that marked it, or imported its key). The scope's other entries are named by its hash

@@ -215,6 +215,9 @@ class DoctorReport:
     # keyring entries (grant PIN, audit anchor, which sensitive scopes are its own) are
     # named by that place (memoryd.paths.keyring_id). A warning.
     moved_from: str | None = None
+    # Sensitive scopes whose settings file names another key check than the one the OS
+    # keyring holds for them (edited outside memoryd): refused until restored (a problem).
+    settings_disowned: list[str] = field(default_factory=list)
     # Vectors (a warning, not a problem: keyword search covers what has none): the model
     # configured, texts without a vector of it, vectors of another model or of no memory,
     # and memories indexed before vectors existed. `memoryd reindex` fixes all three.
@@ -231,6 +234,7 @@ class DoctorReport:
             or self.rows_without_files
             or self.corrupt_files
             or self.missing_keys
+            or self.settings_disowned
             or (self.audit is not None and not self.audit.ok)
         )
 
@@ -1030,7 +1034,18 @@ class Store:
         report.audit = self.audit.verify()
         report.missing_markers, report.clear_roots = self._missing_markers()
         report.moved_from = paths.moved_from(self.layout.home)
+        for h in sorted(self.keys.tampered | {h for h in self._sensitive_hashes() if self._disowned(h)}):
+            report.settings_disowned.append(h)
         return report
+
+    def _sensitive_hashes(self) -> set[str]:
+        from memoryd.sensitive import state
+
+        return state.sensitive_hashes(self.layout)
+
+    def _disowned(self, scope_hash: str) -> bool:
+        self.keys.settings(scope_hash)
+        return scope_hash in self.keys.tampered
 
     def _missing_markers(self) -> tuple[list[str], list[str]]:
         """Sensitive scopes whose marker is gone from their folder (where the folder can be

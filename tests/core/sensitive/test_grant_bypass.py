@@ -491,3 +491,57 @@ def test_a_scope_marked_before_owners_is_claimed_by_its_own_data_dir(
     )
     grant_pin(cli, project, "once")
     assert CANARY in cli("get", slug).stdout
+
+
+def test_a_settings_file_rewritten_by_an_agent_opens_nothing(
+    cli, slug: str, project: Path, isolated_home: Path, tmp_path: Path
+):
+    """A review (2026-11-28): an agent rewrote `sensitive.json` of a random-key scope as a
+    passphrase scope of its own (its KDF salt and key check), granted itself with its own
+    passphrase, and read every capture sealed under that key from then on; or moved the
+    file away and marked the folder again with its own passphrase. The OS keyring keeps
+    the key check memoryd set; a file that names another one is not believed."""
+    from memoryd import crypto
+    from memoryd.sensitive import state as sstate
+
+    h = resolve(project).hash
+    path = isolated_home / "scopes" / h / "sensitive.json"
+    genuine = path.read_text()
+    params = crypto.KdfParams.fresh()
+    mine = crypto.derive("agentpass99", params)
+    forged = {
+        **json.loads(genuine),
+        "key_source": "passphrase",
+        "kdf": params.as_dict(),
+        "key_check": crypto.key_check(mine),
+    }
+    path.write_text(json.dumps(forged))
+
+    out = cli("grant", str(project), "--duration", "task", "--task", "t", stdin="agentpass99\n")
+    one_line_error(out, 1, "wrong passphrase")
+    # the person's next write: refused while the file stands (captures wait in the spool)
+    out = cli(
+        "record", "--type", "fact", "--title", "Next", "--scope", str(project), stdin=f"New {CANARY}-2."
+    )
+    assert out.returncode != 0 and "Traceback" not in out.stderr
+    for args in (("search", f"{CANARY}-2", "--scope", str(project)), ("get", slug)):
+        got = cli(*args)
+        assert CANARY not in got.stdout + got.stderr, args
+    doctor = cli("doctor")
+    assert (
+        doctor.returncode == 1
+        and f"sensitive scope {h}: its settings file names another key" in doctor.stdout
+    )
+
+    # The genuine file put back (from a backup), all is as before.
+    path.write_text(genuine)
+    assert cli("doctor").returncode == 0
+    grant_pin(cli, project, "once")
+    assert CANARY in cli("get", slug).stdout
+
+    # Moved away and marked again with the agent's passphrase: refused, the key stays.
+    path.rename(tmp_path / "away.json")
+    (project / ".memoryd-sensitive").unlink(missing_ok=True)
+    out = cli("mark-sensitive", str(project), "--passphrase", stdin="agentpass99\nagentpass99\n")
+    one_line_error(out, 2, "its settings file", "is missing")
+    assert sstate.keyring_get(sstate.key_entry(h)) is not None

@@ -95,6 +95,12 @@ def run_doctor(args: argparse.Namespace) -> int:
                 f"sensitive scope {item}: its .memoryd-sensitive marker is missing (captures stay "
                 "sealed; `memoryd mark-sensitive` on that directory puts the marker back)"
             )
+        for h in rep.settings_disowned:
+            output.line(
+                f"sensitive scope {h}: its settings file names another key than the one the OS keyring "
+                "holds for it (edited outside memoryd), so nothing of it opens or is granted: restore "
+                "sensitive.json from a backup, or `memoryd key import` the scope's recovery file"
+            )
         if rep.moved_from:
             how = "a copy of the one" if Path(rep.moved_from).exists() else "moved from"
             output.line(
