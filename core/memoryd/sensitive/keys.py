@@ -28,6 +28,15 @@ class NotOwned(KeyUnavailable):
 _ask: Ask | None = None
 
 
+def _names(root: str, scope_hash: str) -> bool:
+    """Whether `root` is the folder of that scope: a settings file in the clear can be
+    edited to name another (a review, 2026-11-28: the tray's grant dialog then asked for
+    "todo-app" and granted "acme-merger")."""
+    from memoryd.envpaths import hash_root
+
+    return hash_root(root) == scope_hash
+
+
 def set_prompt(ask: Ask | None) -> None:
     """The CLI on a terminal can ask for a passphrase scope's passphrase when a grant is
     live but no keyring holds its key (machines without a Secret Service)."""
@@ -235,14 +244,15 @@ class Keys:
         if s is None:
             return None
         if not s.sealed_root:
-            return s.root or None
+            return s.root if s.root and _names(s.root, scope_hash) else None
         key = self.at_hand(scope_hash)
         if key is None:
             return None
         try:
-            return s.open_root(key)
+            root = s.open_root(key)
         except (MemorydError, ValueError, KeyError, TypeError):
             return None
+        return root if root and _names(root, scope_hash) else None
 
     def label(self, scope_hash: str) -> str:
         """The folder, or "sensitive project <hash>" where it cannot be opened here."""

@@ -104,8 +104,8 @@ def seal_settings(store: Store) -> int:
     done = 0
     for h in sorted(state.sensitive_hashes(store.layout)):
         found = state.load(store.layout, h)
-        if found is None or found.sealed_root or not found.root:
-            continue
+        if found is None or found.sealed_root or not found.root or store.keys.root(h) is None:
+            continue  # nothing to seal, or a folder that is not the scope's (edited by hand)
         key = store.keys.at_hand(h)
         if key is None:
             continue

@@ -545,3 +545,26 @@ def test_a_settings_file_rewritten_by_an_agent_opens_nothing(
     out = cli("mark-sensitive", str(project), "--passphrase", stdin="agentpass99\nagentpass99\n")
     one_line_error(out, 2, "its settings file", "is missing")
     assert sstate.keyring_get(sstate.key_entry(h)) is not None
+
+
+def test_a_settings_file_naming_another_folder_is_not_shown(
+    cli, slug: str, project: Path, isolated_home: Path, tmp_path: Path
+):
+    """A review (2026-11-28): a settings file rewritten in the old format, the folder in
+    the clear, named another project; the tray's grant dialog then asked to grant
+    "todo-app" while granting this scope, and the worker sealed the false name in place.
+    A folder is named only where it is the scope's own."""
+    h = resolve(project).hash
+    decoy = tmp_path / "todo-app"
+    decoy.mkdir()
+    path = isolated_home / "scopes" / h / "sensitive.json"
+    data = json.loads(path.read_text())
+    data.pop("sealed_root", None)
+    path.write_text(json.dumps({**data, "version": 1, "root": str(decoy)}))
+
+    app = Memoryd()
+    assert app.store.keys.root(h) is None
+    assert "todo-app" not in app.store.keys.label(h)
+    assert cli("worker", "--wait").returncode == 0
+    assert "sealed_root" not in json.loads(path.read_text())  # the false name was not sealed in
+    assert "todo-app" not in cli("doctor").stdout + cli("list", "--all-scopes").stdout
