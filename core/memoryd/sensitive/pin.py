@@ -160,6 +160,10 @@ def _turn(home: Path) -> Iterator[bool]:
                     yield False
                     return
                 time.sleep(0.02)
+            except OSError as exc:  # a file system that cannot lock a folder (some NFS, SMB)
+                raise KeyUnavailable(
+                    f"cannot take the grant PIN turn on {home} ({exc.strerror or exc}): grant in the tray app"
+                ) from None
         yield True  # closing the descriptor below releases the lock
     finally:
         os.close(fd)
@@ -176,13 +180,16 @@ def store(home: Path, pin: str) -> None:
     """Keep the scrypt hash of a new PIN (the caller has decided it may be set)."""
     check_new(pin)
     params = crypto.KdfParams.fresh()
-    _save(
-        home,
-        {
-            "version": 1,
-            "kdf": params.as_dict(),
-            "hash": crypto.b64(crypto.derive(pin, params)),
-            "failures": 0,
-            "locked_until": None,
-        },
-    )
+    record = {
+        "version": 1,
+        "kdf": params.as_dict(),
+        "hash": crypto.b64(crypto.derive(pin, params)),
+        "failures": 0,
+        "locked_until": None,
+    }
+    # In the turn: a try that read the old record would write it back over the new one
+    # (a review, 2026-11-28, changed the PIN while a try ran, and the old PIN came back).
+    with _turn(home) as mine:
+        if not mine:
+            raise UsageError(f"another process has held the grant PIN check for {TURN_WAIT:.0f} s: try again")
+        _save(home, record)

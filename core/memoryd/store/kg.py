@@ -4,8 +4,9 @@ the transaction.
 
 A memory's mentions and relations are derived from its frontmatter (observations,
 relations, superseded_by) and replaced whenever the memory is written, so `reindex`
-rebuilds them; an entity's mention_count and first/last seen follow by delta. Names,
-aliases and the supersedes decisions have no file: they stay across a reindex."""
+rebuilds them; an entity's mention_count and first/last seen follow by delta. The
+supersedes decisions have no file: they stay across a reindex. An entity goes once no
+memory or relation names it (its name and aliases came from memories' text)."""
 
 from __future__ import annotations
 
@@ -157,7 +158,9 @@ def forget_unmentioned(s: Session) -> None:
     s.exec(
         text(
             "DELETE FROM entities WHERE mention_count <= 0 "
-            "AND id NOT IN (SELECT entity_id FROM entity_mentions)"
+            "AND id NOT IN (SELECT entity_id FROM entity_mentions) "
+            "AND id NOT IN (SELECT object_id FROM relations) "
+            "AND id NOT IN (SELECT subject_id FROM relations)"
         )
     )
 

@@ -442,7 +442,7 @@ def test_the_pin_turn_is_the_data_dir_itself_and_a_held_one_times_out(
     import fcntl
     import os
 
-    from memoryd.errors import AuthorizationRequired
+    from memoryd.errors import AuthorizationRequired, UsageError
     from memoryd.sensitive import pin
 
     monkeypatch.setattr(pin, "TURN_WAIT", 0.3)
@@ -452,6 +452,10 @@ def test_the_pin_turn_is_the_data_dir_itself_and_a_held_one_times_out(
         for stale in isolated_home.glob("*.lock"):
             stale.unlink()  # whatever lock files an agent could delete: no other turn opens
         assert pin.check(isolated_home, "guess-000000") == "busy"
+        # a new PIN is written in the turn too: a try that read the old record cannot
+        # write it back over the new one (a review, 2026-11-28)
+        with pytest.raises(UsageError, match="held the grant PIN check"):
+            pin.store(isolated_home, "new-pin-000")
         with pytest.raises(AuthorizationRequired, match="held the grant PIN check") as refused:
             Memoryd().grant(project, duration="once", pin=PIN)
         assert "\n" not in str(refused.value)
