@@ -1547,7 +1547,10 @@ class Memoryd(Upkeep):
             (s := keys.settings(h)) is not None and s.key_source == "random"
             for h in state.sensitive_hashes(self.layout)
         )
-        return {"set": pin.is_set(self.layout.home), "random_scopes": randoms}
+        from memoryd.paths import keyring_id
+
+        had = state.keyring_get_quiet(state.guarded_entry(keyring_id(self.layout.home))) is not None
+        return {"set": pin.is_set(self.layout.home), "random_scopes": randoms, "had_random_scopes": had}
 
     def check_grant_pin(self, given: str, *, what: str, actor: str = "cli") -> None:
         """Refuse (audited, the PIN never logged) unless `given` is the grant PIN."""
@@ -1583,15 +1586,15 @@ class Memoryd(Upkeep):
         status = self.grant_pin_status()
         if status["set"] and not in_tray:
             self.check_grant_pin(old or "", what="grant-pin change", actor=actor)
-        elif not status["set"] and status["random_scopes"] and not in_tray:
+        elif not status["set"] and (status["random_scopes"] or status["had_random_scopes"]) and not in_tray:
             why = "first grant PIN while random-key scopes exist needs the tray"
             self.store.audit.append(
                 "access_denied", actor=actor, details={"what": "grant-pin set", "why": why}
             )
             raise AuthorizationRequired(
-                f"{status['random_scopes']} random-key sensitive scope(s) exist without a grant PIN: setting "
-                "the first one needs the person's confirmation in the tray app (start memoryd-tray and run "
-                "this again)"
+                "random-key sensitive scopes exist (or did) in this data dir without a grant PIN: "
+                "setting the first one needs the person's confirmation in the tray app (start "
+                "memoryd-tray and run this again)"
             )
         pin.store(self.layout.home, new)
         self.store.audit.append(

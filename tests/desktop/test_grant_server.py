@@ -207,7 +207,7 @@ def test_a_random_key_grant_and_the_first_grant_pin_wait_for_the_persons_yes(
     assert pin.wait(60) == 0 and pin.stdout is not None and pin.stderr is not None
     out, err = pin.stdout.read(), pin.stderr.read()
     assert pin.returncode == 0 and "grant PIN set" in out, err
-    assert facade.grant_pin_status() == {"set": True, "random_scopes": 1}
+    assert facade.grant_pin_status() == {"set": True, "random_scopes": 1, "had_random_scopes": True}
 
 
 def test_the_prompt_speaks_chinese_in_zh_cn(

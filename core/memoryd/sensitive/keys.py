@@ -102,6 +102,8 @@ class Keys:
             s = state.load(self.layout, scope_hash)
             if s is not None and self.anchor(scope_hash) is None:  # marked before anchors
                 self.set_anchor(scope_hash, s.key_check)
+            if s is not None and s.key_source == "random":
+                state.keyring_set(state.guarded_entry(self._me.decode()), b"1")
         self._owned.add(scope_hash)
 
     def claim_unowned(self, scope_hash: str) -> bool:

@@ -252,6 +252,13 @@ def check_entry(scope_hash: str) -> str:
     return f"scope-check:{scope_hash}"
 
 
+def guarded_entry(data_dir_id: str) -> str:
+    """Set once a data dir has had a random-key scope (memoryd.paths.keyring_id): its first
+    grant PIN then needs the tray, however its scopes' files are hidden at that moment (a
+    review, 2026-11-28, moved sensitive.json away, set a PIN, and moved it back)."""
+    return f"random-scopes:{data_dir_id}"
+
+
 def owner_entry(scope_hash: str) -> str:
     """Which data dir a sensitive scope belongs to (memoryd.paths.keyring_id of the one
     that marked it, or imported its key). The scope's other entries are named by its hash

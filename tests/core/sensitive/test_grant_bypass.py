@@ -221,6 +221,11 @@ def test_first_pin_after_random_scopes_exist_needs_the_tray(
     one_line_error(cli("grant", str(project), "--duration", "once", stdin="123456\n"), 3, "no grant PIN")
     one_line_error(cli("grant-pin", "set", stdin="agents-pin-1\n"), 3, "tray")
     assert "first grant PIN while random-key scopes exist needs the tray" in _why(cli)
+    # the scope's settings hidden for the moment (a review, 2026-11-28): still the tray's
+    settings = isolated_home / "scopes" / resolve(project).hash / "sensitive.json"
+    hidden = settings.rename(isolated_home / "hidden.json")
+    one_line_error(cli("grant-pin", "set", stdin="agents-pin-1\n"), 3, "tray")
+    hidden.rename(settings)
     one_line_error(
         cli("grant", str(project), "--duration", "once", stdin="agents-pin-1\n"), 3, "no grant PIN"
     )

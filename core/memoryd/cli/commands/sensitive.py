@@ -185,7 +185,7 @@ def _pin_on_mark(app: Any) -> None:
         return  # no keyring: marking says so in its own words
     if status["set"]:
         app.check_grant_pin(read_secret("Grant PIN (it guards this scope's grants): "), what="mark-sensitive")
-    elif not status["random_scopes"]:
+    elif not (status["random_scopes"] or status["had_random_scopes"]):
         new = read_new_pin(
             "Choose a grant PIN (it confirms grants when the tray is not running): ", optional=True
         )
@@ -314,7 +314,7 @@ def run_grant_pin(args: argparse.Namespace) -> int:
         new = read_new_pin("Choose a grant PIN: ")
         assert new is not None
         in_tray = False
-        if status["random_scopes"]:
+        if status["random_scopes"] or status["had_random_scopes"]:
             answer = _ask_tray("pin", {"what": "memoryd grant-pin set"})
             if answer is not None and not answer.get("granted"):
                 raise AuthorizationRequired(
