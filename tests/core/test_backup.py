@@ -207,7 +207,7 @@ def test_round_trip_into_an_empty_home(cli, secret_service: str, tmp_path: Path,
     fresh_app.set_grant_pin(PIN, in_tray=True)
     # The scope belongs to the data dir that marked it (memoryd.sensitive.keys): another data
     # dir on this machine takes its key with the recovery file, as another machine does.
-    with pytest.raises(KeyUnavailable, match="belongs to the memoryd data dir at .*is a copy of it"):
+    with pytest.raises(KeyUnavailable, match=r"belongs to the memoryd data dir at .*is a copy of it"):
         fresh_app.grant(s, duration="once", pin=PIN)
     recovery = tmp_path / "recovery.json"
     app.key_export(s, recovery, passphrase="a recovery passphrase")
