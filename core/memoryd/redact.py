@@ -307,6 +307,19 @@ def _assignment(match: re.Match[str], value: str) -> bool | str:
 # -- command lines ------------------------------------------------------------------------
 
 
+def _user_colon_password(value: str) -> bool:
+    """Base64 that decodes to printable `user:password`."""
+    import base64
+    import binascii
+
+    try:
+        raw = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return False
+    user, sep, password = raw.partition(":")
+    return bool(sep and user and password) and raw.isprintable()
+
+
 def _not_reference(match: re.Match[str], value: str) -> bool:
     inner = value.strip("\"'")
     return bool(inner) and not _ONLY_PLACEHOLDER.match(inner) and not _REFERENCE.match(inner)
@@ -466,10 +479,58 @@ def _rules() -> list[Rule]:
         ),
         r(
             "netrc_password",
-            r"(\bmachine[ \t]+\S+[ \t]+login[ \t]+\S+[ \t]+password[ \t]+)(\S+)",
+            r"(\bmachine\s+\S+\s+login\s+\S+\s+password[ \t]+)(\S+)",  # one line, or one per field
             2,
             _not_reference,
             on=("machine",),
+        ),
+        # Configuration and shells where the name is given apart from its value (a review,
+        # 2026-11-28): PHP's define('DB_PASSWORD', '...'), .NET's <add key="DbPassword"
+        # value="..."/>, fish's `set -gx OPENAI_API_KEY ...` and csh's `setenv`.
+        r(
+            "secret_assignment",
+            r"""(\bdefine[ \t]*\([ \t]*['"]([A-Za-z0-9_]+)['"][ \t]*,[ \t]*)('[^'\n]+'|"[^"\n]+")""",
+            3,
+            lambda m, v: _name_is_secret(m.group(2)) and _not_reference(m, v),
+            on=("define",),
+        ),
+        r(
+            "secret_assignment",
+            r"""(<add[ \t]+key[ \t]*=[ \t]*"([^"\n]+)"[ \t]+value[ \t]*=[ \t]*")([^"\n]+)""",
+            3,
+            lambda m, v: _name_is_secret(m.group(2)) and _not_reference(m, v),
+            on=("<add",),
+        ),
+        r(
+            "secret_assignment",
+            r"""(\b(?:set(?:[ \t]+-[A-Za-z]+)+|setenv)[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]+)"""
+            r"""(?!\[REDACTED:)('[^'\n]+'|"[^"\n]+"|[^\s;|&'"]+)""",
+            3,
+            lambda m, v: _name_is_secret(m.group(2)) and _not_reference(m, v),
+            on=("set",),
+        ),
+        # Base64 of user:password under an "auth" key: ~/.docker/config.json, .npmrc `_auth=`.
+        r(
+            "basic_auth",
+            r"""((?:"auth"|\b_auth)[ \t]*[:=][ \t]*"?)([A-Za-z0-9+/]{8,}={0,2})""",
+            2,
+            lambda m, v: _user_colon_password(v),
+            on=('"auth"', "_auth"),
+        ),
+        r(
+            "cli_password",
+            r"(\b(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport)\b[^\n|;&]*?[ \t]-p[ \t]+)"
+            r"(?!-)(\S+)",
+            2,
+            _not_reference,
+            on=("mongo",),
+        ),
+        r(
+            "cli_password",
+            r"(-(?:src|dest|new)?(?:storepass|keypass)[ \t]+)(?!-)(\S+)",
+            2,
+            _not_reference,
+            on=("storepass", "keypass"),
         ),
         r(
             "connection_key",
@@ -658,6 +719,7 @@ _FIND = (
     r"[ \t]*+(?::=|=>|=(?![=~>])|:(?![:/]|\\(?![\"'])))"
 )
 _ASSIGN_AT = _Lazy(_ASSIGN_AT_SOURCE)
+_QUOTED_AFTER = _Lazy(r"""[ \t]*["']""")
 _FIND_LOWER = _Lazy(_FIND)
 
 _ANSI_END = _Lazy(r"\x1b\[[0-9;?]*[A-Za-z]\Z")
@@ -875,8 +937,10 @@ class Redactor:
                 start -= 1
             if start < done:
                 continue
-            if start > 0 and text[start - 1] in "/$@":
+            if start > 0 and text[start - 1] in "/@":
                 continue
+            if start > 0 and text[start - 1] == "$" and not _QUOTED_AFTER.match(text, hit.end()):
+                continue  # `$DB_PASS` is a reference; PHP's and Perl's `$db_password = "..."` is not
             if start > 0 and text[start - 1] in "\"'":  # a quoted key: "password": ...
                 start -= 1
                 if start > 0 and text[start - 1] == "\\":

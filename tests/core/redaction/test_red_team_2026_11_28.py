@@ -276,3 +276,42 @@ def test_hidden_characters_never_cost_a_secret_the_text_showed(text: str, secret
 def test_an_html_escaped_query_keeps_its_other_parameters():
     out = redact("https://a.example/c?token=SECRETabc123xyz&amp;user=bob&amp;page=2")
     assert out == "https://a.example/c?token=[REDACTED:secret_assignment]&amp;user=bob&amp;page=2"
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("define('DB_PASSWORD', 'Wp9xQ2LmZr77');", "Wp9xQ2LmZr77"),
+        ('define( "AUTH_KEY", "k3y_Zq9@x!LmPw" );', "k3y_Zq9@x!LmPw"),
+        ('$db_password = "PhpVarPw66k";', "PhpVarPw66k"),
+        ('{"auths":{"r.io":{"auth":"ZGVwbG95OlN1cDNyUmVnUGFzcyE="}}}', "ZGVwbG95OlN1cDNyUmVnUGFzcyE"),
+        ("_auth=bnBtdXNlcjpOcG1QYXNzOTk=", "bnBtdXNlcjpOcG1QYXNzOTk"),
+        ("machine h\nlogin u\npassword NetRcPw55xQ", "NetRcPw55xQ"),
+        ('<add key="DbPassword" value="WebCfgPw77q" />', "WebCfgPw77q"),
+        ("mongo -u admin -p MongoPw88zz", "MongoPw88zz"),
+        ("set -gx OPENAI_API_KEY FishKeyAbc123xyz", "FishKeyAbc123xyz"),
+        ("setenv DB_PASSWORD CshPw99abc", "CshPw99abc"),
+        ("keytool -list -keystore k.jks -storepass StorePw77x", "StorePw77x"),
+    ],
+)
+def test_shapes_a_second_red_team_found(text: str, secret: str):
+    """An outside test (2026-11-28, second round): configuration and shells that give the
+    name apart from its value, and base64 of user:password under an `auth` key."""
+    out = redact(text)
+    assert secret not in out and "[REDACTED:" in out, out
+    assert redact(out) == out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "define('WP_DEBUG', true); define('DB_NAME', 'wordpress');",
+        '<add key="Theme" value="dark" />',
+        "set -gx PATH /usr/bin",
+        "echo $DB_PASSWORD",
+        '"auth": "required"',
+        "set -e; we set a password field",
+    ],
+)
+def test_their_ordinary_neighbours_stay(text: str):
+    assert redact(text) == text
