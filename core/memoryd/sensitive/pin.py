@@ -124,12 +124,13 @@ def check(home: Path, pin: str) -> str:
 def _turn(home: Path) -> Iterator[bool]:
     """The data dir's one PIN turn: True once held, False after TURN_WAIT seconds.
 
-    On POSIX the lock is flock() on the data dir itself, not on a file in it: a review
-    (2026-11-28) noted that an agent could delete a lock file while it was held, and the
-    next process would lock a new file beside the first, so tries ran side by side again.
-    A directory the agent cannot remove without removing memoryd's data with it. Holding
-    the turn still denies the CLI grant (after TURN_WAIT, with a one-line error), never
-    the tray's."""
+    Not a lock file in the data dir: a review (2026-11-28) noted that an agent could delete
+    one while it was held, and the next process would lock a new file beside the first, so
+    tries ran side by side again. On Linux the turn is an abstract socket named by the data
+    dir's keyring id; on other POSIX systems flock() on the data dir itself (which a rename
+    of the data dir still gets around); on Windows a lock file, which cannot be deleted
+    while open. Holding the turn still denies the CLI grant (after TURN_WAIT, with a
+    one-line error), never the tray's."""
     if sys.platform == "win32":  # an open file cannot be deleted there
         from filelock import FileLock, Timeout
 
@@ -145,6 +146,30 @@ def _turn(home: Path) -> Iterator[bool]:
             yield True
         finally:
             lock.release()
+        return
+    if sys.platform.startswith("linux"):
+        # Named by the data dir's keyring id, as the PIN's record is: a review (2026-11-28)
+        # renamed the data dir and made a new one at its path between tries, so each try
+        # locked another folder and read the same record. An abstract socket name has no
+        # file to rename or delete, and goes with the process that holds it.
+        import socket
+
+        name = f"\0memoryd-pin-turn-{keyring_id(home)}"
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            deadline = time.monotonic() + TURN_WAIT
+            while True:
+                try:
+                    sock.bind(name)
+                    break
+                except OSError:  # held by another try
+                    if time.monotonic() >= deadline:
+                        yield False
+                        return
+                    time.sleep(0.02)
+            yield True
+        finally:
+            sock.close()
         return
     import fcntl
 

@@ -436,24 +436,25 @@ def test_pins_tried_all_at_once_are_counted_one_by_one(cli, slug: str, project: 
     _denied(cli, slug)
 
 
-def test_the_pin_turn_is_the_data_dir_itself_and_a_held_one_times_out(
+def test_the_pin_turn_survives_deleted_lock_files_and_a_renamed_data_dir(
     cli, slug: str, project: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
 ):
     """Tries used to take turns on a lock file in the data dir, which an agent can delete
-    while a try holds it: the next try then locked a new file and ran beside the first, or
-    can hold it, and a CLI grant waited forever. The turn is now the data dir's own flock,
-    and a turn held past TURN_WAIT refuses the grant with one line (audited), checking
-    nothing and counting nothing."""
-    import fcntl
-    import os
+    while a try holds it (the next try then locked a new file and ran beside the first), or
+    hold, and a CLI grant waited forever. Then on the data dir's own flock, which a review
+    (2026-11-28) got around by renaming the data dir and making a new one at its path. On
+    Linux the turn is now named by the data dir's keyring id, as the PIN record is; a turn
+    held past TURN_WAIT refuses the grant with one line (audited), checking nothing and
+    counting nothing."""
+    import shutil
+    import sys
 
     from memoryd.errors import AuthorizationRequired, UsageError
     from memoryd.sensitive import pin
 
     monkeypatch.setattr(pin, "TURN_WAIT", 0.3)
-    held = os.open(isolated_home, os.O_RDONLY)
-    try:
-        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)  # an agent holding the turn
+    with pin._turn(isolated_home) as held:  # an agent holding the turn
+        assert held
         for stale in isolated_home.glob("*.lock"):
             stale.unlink()  # whatever lock files an agent could delete: no other turn opens
         assert pin.check(isolated_home, "guess-000000") == "busy"
@@ -464,8 +465,15 @@ def test_the_pin_turn_is_the_data_dir_itself_and_a_held_one_times_out(
         with pytest.raises(AuthorizationRequired, match="held the grant PIN check") as refused:
             Memoryd().grant(project, duration="once", pin=PIN)
         assert "\n" not in str(refused.value)
-    finally:
-        os.close(held)
+        if sys.platform.startswith("linux"):  # the data dir renamed, a new one in its place
+            aside = isolated_home.with_name("data-aside")
+            isolated_home.rename(aside)
+            isolated_home.mkdir()
+            try:
+                assert pin.check(isolated_home, "guess-000002") == "busy"
+            finally:
+                shutil.rmtree(isolated_home)
+                aside.rename(isolated_home)
     assert "grant PIN turn held by another process" in _why(cli)
     assert pin.check(isolated_home, "guess-000001") == "wrong"  # the turn, once free
     assert (pin._record(isolated_home) or {})["failures"] == 1  # the busy tries counted nothing
