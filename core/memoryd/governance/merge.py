@@ -83,6 +83,14 @@ def merge(
             f"{', '.join(foreign)} belong(s) to another scope than {keep}; "
             "pass --force to merge across scopes"
         )
+    sealed = [d for d in foreign if store.keys.sensitive(rows[d]["scope_hash"])]
+    if sealed and not store.keys.sensitive(kept.meta.scope_hash):
+        # its triggers and tags would join the kept memory's, in the clear (a red-team
+        # test, 2026-11-28: they stayed in the plain file and index.db after the revoke)
+        raise UsageError(
+            f"{', '.join(sealed)} belong(s) to a sensitive project and {keep} does not: "
+            "merge it into a memory of the same project instead"
+        )
     docs: dict[str, Document | None] = {}
     for d in drops:
         try:

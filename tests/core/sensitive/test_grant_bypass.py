@@ -585,3 +585,17 @@ def test_a_settings_file_naming_another_folder_is_not_shown(
     assert cli("worker", "--wait").returncode == 0
     assert "sealed_root" not in json.loads(path.read_text())  # the false name was not sealed in
     assert "todo-app" not in cli("doctor").stdout + cli("list", "--all-scopes").stdout
+
+
+def test_a_sealed_memory_is_not_merged_into_an_ordinary_one(cli, slug: str, project: Path, tmp_path: Path):
+    """A red-team test (2026-11-28): under a grant, `merge --keep <plain> --drop <sealed>
+    --force` put the sealed memory's triggers and tags into the plain memory's file and
+    index.db, where they stayed after the revoke."""
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    kept = record(cli, plain, "Plain note", "Nothing secret.")
+    grant_pin(cli, project, "session")
+    sealed = record(cli, project, "Band", "The band.", "zanzibarword")
+    out = cli("merge", "--keep", kept, "--drop", sealed, "--force")
+    one_line_error(out, 2, "sensitive project")
+    assert "zanzibarword" not in cli("get", kept).stdout
