@@ -473,6 +473,12 @@ def _plan(
             plan.writes.append((files.turns_path(target), crypto.unb64(w.turns)))
         plan.row = replace(plan.row, recalls=-1)
         report.locked += 1
+    elif sealed_here and not w.encrypted and not _has_key(store, scope_hash, report):
+        # A plaintext version of a scope that is sensitive here, and no key to seal it: not
+        # written (a red-team test, 2026-11-28, found it lying in the scope's folder in the
+        # clear); a later sync with the key writes it sealed.
+        report.locked += 1
+        return None
     else:
         body = text.with_counters(plain, total, lra, decay)
         if body is None:  # not memoryd's own rendering: through the YAML dumper once
@@ -554,9 +560,8 @@ def _document(store: Store, slug: str, head: Head) -> tuple[str | None, str | No
 def _encoded(
     store: Store, doc: Document, body: str, turns: str | None, target: Path
 ) -> tuple[Path, list[tuple[Path, bytes]]]:
-    """Where the files layer puts it and the bytes, sealed in a sensitive scope. A plaintext
-    version of a scope that is sensitive here but whose key is not stays as plaintext, as it
-    came (sealing needs the key; `memoryd mark-sensitive` seals it once the key is here)."""
+    """Where the files layer puts it and the bytes, sealed in a sensitive scope (whose key
+    the caller has checked is here; a key gone since leaves it as it came)."""
     files = store.files
     path = files.path_for(doc)
     if path.name.endswith(ENC):

@@ -348,3 +348,38 @@ def test_an_unmarking_in_a_device_file_needs_the_scopes_key(
     clk.tick()
     report = b.app().import_memories(unmarked)
     assert report.held == [] and sensitive_state.load(b.app().layout, h) is None
+
+
+def test_a_plain_version_for_a_scope_sealed_here_waits_for_the_key(
+    tmp_path: Path, monkeypatch, clk: Clock, secret_service: str
+):
+    """A red-team test (2026-11-28): device A marked a project with a passphrase and has no
+    grant; device B, which had not seen the marking, recorded in it and its version came
+    to A in the clear, and A wrote it into the sealed scope's folder as plain text. It now
+    waits, and is written sealed once the key is here."""
+    a, b = make_homes(tmp_path, monkeypatch, "A", "B")
+    plan = tmp_path / "plan"
+    plan.mkdir()
+    clk.tick()
+    a.app().record("fact", "Old note", "Nothing yet.", scope_path=plan)
+    a.app().mark_sensitive(plan, passphrase=RECOVERY)
+    h = a.app().scope(plan).hash
+    clk.tick()
+    marker = plan / ".memoryd-sensitive"
+    marker.rename(tmp_path / "marker")  # B is another machine: its checkout has no marker yet
+    b.app().record("fact", "Device B plan", f"The bid is {CANARY}.", scope_path=plan)
+    (tmp_path / "marker").rename(marker)
+    out = tmp_path / "from-b.json"
+    b.app().export_memories(out)
+
+    clk.tick()
+    report = a.app().import_memories(out)
+    assert report.locked >= 1, report
+    assert [p.name for p in (a.path / "scopes" / h).rglob("*.md")] == [], "a plain file in a sealed scope"
+    assert CANARY not in "".join(p.read_text(errors="replace") for p in (a.path / "scopes").rglob("*.md*"))
+
+    a.app().grant(plan, duration="session", passphrase=RECOVERY)
+    clk.tick()
+    a.app().import_memories(out)
+    assert [p.name for p in (a.path / "scopes" / h).rglob("*device-b-plan*")] != []  # now written
+    assert [p.name for p in (a.path / "scopes" / h).rglob("*.md")] == []  # sealed
