@@ -154,7 +154,8 @@ def _turn(home: Path) -> Iterator[bool]:
         # file to rename or delete, and goes with the process that holds it.
         import socket
 
-        name = f"\0memoryd-pin-turn-{keyring_id(home)}"
+        # (another user could bind the same name: the CLI grant is then busy, nothing more)
+        name = f"\0memoryd-pin-turn-{os.getuid()}-{keyring_id(home)}"
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             deadline = time.monotonic() + TURN_WAIT
