@@ -100,8 +100,6 @@ class Keys:
         with contextlib.suppress(KeyUnavailable):
             state.keyring_set(state.owner_entry(scope_hash), self._me)
             s = state.load(self.layout, scope_hash)
-            if s is not None and self.anchor(scope_hash) is None:  # marked before anchors
-                self.set_anchor(scope_hash, s.key_check)
             if s is not None and s.key_source == "random":
                 state.keyring_set(state.guarded_entry(self._me.decode()), b"1")
         self._owned.add(scope_hash)
@@ -149,7 +147,7 @@ class Keys:
         got = self._settings.get(scope_hash)
         if got is None and (scope_hash not in self._settings or state.is_sensitive(self.layout, scope_hash)):
             got = state.load(self.layout, scope_hash)
-            anchor = self.anchor(scope_hash) if got is not None else None
+            anchor = self.trusted_check(scope_hash) if got is not None else None
             if got is not None and anchor is not None and anchor != got.key_check:
                 # edited outside memoryd: the keyring's check stands, so no key the file
                 # now names (an agent's passphrase) opens, signs or seals anything
@@ -157,6 +155,30 @@ class Keys:
                 self.tampered.add(scope_hash)
             self._settings[scope_hash] = got
         return got
+
+    def trusted_check(self, scope_hash: str) -> str | None:
+        """The key check the OS keyring vouches for: the anchor, else (a scope marked
+        before anchors) that of the random key the keyring holds for it. A review
+        (2026-11-28) found a scope with no anchor yet could still be rewritten as a
+        passphrase scope of the agent's, whose grant then anchored the forged file."""
+        found = self.anchor(scope_hash)
+        if found is None:
+            key = state.keyring_get_quiet(state.key_entry(scope_hash))
+            found = crypto.key_check(key) if key else None
+        return found
+
+    def anchor_unanchored(self, scope_hash: str) -> None:
+        """Give a scope marked before anchors its anchor: from the random key in the
+        keyring, or, for a passphrase scope (whose key is nowhere else), from its settings
+        file as the capture worker finds it (the window docs/security.md names)."""
+        if self.anchor(scope_hash) is not None:
+            return
+        s = state.load(self.layout, scope_hash)
+        if s is None:
+            return
+        check = self.trusted_check(scope_hash) or (s.key_check if s.key_source == "passphrase" else None)
+        if check is not None:
+            self.set_anchor(scope_hash, check)
 
     def anchor(self, scope_hash: str) -> str | None:
         """The key check memoryd last set for the scope in the OS keyring (state.check_entry);

@@ -91,8 +91,14 @@ def seal_row(store: Store, scope_hash: str, root: str, key: bytes) -> None:
 
 def claim_unowned(store: Store) -> int:
     """Claim for this data dir every sensitive scope here that nobody owns yet (marked
-    before owners were recorded: memoryd.sensitive.keys). Returns how many."""
-    return sum(store.keys.claim_unowned(h) for h in sorted(state.sensitive_hashes(store.layout)))
+    before owners were recorded: memoryd.sensitive.keys), and anchor the key check of each
+    of its own that has none yet (marked before anchors). Returns how many it claimed."""
+    claimed = 0
+    for h in sorted(state.sensitive_hashes(store.layout)):
+        claimed += store.keys.claim_unowned(h)
+        if store.keys.owned_here(h):
+            store.keys.anchor_unanchored(h)
+    return claimed
 
 
 def seal_settings(store: Store) -> int:

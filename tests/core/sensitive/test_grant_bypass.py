@@ -510,8 +510,9 @@ def test_a_scope_marked_before_owners_is_claimed_by_its_own_data_dir(
     assert CANARY in cli("get", slug).stdout
 
 
+@pytest.mark.parametrize("anchored", [True, False], ids=["anchored", "marked-before-anchors"])
 def test_a_settings_file_rewritten_by_an_agent_opens_nothing(
-    cli, slug: str, project: Path, isolated_home: Path, tmp_path: Path
+    cli, slug: str, project: Path, isolated_home: Path, tmp_path: Path, anchored: bool
 ):
     """A review (2026-11-28): an agent rewrote `sensitive.json` of a random-key scope as a
     passphrase scope of its own (its KDF salt and key check), granted itself with its own
@@ -522,6 +523,8 @@ def test_a_settings_file_rewritten_by_an_agent_opens_nothing(
     from memoryd.sensitive import state as sstate
 
     h = resolve(project).hash
+    if not anchored:  # a review found the grant then anchored the forged file
+        keyring.delete_password("memoryd", sstate.check_entry(h))
     path = isolated_home / "scopes" / h / "sensitive.json"
     genuine = path.read_text()
     params = crypto.KdfParams.fresh()
