@@ -126,11 +126,13 @@ def _turn(home: Path) -> Iterator[bool]:
 
     Not a lock file in the data dir: a review (2026-11-28) noted that an agent could delete
     one while it was held, and the next process would lock a new file beside the first, so
-    tries ran side by side again. On Linux the turn is an abstract socket named by the data
-    dir's keyring id; on other POSIX systems flock() on the data dir itself (which a rename
-    of the data dir still gets around); on Windows a lock file, which cannot be deleted
-    while open. Holding the turn still denies the CLI grant (after TURN_WAIT, with a
-    one-line error), never the tray's."""
+    tries ran side by side again. On POSIX systems the turn is flock() on the data dir
+    itself and, on Linux, also an abstract socket named by the data dir's keyring id, as
+    the PIN record is: a review got around the flock by renaming the data dir between
+    tries, and around the socket alone from a network namespace of its own; doing both at
+    once takes both. On Windows a lock file, which cannot be deleted while open. Holding
+    the turn denies the CLI grant (after TURN_WAIT, with a one-line error), never the
+    tray's."""
     if sys.platform == "win32":  # an open file cannot be deleted there
         from filelock import FileLock, Timeout
 
@@ -147,36 +149,42 @@ def _turn(home: Path) -> Iterator[bool]:
         finally:
             lock.release()
         return
-    if sys.platform.startswith("linux"):
-        # Named by the data dir's keyring id, as the PIN's record is: a review (2026-11-28)
-        # renamed the data dir and made a new one at its path between tries, so each try
-        # locked another folder and read the same record. An abstract socket name has no
-        # file to rename or delete, and goes with the process that holds it.
-        import socket
+    deadline = time.monotonic() + TURN_WAIT
+    with _named_turn(home, deadline) as named, _folder_turn(home, deadline) as folder:
+        yield named and folder
 
-        # (another user could bind the same name: the CLI grant is then busy, nothing more)
-        name = f"\0memoryd-pin-turn-{os.getuid()}-{keyring_id(home)}"
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            deadline = time.monotonic() + TURN_WAIT
-            while True:
-                try:
-                    sock.bind(name)
-                    break
-                except OSError:  # held by another try
-                    if time.monotonic() >= deadline:
-                        yield False
-                        return
-                    time.sleep(0.02)
-            yield True
-        finally:
-            sock.close()
+
+@contextmanager
+def _named_turn(home: Path, deadline: float) -> Iterator[bool]:
+    if not sys.platform.startswith("linux"):
+        yield True
         return
+    import socket
+
+    # (another user could bind the same name: the CLI grant is then busy, nothing more)
+    name = f"\0memoryd-pin-turn-{os.getuid()}-{keyring_id(home)}"
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        while True:
+            try:
+                sock.bind(name)
+                break
+            except OSError:  # held by another try
+                if time.monotonic() >= deadline:
+                    yield False
+                    return
+                time.sleep(0.02)
+        yield True
+    finally:
+        sock.close()
+
+
+@contextmanager
+def _folder_turn(home: Path, deadline: float) -> Iterator[bool]:
     import fcntl
 
     fd = os.open(home, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     try:
-        deadline = time.monotonic() + TURN_WAIT
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
