@@ -307,6 +307,20 @@ def _assignment(match: re.Match[str], value: str) -> bool | str:
 # -- command lines ------------------------------------------------------------------------
 
 
+_PORTS = _Lazy(r"\d+(?::\d+)*\Z")
+
+
+def _named_secret(match: re.Match[str], value: str) -> bool:
+    """A value given apart from its name (group 2): secret where the name says so and the
+    value is one by the rules of `NAME=value` (not `45`, `true`, a reference or code)."""
+    name = match.group(2)
+    inner = value.strip("\"'")
+    quoted = inner != value
+    return (
+        _name_is_secret(name) and _not_reference(match, value) and _secret_value(name, inner, quoted=quoted)
+    )
+
+
 def _user_colon_password(value: str) -> bool:
     """Base64 that decodes to printable `user:password`."""
     import base64
@@ -489,47 +503,50 @@ def _rules() -> list[Rule]:
         # value="..."/>, fish's `set -gx OPENAI_API_KEY ...` and csh's `setenv`.
         r(
             "secret_assignment",
-            r"""(\bdefine[ \t]*\([ \t]*['"]([A-Za-z0-9_]+)['"][ \t]*,[ \t]*)('[^'\n]+'|"[^"\n]+")""",
+            r"""(\bdefine[ \t]*\([ \t]*['"]([A-Za-z0-9_]+)['"][ \t]*,\s*)"""
+            r"""('(?:[^'\\\n]|\\.)+'|"(?:[^"\\\n]|\\.)+")""",
             3,
-            lambda m, v: _name_is_secret(m.group(2)) and _not_reference(m, v),
+            _named_secret,
             on=("define",),
         ),
         r(
             "secret_assignment",
-            r"""(<add[ \t]+key[ \t]*=[ \t]*"([^"\n]+)"[ \t]+value[ \t]*=[ \t]*")([^"\n]+)""",
+            r"""(<add[ \t]+key[ \t]*=[ \t]*["']([^"'\n]+)["'][ \t]+value[ \t]*=[ \t]*["'])([^"'\n]+)""",
             3,
-            lambda m, v: _name_is_secret(m.group(2)) and _not_reference(m, v),
+            _named_secret,
             on=("<add",),
         ),
         r(
             "secret_assignment",
-            r"""(\b(?:set(?:[ \t]+-[A-Za-z]+)+|setenv)[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]+)"""
-            r"""(?!\[REDACTED:)('[^'\n]+'|"[^"\n]+"|[^\s;|&'"]+)""",
+            r"""(\b(?:set(?:[ \t]+--?[A-Za-z]+)+|setenv)[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]+)"""
+            r"""(?!\[REDACTED:)('[^'\n]+'|"[^"\n]+"|[^\s;|&'"()]+(?![^\s;|&]))""",
             3,
-            lambda m, v: _name_is_secret(m.group(2)) and _not_reference(m, v),
+            _named_secret,
             on=("set",),
         ),
         # Base64 of user:password under an "auth" key: ~/.docker/config.json, .npmrc `_auth=`.
         r(
             "basic_auth",
-            r"""((?:"auth"|\b_auth)[ \t]*[:=][ \t]*"?)([A-Za-z0-9+/]{8,}={0,2})""",
+            r"""((?:"auth"|\b_auth)[ \t]*[:=][ \t]*"?(?:Basic[ \t]+)?)([A-Za-z0-9+/]{8,}={0,2})""",
             2,
             lambda m, v: _user_colon_password(v),
             on=('"auth"', "_auth"),
         ),
         r(
             "cli_password",
-            r"(\b(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport)\b[^\n|;&]*?[ \t]-p[ \t]+)"
-            r"(?!-)(\S+)",
+            r"((?:^|[;&|(]|\bsudo)[ \t]*(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport)"
+            r"[ \t][^\n|;&]*?[ \t]-p[ \t]+)(?!-)(\S+)",
             2,
-            _not_reference,
+            lambda m, v: _not_reference(m, v) and _looks_random(v) and not _PORTS.match(v),
             on=("mongo",),
+            flags=re.M,
         ),
         r(
             "cli_password",
-            r"(-(?:src|dest|new)?(?:storepass|keypass)[ \t]+)(?!-)(\S+)",
+            r"""(\b(?:keytool|jarsigner)\b[^\n|;&]*?[ \t]-(?:src|dest|new)?(?:storepass|keypass)[ \t]+)"""
+            r"""(?!-)('[^'\n]*'|"[^"\n]*"|\S+)""",
             2,
-            _not_reference,
+            lambda m, v: _not_reference(m, v) and not v.strip("'\"").startswith("<"),
             on=("storepass", "keypass"),
         ),
         r(

@@ -292,6 +292,13 @@ def test_an_html_escaped_query_keeps_its_other_parameters():
         ("set -gx OPENAI_API_KEY FishKeyAbc123xyz", "FishKeyAbc123xyz"),
         ("setenv DB_PASSWORD CshPw99abc", "CshPw99abc"),
         ("keytool -list -keystore k.jks -storepass StorePw77x", "StorePw77x"),
+        # a review of these rules: the value on the next line, an escaped quote, single
+        # quotes, fish's long options, Basic before the base64
+        ("define('DB_PASSWORD',\n 'x9Secretz')", "x9Secretz"),
+        ("define('DB_PASSWORD', 'it\\'s secret9')", "secret9"),
+        ("<add key='DbPassword' value='Single9pw'/>", "Single9pw"),
+        ("set --global --export OPENAI_API_KEY abcdefXyz123456", "abcdefXyz123456"),
+        ('"auth": "Basic Ym9iOmh1bnRlcjI="', "Ym9iOmh1bnRlcjI"),
     ],
 )
 def test_shapes_a_second_red_team_found(text: str, secret: str):
@@ -311,6 +318,16 @@ def test_shapes_a_second_red_team_found(text: str, secret: str):
         "echo $DB_PASSWORD",
         '"auth": "required"',
         "set -e; we set a password field",
+        # a review of these rules found each of these redacted
+        "docker run --name mongo -p 27017:27017 -d mongo:7",
+        "docker run -d --name mongo-express -p 8081:8081 mongo-express",
+        "mongorestore dump/ then git add -p src",
+        "set -gx GITHUB_TOKEN (cat ~/.gh-token)",
+        "set -gx PASSWORD_STORE_CLIP_TIME 45",
+        "set -gx PASSWORD_STORE_ENABLE_EXTENSIONS true",
+        "set -gx SECRET_KEY_BASE_DUMMY 1",
+        "use -storepass and -keypass flags",
+        "keytool -storepass '<your password>'",
     ],
 )
 def test_their_ordinary_neighbours_stay(text: str):
