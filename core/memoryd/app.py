@@ -349,6 +349,10 @@ class Memoryd(Upkeep):
             existing = self._recorded_as(doc, sensitive, actor)
             faults.pause("record:checked")
             if existing is None:
+                for _ in range(16):  # two bytes of chance: a name taken by a like title that day
+                    if not self._slug_taken(doc):
+                        break
+                    meta.slug = slugs.for_sensitive(now) if sensitive else slugs.for_title(title, now)
                 self.store.save(doc, event="record", actor=actor, details={"type": mtype.value})
                 self.note_project(scope)  # under the lock a mark seals the scope's name under
         if existing is not None:
@@ -1001,6 +1005,18 @@ class Memoryd(Upkeep):
             },
         )
         return res, Changes(updated=(keep,), removed=res.dropped, scopes=(res.kept.meta.scope_hash,))
+
+    def _slug_taken(self, doc: Document) -> bool:
+        """A memory with this name exists (its row, or its file): saving would replace it.
+        CI (2026-11-28) recorded 40 titles alike but for a last number on one day, and two
+        drew the same 4-hex tag: the second overwrote the first."""
+        from memoryd.db.engine import read_session
+        from memoryd.store import index
+
+        with read_session(self.store.engine) as s:
+            if index.get(s, doc.meta.slug) is not None:
+                return True
+        return self.store.files.path_for(doc).exists()
 
     def not_duplicates(self, slugs: Sequence[str], *, actor: str = "cli") -> int:
         """A duplicate group a person says differs: the digest stops proposing it.

@@ -243,3 +243,25 @@ def test_a_repeat_says_which_triggers_and_tags_it_did_not_add(cli, project: Path
     assert again.returncode == 0
     line = again.stdout.strip()
     assert line.startswith(f"already recorded as {slug}") and "not added: newtrig, t1" in line, line
+
+
+def test_a_name_drawn_twice_does_not_replace_the_first_memory(isolated_home, tmp_path, monkeypatch):
+    """Names are the title's words, the date and two random bytes: CI (2026-11-28) recorded
+    40 titles alike but for a last number on one day, two drew the same bytes, and the
+    second memory was written over the first. The draw is pinned here to repeat once."""
+    from memoryd import slugs
+    from memoryd.app import Memoryd
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    import secrets
+
+    real = secrets.token_hex
+    draws = iter(["abcd", "abcd", "abce"])
+    monkeypatch.setattr(slugs.secrets, "token_hex", lambda n=None: next(draws) if n == 2 else real(n))
+    app = Memoryd()
+    first = app.record("fact", "Deploy note", "first body", scope_path=project)[0].meta.slug
+    second = app.record("fact", "Deploy note", "second body", scope_path=project)[0].meta.slug
+    assert first != second
+    assert app.get(first).doc.body.strip() == "first body"
+    assert app.get(second).doc.body.strip() == "second body"
