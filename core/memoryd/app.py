@@ -876,6 +876,7 @@ class Memoryd(Upkeep):
 
         report = doctor.run(self.store)
         doctor.vectors(self.store, self.config, report)
+        doctor.llm_consents(self.store, self.config, report)
         return report
 
     def stats(self) -> dict[str, Any]:
@@ -1441,11 +1442,8 @@ class Memoryd(Upkeep):
         passphrase (its key is then held in the OS keyring for the grant's life); a
         random-key scope needs the grant PIN, or `in_tray` when the tray's own dialog asked
         the person (only the tray passes it). Returns the grant and warnings."""
-        from memoryd import crypto
-        from memoryd.errors import AuthorizationRequired, KeyUnavailable
+        from memoryd.errors import KeyUnavailable
         from memoryd.sensitive import gate, grants, names, state
-        from memoryd.sensitive import pin as grant_pin
-        from memoryd.sensitive.keys import NotOwned
 
         scope = self.marked_scope(path)
         settings = self.store.keys.settings(scope.hash)
@@ -1455,18 +1453,68 @@ class Memoryd(Upkeep):
         gate.live_grants(self.store, scope.hash, actor=actor, what="grant")
         warnings: list[str] = []
 
+        key = self._person_confirms(
+            scope.hash, settings, passphrase=passphrase, pin=pin, in_tray=in_tray, actor=actor, what="grant"
+        )
+        if key is not None:
+            self.store.keys.remember(scope.hash, key)
+            self.store.keys.claim(scope.hash)  # the passphrase is the person's: theirs to move here
+            try:
+                state.keyring_set(state.grant_entry(scope.hash), key)
+            except KeyUnavailable:
+                warnings.append("no OS keyring to hold the key for the grant: only this process can read")
+        self.store.keys.claim_unowned(scope.hash)  # confirmed by the person: theirs here
+        g = grants.add(self.store.keys, scope.hash, duration, task)
+        names.seal_settings(self.store)  # an older settings file's folder, now the key is here
+        self._index_arrived(scope.hash)
+        if spool.pending(self.layout.spool):  # captures that waited for this key
+            self.drain_spool(wait=False)
+        self.store.audit.append(
+            "grant",
+            actor=actor,
+            scope_hash=scope.hash,
+            details={
+                "duration": duration,
+                "task": g.task,
+                "expires_at": g.expires_at,
+                "by": "tray" if in_tray else ("passphrase" if settings.key_source == "passphrase" else "pin"),
+            },
+        )
+        return g, warnings
+
+    def _person_confirms(
+        self,
+        scope_hash: str,
+        settings: Any,
+        *,
+        passphrase: str | None,
+        pin: str | None,
+        in_tray: bool,
+        actor: str,
+        what: str,
+        need_key: bool = True,
+    ) -> bytes | None:
+        """The person, not whoever runs the command, says yes: the scope's passphrase (its
+        derived key is returned), else the grant PIN, else `in_tray` (only the tray passes
+        it, after its own dialog; a passphrase scope's key is asked there too when
+        `need_key`). Each refusal is audited and raised."""
+        from memoryd import crypto
+        from memoryd.errors import AuthorizationRequired, KeyUnavailable
+        from memoryd.sensitive import pin as grant_pin
+        from memoryd.sensitive.keys import NotOwned
+
         def refuse(why: str, error: Exception) -> None:
             self.store.audit.append(
-                "access_denied", actor=actor, scope_hash=scope.hash, details={"what": "grant", "why": why}
+                "access_denied", actor=actor, scope_hash=scope_hash, details={"what": what, "why": why}
             )
             raise error
 
         if settings.key_source != "passphrase":
             try:
-                self.store.keys.check_owned(scope.hash)  # a keyring that cannot answer: its own error
+                self.store.keys.check_owned(scope_hash)  # a keyring that cannot answer: its own error
             except NotOwned as exc:
                 refuse("scope of another data dir", exc)
-        if settings.key_source == "passphrase":
+        if settings.key_source == "passphrase" and (need_key or not in_tray):
             if not passphrase:
                 raise UsageError(
                     "this scope is protected by a passphrase and none was given (the CLI asks on a terminal)"
@@ -1475,13 +1523,8 @@ class Memoryd(Upkeep):
             key = crypto.derive(passphrase, settings.kdf)
             if crypto.key_check(key) != settings.key_check:
                 refuse("wrong passphrase", KeyUnavailable("wrong passphrase for this scope"))
-            self.store.keys.remember(scope.hash, key)
-            self.store.keys.claim(scope.hash)  # the passphrase is the person's: theirs to move here
-            try:
-                state.keyring_set(state.grant_entry(scope.hash), key)
-            except KeyUnavailable:
-                warnings.append("no OS keyring to hold the key for the grant: only this process can read")
-        elif not in_tray:
+            return key
+        if not in_tray and settings.key_source != "passphrase":
             if not grant_pin.is_set(self.layout.home):
                 refuse(
                     "no grant PIN is set",
@@ -1510,24 +1553,67 @@ class Memoryd(Upkeep):
                 )
             if got != "right":
                 refuse("wrong grant PIN", AuthorizationRequired("wrong grant PIN: not granted"))
-        self.store.keys.claim_unowned(scope.hash)  # confirmed by the person: theirs here
-        g = grants.add(self.store.keys, scope.hash, duration, task)
-        names.seal_settings(self.store)  # an older settings file's folder, now the key is here
-        self._index_arrived(scope.hash)
-        if spool.pending(self.layout.spool):  # captures that waited for this key
-            self.drain_spool(wait=False)
-        self.store.audit.append(
-            "grant",
+        return None
+
+    def allow_llm(
+        self,
+        path: str | Path,
+        *,
+        passphrase: str | None = None,
+        pin: str | None = None,
+        in_tray: bool = False,
+        actor: str = "cli",
+    ) -> dict[str, Any]:
+        """Let the configured LLM provider score this sensitive project's sessions (its
+        text leaves the machine): the person confirms as for a grant, and the consent names
+        the provider and URL configured now (memoryd.sensitive.llm_access)."""
+        from memoryd.llm.factory import endpoint
+        from memoryd.sensitive import llm_access
+
+        scope = self.marked_scope(path)
+        settings = self.store.keys.settings(scope.hash)
+        if settings is None:
+            raise UsageError(f"{scope.root} is not a sensitive scope: its sessions go to the LLM already")
+        where = endpoint(self.config.llm)
+        if where is None:
+            raise UsageError(
+                f"[llm] provider = {self.config.llm.provider!r} sends nothing anywhere: nothing to allow"
+            )
+        self._person_confirms(
+            scope.hash,
+            settings,
+            passphrase=passphrase,
+            pin=pin,
+            in_tray=in_tray,
             actor=actor,
-            scope_hash=scope.hash,
-            details={
-                "duration": duration,
-                "task": g.task,
-                "expires_at": g.expires_at,
-                "by": "tray" if in_tray else ("passphrase" if settings.key_source == "passphrase" else "pin"),
-            },
+            what="allow-llm",
+            need_key=False,  # the tray's own dialog is the person's yes; no key is opened
         )
-        return g, warnings
+        consent = llm_access.allow(self.store, scope.hash, where)
+        by = "tray" if in_tray else ("passphrase" if settings.key_source == "passphrase" else "pin")
+        self.store.audit.append(
+            "llm_allowed", actor=actor, scope_hash=scope.hash, details={"endpoint": where, "by": by}
+        )
+        return {"scope_hash": scope.hash, "endpoint": consent.endpoint, "allowed_at": consent.at}
+
+    def withdraw_llm(self, path: str | Path, *, actor: str = "cli") -> bool:
+        """Anyone may take the consent back: it only keeps text here."""
+        from memoryd.sensitive import llm_access
+
+        scope = self.marked_scope(path)
+        gone = llm_access.withdraw(self.store, scope.hash)
+        if gone:
+            self.store.audit.append("llm_withdrawn", actor=actor, scope_hash=scope.hash, details={})
+        return gone
+
+    def llm_consent(self, path: str | Path) -> dict[str, Any] | None:
+        from memoryd.sensitive import llm_access
+
+        scope = self.marked_scope(path)
+        consent = llm_access.get(self.store, scope.hash)
+        if consent is None:
+            return None
+        return {"scope_hash": scope.hash, "endpoint": consent.endpoint, "allowed_at": consent.at}
 
     def revoke(self, path: str | Path, *, task: str | None = None, actor: str = "cli") -> int:
         from memoryd.errors import KeyUnavailable

@@ -270,12 +270,18 @@ class Upkeep:
         from memoryd.sensitive import broker
 
         req = broker.parse_request(line)
-        if req["op"] == "grant":
+        if req["op"] in ("grant", "llm"):
             settings = self.store.keys.settings(req["scope_hash"])
             if settings is None:
                 raise ValueError(f"scope {req['scope_hash']} is not a sensitive scope here")
             req["root"] = self.store.keys.root(req["scope_hash"])  # None where it stays sealed
             req["passphrase"] = settings.key_source == "passphrase"
+        if req["op"] == "llm":
+            from memoryd.llm.factory import endpoint
+
+            req["endpoint"] = endpoint(self.config.llm)  # where the text would go, from core's config
+            if req["endpoint"] is None:
+                raise ValueError(f"[llm] provider = {self.config.llm.provider!r} sends nothing anywhere")
         return req
 
     def show_request(self) -> bytes:

@@ -63,7 +63,9 @@ class LLMConfig:
     max_input_tokens: int = 900
     timeout_seconds: float = 30.0
     max_retries: int = 2
-    # Send sensitive scopes' text to the provider (off: they are rule-scored).
+    # No longer read (a file any agent can edit is no consent): `memoryd allow-llm PATH`
+    # allows one sensitive project, confirmed as a grant is. Still parsed so that old
+    # config files load; `doctor` says it is ignored.
     allow_sensitive: bool = False
     providers: dict[str, ProviderConfig] = field(default_factory=lambda: dict(_PROVIDER_DEFAULTS))
     # USD per million tokens, (input, output), overriding the built-in price list.

@@ -39,3 +39,15 @@ def vectors(store: Store, config: Config, report: DoctorReport) -> None:
     report.vectors_invalid = store.vectors.invalid(model)
     with read_session(store.engine) as s:
         report.vectors_unreferenced = len(vsql.unreferenced(raw_connection(s), locked))
+
+
+def llm_consents(store: Store, config: Config, report: DoctorReport) -> None:
+    """Which sensitive scopes' text goes to an LLM provider, and to which; and the old
+    config switch, which no longer lets any through (memoryd.sensitive.llm_access)."""
+    from memoryd.sensitive import llm_access, state
+
+    report.llm_switch_ignored = config.llm.allow_sensitive
+    for h in sorted(state.sensitive_hashes(store.layout)):
+        consent = llm_access.get(store, h)
+        if consent is not None:
+            report.llm_allowed[h] = consent.endpoint

@@ -28,9 +28,10 @@ from memoryd.kg.extract import Extraction
 from memoryd.kg.learn import set_entities
 from memoryd.llm import prompts, rules, tokens
 from memoryd.llm.base import LLMError, Prompt, Provider
-from memoryd.llm.factory import Choice, choose
+from memoryd.llm.factory import Choice, choose, endpoint
 from memoryd.llm.schemas import DuraOutput
 from memoryd.models import MemoryType
+from memoryd.sensitive import llm_access
 from memoryd.store import Store, analysed_current, analysis_digest, analysis_fingerprint, dura_mean
 from memoryd.store import governance as sql
 from memoryd.store.terms import rarity_for
@@ -169,8 +170,11 @@ class Analyzer:
             )
             return Scored(out, rules.NAME, reason, used, "rules")
 
-        if row.get("scope_sensitive") and not llm.allow_sensitive:
-            return by_rules("sensitive scope: nothing sent to the LLM")
+        refused = llm_access.refusal(
+            self.store, doc.meta.scope_hash, endpoint(llm), sensitive=bool(row.get("scope_sensitive"))
+        )
+        if refused:
+            return by_rules(refused)
         if row.get("suspect"):  # text aimed at an AI is not handed to one (memoryd.suspect_doc)
             return by_rules("suspect memory: nothing sent to the LLM until a person clears it")
         provider = self.choice.provider

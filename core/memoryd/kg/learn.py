@@ -70,7 +70,10 @@ class Learner:
         return self._choice
 
     def _provider(self, scope_hash: str) -> Any:
-        if self.store.keys.sensitive(scope_hash) and not self.config.llm.allow_sensitive:
+        from memoryd.llm.factory import endpoint
+        from memoryd.sensitive import llm_access
+
+        if llm_access.refusal(self.store, scope_hash, endpoint(self.config.llm)):
             return None
         return self.choice.provider
 

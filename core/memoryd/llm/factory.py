@@ -22,6 +22,26 @@ class Choice:
     reason: str
 
 
+ANTHROPIC_URL = "https://api.anthropic.com"
+OPENAI_URL = "https://api.openai.com/v1"
+OLLAMA_URL = "http://127.0.0.1:11434"
+
+
+def endpoint(cfg: LLMConfig) -> str | None:
+    """Where analysis would send text: the provider and the URL it reaches (None for the
+    rules). A sensitive project's consent names it (memoryd.sensitive.llm_access), so a
+    base_url changed in the config file afterwards is not covered by it. The Anthropic SDK
+    reads ANTHROPIC_BASE_URL from the process environment when the config names no URL."""
+    name = cfg.provider
+    if name not in ("anthropic", "openai", "ollama"):
+        return None
+    url = cfg.provider_config(name).base_url
+    if not url:
+        url = {"anthropic": os.environ.get("ANTHROPIC_BASE_URL") or ANTHROPIC_URL}.get(name)
+        url = url or {"openai": OPENAI_URL, "ollama": OLLAMA_URL}[name]
+    return f"{name} {url.strip().rstrip('/')}"
+
+
 def choose(
     cfg: LLMConfig,
     *,
@@ -43,7 +63,7 @@ def choose(
     model = cfg.model_for(name)
     common = {"timeout": cfg.timeout_seconds, "max_retries": cfg.max_retries}
     if name == "ollama":
-        base_url = pcfg.base_url or "http://127.0.0.1:11434"
+        base_url = pcfg.base_url or OLLAMA_URL
         ollama = OllamaProvider(model, base_url=base_url, transport=transport, **common)
         return Choice(ollama, f"ollama {model} at {base_url} (no API key needed)")
     if name not in ("anthropic", "openai"):
@@ -68,7 +88,7 @@ def choose(
             model, key, base_url=pcfg.base_url, http_client=client, **common
         )
     else:
-        base_url = pcfg.base_url or "https://api.openai.com/v1"
+        base_url = pcfg.base_url or OPENAI_URL
         where = f" at {base_url}"
         provider = OpenAIProvider(model, key, base_url=base_url, transport=transport, **common)
     return Choice(provider, f"{name} {model}{where} (key from {source})")

@@ -162,7 +162,7 @@ def parse_request(line: bytes) -> dict[str, Any]:
     if (
         not isinstance(data, dict)
         or data.get("v") != PROTOCOL
-        or data.get("op") not in ("grant", "pin", "show")
+        or data.get("op") not in ("grant", "pin", "show", "llm")
     ):
         raise ValueError("not a memoryd grant request")
     if data["op"] == "show":  # a second `memoryd-tray` launch: show the running one's window
@@ -181,7 +181,7 @@ def parse_request(line: bytes) -> dict[str, Any]:
         raise ValueError("request has no scope hash")
     return {
         "v": PROTOCOL,
-        "op": "grant",
+        "op": data["op"],  # "grant", or "llm": `memoryd allow-llm` (the person confirms)
         "scope_hash": scope_hash,
         "actor": actor,
         "agent": said(data.get("agent")),

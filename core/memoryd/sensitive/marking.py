@@ -29,7 +29,7 @@ from memoryd.store import governance as gsql
 from memoryd.store import index as isql
 from memoryd.store.files import ENC, MD
 
-from . import content, gate, grants, names, state
+from . import content, gate, grants, llm_access, names, state
 
 OPAQUE = re.compile(r"^(?:\d{4}-\d{2}-\d{2}|m)-[0-9a-f]{12}$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
@@ -108,6 +108,8 @@ def mark(
         state.save(h, settings)
         store.keys.set_anchor(scope.hash, settings.key_check)
         store.keys.claim(scope.hash)
+        with contextlib.suppress(KeyUnavailable):  # a consent left from before is not the person's now
+            state.keyring_delete(llm_access.entry(store, scope.hash))
         # The plaintext snapshot goes before anything slow: a kill after this point
         # leaves no readable summary of the scope behind (memoryd.snapshot reseals it).
         # Under the snapshot's lock: a render begun before the state file existed lands
@@ -463,6 +465,7 @@ def unmark(store: Store, scope: Scope, *, actor: str = "cli") -> int:
         state.grant_entry(scope.hash),
         state.owner_entry(scope.hash),
         state.check_entry(scope.hash),
+        llm_access.entry(store, scope.hash),  # marked again later, it starts without consent
     ):
         with contextlib.suppress(KeyUnavailable):
             state.keyring_delete(entry)

@@ -218,6 +218,11 @@ class DoctorReport:
     # Sensitive scopes whose settings file names another key check than the one the OS
     # keyring holds for them (edited outside memoryd): refused until restored (a problem).
     settings_disowned: list[str] = field(default_factory=list)
+    # Sensitive scopes whose sessions the person let the LLM provider score (scope hash ->
+    # the provider and URL they allowed; memoryd.sensitive.llm_access). Information.
+    llm_allowed: dict[str, str] = field(default_factory=dict)
+    # `[llm] allow_sensitive = true` in config.toml: no longer read (a warning).
+    llm_switch_ignored: bool = False
     # Vectors (a warning, not a problem: keyword search covers what has none): the model
     # configured, texts without a vector of it, vectors of another model or of no memory,
     # and memories indexed before vectors existed. `memoryd reindex` fixes all three.

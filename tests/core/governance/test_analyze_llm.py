@@ -680,7 +680,7 @@ def test_rules_provider_scores_without_a_request(llm_app: Memoryd, llm_capture: 
     assert promo["reasoning"].startswith('rule-scored (provider = "rules"')
 
 
-def test_sensitive_scope_is_rule_scored_unless_allowed(
+def test_sensitive_scope_is_rule_scored_whatever_the_config_says(
     llm_api: LLMApi, llm_app: Memoryd, llm_capture: Callable[..., str]
 ) -> None:
     slug = llm_capture()
@@ -696,11 +696,13 @@ def test_sensitive_scope_is_rule_scored_unless_allowed(
     (promo,) = promotions_of(llm_app, slug)
     assert "sensitive scope" in promo["reasoning"]
 
+    # The old config switch is no consent (an agent can write it): the person allows one
+    # project with `memoryd allow-llm` (tests/core/sensitive/test_llm_access.py).
     mark_sensitive(llm_app, slug)
     replay = Replay(recorded(llm_api.name, "ok"))
-    allowed = analyzer(llm_app, llm_api, replay, allow_sensitive=True).session(slug, force=True)
-    assert len(replay.requests) == 1
-    assert_scored_by(llm_app, slug, allowed, llm_api.by)
+    switched = analyzer(llm_app, llm_api, replay, allow_sensitive=True).session(slug, force=True)
+    assert replay.requests == []
+    assert_scored_by(llm_app, slug, switched, "rules")
 
 
 # -- what is sent -------------------------------------------------------------------------

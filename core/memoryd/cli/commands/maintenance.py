@@ -108,6 +108,16 @@ def run_doctor(args: argparse.Namespace) -> int:
                 "anchor and sensitive scopes by that place: move it back there to use them (or "
                 "`memoryd key import` a scope's recovery file here)"
             )
+        for h, where in rep.llm_allowed.items():
+            output.line(
+                f"sensitive scope {h}: its sessions are scored by {where} (allowed by the person; "
+                "`memoryd allow-llm PATH --off` keeps them here)"
+            )
+        if rep.llm_switch_ignored:
+            output.line(
+                "config: [llm] allow_sensitive is no longer read, so no sensitive project's text goes to "
+                "the LLM by it; `memoryd allow-llm PATH` allows one project, confirmed as a grant is"
+            )
         for h in rep.clear_roots:
             output.line(
                 f"sensitive scope {h}: its settings keep the project folder in the clear (written "

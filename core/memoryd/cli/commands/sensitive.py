@@ -75,6 +75,22 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     v.add_argument("--task")
     v.set_defaults(handler=run_revoke)
 
+    al = sub.add_parser(
+        "allow-llm",
+        parents=[common],
+        help="let the LLM provider score a sensitive project's sessions (or --off)",
+        description="A sensitive project's sessions are scored by the local rules, so nothing of them "
+        "leaves this computer. allow-llm sends them to the provider and URL configured in [llm] now, "
+        "once the person confirms as for a grant (the tray's dialog, the grant PIN, or the scope's "
+        "passphrase); a provider or URL changed later is not covered. --off takes it back (anyone "
+        "may); --status shows it. Example: memoryd allow-llm ~/work/finance",
+    )
+    al.add_argument("path")
+    how = al.add_mutually_exclusive_group()
+    how.add_argument("--off", action="store_true", help="keep this project's sessions here again")
+    how.add_argument("--status", action="store_true", help="say whether it is allowed, and for what")
+    al.set_defaults(handler=run_allow_llm)
+
     gp = sub.add_parser(
         "grant-pin",
         parents=[common],
@@ -300,6 +316,51 @@ def run_grant(args: argparse.Namespace) -> int:
     for w in warnings:
         output.warn(w)
     _granted_line(args, grant.as_dict(), label(settings.scope_hash, app.sensitive_where(args.path)))
+    return 0
+
+
+def run_allow_llm(args: argparse.Namespace) -> int:
+    from memoryd.errors import AuthorizationRequired
+    from memoryd.sensitive.state import label
+
+    app = _app()
+    settings = app.sensitive_settings(args.path)
+    if settings is None:
+        raise UsageError(f"{args.path} is not in a sensitive scope: its sessions go to the LLM already")
+    where = label(settings.scope_hash, app.sensitive_where(args.path))
+    if args.off or args.status:
+        consent = app.llm_consent(args.path)
+        if args.off:
+            app.withdraw_llm(args.path)
+        if args.json:
+            output.emit_json({"scope_hash": settings.scope_hash, "allowed": None if args.off else consent})
+        elif args.off:
+            output.line(f"{where}: sessions scored here by the rules" + ("" if consent else " (as before)"))
+        elif consent:
+            output.line(f"{where}: sessions scored by {consent['endpoint']} (since {consent['allowed_at']})")
+        else:
+            output.line(f"{where}: sessions scored here by the rules")
+        return 0
+    answer = _ask_tray("llm", {"scope_hash": settings.scope_hash, "what": "memoryd allow-llm"})
+    if answer is not None:  # the tray's dialog decided, and wrote the consent itself
+        if not answer.get("granted"):
+            from memoryd.sensitive import broker
+
+            raise AuthorizationRequired(f"not allowed: {broker.refusal(answer)}")
+        consent = app.llm_consent(args.path)
+        if consent is None:
+            raise AuthorizationRequired("the tray answered yes but no consent is recorded")
+    else:
+        passphrase = pin = None
+        if settings.key_source == "passphrase":
+            passphrase = read_passphrase(f"Passphrase of {where}: ")
+        elif app.grant_pin_status()["set"]:
+            pin = read_secret(f"Grant PIN to send {where} to the LLM: ")
+        consent = app.allow_llm(args.path, passphrase=passphrase, pin=pin)
+    if args.json:
+        output.emit_json(consent)
+    else:
+        output.line(f"{where}: sessions scored by {consent['endpoint']} from now on")
     return 0
 
 
