@@ -102,6 +102,29 @@ def pin_question(request: dict[str, Any]) -> tuple[QMessageBox, QAbstractButton]
     return box, allow
 
 
+def llm_question(request: dict[str, Any]) -> tuple[QMessageBox, QAbstractButton]:
+    """The question `memoryd allow-llm` puts to the person, and its Allow button; Deny is
+    the default. The project and the provider are core's record, never the caller's."""
+    from memoryd.visible import clean
+    from memoryd_desktop.project_text import withheld
+
+    project = clean(str(request.get("root") or "")) or withheld(str(request["scope_hash"]))
+    box = QMessageBox(
+        QMessageBox.Icon.Warning,
+        translate("GrantServer", "Send a sensitive project to the LLM?"),
+        translate(
+            "GrantServer",
+            "{who} asks to let {endpoint} score the sessions of the sensitive project {project}. "
+            "Their text will leave this computer each time a session there is captured. Allow "
+            "only if you asked for this yourself right now.",
+        ).format(who=who(request), endpoint=clean(str(request.get("endpoint") or "")), project=project),
+    )
+    allow = box.addButton(translate("GrantServer", "Allow"), QMessageBox.ButtonRole.AcceptRole)
+    deny = box.addButton(translate("GrantServer", "Deny"), QMessageBox.ButtonRole.RejectRole)
+    box.setDefaultButton(deny)
+    return box, allow
+
+
 class _Pending(QObject):
     """One open request: its connection, its dialog, and the bytes read so far."""
 
@@ -201,7 +224,7 @@ class GrantServer(QObject):
             return
         item.request["peer_pid"] = item.peer_pid
         prompts = sum(p.dialog is not None or p.box is not None for p in self.pending)
-        if item.request.get("op") in ("grant", "pin") and prompts >= MAX_PENDING:
+        if item.request.get("op") in ("grant", "pin", "llm") and prompts >= MAX_PENDING:
             self._answer(item, False, reason="busy")
             return
         if item.request.get("op") == "show":
@@ -211,7 +234,37 @@ class GrantServer(QObject):
         if item.request.get("op") == "pin":
             self._confirm_pin(item)
             return
+        if item.request.get("op") == "llm":
+            self._confirm_llm(item)
+            return
         self._prompt(item)
+
+    def _confirm_llm(self, item: _Pending) -> None:
+        """`memoryd allow-llm`: a sensitive project's text would leave the machine, so the
+        person confirms here and the consent is written by this app (as grants are)."""
+        req = item.request
+        assert req is not None
+        box, allow = llm_question(req)
+        item.box = box
+
+        def decided(_code: int) -> None:
+            if box.clickedButton() is not allow:
+                self._answer(item, False, reason="denied")
+                return
+            if item.conn.state() != QLocalSocket.LocalSocketState.ConnectedState:
+                self._gone(item)  # the caller stopped waiting: allow nothing
+                return
+            self.ops.run(
+                lambda: self.facade.allow_llm(req["scope_hash"], in_tray=True, actor="tray"),
+                lambda _result: self._answer(item, True),
+                lambda exc: self._answer(item, False, grant_error(exc, False), reason="denied"),
+            )
+
+        box.finished.connect(decided)
+        box.show()
+        box.raise_()
+        box.activateWindow()
+        self.asked.emit(req)
 
     def _confirm_pin(self, item: _Pending) -> None:
         """`memoryd grant-pin set` while random-key scopes have no PIN: a PIN set by whoever

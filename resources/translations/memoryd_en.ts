@@ -1297,6 +1297,14 @@
         <translation>Deny</translation>
     </message>
         <message>
+            <source>Send a sensitive project to the LLM?</source>
+            <translation>Send a sensitive project to the LLM?</translation>
+        </message>
+        <message>
+            <source>{who} asks to let {endpoint} score the sessions of the sensitive project {project}. Their text will leave this computer each time a session there is captured. Allow only if you asked for this yourself right now.</source>
+            <translation>{who} asks to let {endpoint} score the sessions of the sensitive project {project}. Their text will leave this computer each time a session there is captured. Allow only if you asked for this yourself right now.</translation>
+        </message>
+        <message>
             <source>Set the grant PIN?</source>
             <translation>Set the grant PIN?</translation>
         </message>

@@ -1299,6 +1299,14 @@
         <translation>拒绝</translation>
     </message>
     <message>
+        <source>Send a sensitive project to the LLM?</source>
+        <translation>把敏感项目发送给 LLM？</translation>
+    </message>
+    <message>
+        <source>{who} asks to let {endpoint} score the sessions of the sensitive project {project}. Their text will leave this computer each time a session there is captured. Allow only if you asked for this yourself right now.</source>
+        <translation>{who} 请求让 {endpoint} 为敏感项目 {project} 的会话评分。此后每捕获一次那里的会话，其文本都会离开这台电脑。只有在你本人刚刚提出此请求时才允许。</translation>
+    </message>
+    <message>
         <source>Set the grant PIN?</source>
         <translation>设置授权 PIN？</translation>
     </message>

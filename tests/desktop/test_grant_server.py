@@ -210,6 +210,49 @@ def test_a_random_key_grant_and_the_first_grant_pin_wait_for_the_persons_yes(
     assert facade.grant_pin_status() == {"set": True, "random_scopes": 1, "had_random_scopes": True}
 
 
+def test_sending_a_sensitive_project_to_the_llm_waits_for_the_persons_yes(
+    qtbot: QtBot, facade: Memoryd, tmp_path: Path, secret_service: str, monkeypatch
+) -> None:
+    """`memoryd allow-llm` with the tray running: the tray names the project and where its
+    text would go (core's record and config, not the caller's words), and writes the
+    consent itself on Allow; Deny allows nothing."""
+    monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
+    project = tmp_path / "secret-project"
+    project.mkdir()
+    facade.record("fact", "Staging rotation", SECRET_BODY, scope_path=project)
+    facade.mark_sensitive(project)
+    server = _server(qtbot, facade)
+
+    def ask() -> tuple[subprocess.Popen[str], QAbstractButton, QAbstractButton]:
+        with qtbot.waitSignal(server.asked, timeout=30_000) as asked:
+            proc = _cli("allow-llm", str(project))
+        assert asked.args[0]["op"] == "llm"
+        box = server.pending[0].box
+        assert box is not None and box.isVisible()
+        assert box.windowTitle() == "Send a sensitive project to the LLM?"
+        assert "anthropic https://api.anthropic.com" in box.text() and str(project) in box.text()
+        (allow,) = [b for b in box.buttons() if b.text() == "Allow"]
+        (deny,) = [b for b in box.buttons() if b.text() == "Deny"]
+        assert box.defaultButton() is deny
+        return proc, allow, deny
+
+    proc, _allow, deny = ask()
+    with qtbot.waitSignal(server.answered, timeout=30_000):
+        qtbot.mouseClick(deny, Qt.MouseButton.LeftButton)
+    _out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 3 and "not allowed" in err and err.count("\n") == 1, err
+    assert facade.llm_consent(project) is None
+
+    proc, allow, _deny = ask()
+    with qtbot.waitSignal(server.answered, timeout=30_000) as answered:
+        qtbot.mouseClick(allow, Qt.MouseButton.LeftButton)
+    assert answered.args[1] is True
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0 and "from now on" in out, err
+    consent = facade.llm_consent(project)
+    assert consent is not None and consent["endpoint"] == "anthropic https://api.anthropic.com"
+
+
 def test_the_prompt_speaks_chinese_in_zh_cn(
     qtbot: QtBot, facade: Memoryd, tmp_path: Path, qapp: QApplication, secret_service: str
 ) -> None:
