@@ -304,14 +304,24 @@ class Upkeep:
         return broker.answer_line(granted, duration=duration, error=error, reason=reason)
 
     def sensitive_scopes(self) -> list[dict[str, Any]]:
-        """Every sensitive scope with its root, key source and live grants."""
-        from memoryd.sensitive import grants, marking
+        """Every sensitive scope with its root, key source, live grants and where its
+        sessions are scored ("llm": the endpoint allowed, None for the rules)."""
+        from memoryd.sensitive import grants, llm_access, marking
 
         out = []
         for row in marking.status(self.store):
             live = grants.live(self.store.keys, row["scope_hash"])
-            out.append({**row, "grants": [g.as_dict() for g in live]})
+            consent = llm_access.get(self.store, row["scope_hash"])
+            out.append(
+                {**row, "grants": [g.as_dict() for g in live], "llm": consent.endpoint if consent else None}
+            )
         return out
+
+    def llm_endpoint(self) -> str | None:
+        """Where analysis would send a session now (`memoryd allow-llm` names it)."""
+        from memoryd.llm.factory import endpoint
+
+        return endpoint(self.config.llm)
 
     # -- the identity window ----------------------------------------------------------
     def monthly_reports(self) -> list[dict[str, Any]]:

@@ -75,6 +75,13 @@ def grant_label(grant: dict[str, Any]) -> str:
     return str(duration)
 
 
+def scored_label(scope: dict[str, Any]) -> str:
+    """Where the project's sessions are scored: here, or the LLM the person allowed."""
+    if scope.get("llm"):
+        return str(scope["llm"])
+    return translate("ScopesWindow", "Here (rules)")
+
+
 def access_label(scope: dict[str, Any]) -> str:
     grants = scope.get("grants") or []
     if not grants:
@@ -85,7 +92,7 @@ def access_label(scope: dict[str, Any]) -> str:
 class ScopesWindow(QWidget):
     """One row per sensitive project. Signals for whoever waits on them: `loaded(scopes)`
     after each load is shown, `changed(action, root)` after a grant, revoke or unmark
-    succeeded ("grant", "revoke", "unmark"), `failed(text)` on any error."""
+    succeeded ("grant", "revoke", "unmark", "llm"), `failed(text)` on any error."""
 
     loaded = Signal(list)
     changed = Signal(str, str)
@@ -122,6 +129,7 @@ class ScopesWindow(QWidget):
                 translate("ScopesWindow", "Protection"),
                 translate("ScopesWindow", "Marked"),
                 translate("ScopesWindow", "Access"),
+                translate("ScopesWindow", "Sessions scored"),
             ]
         )
         self.tree.setRootIsDecorated(False)
@@ -143,12 +151,17 @@ class ScopesWindow(QWidget):
         self.revoke_button.clicked.connect(self.revoke_selected)
         self.unmark_button = QPushButton(translate("ScopesWindow", "Unmark…"))
         self.unmark_button.clicked.connect(self.unmark_selected)
+        self.llm_button = QPushButton()
+        self.llm_button.clicked.connect(self.llm_selected)
+        self.llm_confirm: QMessageBox | None = None  # "send to the LLM?", while open
+        self.llm_yes: QPushButton | None = None
         self.reload_button = QPushButton(translate("ScopesWindow", "Refresh"))
         self.reload_button.clicked.connect(self.load)
         row = QHBoxLayout()
         row.addWidget(self.grant_button)
         row.addWidget(self.revoke_button)
         row.addWidget(self.unmark_button)
+        row.addWidget(self.llm_button)
         row.addStretch(1)
         row.addWidget(self.reload_button)
 
@@ -190,6 +203,7 @@ class ScopesWindow(QWidget):
                     key_label(str(scope.get("key_source") or "")),
                     local_time(scope.get("marked_at")),
                     access_label(scope),
+                    scored_label(scope),
                 ]
             )
             item.setData(0, HASH_ROLE, scope["scope_hash"])
@@ -240,6 +254,21 @@ class ScopesWindow(QWidget):
             if live
             else translate("ScopesWindow", "Grant access first: unmarking reads every memory to decrypt it.")
         )
+        sent = bool(scope and scope.get("llm"))
+        self.llm_button.setText(
+            translate("ScopesWindow", "Keep sessions here")
+            if sent
+            else translate("ScopesWindow", "Score with the LLM…")
+        )
+        self.llm_button.setToolTip(
+            translate("ScopesWindow", "Stop sending this project's sessions to the LLM provider.")
+            if sent
+            else translate(
+                "ScopesWindow",
+                "Send this project's sessions to the LLM provider for scoring (they leave this computer).",
+            )
+        )
+        self.llm_button.setEnabled(scope is not None and not self._acting and self.llm_confirm is None)
 
     def _busy(self, busy: bool) -> None:
         self._acting = busy
@@ -340,6 +369,88 @@ class ScopesWindow(QWidget):
             translate("ScopesWindow", "Grants revoked for {root}: {count}.").format(root=root, count=count)
         )
         self.changed.emit("revoke", root)
+        self.load()
+
+    # -- the LLM ----------------------------------------------------------------------
+    @Slot()
+    def llm_selected(self) -> QMessageBox | None:
+        """Sent to the LLM: keep it here at once (nothing leaves). Kept here: ask first,
+        naming the provider and URL core would send to; the person's yes here is the
+        confirmation (memoryd.sensitive.llm_access)."""
+        scope = self.selected()
+        if scope is None or self._acting or self.llm_confirm is not None:
+            return self.llm_confirm
+        root, scope_hash = folder(scope), str(scope["scope_hash"])
+        facade = self.facade
+        if scope.get("llm"):
+            self._busy(True)
+            self.ops.run(
+                lambda: facade.withdraw_llm(scope_hash, actor=ACTOR),
+                lambda _gone: self._llm_done(root, None),
+                self._action_failed,
+            )
+            return None
+        where = facade.llm_endpoint()
+        if where is None:
+            self.show_error(
+                translate(
+                    "ScopesWindow", "No LLM provider is configured: sessions are scored here by the rules."
+                )
+            )
+            return None
+        box = QMessageBox(self)
+        box.setIcon(QMessageBox.Icon.Warning)
+        box.setWindowTitle(translate("GrantServer", "Send a sensitive project to the LLM?"))
+        box.setTextFormat(Qt.TextFormat.PlainText)  # a folder name is never markup
+        box.setText(
+            translate("ScopesWindow", "Send the sessions of {root} to {endpoint}?").format(
+                root=root, endpoint=where
+            )
+        )
+        box.setInformativeText(
+            translate(
+                "ScopesWindow",
+                "Their text will leave this computer each time a session there is captured. If the "
+                "provider or its URL changes, they are kept here again.",
+            )
+        )
+        self.llm_yes = box.addButton(translate("GrantServer", "Allow"), QMessageBox.ButtonRole.AcceptRole)
+        cancel = box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(cancel)
+        box.setEscapeButton(cancel)
+        box.finished.connect(lambda _code: self._llm_confirmed(box, root, scope_hash))
+        self.llm_confirm = box
+        self._update_buttons()
+        box.open()
+        return box
+
+    def _llm_confirmed(self, box: QMessageBox, root: str, scope_hash: str) -> None:
+        yes = box.clickedButton() is self.llm_yes
+        self.llm_confirm = None
+        box.deleteLater()
+        self._update_buttons()
+        if not yes:
+            return
+        facade = self.facade
+        self._busy(True)
+        self.ops.run(
+            lambda: facade.allow_llm(scope_hash, in_tray=True, actor=ACTOR),
+            lambda consent: self._llm_done(root, consent["endpoint"]),
+            self._action_failed,
+        )
+
+    def _llm_done(self, root: str, endpoint: str | None) -> None:
+        self._busy(False)
+        if endpoint:
+            text = translate("ScopesWindow", "Sessions of {root} are scored by {endpoint}.").format(
+                root=root, endpoint=endpoint
+            )
+        else:
+            text = translate("ScopesWindow", "Sessions of {root} are scored here by the rules.").format(
+                root=root
+            )
+        self.notify(text)
+        self.changed.emit("llm", root)
         self.load()
 
     # -- unmark -----------------------------------------------------------------------

@@ -1823,6 +1823,50 @@
             <source>{root} is no longer sensitive; memories decrypted: {count}.</source>
             <translation>{root} is no longer sensitive; memories decrypted: {count}.</translation>
         </message>
+        <message>
+        <source>Here (rules)</source>
+        <translation>Here (rules)</translation>
+    </message>
+    <message>
+        <source>Their text will leave this computer each time a session there is captured. If the provider or its URL changes, they are kept here again.</source>
+        <translation>Their text will leave this computer each time a session there is captured. If the provider or its URL changes, they are kept here again.</translation>
+    </message>
+    <message>
+        <source>Sessions scored</source>
+        <translation>Sessions scored</translation>
+    </message>
+    <message>
+        <source>Keep sessions here</source>
+        <translation>Keep sessions here</translation>
+    </message>
+    <message>
+        <source>Score with the LLM…</source>
+        <translation>Score with the LLM…</translation>
+    </message>
+    <message>
+        <source>Stop sending this project&apos;s sessions to the LLM provider.</source>
+        <translation>Stop sending this project&apos;s sessions to the LLM provider.</translation>
+    </message>
+    <message>
+        <source>Send this project&apos;s sessions to the LLM provider for scoring (they leave this computer).</source>
+        <translation>Send this project&apos;s sessions to the LLM provider for scoring (they leave this computer).</translation>
+    </message>
+    <message>
+        <source>No LLM provider is configured: sessions are scored here by the rules.</source>
+        <translation>No LLM provider is configured: sessions are scored here by the rules.</translation>
+    </message>
+    <message>
+        <source>Send the sessions of {root} to {endpoint}?</source>
+        <translation>Send the sessions of {root} to {endpoint}?</translation>
+    </message>
+    <message>
+        <source>Sessions of {root} are scored by {endpoint}.</source>
+        <translation>Sessions of {root} are scored by {endpoint}.</translation>
+    </message>
+    <message>
+        <source>Sessions of {root} are scored here by the rules.</source>
+        <translation>Sessions of {root} are scored here by the rules.</translation>
+    </message>
     </context>
     <context>
         <name>SettingsDialog</name>

@@ -1825,6 +1825,50 @@
         <source>{root} is no longer sensitive; memories decrypted: {count}.</source>
         <translation>{root} 不再是敏感项目；已解密记忆：{count} 条。</translation>
     </message>
+    <message>
+        <source>Here (rules)</source>
+        <translation>本机（规则）</translation>
+    </message>
+    <message>
+        <source>Their text will leave this computer each time a session there is captured. If the provider or its URL changes, they are kept here again.</source>
+        <translation>此后每捕获一次那里的会话，其文本都会离开这台电脑。如果服务商或其 URL 改变，会话将重新留在本机。</translation>
+    </message>
+    <message>
+        <source>Sessions scored</source>
+        <translation>会话评分</translation>
+    </message>
+    <message>
+        <source>Keep sessions here</source>
+        <translation>会话留在本机</translation>
+    </message>
+    <message>
+        <source>Score with the LLM…</source>
+        <translation>交给 LLM 评分…</translation>
+    </message>
+    <message>
+        <source>Stop sending this project&apos;s sessions to the LLM provider.</source>
+        <translation>不再把这个项目的会话发送给 LLM 服务商。</translation>
+    </message>
+    <message>
+        <source>Send this project&apos;s sessions to the LLM provider for scoring (they leave this computer).</source>
+        <translation>把这个项目的会话发送给 LLM 服务商评分（会话会离开这台电脑）。</translation>
+    </message>
+    <message>
+        <source>No LLM provider is configured: sessions are scored here by the rules.</source>
+        <translation>没有配置 LLM 服务商：会话在本机按规则评分。</translation>
+    </message>
+    <message>
+        <source>Send the sessions of {root} to {endpoint}?</source>
+        <translation>把 {root} 的会话发送给 {endpoint}？</translation>
+    </message>
+    <message>
+        <source>Sessions of {root} are scored by {endpoint}.</source>
+        <translation>{root} 的会话由 {endpoint} 评分。</translation>
+    </message>
+    <message>
+        <source>Sessions of {root} are scored here by the rules.</source>
+        <translation>{root} 的会话在本机按规则评分。</translation>
+    </message>
 </context>
 <context>
     <name>SettingsDialog</name>

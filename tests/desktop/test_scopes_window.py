@@ -333,3 +333,46 @@ def test_a_change_from_another_window_reloads_the_open_one(
     with qtbot.assertNotEmitted(window.loaded, wait=300):
         windows.store_changed()
     assert errors == []
+
+
+def test_the_person_sends_a_project_to_the_llm_and_keeps_it_here_again(
+    qtbot: QtBot,
+    secret_service: str,  # the consent is kept in the OS keyring
+    facade: Memoryd,
+    ops: Ops,
+    project: Path,
+    errors: list[BaseException],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The window's yes is the person's (no PIN, no passphrase, as for a grant in it): the
+    question names the folder and where its sessions would go; Cancel sends nothing."""
+    monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
+    facade.mark_sensitive(project, passphrase=PASSPHRASE)
+    window = _opened(qtbot, facade, ops)
+    root = str(project.resolve())
+    assert _row(window)[5] == "Here (rules)" and window.llm_button.text() == "Score with the LLM…"
+
+    box = window.llm_selected()
+    assert box is not None and box.isVisible() and not window.llm_button.isEnabled()
+    assert box.text() == f"Send the sessions of {root} to anthropic https://api.anthropic.com?"
+    box.button(box.StandardButton.Cancel).click()
+    assert window.llm_confirm is None and facade.llm_consent(project) is None
+
+    box = window.llm_selected()
+    assert box is not None and window.llm_yes is not None
+    with (
+        qtbot.waitSignal(window.loaded, timeout=20_000),
+        qtbot.waitSignal(window.changed, timeout=20_000) as changed,
+    ):
+        window.llm_yes.click()
+    assert changed.args == ["llm", root]
+    assert _row(window)[5] == "anthropic https://api.anthropic.com"
+    assert window.llm_button.text() == "Keep sessions here"
+    (event,) = facade.audit_events(event_type="llm_allowed")
+    assert event.actor == "tray" and event.details_obj["by"] == "tray"
+
+    with qtbot.waitSignal(window.loaded, timeout=20_000):
+        window.llm_button.click()
+    assert facade.llm_consent(project) is None and _row(window)[5] == "Here (rules)"
+    assert [e.actor for e in facade.audit_events(event_type="llm_withdrawn")] == ["tray"]
+    assert errors == []

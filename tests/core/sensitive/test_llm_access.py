@@ -225,3 +225,13 @@ def test_doctor_names_what_is_allowed_and_the_ignored_switch(cli, sealed: str, p
     assert rep["llm_switch_ignored"] is True
     text = cli("doctor").stdout
     assert "allow_sensitive is no longer read" in text and "scored by anthropic" in text
+
+
+def test_without_an_os_keyring_nothing_is_allowed(cli, project: Path) -> None:
+    """A passphrase scope needs no keyring; its consent does, and says so in one line."""
+    _config()
+    assert cli("mark-sensitive", str(project), "--passphrase", stdin=PASSPHRASE + "\n").returncode == 0
+    out = cli("allow-llm", str(project), stdin=PASSPHRASE + "\n")
+    assert out.returncode != 0 and out.stdout == ""
+    assert out.stderr.count("\n") == 1 and "no usable OS keyring" in out.stderr, out.stderr
+    assert audit_events(cli, "llm_allowed") == []
