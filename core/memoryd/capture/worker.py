@@ -68,6 +68,8 @@ def process(store: Store, config: Config, record: dict[str, Any]) -> str:
     scope = links.seen(store.layout, resolve(cwd, must_exist=False), lambda: store)
     if scope.marked or store.keys.sensitive(scope.hash):
         store.keys.get(scope.hash)  # KeyUnavailable: the payload waits in the spool
+    elif store.keys.settings_lost(scope.hash):
+        store.keys.refuse_clear(scope.hash)  # waits in the spool too, until the file is back
     elif payload.get("_sensitive"):
         # The hook found the session's folder sensitive, and the scope resolved now is not
         # (the folder gone since, say): in doubt, nothing is written in the clear.

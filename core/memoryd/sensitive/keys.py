@@ -63,6 +63,7 @@ class Keys:
         self._settings: dict[str, state.Settings | None] = {}
         self._owned: set[str] = set()  # scopes this process found to be this data dir's
         self.tampered: set[str] = set()  # settings whose key check the keyring disowns
+        self._lost: dict[str, bool] = {}  # settings_lost, once per scope and process
 
     @functools.cached_property
     def _me(self) -> bytes:
@@ -194,6 +195,45 @@ class Keys:
     def sensitive(self, scope_hash: str) -> bool:
         return self.settings(scope_hash) is not None
 
+    def settings_lost(self, scope_hash: str) -> bool:
+        """Marked sensitive by this data dir and never unmarked, yet its settings file is
+        gone: the OS keyring still holds the scope's key check (unmark removes it) under
+        this data dir's ownership, and no unmarking that its key proves is recorded. A
+        review (2026-11-28) deleted sensitive.json and the project's marker, and the
+        project's next sessions were written in the clear for any agent to read; now
+        nothing of such a scope is written in the clear (refuse_clear). One keyring read
+        per scope and process for scopes that were never marked."""
+        if self.sensitive(scope_hash):
+            return False
+        if scope_hash not in self._lost:
+            lost = False
+            if self.anchor(scope_hash) is not None:
+                try:
+                    lost = self.owner(scope_hash) == self._me and not self._unmarked_by_proof(scope_hash)
+                except KeyUnavailable:
+                    lost = False  # a keyring that cannot answer: it anchors nothing either
+            self._lost[scope_hash] = lost
+        return self._lost[scope_hash]
+
+    def _unmarked_by_proof(self, scope_hash: str) -> bool:
+        """An unmarking taken from another device before its check entry left with it."""
+        done = state.load_unmarked(self.layout, scope_hash)
+        if done is None:
+            return False
+        key = state.keyring_get_quiet(state.key_entry(scope_hash))
+        return state.proof_verdict(key, scope_hash, done[0], done[1]) == "holds"
+
+    def refuse_clear(self, scope_hash: str) -> None:
+        """KeyUnavailable (a capture waits in the spool; `record` says so in one line) where
+        writing the scope in the clear would undo a marking (settings_lost)."""
+        if self.settings_lost(scope_hash):
+            raise KeyUnavailable(
+                f"scope {scope_hash} was marked sensitive in this data dir and never unmarked, but "
+                f"its settings file (scopes/{scope_hash}/sensitive.json) is missing: nothing of it is "
+                "written in the clear; restore the file from a backup, or `memoryd key import` the "
+                "scope's recovery file"
+            )
+
     def refresh(self) -> None:
         """Read every scope's settings again when next asked (keys stay cached, each is
         still checked against its scope's key check): another process may have marked or
@@ -206,6 +246,7 @@ class Keys:
         self._keys.pop(scope_hash, None)
         self._settings.pop(scope_hash, None)
         self._owned.discard(scope_hash)
+        self._lost.pop(scope_hash, None)
 
     def remember(self, scope_hash: str, key: bytes) -> None:
         """A key this process derived or created (checked when settings exist)."""

@@ -218,6 +218,9 @@ class DoctorReport:
     # Sensitive scopes whose settings file names another key check than the one the OS
     # keyring holds for them (edited outside memoryd): refused until restored (a problem).
     settings_disowned: list[str] = field(default_factory=list)
+    # Scopes marked sensitive here and never unmarked whose settings file is gone (the OS
+    # keyring still anchors them): nothing of them is written until it is back (a problem).
+    settings_lost: list[str] = field(default_factory=list)
     # Sensitive scopes whose sessions the person let the LLM provider score (scope hash ->
     # the provider and URL they allowed; memoryd.sensitive.llm_access). Information.
     llm_allowed: dict[str, str] = field(default_factory=dict)
@@ -240,6 +243,7 @@ class DoctorReport:
             or self.corrupt_files
             or self.missing_keys
             or self.settings_disowned
+            or self.settings_lost
             or (self.audit is not None and not self.audit.ok)
         )
 

@@ -103,6 +103,8 @@ class MemoryFiles:
 
     def write(self, doc: Document, *, sync: bool = True) -> Path:
         path = self.path_for(doc)
+        if self.keys is not None and not path.name.endswith(ENC):
+            self.keys.refuse_clear(doc.meta.scope_hash)  # a marking whose settings were deleted
         text = frontmatter.render(doc)
         if path.name.endswith(ENC):
             atomic.write_bytes(path, self._seal(path, text.encode("utf-8"), "md"), sync=sync)

@@ -6,6 +6,7 @@ next one."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -636,6 +637,9 @@ def apply_scopes(store: Store, merged: State) -> list[str]:
                 # unmarked on another device; kept as this device's own, to pass on
                 sensitive_state.save_unmarked(store.layout, h, when, str(proof))
                 sensitive_state.remove(store.layout, h)
+                with contextlib.suppress(KeyUnavailable):  # the anchor of a marking now undone
+                    sensitive_state.keyring_delete(sensitive_state.check_entry(h))
+                store.keys.forget(h)
                 store.keys.forget(h)
                 continue
             if verdict == "fails":

@@ -101,6 +101,13 @@ def run_doctor(args: argparse.Namespace) -> int:
                 "holds for it (edited outside memoryd), so nothing of it opens or is granted: restore "
                 "sensitive.json from a backup, or `memoryd key import` the scope's recovery file"
             )
+        for h in rep.settings_lost:
+            output.line(
+                f"sensitive scope {h}: its settings file is gone, but it was never unmarked (the OS "
+                "keyring still anchors it), so nothing of it is written in the clear and its captures "
+                "wait: restore sensitive.json from a backup, or `memoryd key import` the scope's "
+                "recovery file"
+            )
         if rep.moved_from:
             how = "a copy of the one" if Path(rep.moved_from).exists() else "moved from"
             output.line(
