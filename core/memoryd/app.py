@@ -1562,12 +1562,15 @@ class Memoryd(Upkeep):
         passphrase: str | None = None,
         pin: str | None = None,
         in_tray: bool = False,
+        expected: str | None = None,
         actor: str = "cli",
     ) -> dict[str, Any]:
         """Let the configured LLM provider score this sensitive project's sessions (its
         text leaves the machine): the person confirms as for a grant, and the consent names
-        the provider and URL configured now (memoryd.sensitive.llm_access)."""
-        from memoryd.llm.factory import endpoint
+        the endpoint configured now (memoryd.llm.factory.endpoint). `expected`: the one the
+        person was shown; if the config changed since (the tray reloads it while a question
+        is open: a review, 2026-11-28), nothing is allowed."""
+        from memoryd.llm.factory import endpoint, endpoint_problem
         from memoryd.sensitive import llm_access
 
         scope = self.marked_scope(path)
@@ -1578,6 +1581,13 @@ class Memoryd(Upkeep):
         if where is None:
             raise UsageError(
                 f"[llm] provider = {self.config.llm.provider!r} sends nothing anywhere: nothing to allow"
+            )
+        if problem := endpoint_problem(self.config.llm):
+            raise UsageError(f"{problem}; nothing allowed")
+        if expected is not None and expected != where:
+            raise UsageError(
+                f"the LLM settings changed while the person was asked (now {where}): "
+                "nothing allowed; ask again"
             )
         self._person_confirms(
             scope.hash,

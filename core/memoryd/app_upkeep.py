@@ -277,11 +277,13 @@ class Upkeep:
             req["root"] = self.store.keys.root(req["scope_hash"])  # None where it stays sealed
             req["passphrase"] = settings.key_source == "passphrase"
         if req["op"] == "llm":
-            from memoryd.llm.factory import endpoint
+            from memoryd.llm.factory import endpoint, endpoint_problem
 
             req["endpoint"] = endpoint(self.config.llm)  # where the text would go, from core's config
             if req["endpoint"] is None:
                 raise ValueError(f"[llm] provider = {self.config.llm.provider!r} sends nothing anywhere")
+            if problem := endpoint_problem(self.config.llm):
+                raise ValueError(problem)
         return req
 
     def show_request(self) -> bytes:

@@ -20,7 +20,7 @@ import struct
 import sys
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QByteArray, QCoreApplication, QObject, QTimer, Signal
+from PySide6.QtCore import QByteArray, QCoreApplication, QObject, Qt, QTimer, Signal
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
 from PySide6.QtWidgets import QAbstractButton, QDialog, QMessageBox
 
@@ -96,6 +96,7 @@ def pin_question(request: dict[str, Any]) -> tuple[QMessageBox, QAbstractButton]
             "right now.",
         ).format(who=who(request)),
     )
+    box.setTextFormat(Qt.TextFormat.PlainText)  # the agent's name is never markup
     allow = box.addButton(translate("GrantServer", "Allow"), QMessageBox.ButtonRole.AcceptRole)
     deny = box.addButton(translate("GrantServer", "Deny"), QMessageBox.ButtonRole.RejectRole)
     box.setDefaultButton(deny)
@@ -119,6 +120,7 @@ def llm_question(request: dict[str, Any]) -> tuple[QMessageBox, QAbstractButton]
             "only if you asked for this yourself right now.",
         ).format(who=who(request), endpoint=clean(str(request.get("endpoint") or "")), project=project),
     )
+    box.setTextFormat(Qt.TextFormat.PlainText)  # the agent's name and a URL are never markup
     allow = box.addButton(translate("GrantServer", "Allow"), QMessageBox.ButtonRole.AcceptRole)
     deny = box.addButton(translate("GrantServer", "Deny"), QMessageBox.ButtonRole.RejectRole)
     box.setDefaultButton(deny)
@@ -255,7 +257,9 @@ class GrantServer(QObject):
                 self._gone(item)  # the caller stopped waiting: allow nothing
                 return
             self.ops.run(
-                lambda: self.facade.allow_llm(req["scope_hash"], in_tray=True, actor="tray"),
+                lambda: self.facade.allow_llm(
+                    req["scope_hash"], in_tray=True, expected=req["endpoint"], actor="tray"
+                ),
                 lambda _result: self._answer(item, True),
                 lambda exc: self._answer(item, False, grant_error(exc, False), reason="denied"),
             )

@@ -418,13 +418,13 @@ class ScopesWindow(QWidget):
         cancel = box.addButton(QMessageBox.StandardButton.Cancel)
         box.setDefaultButton(cancel)
         box.setEscapeButton(cancel)
-        box.finished.connect(lambda _code: self._llm_confirmed(box, root, scope_hash))
+        box.finished.connect(lambda _code: self._llm_confirmed(box, root, scope_hash, where))
         self.llm_confirm = box
         self._update_buttons()
         box.open()
         return box
 
-    def _llm_confirmed(self, box: QMessageBox, root: str, scope_hash: str) -> None:
+    def _llm_confirmed(self, box: QMessageBox, root: str, scope_hash: str, shown: str) -> None:
         yes = box.clickedButton() is self.llm_yes
         self.llm_confirm = None
         box.deleteLater()
@@ -434,7 +434,7 @@ class ScopesWindow(QWidget):
         facade = self.facade
         self._busy(True)
         self.ops.run(
-            lambda: facade.allow_llm(scope_hash, in_tray=True, actor=ACTOR),
+            lambda: facade.allow_llm(scope_hash, in_tray=True, expected=shown, actor=ACTOR),
             lambda consent: self._llm_done(root, consent["endpoint"]),
             self._action_failed,
         )

@@ -198,7 +198,7 @@ def test_a_random_key_grant_and_the_first_grant_pin_wait_for_the_persons_yes(
     assert asked.args[0]["op"] == "pin"
     box = server.pending[0].box
     assert box is not None and box.isVisible()
-    assert box.windowTitle() == "Set the grant PIN?"
+    assert box.windowTitle() == "Set the grant PIN?" and box.textFormat() == Qt.TextFormat.PlainText
     assert "read your sensitive projects without this app" in box.text() and "scope" not in box.text()
     (allow,) = [b for b in box.buttons() if b.text() == "Allow"]
     with qtbot.waitSignal(server.answered, timeout=30_000) as answered:
@@ -224,12 +224,15 @@ def test_sending_a_sensitive_project_to_the_llm_waits_for_the_persons_yes(
     server = _server(qtbot, facade)
 
     def ask() -> tuple[subprocess.Popen[str], QAbstractButton, QAbstractButton]:
+        # an agent's name written as markup (a review, 2026-11-28: an unclosed comment hid
+        # the URL, the project and the warning) is shown as the letters it is
         with qtbot.waitSignal(server.asked, timeout=30_000) as asked:
-            proc = _cli("allow-llm", str(project))
+            proc = _cli("allow-llm", str(project), agent="claude-code<i></i>) saves its settings.<!--")
         assert asked.args[0]["op"] == "llm"
         box = server.pending[0].box
         assert box is not None and box.isVisible()
         assert box.windowTitle() == "Send a sensitive project to the LLM?"
+        assert box.textFormat() == Qt.TextFormat.PlainText and "<!--" in box.text()
         assert "anthropic https://api.anthropic.com" in box.text() and str(project) in box.text()
         (allow,) = [b for b in box.buttons() if b.text() == "Allow"]
         (deny,) = [b for b in box.buttons() if b.text() == "Deny"]

@@ -3,9 +3,13 @@ normal outcome (the rules score instead), so the answer always carries a one-lin
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -27,19 +31,122 @@ OPENAI_URL = "https://api.openai.com/v1"
 OLLAMA_URL = "http://127.0.0.1:11434"
 
 
-def endpoint(cfg: LLMConfig) -> str | None:
-    """Where analysis would send text: the provider and the URL it reaches (None for the
-    rules). A sensitive project's consent names it (memoryd.sensitive.llm_access), so a
-    base_url changed in the config file afterwards is not covered by it. The Anthropic SDK
-    reads ANTHROPIC_BASE_URL from the process environment when the config names no URL."""
+# What httpx reads from the environment when a client trusts it (every client but one
+# for a loopback URL): where the request really goes, and whose certificates it believes.
+ROUTE_VARS = (
+    "HTTPS_PROXY",
+    "https_proxy",
+    "HTTP_PROXY",
+    "http_proxy",
+    "ALL_PROXY",
+    "all_proxy",
+    "NO_PROXY",
+    "no_proxy",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+)
+_HOST = re.compile(r"[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]")
+_PATH = re.compile(r"[A-Za-z0-9._~/%-]*")
+
+
+def _url(cfg: LLMConfig) -> str | None:
     name = cfg.provider
     if name not in ("anthropic", "openai", "ollama"):
         return None
-    url = cfg.provider_config(name).base_url
-    if not url:
-        url = {"anthropic": os.environ.get("ANTHROPIC_BASE_URL") or ANTHROPIC_URL}.get(name)
-        url = url or {"openai": OPENAI_URL, "ollama": OLLAMA_URL}[name]
-    return f"{name} {url.strip().rstrip('/')}"
+    url = (cfg.provider_config(name).base_url or "").strip()
+    if not url and name == "anthropic":
+        url = (os.environ.get("ANTHROPIC_BASE_URL") or "").strip() or ANTHROPIC_URL
+    return url or {"openai": OPENAI_URL, "ollama": OLLAMA_URL}.get(name, "")
+
+
+def _loopback(host: str) -> bool:
+    return host in ("localhost", "127.0.0.1", "::1", "[::1]")
+
+
+def endpoint(cfg: LLMConfig) -> str | None:
+    """Where analysis would send text, as a sensitive project's consent names it
+    (memoryd.sensitive.llm_access): the provider, its URL, and what in this process's
+    environment reroutes the request (a proxy, a certificate store: a review, 2026-11-28,
+    read a project allowed for api.anthropic.com through HTTPS_PROXY and SSL_CERT_FILE of
+    its own); for Ollama the model too (a `-cloud` model forwards off the machine). None
+    for the rules. The Anthropic SDK reads ANTHROPIC_BASE_URL when the config names no URL."""
+    url = _url(cfg)
+    if url is None:
+        return None
+    parts = urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    host = (parts.hostname or "").lower()
+    shown_host = f"[{host}]" if ":" in host else host
+    user = "…@" if "@" in parts.netloc else ""
+    canon = f"{parts.scheme.lower()}://{user}{shown_host}{f':{port}' if port else ''}{parts.path.rstrip('/')}"
+    if parts.query or parts.fragment:
+        canon += "?…"
+    out = f"{cfg.provider} {canon}"
+    if cfg.provider == "ollama":
+        out += f" model {cfg.model_for('ollama')}"
+    trusts_env = cfg.provider == "anthropic" or not _loopback(host)
+    route = [
+        f"{k}={_shown(os.environ[k])}"
+        for k in ROUTE_VARS
+        if trusts_env and os.environ.get(k) and not _usual_certs(k, os.environ[k])
+    ]
+    return out + (f" via {' '.join(route)}" if route else "")
+
+
+@functools.cache
+def _default_stores() -> frozenset[str]:
+    import ssl
+
+    paths = ssl.get_default_verify_paths()
+    # the compiled-in places only: .cafile and .capath follow SSL_CERT_FILE / SSL_CERT_DIR
+    found = {paths.openssl_cafile, paths.openssl_capath}
+    with contextlib.suppress(ImportError):
+        import certifi
+
+        found.add(certifi.where())
+    return frozenset(os.path.realpath(p) for p in found if p)
+
+
+def _usual_certs(var: str, value: str) -> bool:
+    """SSL_CERT_FILE / SSL_CERT_DIR naming the system's own store (many images set them):
+    no reroute, so no part of the consent."""
+    return var.startswith("SSL_CERT_") and os.path.realpath(value.strip()) in _default_stores()
+
+
+def _shown(value: str) -> str:
+    """A proxy's user name and password are no part of where it goes: kept out of the
+    consent, the prompt and `doctor`."""
+    value = value.strip()
+    return re.sub(r"(?<=://)[^/@\s]*@", "…@", value)
+
+
+def endpoint_problem(cfg: LLMConfig) -> str | None:
+    """Why a consent may not be given for this endpoint: a URL that does not say plainly
+    where it goes (a user name before an @, characters no host has, a query), or text
+    sent in the clear to another machine."""
+    url = _url(cfg)
+    if url is None:
+        return None
+    parts = urlsplit(url)
+    try:
+        parts.port  # noqa: B018 (raises on a bad port)
+    except ValueError:
+        return f"[llm] base_url {url!r} has no valid port"
+    host = parts.hostname or ""
+    if parts.scheme.lower() not in ("http", "https"):
+        return f"[llm] base_url {url!r} is not an http or https URL"
+    if "@" in parts.netloc:
+        return "[llm] base_url carries a user name before its host: it does not say plainly where it goes"
+    if not _HOST.fullmatch(parts.netloc.rsplit(":", 1)[0] if parts.port else parts.netloc) or not host:
+        return f"[llm] base_url {url!r} has characters no host name has"
+    if not _PATH.fullmatch(parts.path) or parts.query or parts.fragment:
+        return f"[llm] base_url {url!r} has characters, a query or a fragment a provider's URL does not"
+    if parts.scheme.lower() == "http" and not _loopback(host.lower()):
+        return "[llm] base_url sends in the clear (http) to another machine: use https"
+    return None
 
 
 def choose(

@@ -235,3 +235,79 @@ def test_without_an_os_keyring_nothing_is_allowed(cli, project: Path) -> None:
     assert out.returncode != 0 and out.stdout == ""
     assert out.stderr.count("\n") == 1 and "no usable OS keyring" in out.stderr, out.stderr
     assert audit_events(cli, "llm_allowed") == []
+
+
+def test_a_proxy_or_certificate_store_of_the_agents_own_is_not_covered(
+    cli, sealed: str, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The consent names the route too: a review (2026-11-28) set HTTPS_PROXY and
+    SSL_CERT_FILE of its own for the analyser, which the SDK honours, and read a project
+    allowed for api.anthropic.com through its own TLS proxy."""
+    assert cli("allow-llm", str(project), stdin=PIN + "\n").returncode == 0
+    for var, value in (
+        ("HTTPS_PROXY", "http://agent:pw@127.0.0.1:18443"),
+        ("SSL_CERT_FILE", "/tmp/agent-ca.pem"),
+    ):
+        with monkeypatch.context() as m:
+            m.setenv(var, value)
+            replay, result = _analyse(sealed)
+            assert replay.requests == [] and result.by == "rules"
+            assert f"not for anthropic https://api.anthropic.com via {var}=" in result.note
+            assert "agent:pw" not in result.note  # a proxy's password is no part of it
+    replay, result = _analyse(sealed)
+    assert len(replay.requests) == 1 and result.by == API.by
+
+
+@pytest.mark.parametrize(
+    ("base_url", "why"),
+    [
+        ("http://api.anthropic.com<b><!--@127.0.0.1:18081", "user name before its host"),
+        ("https://api.anthropic.com@evil.example", "user name before its host"),
+        ("http://10.0.0.5:8000", "in the clear (http) to another machine"),
+        ("https://api.anthropic.com/v1?to=evil", "a query or a fragment"),
+        ("ftp://api.anthropic.com", "not an http or https URL"),
+    ],
+)
+def test_a_url_that_hides_where_it_goes_is_refused(
+    cli, secret_service: str, project: Path, base_url: str, why: str
+) -> None:
+    """A review (2026-11-28) had the tray show "http://api.anthropic.com" for a URL whose
+    host was the part after the @."""
+    set_pin(cli)
+    _config()
+    assert cli("mark-sensitive", str(project), stdin=PIN + "\n").returncode == 0
+    _config("", "[llm.anthropic]", f'base_url = "{base_url}"')
+    one_line_error(cli("allow-llm", str(project), stdin=PIN + "\n"), 2, why, "nothing allowed")
+    assert Memoryd().llm_consent(project) is None
+
+
+def test_what_the_person_was_shown_is_what_is_allowed(cli, sealed: str, project: Path) -> None:
+    """The tray reloads config.toml while its question is open: a review (2026-11-28)
+    changed base_url between the question and the click, and the consent named the new
+    URL. Each caller passes what it showed; a change allows nothing."""
+    from memoryd.errors import UsageError
+
+    shown = Memoryd().llm_endpoint()
+    assert shown == "anthropic https://api.anthropic.com"
+    _config("", "[llm.anthropic]", 'base_url = "https://llm.agent.example"')
+    with pytest.raises(UsageError, match="changed while the person was asked"):
+        Memoryd().allow_llm(project, pin=PIN, expected=shown)
+    assert Memoryd().llm_consent(project) is None
+
+    # the PIN prompt names where the text would go, before the PIN is typed
+    code, _out, term = tty_cli("allow-llm", str(project), answer=PIN)
+    assert code == 0 and "to anthropic https://llm.agent.example:" in term, term
+
+
+def test_ollama_is_allowed_for_one_model() -> None:
+    """A `-cloud` model is forwarded off the machine by Ollama itself."""
+    from memoryd.config import LLMConfig
+    from memoryd.llm.factory import endpoint
+
+    assert (
+        endpoint(LLMConfig(provider="ollama", model="llama3.2"))
+        == "ollama http://127.0.0.1:11434 model llama3.2"
+    )
+    assert endpoint(LLMConfig(provider="ollama", model="gpt-oss:120b-cloud")) != endpoint(
+        LLMConfig(provider="ollama", model="llama3.2")
+    )

@@ -322,6 +322,7 @@ def run_grant(args: argparse.Namespace) -> int:
 def run_allow_llm(args: argparse.Namespace) -> int:
     from memoryd.errors import AuthorizationRequired
     from memoryd.sensitive.state import label
+    from memoryd.visible import clean
 
     app = _app()
     settings = app.sensitive_settings(args.path)
@@ -341,6 +342,11 @@ def run_allow_llm(args: argparse.Namespace) -> int:
         else:
             output.line(f"{where}: sessions scored here by the rules")
         return 0
+    shown = app.llm_endpoint()  # shown in the prompt (cleaned), checked again when written
+    if shown is None:
+        raise UsageError(
+            f"[llm] provider = {app.config.llm.provider!r} sends nothing anywhere: nothing to allow"
+        )
     answer = _ask_tray("llm", {"scope_hash": settings.scope_hash, "what": "memoryd allow-llm"})
     if answer is not None:  # the tray's dialog decided, and wrote the consent itself
         if not answer.get("granted"):
@@ -352,11 +358,12 @@ def run_allow_llm(args: argparse.Namespace) -> int:
             raise AuthorizationRequired("the tray answered yes but no consent is recorded")
     else:
         passphrase = pin = None
+        # the prompt names where the text would go, before any secret is typed
         if settings.key_source == "passphrase":
-            passphrase = read_passphrase(f"Passphrase of {where}: ")
+            passphrase = read_passphrase(f"Passphrase of {where}, to send its sessions to {clean(shown)}: ")
         elif app.grant_pin_status()["set"]:
-            pin = read_secret(f"Grant PIN to send {where} to the LLM: ")
-        consent = app.allow_llm(args.path, passphrase=passphrase, pin=pin)
+            pin = read_secret(f"Grant PIN to send the sessions of {where} to {clean(shown)}: ")
+        consent = app.allow_llm(args.path, passphrase=passphrase, pin=pin, expected=shown)
     if args.json:
         output.emit_json(consent)
     else:
