@@ -40,7 +40,15 @@ def seen(layout: Layout, scope: Scope, store: Callable[[], Store] | None = None)
             after = _canonical(layout, links)
             if after != before and store is not None:
                 rehome(store(), after)
-    return scope_links.apply(layout.home, scope)
+    mapped = scope_links.apply(layout.home, scope)
+    if mapped.hash != scope.hash and store is not None:
+        keys = store().keys
+        if keys.sensitive(scope.hash) or keys.settings_lost(scope.hash):
+            # never joined to another hash, whatever scope-links.json says: a review
+            # (2026-11-28) linked a scope whose settings it had deleted to a hash of its
+            # own, and the project's next sessions were written there in the clear
+            return scope
+    return mapped
 
 
 def link(store: Store, a: str, b: str, *, actor: str = "cli") -> dict[str, Any]:
@@ -51,7 +59,7 @@ def link(store: Store, a: str, b: str, *, actor: str = "cli") -> dict[str, Any]:
         raise UsageError("a scope cannot be linked to itself")
     sensitive = sensitive_state.sensitive_hashes(store.layout)
     for h in (a, b):
-        if h in sensitive:
+        if h in sensitive or store.keys.settings_lost(h):
             raise UsageError(
                 f"scope {h} is sensitive: its files are sealed to its own hash and cannot be linked"
             )

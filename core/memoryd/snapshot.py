@@ -189,6 +189,14 @@ def refresh(store: Store, scope_hash: str) -> str | None:
         sensitive = (folder / inject.SENSITIVE_STATE).exists()
         if sensitive and not store.keys.sensitive(scope_hash):
             store.keys.forget(scope_hash)
+        if not sensitive and (store.keys.sensitive(scope_hash) or store.keys.settings_lost(scope_hash)):
+            # its settings file gone, while this process still holds the key (a review,
+            # 2026-11-28, had the MCP server render the scope into a plain snapshot.md), or
+            # while the keyring says it was marked here: nothing is rendered in the clear
+            if had_marker:
+                with contextlib.suppress(OSError):
+                    os.replace(claimed, marker)
+            return None
         try:
             text = render(store, scope_hash)
             body = text if text is not None else _empty(store.layout)

@@ -31,20 +31,10 @@ OPENAI_URL = "https://api.openai.com/v1"
 OLLAMA_URL = "http://127.0.0.1:11434"
 
 
-# What httpx reads from the environment when a client trusts it (every client but one
-# for a loopback URL): where the request really goes, and whose certificates it believes.
-ROUTE_VARS = (
-    "HTTPS_PROXY",
-    "https_proxy",
-    "HTTP_PROXY",
-    "http_proxy",
-    "ALL_PROXY",
-    "all_proxy",
-    "NO_PROXY",
-    "no_proxy",
-    "SSL_CERT_FILE",
-    "SSL_CERT_DIR",
-)
+# Certificate stores httpx reads from the environment when a client trusts it (every
+# client but one for a loopback URL); proxies are read as the clients read them
+# (urllib.request.getproxies: any letter case of *_proxy).
+CERT_VARS = ("SSL_CERT_FILE", "SSL_CERT_DIR")
 _HOST = re.compile(r"[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]")
 _PATH = re.compile(r"[A-Za-z0-9._~/%-]*")
 
@@ -66,10 +56,11 @@ def _loopback(host: str) -> bool:
 def endpoint(cfg: LLMConfig) -> str | None:
     """Where analysis would send text, as a sensitive project's consent names it
     (memoryd.sensitive.llm_access): the provider, its URL, and what in this process's
-    environment reroutes the request (a proxy, a certificate store: a review, 2026-11-28,
-    read a project allowed for api.anthropic.com through HTTPS_PROXY and SSL_CERT_FILE of
-    its own); for Ollama the model too (a `-cloud` model forwards off the machine). None
-    for the rules. The Anthropic SDK reads ANTHROPIC_BASE_URL when the config names no URL."""
+    environment reroutes the request or exposes it (a proxy in any letter case, a
+    certificate store, SSLKEYLOGFILE: reviews on 2026-11-28 read a project allowed for
+    api.anthropic.com through a TLS proxy of their own); for Ollama the model too (a
+    `-cloud` model forwards off the machine). None for the rules. The Anthropic SDK reads
+    ANTHROPIC_BASE_URL when the config names no URL."""
     url = _url(cfg)
     if url is None:
         return None
@@ -87,13 +78,22 @@ def endpoint(cfg: LLMConfig) -> str | None:
     out = f"{cfg.provider} {canon}"
     if cfg.provider == "ollama":
         out += f" model {cfg.model_for('ollama')}"
-    trusts_env = cfg.provider == "anthropic" or not _loopback(host)
-    route = [
-        f"{k}={_shown(os.environ[k])}"
-        for k in ROUTE_VARS
-        if trusts_env and os.environ.get(k) and not _usual_certs(k, os.environ[k])
-    ]
+    route = _route(trusts_env=cfg.provider == "anthropic" or not _loopback(host))
     return out + (f" via {' '.join(route)}" if route else "")
+
+
+def _route(trusts_env: bool) -> list[str]:
+    """What in this process's environment changes where a request goes or who can read it."""
+    import urllib.request
+
+    route = []
+    if trusts_env:
+        route += [f"{k}_proxy={_shown(v)}" for k, v in sorted(urllib.request.getproxies().items())]
+        route += [f"{k}={os.environ[k].strip()}" for k in CERT_VARS if os.environ.get(k, "").strip()]
+        route = [r for r in route if not _usual_certs(r)]
+    if os.environ.get("SSLKEYLOGFILE", "").strip():  # every TLS context Python makes writes its secrets there
+        route.append(f"SSLKEYLOGFILE={os.environ['SSLKEYLOGFILE'].strip()}")
+    return route
 
 
 @functools.cache
@@ -110,10 +110,11 @@ def _default_stores() -> frozenset[str]:
     return frozenset(os.path.realpath(p) for p in found if p)
 
 
-def _usual_certs(var: str, value: str) -> bool:
+def _usual_certs(item: str) -> bool:
     """SSL_CERT_FILE / SSL_CERT_DIR naming the system's own store (many images set them):
     no reroute, so no part of the consent."""
-    return var.startswith("SSL_CERT_") and os.path.realpath(value.strip()) in _default_stores()
+    var, _, value = item.partition("=")
+    return var in CERT_VARS and os.path.realpath(value) in _default_stores()
 
 
 def _shown(value: str) -> str:
@@ -146,6 +147,8 @@ def endpoint_problem(cfg: LLMConfig) -> str | None:
         return f"[llm] base_url {url!r} has characters, a query or a fragment a provider's URL does not"
     if parts.scheme.lower() == "http" and not _loopback(host.lower()):
         return "[llm] base_url sends in the clear (http) to another machine: use https"
+    if os.environ.get("SSLKEYLOGFILE", "").strip():
+        return "SSLKEYLOGFILE is set: the TLS secrets of every request would be written to that file"
     return None
 
 

@@ -63,7 +63,10 @@ class Keys:
         self._settings: dict[str, state.Settings | None] = {}
         self._owned: set[str] = set()  # scopes this process found to be this data dir's
         self.tampered: set[str] = set()  # settings whose key check the keyring disowns
-        self._lost: dict[str, bool] = {}  # settings_lost, once per scope and process
+        self._lost: dict[str, bool] = {}  # settings_lost, once per scope until refresh
+        # Whether the index holds sealed memories of a scope (memoryd.store sets it): the
+        # evidence of a marking that needs no keyring.
+        self.sealed_rows: Callable[[str], bool] = lambda _h: False
 
     @functools.cached_property
     def _me(self) -> bytes:
@@ -155,6 +158,8 @@ class Keys:
                 got = replace(got, key_check=anchor)
                 self.tampered.add(scope_hash)
             self._settings[scope_hash] = got
+            if got is not None:
+                self._lost.pop(scope_hash, None)  # asked again if its settings go away
         return got
 
     def trusted_check(self, scope_hash: str) -> str | None:
@@ -206,14 +211,19 @@ class Keys:
         if self.sensitive(scope_hash):
             return False
         if scope_hash not in self._lost:
-            lost = False
-            if self.anchor(scope_hash) is not None:
-                try:
-                    lost = self.owner(scope_hash) == self._me and not self._unmarked_by_proof(scope_hash)
-                except KeyUnavailable:
-                    lost = False  # a keyring that cannot answer: it anchors nothing either
-            self._lost[scope_hash] = lost
+            self._lost[scope_hash] = self._marked_here(scope_hash) and not self._unmarked_by_proof(scope_hash)
         return self._lost[scope_hash]
+
+    def _marked_here(self, scope_hash: str) -> bool:
+        """The keyring's anchor, owned here; else (a keyring that cannot answer, which the
+        agent can arrange with PYTHON_KEYRING_BACKEND: a review, 2026-11-28; a scope marked
+        before anchors; a data dir moved) the index's sealed rows of the scope."""
+        try:
+            if state.keyring_get(state.check_entry(scope_hash)) is not None:
+                return self.owner(scope_hash) == self._me or self.sealed_rows(scope_hash)
+        except KeyUnavailable:
+            pass
+        return self.sealed_rows(scope_hash)
 
     def _unmarked_by_proof(self, scope_hash: str) -> bool:
         """An unmarking taken from another device before its check entry left with it."""
@@ -239,6 +249,7 @@ class Keys:
         still checked against its scope's key check): another process may have marked or
         unmarked a scope since."""
         self._settings.clear()
+        self._lost.clear()  # a scope marked since, its settings deleted since (a review, 2026-11-28)
         for h in [h for h in self._keys if not state.settings_path(self.layout, h).exists()]:
             self._keys.pop(h, None)
 

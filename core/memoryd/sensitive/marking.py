@@ -108,6 +108,7 @@ def mark(
         state.save(h, settings)
         store.keys.set_anchor(scope.hash, settings.key_check)
         store.keys.claim(scope.hash)
+        state.drop_unmarked(h, scope.hash)  # an old unmarking's proof must not outlive this marking
         with contextlib.suppress(KeyUnavailable):  # a consent left from before is not the person's now
             state.keyring_delete(llm_access.entry(store, scope.hash))
         # The plaintext snapshot goes before anything slow: a kill after this point
@@ -612,6 +613,7 @@ def import_key(store: Store, file: Path, *, passphrase: str, actor: str = "cli")
         fresh = state.Settings(h, None, at, "random", crypto.key_check(key))
         root = _recovered_root(fresh, data, key)
         state.save(store.layout, fresh.with_root(key, root) if root else fresh)
+        state.drop_unmarked(store.layout, h)  # marked again by this key: an old unmarking is history
         store.keys.tampered.discard(h)
     store.keys.set_anchor(h, crypto.key_check(key))
     store.keys.claim(h)  # the recovery file and its passphrase: the person moves it here

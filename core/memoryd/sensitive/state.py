@@ -158,6 +158,13 @@ def load_unmarked(layout: Layout, scope_hash: str) -> tuple[str, str] | None:
         return None
 
 
+def drop_unmarked(layout: Layout, scope_hash: str) -> None:
+    """Marked again (mark, key import): a review (2026-11-28) exported the key, unmarked,
+    imported the key back, deleted the settings file, and the old unmarking's proof, still
+    valid under that key, let the scope be written in the clear (Keys.settings_lost)."""
+    (layout.scope_dir(scope_hash) / UNMARKED).unlink(missing_ok=True)
+
+
 def unmarked_hashes(layout: Layout) -> set[str]:
     if not layout.scopes.exists():
         return set()

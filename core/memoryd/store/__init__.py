@@ -253,6 +253,7 @@ class Store:
         self.layout = layout
         self.engine = engine
         self.keys = Keys(layout)
+        self.keys.sealed_rows = self._sealed_rows
         self.files = MemoryFiles(layout, self.keys)
         self.audit = AuditLog(layout, self)
         self._writes = WriteLock(layout.write_lock)
@@ -261,6 +262,17 @@ class Store:
         self.keywords: Keywords | None = None
         # Scopes written through this Store since the last snapshot refresh.
         self.changed_scopes: set[str] = set()
+
+    def _sealed_rows(self, scope_hash: str) -> bool:
+        """Whether the index holds memories of the scope as a sensitive scope's (Keys.settings_lost)."""
+        from sqlalchemy import text
+
+        with read_session(self.engine) as s:
+            row = s.exec(
+                text("SELECT 1 FROM memories WHERE scope_hash = :h AND scope_sensitive = 1 LIMIT 1"),
+                params={"h": scope_hash},
+            ).first()
+        return row is not None
 
     def warm_keywords(self) -> Keywords:
         """Keep keyword search's postings in memory from the first search on (built in the

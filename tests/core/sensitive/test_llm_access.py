@@ -244,18 +244,27 @@ def test_a_proxy_or_certificate_store_of_the_agents_own_is_not_covered(
     SSL_CERT_FILE of its own for the analyser, which the SDK honours, and read a project
     allowed for api.anthropic.com through its own TLS proxy."""
     assert cli("allow-llm", str(project), stdin=PIN + "\n").returncode == 0
-    for var, value in (
-        ("HTTPS_PROXY", "http://agent:pw@127.0.0.1:18443"),
-        ("SSL_CERT_FILE", "/tmp/agent-ca.pem"),
-    ):
+    routes = (
+        ("HTTPS_PROXY", "http://agent:pw@127.0.0.1:18443", "https_proxy="),
+        ("Https_Proxy", "http://agent:pw@127.0.0.1:18444", "https_proxy="),  # read in any letter case
+        ("ALL_PROXY", "socks5://127.0.0.1:9050", "all_proxy="),
+        ("SSL_CERT_FILE", "/tmp/agent-ca.pem", "SSL_CERT_FILE="),
+        ("SSLKEYLOGFILE", "/tmp/agent-keys.log", "SSLKEYLOGFILE="),  # TLS secrets written out
+    )
+    for var, value, shown in routes:
         with monkeypatch.context() as m:
             m.setenv(var, value)
             replay, result = _analyse(sealed)
             assert replay.requests == [] and result.by == "rules"
-            assert f"not for anthropic https://api.anthropic.com via {var}=" in result.note
+            assert f"not for anthropic https://api.anthropic.com via {shown}" in result.note, result.note
             assert "agent:pw" not in result.note  # a proxy's password is no part of it
     replay, result = _analyse(sealed)
     assert len(replay.requests) == 1 and result.by == API.by
+
+    # and no consent is given while SSLKEYLOGFILE is set
+    assert cli("allow-llm", str(project), "--off").returncode == 0
+    out = cli("allow-llm", str(project), stdin=PIN + "\n", env={"SSLKEYLOGFILE": "/tmp/agent-keys.log"})
+    one_line_error(out, 2, "SSLKEYLOGFILE")
 
 
 @pytest.mark.parametrize(
