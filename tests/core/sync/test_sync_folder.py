@@ -119,7 +119,11 @@ def test_two_devices_converge(tmp_path: Path, monkeypatch, project: Path, folder
     for word in ("pnpm", "ansible", "lockfile", "db-A", "staging"):
         hits_a, hits_b = _search(a, word), _search(b, word)
         assert hits_a, word
-        assert hits_a == hits_b, word
+        # Same memories in the same order; the scores up to float noise: each device
+        # derives its own vectors and keyword statistics, and on a fresh machine on
+        # 2026-11-28 (numpy 2.4.6) one score came out 1.0546 on one side, 1.0547 on the other.
+        assert [h[:2] for h in hits_a] == [h[:2] for h in hits_b], word
+        assert [h[2] for h in hits_a] == pytest.approx([h[2] for h in hits_b], abs=1e-3), word
 
 
 # -- three devices, every order ---------------------------------------------------------
