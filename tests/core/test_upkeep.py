@@ -267,6 +267,7 @@ def test_sensitive_scopes_lists_marked_scopes_with_their_grants(
         "key_source": "passphrase",
         "marked_at": "2026-06-01T09:00:00Z",
         "grants": [],
+        "llm": None,  # scored here by the rules until the person allows an LLM (allow-llm)
     }
     assert app.sensitive_scopes()[0]["root"] == str(project)  # the process that has the key
     # Grants live by the real clock, not MEMORYD_NOW: it is moved in this process. With no
