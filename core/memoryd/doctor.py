@@ -23,12 +23,7 @@ def run(store: Store) -> DoctorReport:
 def lost_settings(store: Store) -> list[str]:
     """Scopes with memories or a folder under scopes/ that the keyring says were marked
     here, and whose settings file is gone (memoryd.sensitive.keys.Keys.settings_lost)."""
-    from sqlalchemy import text
-
-    from memoryd.db.engine import read_session
-
-    with read_session(store.engine) as s:
-        hashes = {str(r[0]) for r in s.exec(text("SELECT DISTINCT scope_hash FROM memories"))}
+    hashes = store.scope_hashes()
     if store.layout.scopes.is_dir():
         hashes |= {p.name for p in store.layout.scopes.iterdir() if p.is_dir()}
     return sorted(h for h in hashes if store.keys.settings_lost(h))

@@ -9,7 +9,8 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from typing import Literal
+from urllib.parse import SplitResult, urlsplit
 
 import httpx
 
@@ -49,6 +50,14 @@ def _url(cfg: LLMConfig) -> str | None:
     return url or {"openai": OPENAI_URL, "ollama": OLLAMA_URL}.get(name, "")
 
 
+def _port(parts: SplitResult) -> int | Literal[False] | None:
+    """The URL's port; None when it names none; False when it names one no socket has."""
+    try:
+        return parts.port
+    except ValueError:
+        return False
+
+
 def _loopback(host: str) -> bool:
     return host in ("localhost", "127.0.0.1", "::1", "[::1]")
 
@@ -65,10 +74,7 @@ def endpoint(cfg: LLMConfig) -> str | None:
     if url is None:
         return None
     parts = urlsplit(url)
-    try:
-        port = parts.port
-    except ValueError:
-        port = None
+    port = _port(parts)
     host = (parts.hostname or "").lower()
     shown_host = f"[{host}]" if ":" in host else host
     user = "…@" if "@" in parts.netloc else ""
@@ -132,9 +138,7 @@ def endpoint_problem(cfg: LLMConfig) -> str | None:
     if url is None:
         return None
     parts = urlsplit(url)
-    try:
-        parts.port  # noqa: B018 (raises on a bad port)
-    except ValueError:
+    if _port(parts) is False:
         return f"[llm] base_url {url!r} has no valid port"
     host = parts.hostname or ""
     if parts.scheme.lower() not in ("http", "https"):

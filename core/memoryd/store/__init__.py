@@ -265,14 +265,13 @@ class Store:
 
     def _sealed_rows(self, scope_hash: str) -> bool:
         """Whether the index holds memories of the scope as a sensitive scope's (Keys.settings_lost)."""
-        from sqlalchemy import text
-
         with read_session(self.engine) as s:
-            row = s.exec(
-                text("SELECT 1 FROM memories WHERE scope_hash = :h AND scope_sensitive = 1 LIMIT 1"),
-                params={"h": scope_hash},
-            ).first()
-        return row is not None
+            return index.has_sealed_rows(s, scope_hash)
+
+    def scope_hashes(self) -> set[str]:
+        """Every scope with a memory in the index."""
+        with read_session(self.engine) as s:
+            return index.scope_hashes(s)
 
     def warm_keywords(self) -> Keywords:
         """Keep keyword search's postings in memory from the first search on (built in the

@@ -208,6 +208,21 @@ def slug_for_session(s: Session, session_key: str) -> str | None:
     ).scalar()
 
 
+def scope_hashes(s: Session) -> set[str]:
+    return {str(r[0]) for r in s.exec(text("SELECT DISTINCT scope_hash FROM memories"))}
+
+
+def has_sealed_rows(s: Session, scope_hash: str) -> bool:
+    """Memories indexed as a sensitive scope's (memoryd.sensitive.keys.Keys.settings_lost)."""
+    return (
+        s.exec(
+            text("SELECT 1 FROM memories WHERE scope_hash = :h AND scope_sensitive = 1 LIMIT 1"),
+            params={"h": scope_hash},
+        ).first()
+        is not None
+    )
+
+
 def triggers_of(s: Session, slug: str) -> list[str]:
     rows = s.exec(text(sql.TRIGGERS_OF), params={"slug": slug}).all()
     return [r[0] for r in rows]

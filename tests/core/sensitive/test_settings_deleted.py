@@ -15,22 +15,14 @@ import pytest
 
 from memoryd.app import Memoryd
 from memoryd.envpaths import MARKER
-from memoryd.testing import claude_exchange, stop_payload, write_jsonl
+from tests.core.governance.sessions import capture
 
 from .support import CANARY, PIN, leaks, one_line_error, record, set_pin
 
 
 def _capture(cli, project: Path, tmp_path: Path, sid: str, text: str) -> None:
-    lines = [{**ln, "sessionId": sid, "cwd": str(project)} for ln in claude_exchange(text, "Noted.")]
-    transcript = write_jsonl(tmp_path / f"{sid}.jsonl", lines)
-    out = cli(
-        "capture",
-        "--source=claude-code",
-        stdin=stop_payload(sid, transcript, project),
-        cwd=project,
-        env={"MEMORYD_NO_WORKER": "1"},
-    )
-    assert out.returncode == 0, out.stderr
+    """A session through the capture hook, left in the spool (each test drains it)."""
+    capture(cli, project, tmp_path, sid, [(text, "Noted.")], drain=False)
 
 
 def test_a_deleted_settings_file_writes_nothing_in_the_clear(
