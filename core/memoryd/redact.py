@@ -342,9 +342,105 @@ def _not_reference(match: re.Match[str], value: str) -> bool:
 _VALUE = r"""(?:"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s"'`]+)"""
 _OPT_NAMES = (
     r"password|passwd|pass|token|secret|api[-_]?key|access[-_]?token|auth[-_]?token|client[-_]?secret|"
-    r"private[-_]?key|secret[-_]?key|access[-_]?key|(?:db|admin|root|master|sasl|proxy|http|ftp|smtp)"
+    r"private[-_]?key|secret[-_]?key|secret[-_]?string|access[-_]?key|(?:db|admin|root|master|sasl|proxy|http|ftp|smtp)"
     r"[-_]?password|oauth[-_]?token|bearer[-_]?token|api[-_]?token|refresh[-_]?token|passphrase"
 )
+
+
+# A line break a terminal or an editor put inside a token, with the indentation (and the line
+# number of a tool's Read output or `cat -n`) after it, or the spaces it became when the lines
+# were joined.
+_WRAP = r"[ \t]*(?:(?:\\?\r?\n|\\n)[ \t]*(?:\d+(?:→|\t)[ \t]*)?)?"
+# Rules applied again until nothing changes: nested <private> blocks, a command's NAME=value pairs.
+_REPEATED = frozenset({"private", "cli_secret"})
+
+
+def _mixed(tail: str) -> bool:
+    """Upper case, lower case and digits: a generated token's tail, not a word or a name."""
+    return (
+        any(c.isupper() for c in tail) and any(c.islower() for c in tail) and any(c.isdigit() for c in tail)
+    )
+
+
+def _command_secret(match: re.Match[str], value: str) -> bool:
+    """SSM's `put-parameter --value` is a secret only as a SecureString."""
+    if not _not_reference(match, value):
+        return False
+    if "put-parameter" not in match.group(1):
+        return True
+    text = match.string
+    line = text[
+        text.rfind("\n", 0, match.start()) + 1 : (text.find("\n", match.end()) + 1 or len(text) + 1) - 1
+    ]
+    return "SecureString" in line
+
+
+# Secrets told in a sentence: "my password is Tr0ub4dor3", "the door code is 4821",
+# "密码是 84721203", "Passwort lautet ...", "パスワードは ...". The nouns and verbs are given for
+# the languages memoryd reads; a bare `code`, `key` or `token` needs a word before it that says
+# which (_QUALIFIED), and the value must look like a secret (_prose_secret), so "the password
+# is required", "exit code is 137" and "the token was expired" stay. The finder runs on the
+# lowercased text (an ignore-case search is eight times slower), as the assignment rule's does.
+_PROSE_NOUNS = (
+    "mot de passe|parola d'ordine|code d'accès|code pin|pin code|pin number|pin码|password|passwd|"
+    "passphrase|passcode|pin|code|key|token|secret|passwort|kennwort|geheimzahl|zugangscode|"
+    "contraseña|clave|senha|пароль|пин-код|密码|口令|验证码|密钥|令牌|暗号|パスワード|暗証番号|비밀번호|암호"
+)
+_PROSE_VERBS = (
+    r"(?:[ \t]+(?:(?:has[ \t]+been|was|is)[ \t]+(?:changed|set|reset|updated)[ \t]+to|"
+    r"(?:changed|set|reset|updated)[ \t]+to|is[ \t]+now|is[ \t]+still|is|was|became|"
+    r"ist|lautet|war|est|était|es|era|é|è|это)[ \t]+"
+    r"|[ \t]*(?:[:=：]|—|–|->)[ \t]*"
+    r"|[ \t]*(?:是|为|為|改成了?|改为|设成|设为|设置为|换成了?|は|が|는|은)[ \t]*)"
+)
+# What the secret is for, between the noun and the verb: "the password for the staging
+# database is", "le mot de passe du routeur est", "das Passwort für das WLAN ist".
+_PROSE_OF = (
+    r"(?:[ \t]+(?:for|of|to|on|at|du|de|des|del|für|vom|zum|zur|do|da|della|di|для|от)"
+    r"(?:[ \t]+[^\s:=：]+){1,3}?)?"
+)
+_PROSE_FIND = _Lazy(f"(?:{_PROSE_NOUNS}){_PROSE_OF}{_PROSE_VERBS}")
+_PROSE_AT = _Lazy(
+    rf"(?i)((?P<noun>{_PROSE_NOUNS}){_PROSE_OF}{_PROSE_VERBS}[\"'“‘「『`]?)(?!\[REDACTED:)"
+    r"([!-~]+?)(?=[\"'”’」』`.,;!?)\]}>。，；！？、]*(?:\s|\Z|[^!-~]))"
+)
+_QUALIFIED = {
+    "code": frozenset(
+        "door gate alarm garage lock safe entry access security unlock locker building pin".split()  # noqa: SIM905
+    ),
+    "key": frozenset(("api", "secret", "access", "private", "license", "licence", "product")),
+    "token": frozenset(
+        ("api", "access", "auth", "bearer", "refresh", "bot", "personal", "github", "gitlab", "slack")
+    ),
+}
+_WORD_BEFORE = _Lazy(r"([A-Za-z]+)[ \t]+\Z")
+
+
+# What a sentence says a secret is rather than what it is: `SHA-256`, `AES256`, `UTF-8`,
+# `base64-encoded`, `4-stellig`, `12-character`.
+_TERM = _Lazy(r"^[A-Z]{2,6}-?\d{1,4}$|^(?:[A-Za-z0-9]+-)*[a-zà-ÿ]{3,}(?:-[A-Za-z0-9à-ÿ]+)*$")
+
+
+def _prose_secret(match: re.Match[str], value: str) -> bool:
+    """A value told in a sentence is a secret when it looks made up (_looks_random), or is a
+    number of four digits or more after a PIN, a code or a password."""
+    bare = value.strip("\"'“”‘’「」『』`")
+    if not bare or _ONLY_PLACEHOLDER.match(bare) or _REFERENCE.match(bare):
+        return False
+    noun = match.group("noun").lower()
+    if noun in _QUALIFIED:
+        before = _WORD_BEFORE.search(match.string, max(0, match.start() - 40), match.start())
+        if before is None or before.group(1).lower() not in _QUALIFIED[noun]:
+            return False
+    head = match.group(1).rstrip(" \t\"'“‘「『`")
+    name = head[:-1].rstrip()
+    if head.endswith(("=", ":")) and _IDENT.match(name) and _name_is_secret(name):
+        return False  # `password=...`, `api_token: ...`: the assignment rule's to judge
+    if bare.isdigit():
+        return len(bare) >= 4
+    if bare.lower() in _NULLISH or _TERM.match(bare):
+        return False
+    return _looks_random(bare) and not bare.startswith(("http://", "https://", "/", "~/", "./"))
 
 
 def _rules() -> list[Rule]:
@@ -396,6 +492,15 @@ def _rules() -> list[Rule]:
             on=("Private-Lines",),
         ),
         r("private_key", r"\bAGE-SECRET-KEY-1[0-9A-Z]{20,}", on=("AGE-SECRET-KEY-",)),
+        # A JWT, also where a terminal or an editor wrapped it at its dots (an outside test,
+        # 2026-11-28: `Bearer eyJ...\n  eyJ...\n  sig` kept the payload and the signature). It
+        # goes first, so no rule that takes a line's value leaves the rest of it behind.
+        r(
+            "jwt",
+            rf"\beyJ[A-Za-z0-9_-]{{8,}}\.{_WRAP}eyJ[A-Za-z0-9_-]{{8,}}\.{_WRAP}[A-Za-z0-9_-]{{8,}}"
+            rf"(?:\.{_WRAP}[A-Za-z0-9_-]{{8,}}){{0,2}}",
+            on=("eyJ",),
+        ),
         # Credentials in URLs: scheme://user:PASSWORD@host (a password may hold '@').
         r(
             "url_password",
@@ -405,6 +510,16 @@ def _rules() -> list[Rule]:
             on=("://",),
         ),
         r("azure_sas", r"([?&]sig=)([A-Za-z0-9%/+=]{16,})", 2, on=("sig=",)),
+        # A presigned URL's signature and session token (S3, Google Cloud Storage, CloudFront):
+        # the URL is a credential until it expires.
+        r(
+            "url_signature",
+            r"(?i)([?&](?:x-amz-signature|x-goog-signature|signature|x-amz-security-token)=)"
+            r"(?!\[REDACTED:)([A-Za-z0-9%/+=~_.\-]{16,})",
+            2,
+            on=("signature=", "security-token="),
+            ci=True,
+        ),
         # Command lines.
         r(
             "cli_password",
@@ -474,6 +589,28 @@ def _rules() -> list[Rule]:
             2,
             _not_reference,
             on=("stdin", "sudo", "passwd"),
+        ),
+        # Commands whose arguments are secrets by what the command does, whatever their names
+        # (a review, 2026-11-28: `gh secret set DEPLOY_TOKEN --body ...` was kept): GitHub's,
+        # Azure Key Vault's and SSM's SecureString values; `NAME=value` pairs given to Fly,
+        # Supabase, Doppler, Vault's kv store and kubectl's secrets (each pair in turn: the
+        # rule is applied until nothing changes).
+        r(
+            "cli_secret",
+            rf"""(\b(?:gh[ \t]+secret[ \t]+set|keyvault[ \t]+secret[ \t]+set|put-parameter)\b"""
+            rf"""[^\n|;&]*?[ \t](?:--body|-b|--value)(?:=|[ \t]+))(?!-)(?!\[REDACTED:)({_VALUE})""",
+            2,
+            _command_secret,
+            on=("secret set", "put-parameter"),
+        ),
+        r(
+            "cli_secret",
+            rf"""(\b(?:(?:fly|flyctl|supabase|doppler)[ \t]+secrets[ \t]+set|vault[ \t]+kv[ \t]+"""
+            rf"""(?:put|patch)|kubectl[ \t]+create[ \t]+secret)\b[^\n|;&]*?[ \t]"""
+            rf"""(?:--from-literal=)?['"]?[A-Za-z_][A-Za-z0-9_.\-]*=)(?!\[REDACTED:)({_VALUE})""",
+            2,
+            _not_reference,
+            on=("secrets set", "kv put", "kv patch", "create secret"),
         ),
         # HTTP authorization.
         r(
@@ -602,6 +739,30 @@ def _rules() -> list[Rule]:
             _assignment,
             on=("=", ":"),
         ),
+        r(
+            "prose_secret",
+            _PROSE_AT.source,
+            3,
+            _prose_secret,
+            on=(
+                *("pass", "pin", "code", "key", "secret", "token", "kennwort", "geheimzahl", "contraseña"),
+                *(
+                    "clave",
+                    "senha",
+                    "parola",
+                    "пароль",
+                    "пин",
+                    "密码",
+                    "口令",
+                    "验证码",
+                    "密钥",
+                    "令牌",
+                    "暗号",
+                ),
+                *("パスワード", "暗証番号", "비밀번호", "암호"),
+            ),
+            ci=True,
+        ),
         # Known token shapes (prefixes let a cut-off one be recognised too).
         r("anthropic_key", r"\bsk-ant-[A-Za-z0-9_\-]{8,}", on=("sk-ant-",)),
         r(
@@ -615,6 +776,14 @@ def _rules() -> list[Rule]:
             "github_token",
             r"\b(?:gh[pousr]_[A-Za-z0-9]{8,}|github_pat_[A-Za-z0-9_]{8,})",
             on=("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+        ),
+        # A GitHub token glued to the word before it (`cccghp_...`): its fixed length and
+        # mixed tail tell it apart from a name that happens to hold `ghp_`.
+        r(
+            "github_token",
+            r"gh[pousr]_[A-Za-z0-9]{36}(?![A-Za-z0-9])",
+            check=lambda m, v: _mixed(v[4:]),
+            on=("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
         ),
         r(
             "gitlab_token",
@@ -656,7 +825,6 @@ def _rules() -> list[Rule]:
             r"\bGOCSPX-[A-Za-z0-9_\-]{20,}|\bya29\.[A-Za-z0-9_\-]{20,}|\b1//0[A-Za-z0-9_\-]{30,}",
             on=("GOCSPX-", "ya29.", "1//0"),
         ),
-        r("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}", on=("eyJ",)),
         r("sendgrid_key", r"\bSG\.[A-Za-z0-9_\-]{16,}(?:\.[A-Za-z0-9_\-]*)?", on=("SG.",)),
         r("twilio_key", r"\bSK[0-9a-f]{32}\b", on=("SK",)),
         r("mailgun_key", r"\bkey-[0-9a-zA-Z]{32}\b", on=("key-",)),
@@ -684,6 +852,14 @@ def _rules() -> list[Rule]:
         r("digitalocean_token", r"\bdo[opr]_v1_[a-f0-9]{64}", on=("_v1_",)),
         r("databricks_token", r"\bdapi[a-f0-9]{32}(?:-\d)?\b", on=("dapi",)),
         r("vault_token", r"\bhv[sbr]\.[A-Za-z0-9_\-]{24,}", on=("hvs.", "hvb.", "hvr.")),
+        # Vault's tokens before 1.10: `s.` and 24 characters (service), `b.` and a long tail
+        # (batch); mixed case and digits, so `s.ThisIsAnOrdinaryName` is not one.
+        r(
+            "vault_token",
+            r"\b(?:s\.[A-Za-z0-9]{24}|b\.[A-Za-z0-9_\-]{80,})(?![A-Za-z0-9_.(\-])",
+            check=lambda m, v: _mixed(v[2:]),
+            on=("s.", "b."),
+        ),
         r("doppler_token", r"\bdp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{20,}", on=("dp.",)),
         r("linear_key", r"\blin_(?:api|oauth)_[A-Za-z0-9]{32,}", on=("lin_",)),
         r("notion_token", r"\bsecret_[A-Za-z0-9]{43}\b|\bntn_[A-Za-z0-9]{40,}", on=("secret_", "ntn_")),
@@ -876,7 +1052,7 @@ class Redactor:
         return out
 
     def _redact(self, text: str) -> str:
-        if "\\" in text and ("\\n" in text or '\\"' in text or "\\/" in text):
+        if "\\" in text and ("\\n" in text or '\\"' in text or "\\/" in text or "\\u" in text):
             text = self._json_strings(text)
         lowered: str | None = None
         for name, pattern, group, check, (on, ci, word) in self.patterns:
@@ -888,16 +1064,17 @@ class Redactor:
                         continue
                 elif not any(t in text for t in on):
                     continue
-            if check is _assignment:
+            if check is _assignment or check is _prose_secret:
                 if lowered is None:
                     lowered = text.lower()
-                new = self._assignments(text, lowered, pattern)
+                new = (self._assignments if check is _assignment else self._prose)(text, lowered, pattern)
             else:
                 new = pattern.sub(
                     lambda m, n=name, g=group, c=check, w=word: self._replace(m, n, g, c, w), text
                 )
                 last = text
-                while name == "private" and new != last and "<" in new:  # the enclosing blocks
+                # The enclosing <private> blocks; a command's next NAME=value.
+                while name in _REPEATED and new != last and (name != "private" or "<" in new):
                     last, new = (
                         new,
                         pattern.sub(
@@ -970,6 +1147,38 @@ class Redactor:
             replaced = self._replace(m, "secret_assignment", 3, _assignment)
             if replaced == m.group(0):
                 continue  # not a secret: its value may hold the next name (`note: DB_PASS=x`)
+            out.append(text[done : m.start()])
+            out.append(replaced)
+            done = m.end()
+        if not out:
+            return text
+        out.append(text[done:])
+        return "".join(out)
+
+    def _prose(self, text: str, lowered: str, at: re.Pattern[str]) -> str:
+        """A secret told in a sentence: the finder spots a noun and its verb in the lowercased
+        text, the whole is matched from there in the text as written."""
+        if len(lowered) != len(text):
+            hits: Iterable[re.Match[str]] = at.finditer(text)
+        else:
+            hits = _PROSE_FIND.finditer(lowered)
+        out: list[str] = []
+        done = 0
+        for hit in hits:
+            start = hit.start()
+            if start < done or (
+                start
+                and lowered[start - 1].isascii()
+                and (lowered[start - 1].isalnum() or lowered[start - 1] == "_")
+                and lowered[start].isascii()
+            ):
+                continue  # inside a word: `bypass is`, `opcode: 12`
+            m = at.match(text, start)
+            if m is None:
+                continue
+            replaced = self._replace(m, "prose_secret", 3, _prose_secret)
+            if replaced == m.group(0):
+                continue
             out.append(text[done : m.start()])
             out.append(replaced)
             done = m.end()

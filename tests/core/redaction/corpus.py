@@ -329,6 +329,75 @@ def secrets_corpus() -> list[Secret]:
     add("powershell secure string", f'$pw = ConvertTo-SecureString "{v}" -AsPlainText -Force', v)
     v = g.s(48, B64)
     add("go struct literal", f'cfg := Config{{APIKey: "{v}", Region: "eu-west-1"}}', v)
+
+    # -- a review of what the rules missed, 2026-11-28 (evening) --------------------------------
+    head = b64url(b'{"alg":"HS256","typ":"JWT"}')
+    payload = b64url(('{"sub":"' + g.s(12) + '","org":"acme"}').encode())
+    sig = b64url(bytes(g.rng.randrange(256) for _ in range(32)))
+    add(
+        "jwt wrapped at its dots",
+        f"Authorization: Bearer {head}.\n    {payload}.\n    {sig}",
+        payload,
+        sig,
+        multiline=True,
+    )
+    v = "ghp_" + g.urlpass(36)
+    add(
+        "github token glued to the word before",
+        f"echo tok{v} >> ci.log",
+        v,
+    )
+    v = g.s(64, HEX)
+    add(
+        "S3 presigned URL",
+        "curl -o dump.sql 'https://acme-backups.s3.amazonaws.com/db.sql?X-Amz-Algorithm=AWS4-HMAC-SHA256"
+        f"&X-Amz-Date=20261128T101500Z&X-Amz-Expires=3600&X-Amz-SignedHeaders=host&X-Amz-Signature={v}'",
+        v,
+    )
+    v = g.s(80, URLSAFE) + "~" + g.s(20, URLSAFE)
+    add(
+        "CloudFront signed URL",
+        f"https://d111abc.cloudfront.net/report.pdf?Expires=1893456000&Signature={v}&Key-Pair-Id=K2JCJMDEHXQW5F",
+        v,
+    )
+    v = "s." + g.urlpass(24)
+    add("vault token before 1.10", f"vault login {v}", v)
+    v = g.password()
+    add("gh secret set --body", f"gh secret set DEPLOY_HOOK --body {v} --repo acme/api", v)
+    v = g.password()
+    add("fly secrets set", f"fly secrets set SESSION_SALT={v} -a acme-api", v)
+    v = g.password()
+    add("kubectl secret --from-literal", f"kubectl create secret generic smtp --from-literal=login={v}", v)
+    v = g.password()
+    add("vault kv put", f"vault kv put secret/billing stripe={v}", v)
+    v = g.password()
+    add(
+        "aws secretsmanager --secret-string",
+        f"aws secretsmanager put-secret-value --secret-id prod/db --secret-string {v}",
+        v,
+    )
+    v = g.password()
+    add(
+        "az keyvault secret set --value",
+        f"az keyvault secret set --vault-name acme-kv --name db --value {v}",
+        v,
+    )
+    v = g.password()
+    add("password told in a sentence", f"The new wifi password is {v}, tell the guests.", v)
+    v = g.s(8, string.digits)
+    add("door code told in a sentence", f"The garage door code is {v} until Friday.", v)
+    v = g.s(8, string.digits)
+    add("Chinese: a card PIN in a sentence", f"我的银行卡密码是{v}，别告诉别人。", v)
+    v = g.password()
+    add("Chinese: a changed password", f"路由器管理员密码改成了 {v}", v)
+    v = g.password()
+    add("German: a password in a sentence", f"Das WLAN-Passwort lautet {v}.", v)
+    v = g.password()
+    add("Japanese: a password in a sentence", f"サーバーのパスワードは{v}です。", v)
+    v = g.password()
+    add("Korean: a password in a sentence", f"관리자 비밀번호는 {v} 입니다.", v)
+    v = g.password()
+    add("French: a password in a sentence", f"Le mot de passe du routeur est {v}.", v)
     return out
 
 
@@ -544,6 +613,29 @@ def ordinary_snippets() -> list[str]:
         "Fixed a typo in README.md",
         "Add exponential backoff with jitter to the retry loop",
         "Coverage went from 81% to 87%.",
+        # Sentences about secrets that hold none (the prose rule's false friends).
+        "The password is required and must be at least 12 characters.",
+        "The exit code is 137 when the OOM killer fires.",
+        "The API key is in 1Password under 'Stripe prod'.",
+        "Status code is 404 for a missing invoice.",
+        "The secret is to warm the pan first.",
+        "密码是用 bcrypt 存的，不可逆。",
+        "验证码是 6 位数字，5 分钟内有效",
+        "The PIN code is 4 digits long.",
+        "Die PIN ist 4-stellig.",
+        "The token is base64-encoded, not encrypted.",
+        "The password is SHA-256 hashed with a per-user salt.",
+        "The access token is JWT-formatted and expires in an hour.",
+        "The auth token is per-user, never shared.",
+        "パスワードは8文字以上にしてください。",
+        "비밀번호는 8자 이상이어야 합니다.",
+        "Le mot de passe est trop court.",
+        "s.Substring(0, 12) returns the prefix",
+        "aws ssm put-parameter --name /acme/region --type String --value eu-west-1",
+        "gh secret list --repo acme/api",
+        "fly secrets list -a acme-api",
+        "The zip code is 94107 and the area code is 415.",
+        "Our license key is printed on the box.",
     ]
     out += code
     for _ in range(20):  # prose about the work, with numbers and names
