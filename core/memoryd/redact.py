@@ -310,15 +310,24 @@ def _assignment(match: re.Match[str], value: str) -> bool | str:
 _PORTS = _Lazy(r"\d+(?::\d+)*\Z")
 
 
-def _named_secret(match: re.Match[str], value: str) -> bool:
-    """A value given apart from its name (group 2): secret where the name says so and the
-    value is one by the rules of `NAME=value` (not `45`, `true`, a reference or code)."""
-    name = match.group(2)
-    inner = value.strip("\"'")
-    quoted = inner != value
-    return (
-        _name_is_secret(name) and _not_reference(match, value) and _secret_value(name, inner, quoted=quoted)
-    )
+def _named(group: int, *, quoted: bool = False) -> Check:
+    """A value given apart from its name (in `group`): secret where the name says so and the
+    value is one by the rules of `NAME=value` (not `45`, `true`, a reference or code).
+    `quoted`: the pattern took the quotes off (an XML attribute)."""
+
+    def check(match: re.Match[str], value: str) -> bool:
+        name = match.group(group)
+        inner = value.strip("\"'")
+        return (
+            _name_is_secret(name)
+            and _not_reference(match, value)
+            and _secret_value(name, inner, quoted=quoted or inner != value)
+        )
+
+    return check
+
+
+_named_secret = _named(2)
 
 
 def _user_colon_password(value: str) -> bool:
@@ -646,12 +655,34 @@ def _rules() -> list[Rule]:
             _named_secret,
             on=("define",),
         ),
+        # An XML element naming a secret by one attribute and holding it in another, in either
+        # order and across lines (.NET's <add key= value=>, Spring's and Ant's <property
+        # name= value=>, <setting name= value=>), or as its text (<entry key="db.password">).
         r(
             "secret_assignment",
-            r"""(<add[ \t]+key[ \t]*=[ \t]*["']([^"'\n]+)["'][ \t]+value[ \t]*=[ \t]*["'])([^"'\n]+)""",
+            r"""(?i)(<[a-z][\w:.\-]*\s[^<>]*?\b(?:key|name)\s*=\s*["']([^"'<>\n]+)["'][^<>]*?"""
+            r"""\bvalue\s*=\s*["'])([^"'<>\n]+)""",
             3,
-            _named_secret,
-            on=("<add",),
+            _named(2, quoted=True),
+            on=("value",),
+            ci=True,
+        ),
+        r(
+            "secret_assignment",
+            r"""(?i)(<[a-z][\w:.\-]*\s[^<>]*?\bvalue\s*=\s*["'])([^"'<>\n]+)"""
+            r"""(["'][^<>]*?\b(?:key|name)\s*=\s*["']([^"'<>\n]+)["'])""",
+            2,
+            _named(4, quoted=True),
+            on=("value",),
+            ci=True,
+        ),
+        r(
+            "secret_assignment",
+            r"""(?i)(<([a-z][\w:.\-]*)\s[^<>]*?\b(?:key|name)\s*=\s*["']([^"'<>\n]+)["'][^<>/]*>)"""
+            r"""([^<\n]{1,300})(</\2\s*>)""",
+            4,
+            _named(3, quoted=True),
+            on=("</",),
         ),
         r(
             "secret_assignment",

@@ -398,6 +398,10 @@ def secrets_corpus() -> list[Secret]:
     add("Korean: a password in a sentence", f"관리자 비밀번호는 {v} 입니다.", v)
     v = g.password()
     add("French: a password in a sentence", f"Le mot de passe du routeur est {v}.", v)
+    v = g.password()
+    add("Spring XML property", f'<property name="password" value="{v}"/>', v)
+    v = g.password()
+    add(".NET appSettings, value first, over lines", f'<add\n    value="{v}"\n    key="SmtpPassword" />', v)
     return out
 
 

@@ -1,7 +1,8 @@
-"""Secrets told in a sentence, given to a secrets command, or wrapped across lines (a review of
-what the rules missed, 2026-11-28 evening), and the sentences about secrets that must stay as
-written. The values are made up here; the corpus (corpus.py) carries the same shapes through
-the hook, the worker, record and the importers."""
+"""Secrets told in a sentence, given to a secrets command, wrapped across lines or named by an
+XML attribute (a review of what the rules missed, 2026-11-28 evening), and the sentences,
+commands and elements about secrets that must stay as written. The values are made up here;
+the corpus (corpus.py) carries the same shapes through the hook, the worker, record and the
+importers."""
 
 from __future__ import annotations
 
@@ -150,5 +151,34 @@ def test_signed_urls_vault_and_glued_tokens() -> None:
         "s.getConnectionTimeoutMs()",
         "tests.test_module_name_abcdefgh",
         "s.ThisIsAnOrdinaryNameHere",
+    ):
+        assert redact(text) == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f'<add value="{SECRET}" key="DbPassword" />',
+        f'<add\n  key="DbPassword"\n  value="{SECRET}" />',
+        f'<setting name="ApiKey" value="{SECRET}"/>',
+        f'<property name="password" value="{SECRET}"/>',
+        f'<Parameter Name="SecretToken" Value="{SECRET}" />',
+        f'<entry key="db.password">{SECRET}</entry>',
+    ],
+)
+def test_an_xml_element_naming_a_secret_loses_its_value(text: str) -> None:
+    out = redact(text)
+    assert SECRET not in out and "[REDACTED:" in out, out
+    assert redact(out) == out
+
+
+def test_xml_elements_that_hold_no_secret_stay() -> None:
+    for text in (
+        '<property name="password" value="${db.password}"/>',
+        '<add key="PasswordMinLength" value="12"/>',
+        '<input type="password" name="password" value="">',
+        '<entry key="token.ttl">3600</entry>',
+        '<param name="apiKey" value="{{API_KEY}}"/>',
+        '<add key="LogLevel" value="Warning"/>',
     ):
         assert redact(text) == text
