@@ -1078,12 +1078,19 @@ class Memoryd(Upkeep):
         self, d: Digest, *, notification: bool = True, actor: str = "cli"
     ) -> list[tuple[str, bool, str]]:
         """Send the digest by notification and email; (channel, ok, message) for each.
-        One channel failing does not stop the other. The tray shows its own notification
+        A sensitive project's words stay sealed in what is sent, grant or not. One channel
+        failing does not stop the other. The tray shows its own notification
         (one a click can answer) and passes `notification=False`."""
         from memoryd import mailer, notify
         from memoryd.errors import DeliveryError
         from memoryd.governance import digest
+        from memoryd.sensitive import state as sensitive_state
 
+        if sensitive_state.sensitive_hashes(self.layout):
+            # Built again as if no grant were live: the caller's copy may hold what a grant
+            # opened, which is for the person at this machine, not for a mail server.
+            with self.store.keys.outbound():
+                d = self.digest(since=d.since, scopes=d.scopes)
         text = digest.render_text(d)
         results: list[tuple[str, bool, str]] = []
         if notification:

@@ -136,7 +136,10 @@ def has_records(layout: Layout, scope_hash: str) -> bool:
 def check(keys: Keys, scope_hash: str, *, drop_refused: bool = False) -> Found:
     """The scope's live, authentic grants. Expired records leave the file; records that
     fail their check leave it too when `drop_refused` (the gate, which audits them).
-    Without the scope's key nothing can be told apart: nothing is live, nothing pruned."""
+    Without the scope's key nothing can be told apart: nothing is live, nothing pruned.
+    Inside `keys.outbound()` nothing is live either (what is built there leaves the machine)."""
+    if keys.sending:
+        return Found([], 0)
     records, damaged = _read(keys.layout, scope_hash)
     if not records and not damaged:
         return Found([], 0)

@@ -67,6 +67,18 @@ class Keys:
         # Whether the index holds sealed memories of a scope (memoryd.store sets it): the
         # evidence of a marking that needs no keyring.
         self.sealed_rows: Callable[[str], bool] = lambda _h: False
+        self.sending = False  # inside outbound(): no grant is live
+
+    @contextlib.contextmanager
+    def outbound(self) -> Iterator[None]:
+        """What is built here to leave the machine (the digest mailed or shown by the
+        desktop's notification daemon, which keeps a history) is built as if no grant were
+        live: a grant lets the person read at this machine, it sends nothing elsewhere."""
+        saved, self.sending = self.sending, True
+        try:
+            yield
+        finally:
+            self.sending = saved
 
     @functools.cached_property
     def _me(self) -> bytes:
