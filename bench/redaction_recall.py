@@ -48,6 +48,34 @@ def _ds_scanner() -> Any:
     return found
 
 
+# About 100 KB on one line of what makes a rule look far ahead (the command rules scan to a
+# flag, the sentence rule to a verb) or match often: each must stay linear in the input. A
+# review on 2026-11-28 found `fly secrets set` with 9,000 pairs at 18 s and `mysql ` repeated
+# at 7.5 s before the rules were bounded.
+WORST_CASES = {
+    "fly secrets set + 9,000 pairs": "fly secrets set " + "A=b1234567 " * 9000,
+    "vault kv put, repeated": "vault kv put " * 8000,
+    "gh secret set X, repeated": "gh secret set X " * 6000,
+    "mysql, repeated": "mysql " * 16000,
+    "api key is, repeated": "api key is " * 9000,
+    "password is, repeated": "password is " * 8000,
+    "eyJ segments": "eyJabcdefgh." * 8000,
+    "ordinary prose mentioning vault kv put": "use vault kv put for that. " * 3700,
+}
+
+
+def worst_cases(runs: int = 3) -> dict[str, float]:
+    out = {}
+    for label, text in WORST_CASES.items():
+        times = []
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            Redactor()(text)
+            times.append(time.perf_counter() - t0)
+        out[label] = round(sorted(times)[len(times) // 2] * 1000, 1)
+    return out
+
+
 def measure() -> dict[str, Any]:
     secrets, ordinary = secrets_corpus(), ordinary_snippets()
     result: dict[str, Any] = {"secrets": len(secrets), "ordinary": len(ordinary)}
@@ -62,6 +90,7 @@ def measure() -> dict[str, Any]:
         "fp_rate": round(len(ours_fp) / len(ordinary), 4),
         "ms": round((time.perf_counter() - t0) * 1000, 1),
     }
+    result["worst_cases_ms"] = worst_cases()
     ds = _ds_scanner()
     if ds is None:
         result["detect_secrets"] = "not installed"
@@ -104,6 +133,9 @@ def main(argv: list[str] | None = None) -> int:
         f"memoryd.redact: recall {m['recall']:.1%}, "
         f"false positives {m['false_positives']} ({m['fp_rate']:.1%})"
     )
+    print("worst cases (about 100 KB on one line, median of 3, ms):")
+    for label, ms in r["worst_cases_ms"].items():
+        print(f"  {label}: {ms}")
     if isinstance(r.get("detect_secrets_alone"), dict):
         d, s = r["detect_secrets_alone"], r["second_pass"]
         print(

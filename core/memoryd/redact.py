@@ -173,7 +173,7 @@ _LINE_START = _Lazy(
 
 
 def _name_is_secret(name: str) -> bool:
-    bare = name.strip("\"'\\").lstrip("$")
+    bare = name.strip("\"'`\\").lstrip("$")
     if bare.startswith("env:"):
         bare = bare[4:]
     upper = bare.isupper() or (bare.upper() == bare and any(c.isalpha() for c in bare))
@@ -289,8 +289,12 @@ def _assignment(match: re.Match[str], value: str) -> bool | str:
         return False
     quoted = value[:1] in ("'", '"', "\\") and len(value) >= 2
     inner = value.strip("\\").strip("\"'").strip("\\") if quoted else value
+    if value[:1] == "`" and len(value) >= 2:  # Markdown code (`Password: \`...\``), read as bare
+        inner = value[1:-1]
+        if "${" in inner:
+            return False  # a template literal: `Bearer ${token}`
     before = match.string[max(0, match.start() - 200) : match.start()]
-    bare = name.strip("\"'\\")
+    bare = name.strip("\"'`\\")
     secret = _secret_value(
         name,
         inner,
@@ -351,7 +355,7 @@ def _not_reference(match: re.Match[str], value: str) -> bool:
 _VALUE = r"""(?:"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s"'`]+)"""
 _OPT_NAMES = (
     r"password|passwd|pass|token|secret|api[-_]?key|access[-_]?token|auth[-_]?token|client[-_]?secret|"
-    r"private[-_]?key|secret[-_]?key|secret[-_]?string|access[-_]?key|(?:db|admin|root|master|sasl|proxy|http|ftp|smtp)"
+    r"private[-_]?key|secret[-_]?key|access[-_]?key|(?:db|admin|root|master|sasl|proxy|http|ftp|smtp)"
     r"[-_]?password|oauth[-_]?token|bearer[-_]?token|api[-_]?token|refresh[-_]?token|passphrase"
 )
 
@@ -360,8 +364,8 @@ _OPT_NAMES = (
 # number of a tool's Read output or `cat -n`) after it, or the spaces it became when the lines
 # were joined.
 _WRAP = r"[ \t]*(?:(?:\\?\r?\n|\\n)[ \t]*(?:\d+(?:→|\t)[ \t]*)?)?"
-# Rules applied again until nothing changes: nested <private> blocks, a command's NAME=value pairs.
-_REPEATED = frozenset({"private", "cli_secret"})
+# Rules applied again until nothing changes: nested <private> blocks.
+_REPEATED = frozenset({"private"})
 
 
 def _mixed(tail: str) -> bool:
@@ -371,85 +375,174 @@ def _mixed(tail: str) -> bool:
     )
 
 
-def _command_secret(match: re.Match[str], value: str) -> bool:
-    """SSM's `put-parameter --value` is a secret only as a SecureString."""
-    if not _not_reference(match, value):
+# -- commands whose arguments are secrets by what the command does ------------------------
+# Flags before a subcommand (`kubectl -n prod create secret`, `fly -a app secrets set`).
+_CMD_OPTS = r"(?:[ \t]+-{1,2}[A-Za-z][\w-]*(?:=\S*|[ \t]+(?![-\\])[^\s=]\S*)?)*?"
+_CMD_SP = r"(?:[ \t]|\\\r?\n)+"  # a shell's line continuation is a space
+_SECRETS_CMD = _Lazy(
+    r"\b(?:"
+    rf"(?P<gh>gh{_CMD_OPTS}{_CMD_SP}secret{_CMD_SP}set)"
+    rf"|(?P<az>az{_CMD_SP}keyvault{_CMD_SP}secret{_CMD_SP}set)"
+    rf"|(?P<ssm>aws\b[^\n|;&]{{0,200}}?{_CMD_SP}ssm{_CMD_SP}put-parameter)"
+    rf"|(?P<sm>aws\b[^\n|;&]{{0,200}}?{_CMD_SP}secretsmanager{_CMD_SP}"
+    r"(?:create-secret|put-secret-value|update-secret))"
+    rf"|(?P<pairs>(?:fly|flyctl){_CMD_OPTS}{_CMD_SP}secrets{_CMD_SP}(?:set|import)"
+    rf"|(?:supabase|doppler){_CMD_SP}secrets{_CMD_SP}set|vault{_CMD_SP}kv{_CMD_SP}(?:put|patch))"
+    rf"|(?P<kube>(?:kubectl|oc|k){_CMD_OPTS}{_CMD_SP}create{_CMD_OPTS}{_CMD_SP}secret)"
+    rf"|(?P<stdin>wrangler{_CMD_SP}secret{_CMD_SP}put|vercel{_CMD_SP}env{_CMD_SP}add"
+    rf"|gcloud{_CMD_SP}secrets{_CMD_SP}(?:create|versions{_CMD_SP}add))"
+    r")(?![\w-])"
+    r"(?P<args>(?:[^\n|;&\\]|\\\r?\n|\\(?!\r?\n))*+)"
+)
+_CMD_KINDS = ("gh", "az", "ssm", "sm", "pairs", "kube", "stdin")
+_CMD_VALUE = r"""(?:"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|`[^`\n]*`|[^\s"'`;|&]+)"""
+_CMD_FLAG = {
+    "gh": _Lazy(rf"(?:^|[ \t]|\\\n)(?:--body(?:=|[ \t]+)|-b(?:=|[ \t]+)?)(?!-)({_CMD_VALUE})"),
+    "az": _Lazy(rf"(?:^|[ \t]|\\\n)--value(?:=|[ \t]+)(?!-)({_CMD_VALUE})"),
+    "ssm": _Lazy(rf"(?:^|[ \t]|\\\n)--value(?:=|[ \t]+)(?!-)({_CMD_VALUE})"),
+    "sm": _Lazy(rf"(?:^|[ \t]|\\\n)--secret-string(?:=|[ \t]+)(?!-)({_CMD_VALUE})"),
+    "pairs": _Lazy(
+        rf"""(?:^|[ \t]|\\\n)(?:"[A-Za-z_][\w.\-]*=((?:[^"\\\n]|\\.)*)"|'[A-Za-z_][\w.\-]*=([^'\n]*)'"""
+        rf"""|[A-Za-z_][\w.\-]*=({_CMD_VALUE}))"""
+    ),
+    "kube": _Lazy(
+        rf"""--from-literal=(?:"[\w.\-]+=((?:[^"\\\n]|\\.)*)"|'[\w.\-]+=([^'\n]*)'"""
+        rf"""|[\w.\-]+=({_CMD_VALUE}))"""
+    ),
+}
+_HERE_STRING = _Lazy(rf"<<<[ \t]*({_CMD_VALUE})")
+_DURATION = _Lazy(r"\d{1,4}[smhdw]?")
+
+
+def _command_value(value: str) -> bool:
+    """A command's argument that is a secret: not a reference (`$X`, `@file`, `file://`), a
+    placeholder (`VALUE`, `<token>`), a boolean or a duration (`vault kv put ... ttl=30m`)."""
+    inner = value.strip("\"'`")
+    if not inner or _ONLY_PLACEHOLDER.match(inner) or _REFERENCE.match(inner) or inner.startswith("@"):
         return False
-    if "put-parameter" not in match.group(1):
-        return True
-    text = match.string
-    line = text[
-        text.rfind("\n", 0, match.start()) + 1 : (text.find("\n", match.end()) + 1 or len(text) + 1) - 1
-    ]
-    return "SecureString" in line
+    if inner.startswith("file://") or inner.lower() in _NULLISH or _DURATION.fullmatch(inner):
+        return False
+    return not _placeholder(inner)
 
 
 # Secrets told in a sentence: "my password is Tr0ub4dor3", "the door code is 4821",
 # "密码是 84721203", "Passwort lautet ...", "パスワードは ...". The nouns and verbs are given for
-# the languages memoryd reads; a bare `code`, `key` or `token` needs a word before it that says
-# which (_QUALIFIED), and the value must look like a secret (_prose_secret), so "the password
-# is required", "exit code is 137" and "the token was expired" stay. The finder runs on the
-# lowercased text (an ignore-case search is eight times slower), as the assignment rule's does.
+# the languages memoryd reads; a bare `code`, `key`, `token` or `clave` needs a word before it,
+# or in what follows it, that says which (_QUALIFIED), and the value must look like a secret
+# (_prose_secret), so "the password is required", "exit code is 137", "the token was expired"
+# and "the API key is OPENAI_API_KEY" stay. The finder runs on the lowercased text (an
+# ignore-case search is eight times slower), as the assignment rule's does.
+_SP = "[ \t\u00a0\u3000]"
+_MARK = r"(?:\*\*|__|\*|</?[a-z]{1,6}>)?"  # Markdown or HTML emphasis around a label
 _PROSE_NOUNS = (
     "mot de passe|parola d'ordine|code d'accès|code pin|pin code|pin number|pin码|password|passwd|"
-    "passphrase|passcode|pin|code|key|token|secret|passwort|kennwort|geheimzahl|zugangscode|"
-    "contraseña|clave|senha|пароль|пин-код|密码|口令|验证码|密钥|令牌|暗号|パスワード|暗証番号|비밀번호|암호"
+    "passphrase|passcode|pin|code|key|token|secret|pat|passwort|kennwort|geheimzahl|zugangscode|"
+    "türcode|torcode|digicode|contraseña|clave|código|senha|пароль|пин-код|"
+    "密码|密碼|口令|验证码|驗證碼|密钥|密鑰|令牌|暗号|暗號|パスワード|暗証番号|비밀번호|비번|암호"
 )
 _PROSE_VERBS = (
-    r"(?:[ \t]+(?:(?:has[ \t]+been|was|is)[ \t]+(?:changed|set|reset|updated)[ \t]+to|"
-    r"(?:changed|set|reset|updated)[ \t]+to|is[ \t]+now|is[ \t]+still|is|was|became|"
-    r"ist|lautet|war|est|était|es|era|é|è|это)[ \t]+"
-    r"|[ \t]*(?:[:=：]|—|–|->)[ \t]*"
-    r"|[ \t]*(?:是|为|為|改成了?|改为|设成|设为|设置为|换成了?|は|が|는|은)[ \t]*)"
+    rf"(?:{_MARK}{_SP}+(?:(?:has{_SP}+been|was|is){_SP}+(?:changed|set|reset|updated){_SP}+to|"
+    rf"(?:changed|set|reset|updated){_SP}+to|is{_SP}+now|is{_SP}+still|is|was|became|"
+    rf"ist|lautet|war|est|était|es|era|é|è|это){_SP}*[:：]?{_SP}+"
+    rf"|{_MARK}{_SP}*(?:[:=：]|—|–|->|{_SP}-|\|){_MARK}{_SP}*"
+    rf"|{_SP}*(?:(?:已经|已|就)?(?:是|为|為|改成了?|改為|改为|设成|设为|设置为|設為|换成了?)|は|が|を|는|은|를|을)"
+    rf"{_SP}*[:：]?{_SP}*"
+    r"|(?<=[^\x00-\x7f])"  # no verb: after a noun in Chinese, Japanese, Korean or Russian only
+    rf"{_SP}+)"
 )
 # What the secret is for, between the noun and the verb: "the password for the staging
 # database is", "le mot de passe du routeur est", "das Passwort für das WLAN ist".
 _PROSE_OF = (
-    r"(?:[ \t]+(?:for|of|to|on|at|du|de|des|del|für|vom|zum|zur|do|da|della|di|для|от)"
-    r"(?:[ \t]+[^\s:=：]+){1,3}?)?"
+    rf"(?:{_SP}+(?:for|of|to|on|at|du|de|des|del|für|vom|zum|zur|do|da|della|di|для|от)"
+    rf"(?:{_SP}+[^\s:=：|]+){{1,5}}?)?"
 )
 _PROSE_FIND = _Lazy(f"(?:{_PROSE_NOUNS}){_PROSE_OF}{_PROSE_VERBS}")
+_PROSE_OPEN = "\"'“‘「『`"
 _PROSE_AT = _Lazy(
-    rf"(?i)((?P<noun>{_PROSE_NOUNS}){_PROSE_OF}{_PROSE_VERBS}[\"'“‘「『`]?)(?!\[REDACTED:)"
-    r"([!-~]+?)(?=[\"'”’」』`.,;!?)\]}>。，；！？、]*(?:\s|\Z|[^!-~]))"
+    rf"(?i)((?P<noun>{_PROSE_NOUNS}){_PROSE_OF}{_PROSE_VERBS}[{_PROSE_OPEN}]?)(?!\[REDACTED:)"
+    rf"((?<=[{_PROSE_OPEN}])[^\"'”’」』`\n]{{1,200}}(?=[\"'”’」』`])"
+    r"|[!-~\u00a1-\u024f]+?(?=[\"'”’」』`.,;!?)\]}>|。，；！？、]*(?:\s|\Z|[^!-~\u00a1-\u024f])))"
 )
 _QUALIFIED = {
     "code": frozenset(
-        "door gate alarm garage lock safe entry access security unlock locker building pin".split()  # noqa: SIM905
+        "door gate alarm garage lock safe entry access security unlock locker building pin recovery "  # noqa: SIM905
+        "verification backup 2fa mfa otp confirmation porte portail puerta portal alarma tür".split()
     ),
-    "key": frozenset(("api", "secret", "access", "private", "license", "licence", "product")),
+    "key": frozenset(
+        "api secret access private license licence product signing encryption master account "  # noqa: SIM905
+        "client service deploy admin webhook hmac jwt session ssh gpg pgp stripe openai anthropic "
+        "aws gcp azure twilio sendgrid mailgun github gitlab slack discord telegram".split()
+    ),
     "token": frozenset(
-        ("api", "access", "auth", "bearer", "refresh", "bot", "personal", "github", "gitlab", "slack")
+        "api access auth bearer refresh bot personal github gitlab slack deploy session service "  # noqa: SIM905
+        "webhook discord telegram npm pypi vault".split()
     ),
+    "pat": frozenset(("github", "gitlab", "azure", "ado", "devops")),
+    "clave": frozenset(("wifi", "acceso", "secreta", "bancaria", "red", "router", "cajero")),
+    "código": frozenset(("puerta", "portal", "alarma", "acceso", "seguridad", "pin")),
 }
-_WORD_BEFORE = _Lazy(r"([A-Za-z]+)[ \t]+\Z")
+_WORD_BEFORE = _Lazy(r"([^\W\d_]+)[ \t\u00a0]+\Z")
+_WORDS = _Lazy(r"[^\W_]+")
+
+# What a sentence says a secret is, or where it lives, rather than what it is: `SHA-256`,
+# `AES256`, `UTF-8`, `base64-encoded`, `4-stellig`, `12-character`, `X-API-Key`, `argon2id`,
+# `utf8mb4`, a file (`key.pem`, `.env.local`, `config/secrets.yml`, `id_ed25519`).
+_TERM = _Lazy(
+    r"^[A-Z]{2,6}-?\d{1,4}$|^(?:[A-Za-z0-9]+-)*[a-zà-ÿ]{3,}(?:-[A-Za-z0-9à-ÿ]+)*$|^[A-Za-z]+(?:-[A-Za-z]+)+$"
+    r"|^(?i:argon2|bcrypt|scrypt|pbkdf2|sha-?\d|md5|base(?:64|32|58)|utf-?8|aes-?\d|[hre]s\d{3}|ed25519"
+    r"|x25519|rsa-?\d|hmac|latin-?1|ascii|id_(?:rsa|ed25519|ecdsa|dsa))"
+    r"|\.(?i:json|ya?ml|pem|key|env|txt|toml|ini|cfg|conf|p12|pfx|crt|cer|der|jks|keystore|local|gpg|asc)$"
+)
+_PLACEHOLDER = _Lazy(
+    r"^(?:<.*|\[.*|\{.*|.*(?:…|\.\.\.|xxx|XXX|\*\*\*).*|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{2,12})$"
+)
 
 
-# What a sentence says a secret is rather than what it is: `SHA-256`, `AES256`, `UTF-8`,
-# `base64-encoded`, `4-stellig`, `12-character`.
-_TERM = _Lazy(r"^[A-Z]{2,6}-?\d{1,4}$|^(?:[A-Za-z0-9]+-)*[a-zà-ÿ]{3,}(?:-[A-Za-z0-9à-ÿ]+)*$")
+def _placeholder(value: str) -> bool:
+    """`<YOUR_API_KEY>`, `[hidden]`, `{{token}}`, `sk-proj-…`, `ghp_xxx`, `VALUE`, an
+    environment name (`OPENAI_API_KEY`, `GPIO_15`): what stands for a secret in a document."""
+    return bool(_PLACEHOLDER.match(value))
 
 
 def _prose_secret(match: re.Match[str], value: str) -> bool:
     """A value told in a sentence is a secret when it looks made up (_looks_random), or is a
-    number of four digits or more after a PIN, a code or a password."""
-    bare = value.strip("\"'“”‘’「」『』`")
+    number of four digits or more after a PIN, a code or a password (`#4821`, `4821#` on a
+    keypad); not a name, a file, a term, code or a placeholder."""
+    bare = value.strip(_PROSE_OPEN + "”’」』")
     if not bare or _ONLY_PLACEHOLDER.match(bare) or _REFERENCE.match(bare):
         return False
     noun = match.group("noun").lower()
+    said = match.group(1)[len(match.group("noun")) :]
+    if not said.strip(" \t\u00a0\u3000") and noun.isascii():
+        return False  # "password reset": an English noun needs its verb
     if noun in _QUALIFIED:
         before = _WORD_BEFORE.search(match.string, max(0, match.start() - 40), match.start())
-        if before is None or before.group(1).lower() not in _QUALIFIED[noun]:
+        words = {w.lower() for w in _WORDS.findall(said)}
+        if before is not None:
+            words.add(before.group(1).lower())
+        if not words & _QUALIFIED[noun]:
             return False
-    head = match.group(1).rstrip(" \t\"'“‘「『`")
+    head = match.group(1).rstrip(" \t" + _PROSE_OPEN)
     name = head[:-1].rstrip()
-    if head.endswith(("=", ":")) and _IDENT.match(name) and _name_is_secret(name):
+    if (
+        head.endswith(("=", ":"))
+        and not match.group(1).endswith("`")
+        and _IDENT.match(name)
+        and _name_is_secret(name)
+    ):
         return False  # `password=...`, `api_token: ...`: the assignment rule's to judge
-    if bare.isdigit():
-        return len(bare) >= 4
-    if bare.lower() in _NULLISH or _TERM.match(bare):
+    if match.string.startswith(("…", "..."), match.end()):
+        return False  # `sk-proj-…`: a key shown cut, for its shape
+    keypad = bare.strip("#*")
+    if keypad.isdigit():
+        return len(keypad) >= 4
+    if bare.lower() in _NULLISH or _TERM.search(bare) or _placeholder(bare):
         return False
-    return _looks_random(bare) and not bare.startswith(("http://", "https://", "/", "~/", "./"))
+    if "(" in bare or "[" in bare or "/" in bare or bare.startswith(("~", ".")) or _IDENT_CHAIN.match(bare):
+        return False  # code (`os.urandom(32)`, `settings.SECRET_KEY`) or a path
+    if _variable(noun.replace(" ", "_"), bare) or _name_is_secret(bare):
+        return False  # `db_creds`, `new_password`: a name that holds the secret
+    return _looks_random(bare)
 
 
 def _rules() -> list[Rule]:
@@ -523,10 +616,12 @@ def _rules() -> list[Rule]:
         # the URL is a credential until it expires.
         r(
             "url_signature",
-            r"(?i)([?&](?:x-amz-signature|x-goog-signature|signature|x-amz-security-token)=)"
+            r"(?i)((?:[?&]|&amp;)(?:x-amz-signature|x-goog-signature|signature|x-amz-security-token)(?:=|%3D)"
+            r"|\b(?:x-amz-signature|x-goog-signature|x-amz-security-token)[\"']?[ \t]*[:=][ \t]*[\"']?)"
             r"(?!\[REDACTED:)([A-Za-z0-9%/+=~_.\-]{16,})",
             2,
-            on=("signature=", "security-token="),
+            lambda m, v: any(c.isdigit() for c in v),
+            on=("signature", "security-token"),
             ci=True,
         ),
         # Command lines.
@@ -539,35 +634,35 @@ def _rules() -> list[Rule]:
         ),
         r(
             "cli_password",
-            r"(\b(?:mysql|mariadb)[\w-]*\b[^\n|;&]*?[ \t]-p)(?![\s\-])(\S+)",
+            r"(\b(?:mysql|mariadb)[\w-]*\b[^\n|;&]{0,400}?[ \t]-p)(?![\s\-])(\S+)",
             2,
             _not_reference,
             on=("mysql", "mariadb"),
         ),
         r(
             "cli_password",
-            r"(\bsshpass\b[^\n|;&]*?[ \t]-p[ \t]*)(?!-)(\S+)",
+            r"(\bsshpass\b[^\n|;&]{0,400}?[ \t]-p[ \t]*)(?!-)(\S+)",
             2,
             _not_reference,
             on=("sshpass",),
         ),
         r(
             "cli_password",
-            r"(\blogin\b[^\n|;&]*?[ \t]-p(?:=|[ \t]+))(?!-)(\S+)",
+            r"(\blogin\b[^\n|;&]{0,400}?[ \t]-p(?:=|[ \t]+))(?!-)(\S+)",
             2,
             _not_reference,
             on=("login",),
         ),
         r(
             "cli_password",
-            r"(\bredis-cli\b[^\n|;&]*?[ \t]-a[ \t]+)(?!-)(\S+)",
+            r"(\bredis-cli\b[^\n|;&]{0,400}?[ \t]-a[ \t]+)(?!-)(\S+)",
             2,
             _not_reference,
             on=("redis-cli",),
         ),
         r(
             "cli_password",
-            r"""(\b(?:curl|wget|http|https|xh)\b[^\n|;&]*?[ \t](?:-u|--user)(?:=|[ \t]*)"""
+            r"""(\b(?:curl|wget|http|https|xh)\b[^\n|;&]{0,400}?[ \t](?:-u|--user)(?:=|[ \t]*)"""
             r"""['"]?[^\s:'"]*:)([^\s'"]+)""",
             2,
             _not_reference,
@@ -576,7 +671,7 @@ def _rules() -> list[Rule]:
         r("cli_password", r"""(-pass(?:in|out)?[ \t]+pass:)([^\s'"]+)""", 2, _not_reference, on=("pass:",)),
         r(
             "cli_password",
-            r"""(\bsmbclient\b[^\n|;&]*?[ \t]-U[ \t]*['"]?[^\s%'"]+%)([^\s'"]+)""",
+            r"""(\bsmbclient\b[^\n|;&]{0,400}?[ \t]-U[ \t]*['"]?[^\s%'"]+%)([^\s'"]+)""",
             2,
             on=("smbclient",),
         ),
@@ -591,35 +686,29 @@ def _rules() -> list[Rule]:
         ),
         r(
             "cli_password",
-            r"""(\b(?:echo|printf)[ \t]+(?:-[neE]+[ \t]+)?(?:'%s(?:\\n)?'[ \t]+|"%s(?:\\n)?"[ \t]+)?)"""
+            r"""(\b(?:echo|printf)[ \t]+(?:-[neE]+[ \t]+)?"""
+            r"""(?:'%s(?:\\n)?'[ \t]+|"%s(?:\\n)?"[ \t]+|%s[ \t]+)?)"""
             r"""("[^"\n]+"|'[^'\n]+'|[^\s|'"]+)(?=[ \t]*\|[ \t]*(?:sudo[ \t]+)?[^\n|]*?"""
             r"""(?:--password-stdin|--pass(?:word)?-stdin|\bsudo[ \t]+-\w*S|\bchpasswd\b|\bpasswd\b"""
-            r"""|--stdin))""",
+            r"""|--stdin|\bgh[ \t]+secret[ \t]+set\b|\bwrangler[ \t]+secret[ \t]+put\b"""
+            r"""|\bvercel[ \t]+env[ \t]+add\b|\bgcloud[ \t]+secrets\b|\bdocker[ \t]+secret[ \t]+create\b"""
+            r"""|\bfly(?:ctl)?[ \t]+secrets[ \t]+import\b))""",
             2,
             _not_reference,
-            on=("stdin", "sudo", "passwd"),
+            on=("stdin", "sudo", "passwd", "secret", "env add"),
         ),
         # Commands whose arguments are secrets by what the command does, whatever their names
         # (a review, 2026-11-28: `gh secret set DEPLOY_TOKEN --body ...` was kept): GitHub's,
-        # Azure Key Vault's and SSM's SecureString values; `NAME=value` pairs given to Fly,
-        # Supabase, Doppler, Vault's kv store and kubectl's secrets (each pair in turn: the
-        # rule is applied until nothing changes).
+        # Azure Key Vault's, Secrets Manager's and SSM's SecureString values, `NAME=value`
+        # pairs given to Fly, Supabase, Doppler, Vault's kv store and kubectl's secrets, and a
+        # here-string (`<<< value`) fed to any of them; the command runs on over a shell's
+        # line continuations (Redactor._commands).
         r(
             "cli_secret",
-            rf"""(\b(?:gh[ \t]+secret[ \t]+set|keyvault[ \t]+secret[ \t]+set|put-parameter)\b"""
-            rf"""[^\n|;&]*?[ \t](?:--body|-b|--value)(?:=|[ \t]+))(?!-)(?!\[REDACTED:)({_VALUE})""",
-            2,
-            _command_secret,
-            on=("secret set", "put-parameter"),
-        ),
-        r(
-            "cli_secret",
-            rf"""(\b(?:(?:fly|flyctl|supabase|doppler)[ \t]+secrets[ \t]+set|vault[ \t]+kv[ \t]+"""
-            rf"""(?:put|patch)|kubectl[ \t]+create[ \t]+secret)\b[^\n|;&]*?[ \t]"""
-            rf"""(?:--from-literal=)?['"]?[A-Za-z_][A-Za-z0-9_.\-]*=)(?!\[REDACTED:)({_VALUE})""",
-            2,
-            _not_reference,
-            on=("secrets set", "kv put", "kv patch", "create secret"),
+            _SECRETS_CMD.source,
+            0,
+            _command_value,
+            on=("secret", "kv put", "kv patch", "put-parameter", "env add"),
         ),
         # HTTP authorization.
         r(
@@ -703,7 +792,7 @@ def _rules() -> list[Rule]:
         r(
             "cli_password",
             r"((?:^|[;&|(]|\bsudo)[ \t]*(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport)"
-            r"[ \t][^\n|;&]*?[ \t]-p[ \t]+)(?!-)(\S+)",
+            r"[ \t][^\n|;&]{0,400}?[ \t]-p[ \t]+)(?!-)(\S+)",
             2,
             lambda m, v: _not_reference(m, v) and _looks_random(v) and not _PORTS.match(v),
             on=("mongo",),
@@ -711,7 +800,8 @@ def _rules() -> list[Rule]:
         ),
         r(
             "cli_password",
-            r"""(\b(?:keytool|jarsigner)\b[^\n|;&]*?[ \t]-(?:src|dest|new)?(?:storepass|keypass)[ \t]+)"""
+            r"""(\b(?:keytool|jarsigner)\b[^\n|;&]{0,400}?[ \t]"""
+            r"""-(?:src|dest|new)?(?:storepass|keypass)[ \t]+)"""
             r"""(?!-)('[^'\n]*'|"[^"\n]*"|\S+)""",
             2,
             lambda m, v: _not_reference(m, v) and not v.strip("'\"").startswith("<"),
@@ -775,23 +865,7 @@ def _rules() -> list[Rule]:
             _PROSE_AT.source,
             3,
             _prose_secret,
-            on=(
-                *("pass", "pin", "code", "key", "secret", "token", "kennwort", "geheimzahl", "contraseña"),
-                *(
-                    "clave",
-                    "senha",
-                    "parola",
-                    "пароль",
-                    "пин",
-                    "密码",
-                    "口令",
-                    "验证码",
-                    "密钥",
-                    "令牌",
-                    "暗号",
-                ),
-                *("パスワード", "暗証番号", "비밀번호", "암호"),
-            ),
+            on=tuple(_PROSE_NOUNS.split("|")),
             ci=True,
         ),
         # Known token shapes (prefixes let a cut-off one be recognised too).
@@ -805,14 +879,14 @@ def _rules() -> list[Rule]:
         r("stripe_key", r"\bwhsec_[A-Za-z0-9+/=]{16,}", on=("whsec_",)),
         r(
             "github_token",
-            r"\b(?:gh[pousr]_[A-Za-z0-9]{8,}|github_pat_[A-Za-z0-9_]{8,})",
+            r"\b(?:gh[pousr]_[A-Za-z0-9]{36}(?=gh[pousr]_)|gh[pousr]_[A-Za-z0-9]{8,}|github_pat_[A-Za-z0-9_]{8,})",
             on=("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
         ),
         # A GitHub token glued to the word before it (`cccghp_...`): its fixed length and
         # mixed tail tell it apart from a name that happens to hold `ghp_`.
         r(
             "github_token",
-            r"gh[pousr]_[A-Za-z0-9]{36}(?![A-Za-z0-9])",
+            r"gh[pousr]_[A-Za-z0-9]{36}(?![A-Za-z0-9]|\[REDACTED:)(?=gh[pousr]_|[^A-Za-z0-9]|\Z)",
             check=lambda m, v: _mixed(v[4:]),
             on=("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
         ),
@@ -887,7 +961,7 @@ def _rules() -> list[Rule]:
         # (batch); mixed case and digits, so `s.ThisIsAnOrdinaryName` is not one.
         r(
             "vault_token",
-            r"\b(?:s\.[A-Za-z0-9]{24}|b\.[A-Za-z0-9_\-]{80,})(?![A-Za-z0-9_.(\-])",
+            r"\b(?<!\.)(?:s\.[A-Za-z0-9]{24}|b\.[A-Za-z0-9_\-]{80,})(?![A-Za-z0-9_(\-]|\.[A-Za-z0-9_])",
             check=lambda m, v: _mixed(v[2:]),
             on=("s.", "b."),
         ),
@@ -914,6 +988,7 @@ def _rules() -> list[Rule]:
             r"\b(?:gh[pousr]_|github_pat_|sk-ant-|sk-proj-|sk_live_|sk_test_|rk_live_|xox[abposr]-|glpat-|"
             r"npm_|pypi-|hf_|AKIA|ASIA|SG\.|whsec_|shpat_|dop_v1_|hvs\.|AIza|GOCSPX-|eyJ)[A-Za-z0-9_\-.+/=]*"
             r"(?=[ \t]*(?:…|\.\.\.|\[truncated\]|\\?\Z))",
+            check=lambda m, v: not _placeholder(v),
             on=_CUT_PREFIXES,
         ),
         r("private_key", r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-{0,5}\Z", on=("-----BEGIN",)),
@@ -928,18 +1003,18 @@ _CUT_PREFIXES = (
 
 
 _NAME_CHARS = frozenset(string.ascii_letters + string.digits + "_.-")
-_QUOTED = r"""\\"(?:[^"\\\n]|\\[^"\n])*\\"|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'"""
+_QUOTED = r"""\\"(?:[^"\\\n]|\\[^"\n])*\\"|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`[^`\n]+`"""
 # A bare value ends at `&` only where a URL's next parameter (`&user=`, `&amp;user=`) or a
 # shell's `&&` follows: `DB_PASSWORD=Tr0ub4dor&3Horse` is one value (a red-team test, 2026-11-28, found
 # `&3Horse` kept).
 _BARE = r"""[^\s"'`&<>,;]+(?:(?:[,;]|&(?!amp;|[^\s"'`&<>,;=]*=))[^\s"'`&<>,;]+)*"""
 _ASSIGN_AT_SOURCE = (
-    r"""(?P<name>(?:\\?["'])?(?:\$env:)?[A-Za-z0-9_.\-]++(?:\\?["'])?)"""
+    r"""(?P<name>(?:\\?["'`])?(?:\$env:)?[A-Za-z0-9_.\-]++(?:\\?["'`])?)"""
     r"""(?P<op>[ \t]*+(?::=|=>|=(?![=~>])|:(?![:/]|\\(?![\"'])))[ \t]*+)"""
     rf"""(?P<value>{_QUOTED}|{_BARE})"""
 )
 _FIND = (
-    r"(?:pass|pwd|pw|secret|token|key|cred|auth|sasl|pin)[a-z0-9_.\-]*+(?:\\?[\"'])?"
+    r"(?:pass|pwd|pw|secret|token|key|cred|auth|sasl|pin)[a-z0-9_.\-]*+(?:\\?[\"'`])?"
     r"[ \t]*+(?::=|=>|=(?![=~>])|:(?![:/]|\\(?![\"'])))"
 )
 _ASSIGN_AT = _Lazy(_ASSIGN_AT_SOURCE)
@@ -1095,7 +1170,9 @@ class Redactor:
                         continue
                 elif not any(t in text for t in on):
                     continue
-            if check is _assignment or check is _prose_secret:
+            if check is _command_value:
+                new = self._commands(text, pattern)
+            elif check is _assignment or check is _prose_secret:
                 if lowered is None:
                     lowered = text.lower()
                 new = (self._assignments if check is _assignment else self._prose)(text, lowered, pattern)
@@ -1137,7 +1214,9 @@ class Redactor:
                 redacted = self(decoded)
                 if redacted != decoded:
                     out.append(text[done : m.start()])
-                    out.append(json.dumps(redacted, ensure_ascii=False))
+                    # A lone surrogate (an emoji cut in half) stays escaped: it is not UTF-8.
+                    lone = any("\ud800" <= c <= "\udfff" for c in redacted)
+                    out.append(json.dumps(redacted, ensure_ascii=lone))
                     done = m.end()
         finally:
             self._depth -= 1
@@ -1166,7 +1245,7 @@ class Redactor:
                 continue
             if start > 0 and text[start - 1] == "$" and not _QUOTED_AFTER.match(text, hit.end()):
                 continue  # `$DB_PASS` is a reference; PHP's and Perl's `$db_password = "..."` is not
-            if start > 0 and text[start - 1] in "\"'":  # a quoted key: "password": ...
+            if start > 0 and text[start - 1] in "\"'`":  # a quoted key: "password": ...
                 start -= 1
                 if start > 0 and text[start - 1] == "\\":
                     start -= 1
@@ -1197,12 +1276,8 @@ class Redactor:
         done = 0
         for hit in hits:
             start = hit.start()
-            if start < done or (
-                start
-                and lowered[start - 1].isascii()
-                and (lowered[start - 1].isalnum() or lowered[start - 1] == "_")
-                and lowered[start].isascii()
-            ):
+            prev = text[start - 1] if start else " "
+            if start < done or (prev.isascii() and (prev.isalnum() or prev == "_") and text[start].isascii()):
                 continue  # inside a word: `bypass is`, `opcode: 12`
             m = at.match(text, start)
             if m is None:
@@ -1213,6 +1288,36 @@ class Redactor:
             out.append(text[done : m.start()])
             out.append(replaced)
             done = m.end()
+        if not out:
+            return text
+        out.append(text[done:])
+        return "".join(out)
+
+    def _commands(self, text: str, finder: re.Pattern[str]) -> str:
+        """A secrets command's values: the command is found once with all its arguments (to
+        the end of its line, or of its continued lines), and each value its kind names goes."""
+        out: list[str] = []
+        done = 0
+        for m in finder.finditer(text):
+            kind = next(k for k in _CMD_KINDS if m.group(k) is not None)
+            args, base = m.group("args"), m.start("args")
+            spans: list[tuple[int, int]] = []
+            flag = _CMD_FLAG.get(kind)
+            if flag is not None and (kind != "ssm" or "SecureString" in args):
+                for f in flag.finditer(args):
+                    g = next(i for i in range(1, (f.lastindex or 1) + 1) if f.group(i) is not None)
+                    spans.append(f.span(g))
+            spans += [h.span(1) for h in _HERE_STRING.finditer(args)]
+            for start, end in sorted(spans):
+                value = args[start:end]
+                if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'`":
+                    start, end, value = start + 1, end - 1, value[1:-1]
+                if not _command_value(value) or base + start < done:
+                    continue
+                self.counts["cli_secret"] += 1
+                out.append(text[done : base + start])
+                out.append("[REDACTED:cli_secret]")
+                done = base + end
         if not out:
             return text
         out.append(text[done:])
@@ -1237,7 +1342,7 @@ class Redactor:
         start, end = match.span(group)
         if group:
             # Quotes stay (the text keeps its shape); a value of a known shape is named by it.
-            for q in ('\\"', '"', "'"):
+            for q in ('\\"', '"', "'", "`"):
                 if len(value) >= 2 * len(q) and value.startswith(q) and value.endswith(q):
                     start, end, value = start + len(q), end - len(q), value[len(q) : -len(q)]
                     break

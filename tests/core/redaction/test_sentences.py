@@ -182,3 +182,109 @@ def test_xml_elements_that_hold_no_secret_stay() -> None:
         '<add key="LogLevel" value="Warning"/>',
     ):
         assert redact(text) == text
+
+
+# A second review the same evening: Markdown and backticks, a verb before a colon, line
+# continuations, references before a secret in one command, piped and here-string input,
+# other spellings, and what a sentence names without holding a secret.
+S2 = "Xy7fK2mQ9pL4"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"Password: `{S2}`",
+        f"Token: `{S2}`",
+        f"password=`{S2}`",
+        f"`DB_PASSWORD` = `{S2}`",
+        f"**Password**: {S2}",
+        f"**Password:** `{S2}`",
+        f"- **API key**: {S2}",
+        f"**密码**：{S2}",
+        f"| Password | {S2} |",
+        f"<b>Password:</b> {S2}",
+        f"my wifi password is: {S2}",
+        f"Das Kennwort lautet: {S2}",
+        f"Le mot de passe est : {S2}",
+        f"我的密码是：{S2}",
+        f"gh secret set DEPLOY_TOKEN \\\n  --body {S2}",
+        f"az keyvault secret set \\\n --vault-name kv \\\n --name db \\\n --value {S2}",
+        f"aws ssm put-parameter --name /p --value {S2} \\\n--type SecureString",
+        f"vault kv put secret/app \\\napi={S2}",
+        f"fly secrets set DATABASE_URL=$DATABASE_URL STRIPE={S2}",
+        f"vault kv put secret/app user=${{USER}} api={S2}",
+        f"Notes from the İzmir trip.\nmy password is {S2}",
+        f"echo {S2} | gh secret set DEPLOY_TOKEN",
+        f"printf %s {S2} | gh secret set N",
+        f"gh secret set N <<< {S2}",
+        f"echo {S2} | wrangler secret put FOO",
+        f"the signing key is {S2}",
+        f"The Stripe key is {S2}",
+        f"the GitHub PAT is {S2}",
+        f"the password is P{S2[1:]}ä",
+        f"password is\xa0{S2}",
+        f"the password to log into the router is {S2}",
+        "the code for the garage is 48213",
+        "the door code is 48213#",
+        f"密碼：{S2}",
+        f"WiFi密码 {S2}",
+        f"密码已改为 {S2}",
+        f"비번: {S2}",
+        f"Пароль - {S2}",
+        "le code de la porte est 48213",
+        "el código de la puerta es 48213",
+        f"kubectl -n prod create secret generic db --from-literal=FOO={S2}",
+        f"fly -a myapp secrets set FOO={S2}",
+        f"gh secret set N -b{S2}",
+        f"the vault token is s.{S2}AbCdEfGhIjKl.",
+    ],
+)
+def test_a_secret_however_it_is_written(text: str) -> None:
+    out = redact(text)
+    assert S2 not in out and "48213" not in out, out
+    assert redact(out) == out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The API key is `OPENAI_API_KEY`.",
+        "the password is process.env.DB_PASSWORD",
+        "the secret key is settings.SECRET_KEY",
+        "The password is os.environ['DB_PASS']",
+        "密码是 DB_PASSWORD 环境变量",
+        "the secret is service_account.json",
+        "the secret is config/secrets.yml",
+        "The private key is id_ed25519 on the laptop",
+        "the secret is db_creds in the prod namespace",
+        "La clave del diccionario es user_id",
+        "The password is argon2id",
+        "le mot de passe est bcrypt2",
+        "密码是 sha256 加密",
+        "the secret is os.urandom(32)",
+        "api key is <YOUR_API_KEY>",
+        "the password is [hidden]",
+        "password is TODO_FILL_ME",
+        "the access token is ghp_xxx",
+        "The --secret-string flag takes the secret value",
+        "The CS pin is GPIO_15 on the ESP32",
+        "the API key is X-API-Key",
+        "obj.s.SomeLongPropertyName1234",
+        "?signature=verify_signature_function_name_here",
+        "vault kv put kv/app enabled=true ttl=30m",
+        "vault kv put secret/app value=@file.txt",
+        "fly secrets set KEY=VALUE",
+        "gh secret set NAME --body VALUE",
+        "WiFi密码 长度至少8位",
+        "const auth_token = `Bearer ${token}`",
+    ],
+)
+def test_what_names_a_secret_without_holding_one_stays(text: str) -> None:
+    assert redact(text) == text
+
+
+def test_a_lone_surrogate_in_escaped_json_stays_escaped() -> None:
+    text = '{"text": "\\u5bc6\\u7801\\u662f Tr0ub4dor3x \\ud83d"}'
+    out = redact(text)
+    assert "Tr0ub4dor3x" not in out
+    out.encode("utf-8")  # an emoji cut in half is not written back as a lone surrogate
