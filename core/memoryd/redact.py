@@ -775,7 +775,7 @@ def _rules() -> list[Rule]:
         ),
         r(
             "secret_assignment",
-            r"""(\b(?:set(?:[ \t]+--?[A-Za-z]+)+|setenv)[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]+)"""
+            r"""(\b(?:set(?:[ \t]+--?[A-Za-z]+)+|setenv|env:set)[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]+)"""
             r"""(?!\[REDACTED:)('[^'\n]+'|"[^"\n]+"|[^\s;|&'"()]+(?![^\s;|&]))""",
             3,
             _named_secret,

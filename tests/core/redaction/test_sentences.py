@@ -237,6 +237,7 @@ S2 = "Xy7fK2mQ9pL4"
         f"fly -a myapp secrets set FOO={S2}",
         f"gh secret set N -b{S2}",
         f"the vault token is s.{S2}AbCdEfGhIjKl.",
+        f"netlify env:set API_SECRET {S2}",
     ],
 )
 def test_a_secret_however_it_is_written(text: str) -> None:
