@@ -50,8 +50,9 @@ def _ds_scanner() -> Any:
 
 # About 100 KB on one line of what makes a rule look far ahead (the command rules scan to a
 # flag, the sentence rule to a verb) or match often: each must stay linear in the input. A
-# review on 2026-11-28 found `fly secrets set` with 9,000 pairs at 18 s and `mysql ` repeated
-# at 7.5 s before the rules were bounded.
+# review on 2026-11-28 found `fly secrets set` with 9,000 pairs at 18 s, `mysql ` repeated at
+# 7.5 s, an XML tag of 10,000 `value=` at 10.9 s and a truncated double-encoded JSON line at
+# 16.8 s before the rules were bounded.
 WORST_CASES = {
     "fly secrets set + 9,000 pairs": "fly secrets set " + "A=b1234567 " * 9000,
     "vault kv put, repeated": "vault kv put " * 8000,
@@ -61,6 +62,9 @@ WORST_CASES = {
     "password is, repeated": "password is " * 8000,
     "eyJ segments": "eyJabcdefgh." * 8000,
     "ordinary prose mentioning vault kv put": "use vault kv put for that. " * 3700,
+    "XML attributes, value= repeated": "<a " + 'value="x" ' * 10000,
+    "double-encoded JSON cut short": json.dumps({"output": json.dumps({"k": "v\n" * 20000})})[:100_000]
+    + "… [truncated]",
 }
 
 

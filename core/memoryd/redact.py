@@ -163,7 +163,7 @@ _REFERENCE = _Lazy(
 )
 _IDENT = _Lazy(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # After a `key: value`, more words on the line: a sentence (`token: expired, so it retried`).
-_PROSE_AFTER = _Lazy(r"[,;.]?[ \t]+[A-Za-z]")
+_PROSE_AFTER = _Lazy(r"[,;.]?[ \t]+(?:[A-Za-z]|\[REDACTED:)")
 _IDENT_CHAIN = _Lazy(r"^[A-Za-z_][A-Za-z_]*(?:\.[A-Za-z_][A-Za-z_]*)+$")
 _LINE_START = _Lazy(
     r"""(?:^|\n|\\n)[ \t]*(?:\d+(?:→|\t|:[ \t]?|\|)[ \t]*)?(?:[-*+][ \t]+)?"""
@@ -390,10 +390,13 @@ _SECRETS_CMD = _Lazy(
     rf"|(?:supabase|doppler){_CMD_SP}secrets{_CMD_SP}set|vault{_CMD_SP}kv{_CMD_SP}(?:put|patch))"
     rf"|(?P<kube>(?:kubectl|oc|k){_CMD_OPTS}{_CMD_SP}create{_CMD_OPTS}{_CMD_SP}secret)"
     rf"|(?P<stdin>wrangler{_CMD_SP}secret{_CMD_SP}put|vercel{_CMD_SP}env{_CMD_SP}add"
-    rf"|gcloud{_CMD_SP}secrets{_CMD_SP}(?:create|versions{_CMD_SP}add))"
+    rf"|gcloud{_CMD_SP}secrets{_CMD_SP}(?:create|versions{_CMD_SP}add)|docker{_CMD_SP}secret{_CMD_SP}create)"
     r")(?![\w-])"
-    r"(?P<args>(?:[^\n|;&\\]|\\\r?\n|\\(?!\r?\n))*+)"
 )
+# A command's arguments: to the end of its line (or of its continued lines), a `;`, `|` or
+# `&`, or a backtick that closes inline code in prose (`Run \`fly secrets set A=B\` and ...`);
+# a value in backticks after `=` or a space is an argument.
+_CMD_ARGS = _Lazy(r"(?:[^\n|;&`\\]|(?<=[=\s])`[^`\n]*`(?=\s|\Z)|\\\r?\n|\\(?!\r?\n))*+")
 _CMD_KINDS = ("gh", "az", "ssm", "sm", "pairs", "kube", "stdin")
 _CMD_VALUE = r"""(?:"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|`[^`\n]*`|[^\s"'`;|&]+)"""
 _CMD_FLAG = {
@@ -406,7 +409,7 @@ _CMD_FLAG = {
         rf"""|[A-Za-z_][\w.\-]*=({_CMD_VALUE}))"""
     ),
     "kube": _Lazy(
-        rf"""--from-literal=(?:"[\w.\-]+=((?:[^"\\\n]|\\.)*)"|'[\w.\-]+=([^'\n]*)'"""
+        rf"""--from-literal(?:=|[ \t]+)(?:"[\w.\-]+=((?:[^"\\\n]|\\.)*)"|'[\w.\-]+=([^'\n]*)'"""
         rf"""|[\w.\-]+=({_CMD_VALUE}))"""
     ),
 }
@@ -436,7 +439,7 @@ _SP = "[ \t\u00a0\u3000]"
 _MARK = r"(?:\*\*|__|\*|</?[a-z]{1,6}>)?"  # Markdown or HTML emphasis around a label
 _PROSE_NOUNS = (
     "mot de passe|parola d'ordine|code d'accès|code pin|pin code|pin number|pin码|password|passwd|"
-    "passphrase|passcode|pin|code|key|token|secret|pat|passwort|kennwort|geheimzahl|zugangscode|"
+    "passphrase|passcode|pin|code|key|token|secret|pat|pw|passwort|kennwort|geheimzahl|zugangscode|"
     "türcode|torcode|digicode|contraseña|clave|código|senha|пароль|пин-код|"
     "密码|密碼|口令|验证码|驗證碼|密钥|密鑰|令牌|暗号|暗號|パスワード|暗証番号|비밀번호|비번|암호"
 )
@@ -444,24 +447,26 @@ _PROSE_VERBS = (
     rf"(?:{_MARK}{_SP}+(?:(?:has{_SP}+been|was|is){_SP}+(?:changed|set|reset|updated){_SP}+to|"
     rf"(?:changed|set|reset|updated){_SP}+to|is{_SP}+now|is{_SP}+still|is|was|became|"
     rf"ist|lautet|war|est|était|es|era|é|è|это){_SP}*[:：]?{_SP}+"
-    rf"|{_MARK}{_SP}*(?:[:=：]|—|–|->|{_SP}-|\|){_MARK}{_SP}*"
-    rf"|{_SP}*(?:(?:已经|已|就)?(?:是|为|為|改成了?|改為|改为|设成|设为|设置为|設為|换成了?)|は|が|を|는|은|를|을)"
+    rf"|{_MARK}{_SP}*[:=：]{_SP}*{_MARK}{_SP}*|{_MARK}{_SP}+(?:—|–|->|→|-|\|){_SP}+"
+    rf"|(?P<weak>{_SP}*(?:は|が|を|는|은|를|을){_SP}*)"
+    rf"|{_SP}*(?:(?:已经|已|就)?(?:是|为|為|改成了?|改為|改为|设成|设为|设置为|設為|换成了?))"
     rf"{_SP}*[:：]?{_SP}*"
     r"|(?<=[^\x00-\x7f])"  # no verb: after a noun in Chinese, Japanese, Korean or Russian only
-    rf"{_SP}+)"
+    rf"(?P<bare>{_SP}+))"
 )
 # What the secret is for, between the noun and the verb: "the password for the staging
 # database is", "le mot de passe du routeur est", "das Passwort für das WLAN ist".
 _PROSE_OF = (
     rf"(?:{_SP}+(?:for|of|to|on|at|du|de|des|del|für|vom|zum|zur|do|da|della|di|для|от)"
-    rf"(?:{_SP}+[^\s:=：|]+){{1,5}}?)?"
+    rf"(?:{_SP}+[^\s:=：|]+){{1,5}}?|{_SP}*[(（][^()（）\n]{{1,30}}[)）])?"
 )
 _PROSE_FIND = _Lazy(f"(?:{_PROSE_NOUNS}){_PROSE_OF}{_PROSE_VERBS}")
 _PROSE_OPEN = "\"'“‘「『`"
 _PROSE_AT = _Lazy(
     rf"(?i)((?P<noun>{_PROSE_NOUNS}){_PROSE_OF}{_PROSE_VERBS}[{_PROSE_OPEN}]?)(?!\[REDACTED:)"
-    rf"((?<=[{_PROSE_OPEN}])[^\"'”’」』`\n]{{1,200}}(?=[\"'”’」』`])"
-    r"|[!-~\u00a1-\u024f]+?(?=[\"'”’」』`.,;!?)\]}>|。，；！？、]*(?:\s|\Z|[^!-~\u00a1-\u024f])))"
+    rf"(?P<value>(?<=[{_PROSE_OPEN}])[^\"'”’」』`\n]{{1,200}}(?=[\"'”’」』`])"
+    r"|[!-~\u00a1-\u024f]+?(?=[\"'”’」』`.,:;!?)\]}>|。，；！？、]*(?:\\[nrt]|&quot;|&#39;|\\&)*"
+    r"(?:\s|\Z|<|[^!-~\u00a1-\u024f])))"
 )
 _QUALIFIED = {
     "code": frozenset(
@@ -481,6 +486,15 @@ _QUALIFIED = {
     "clave": frozenset(("wifi", "acceso", "secreta", "bancaria", "red", "router", "cajero")),
     "código": frozenset(("puerta", "portal", "alarma", "acceso", "seguridad", "pin")),
 }
+# Words after the noun that say which (`the code for the garage is`, `la clave del wifi es`).
+_QUALIFIED_AFTER = {
+    "code": frozenset(
+        "door gate garage safe alarm locker building entry front back porte portail puerta "  # noqa: SIM905
+        "portal alarma tür".split()
+    ),
+    "clave": frozenset(("wifi", "red", "router", "acceso")),
+    "código": frozenset(("puerta", "portal", "alarma", "acceso")),
+}
 _WORD_BEFORE = _Lazy(r"([^\W\d_]+)[ \t\u00a0]+\Z")
 _WORDS = _Lazy(r"[^\W_]+")
 
@@ -490,11 +504,13 @@ _WORDS = _Lazy(r"[^\W_]+")
 _TERM = _Lazy(
     r"^[A-Z]{2,6}-?\d{1,4}$|^(?:[A-Za-z0-9]+-)*[a-zà-ÿ]{3,}(?:-[A-Za-z0-9à-ÿ]+)*$|^[A-Za-z]+(?:-[A-Za-z]+)+$"
     r"|^(?i:argon2|bcrypt|scrypt|pbkdf2|sha-?\d|md5|base(?:64|32|58)|utf-?8|aes-?\d|[hre]s\d{3}|ed25519"
-    r"|x25519|rsa-?\d|hmac|latin-?1|ascii|id_(?:rsa|ed25519|ecdsa|dsa))"
-    r"|\.(?i:json|ya?ml|pem|key|env|txt|toml|ini|cfg|conf|p12|pfx|crt|cer|der|jks|keystore|local|gpg|asc)$"
+    r"|x25519|rsa-?\d|hmac|latin-?1|ascii|id_(?:rsa|ed25519|ecdsa|dsa)|secp|chacha|poly1305|pkcs|x509"
+    r"|curve25519|p-?(?:256|384|521)\b|blake|hkdf|wpa\d?|v?\d+(?:\.\d+)+|\d+(?:bytes?|bits?|chars?))"
+    r"|\.(?i:json|ya?ml|pem|key|env|txt|toml|ini|cfg|conf|p12|pfx|crt|cer|der|jks|keystore|local|gpg|asc"
+    r"|py|js|ts|sh|rb|go|rs|java|md)$|^[^@\s]+@[^@\s]+\.[a-z]{2,}$|^[A-Za-z]+'s$"
 )
 _PLACEHOLDER = _Lazy(
-    r"^(?:<.*|\[.*|\{.*|.*(?:…|\.\.\.|xxx|XXX|\*\*\*).*|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{2,12})$"
+    r"^(?:<.*|\[.*|\{\{.*|\{[A-Za-z_]*\}|.*(?:…|\.\.\.|xxx|XXX|\*\*\*).*|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{2,12})$"
 )
 
 
@@ -504,11 +520,30 @@ def _placeholder(value: str) -> bool:
     return bool(_PLACEHOLDER.match(value))
 
 
+def _strong(value: str) -> bool:
+    """Made up beyond doubt: letters and digits with both cases or a symbol other than `_-.`
+    (`Tr0ub4dor3`, `p@ssw0rd1`), or six digits or more. Where no verb says the value is the
+    secret (`WiFi密码 ...`, `パスワードを ...`, a table's next cell), an identifier
+    (`captcha_v2`, `WPA2-PSK`) must not pass."""
+    if value.isdigit():
+        return len(value) >= 6
+    letters = any(c.isalpha() for c in value)
+    digits = any(c.isdigit() for c in value)
+    cases = any(c.isupper() for c in value) and any(c.islower() for c in value)
+    symbol = any(not c.isalnum() and c not in "_-." for c in value)
+    return letters and digits and (cases or symbol)
+
+
+_SNAKE = _Lazy(r"^[a-z]+(?:_[a-z0-9]+)+$")
+_TRAIL = _Lazy(r"(?:\\[nrt]|&quot;|&#39;|&apos;|\\&|[.,:;!?])+$")
+
+
 def _prose_secret(match: re.Match[str], value: str) -> bool:
     """A value told in a sentence is a secret when it looks made up (_looks_random), or is a
     number of four digits or more after a PIN, a code or a password (`#4821`, `4821#` on a
     keypad); not a name, a file, a term, code or a placeholder."""
     bare = value.strip(_PROSE_OPEN + "”’」』")
+    bare = _TRAIL.sub("", bare) or bare  # `required:`, `incorrect.\n`, `incorrect&quot;`
     if not bare or _ONLY_PLACEHOLDER.match(bare) or _REFERENCE.match(bare):
         return False
     noun = match.group("noun").lower()
@@ -517,32 +552,37 @@ def _prose_secret(match: re.Match[str], value: str) -> bool:
         return False  # "password reset": an English noun needs its verb
     if noun in _QUALIFIED:
         before = _WORD_BEFORE.search(match.string, max(0, match.start() - 40), match.start())
-        words = {w.lower() for w in _WORDS.findall(said)}
-        if before is not None:
-            words.add(before.group(1).lower())
-        if not words & _QUALIFIED[noun]:
+        after = {w.lower() for w in _WORDS.findall(said)} & _QUALIFIED_AFTER.get(noun, frozenset())
+        if not after and (before is None or before.group(1).lower() not in _QUALIFIED[noun]):
             return False
     head = match.group(1).rstrip(" \t" + _PROSE_OPEN)
     name = head[:-1].rstrip()
     if (
         head.endswith(("=", ":"))
-        and not match.group(1).endswith("`")
+        and not match.group(1).endswith(("`", ">"))
         and _IDENT.match(name)
         and _name_is_secret(name)
     ):
         return False  # `password=...`, `api_token: ...`: the assignment rule's to judge
     if match.string.startswith(("…", "..."), match.end()):
         return False  # `sk-proj-…`: a key shown cut, for its shape
+    if any(c.isspace() for c in bare) and (
+        match.group(1).endswith("`") or not _strong("".join(bare.split()))
+    ):
+        return False  # `openssl rand -base64 32`, "str | None": code or words, not one made-up value
+    weak = match.group("weak") is not None or match.group("bare") is not None or head.endswith("|")
     keypad = bare.strip("#*")
     if keypad.isdigit():
-        return len(keypad) >= 4
-    if bare.lower() in _NULLISH or _TERM.search(bare) or _placeholder(bare):
+        return len(keypad) >= (6 if weak else 4)
+    if bare.lower() in _NULLISH or _TERM.search(bare) or _placeholder(bare) or "=" in bare:
         return False
     if "(" in bare or "[" in bare or "/" in bare or bare.startswith(("~", ".")) or _IDENT_CHAIN.match(bare):
         return False  # code (`os.urandom(32)`, `settings.SECRET_KEY`) or a path
+    if _IDENT.match(bare) and (not any(c.isdigit() for c in bare) or _SNAKE.match(bare)):
+        return False  # a name: `localStorage`, `_sentinel`, `MISSING`, `captcha_v2`
     if _variable(noun.replace(" ", "_"), bare) or _name_is_secret(bare):
         return False  # `db_creds`, `new_password`: a name that holds the secret
-    return _looks_random(bare)
+    return _strong(bare) if weak else _looks_random(bare)
 
 
 def _rules() -> list[Rule]:
@@ -749,7 +789,7 @@ def _rules() -> list[Rule]:
         # name= value=>, <setting name= value=>), or as its text (<entry key="db.password">).
         r(
             "secret_assignment",
-            r"""(?i)(<[a-z][\w:.\-]*\s[^<>]*?\b(?:key|name)\s*=\s*["']([^"'<>\n]+)["'][^<>]*?"""
+            r"""(?i)(<[a-z][\w:.\-]*\s[^<>]{0,300}?\b(?:key|name)\s*=\s*["']([^"'<>\n]+)["'][^<>]{0,300}?"""
             r"""\bvalue\s*=\s*["'])([^"'<>\n]+)""",
             3,
             _named(2, quoted=True),
@@ -758,8 +798,8 @@ def _rules() -> list[Rule]:
         ),
         r(
             "secret_assignment",
-            r"""(?i)(<[a-z][\w:.\-]*\s[^<>]*?\bvalue\s*=\s*["'])([^"'<>\n]+)"""
-            r"""(["'][^<>]*?\b(?:key|name)\s*=\s*["']([^"'<>\n]+)["'])""",
+            r"""(?i)(<[a-z][\w:.\-]*\s[^<>]{0,300}?\bvalue\s*=\s*["'])([^"'<>\n]+)"""
+            r"""(["'][^<>]{0,300}?\b(?:key|name)\s*=\s*["']([^"'<>\n]+)["'])""",
             2,
             _named(4, quoted=True),
             on=("value",),
@@ -767,7 +807,7 @@ def _rules() -> list[Rule]:
         ),
         r(
             "secret_assignment",
-            r"""(?i)(<([a-z][\w:.\-]*)\s[^<>]*?\b(?:key|name)\s*=\s*["']([^"'<>\n]+)["'][^<>/]*>)"""
+            r"""(?i)(<([a-z][\w:.\-]*)\s[^<>]{0,300}?\b(?:key|name)\s*=\s*["']([^"'<>\n]+)["'][^<>/]*>)"""
             r"""([^<\n]{1,300})(</\2\s*>)""",
             4,
             _named(3, quoted=True),
@@ -775,7 +815,8 @@ def _rules() -> list[Rule]:
         ),
         r(
             "secret_assignment",
-            r"""(\b(?:set(?:[ \t]+--?[A-Za-z]+)+|setenv|env:set)[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]+)"""
+            r"""(\b(?:set(?:[ \t]+--?[A-Za-z]+)+|setenv|env:set|user-secrets[ \t]+set)[ \t]+"""
+            r"""([A-Za-z_][A-Za-z0-9_]*)[ \t]+)"""
             r"""(?!\[REDACTED:)('[^'\n]+'|"[^"\n]+"|[^\s;|&'"()]+(?![^\s;|&]))""",
             3,
             _named_secret,
@@ -797,6 +838,14 @@ def _rules() -> list[Rule]:
             lambda m, v: _not_reference(m, v) and _looks_random(v) and not _PORTS.match(v),
             on=("mongo",),
             flags=re.M,
+        ),
+        r(
+            "cli_password",
+            r"""(\bsecurity[ \t]+add-(?:generic|internet)-password\b[^\n|;&]{0,400}?[ \t]-w[ \t]+)"""
+            r"""(?!-)(\S+)""",
+            2,
+            _not_reference,
+            on=("-password",),
         ),
         r(
             "cli_password",
@@ -863,7 +912,7 @@ def _rules() -> list[Rule]:
         r(
             "prose_secret",
             _PROSE_AT.source,
-            3,
+            _PROSE_AT.groupindex["value"],
             _prose_secret,
             on=tuple(_PROSE_NOUNS.split("|")),
             ci=True,
@@ -886,7 +935,7 @@ def _rules() -> list[Rule]:
         # mixed tail tell it apart from a name that happens to hold `ghp_`.
         r(
             "github_token",
-            r"gh[pousr]_[A-Za-z0-9]{36}(?![A-Za-z0-9]|\[REDACTED:)(?=gh[pousr]_|[^A-Za-z0-9]|\Z)",
+            r"gh[pousr]_[A-Za-z0-9]{36}(?=gh[pousr]_|[^A-Za-z0-9]|\Z)",
             check=lambda m, v: _mixed(v[4:]),
             on=("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
         ),
@@ -1003,7 +1052,7 @@ _CUT_PREFIXES = (
 
 
 _NAME_CHARS = frozenset(string.ascii_letters + string.digits + "_.-")
-_QUOTED = r"""\\"(?:[^"\\\n]|\\[^"\n])*\\"|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`[^`\n]+`"""
+_QUOTED = r"""\\"(?:[^"\\\n]|\\[^"\n])*\\"|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`[^`\s]+`"""
 # A bare value ends at `&` only where a URL's next parameter (`&user=`, `&amp;user=`) or a
 # shell's `&&` follows: `DB_PASSWORD=Tr0ub4dor&3Horse` is one value (a red-team test, 2026-11-28, found
 # `&3Horse` kept).
@@ -1022,7 +1071,9 @@ _QUOTED_AFTER = _Lazy(r"""[ \t]*["']""")
 _FIND_LOWER = _Lazy(_FIND)
 
 _ANSI_END = _Lazy(r"\x1b\[[0-9;?]*[A-Za-z]\Z")
-_JSON_STRING = _Lazy(r'"(?:[^"\\\n]|\\.)*"')
+# A string literal, or an unclosed one to its line's end (skipped whole: a quote inside it is
+# not the start of another, so a truncated double-encoded line costs one pass, not one per quote).
+_JSON_STRING = _Lazy(r'"(?:[^"\\\n]|\\.?)*+(?:"|(?=\n)|\Z)')
 
 _COMPILED: list[Rule] | None = None
 
@@ -1205,7 +1256,7 @@ class Redactor:
         try:
             for m in _JSON_STRING.finditer(text):
                 literal = m.group(0)
-                if "\\" not in literal:
+                if "\\" not in literal or len(literal) < 2 or not literal.endswith('"'):
                     continue
                 try:
                     decoded = json.loads(literal)
@@ -1282,7 +1333,7 @@ class Redactor:
             m = at.match(text, start)
             if m is None:
                 continue
-            replaced = self._replace(m, "prose_secret", 3, _prose_secret)
+            replaced = self._replace(m, "prose_secret", m.re.groupindex["value"], _prose_secret)
             if replaced == m.group(0):
                 continue
             out.append(text[done : m.start()])
@@ -1298,14 +1349,18 @@ class Redactor:
         the end of its line, or of its continued lines), and each value its kind names goes."""
         out: list[str] = []
         done = 0
-        for m in finder.finditer(text):
+        heads = [m for m in finder.finditer(text) if _word_start(text, m.start())]  # not `doc create secret`
+        for i, m in enumerate(heads):
+            # The arguments end where the next secrets command starts, if one does on this line.
+            stop = heads[i + 1].start() if i + 1 < len(heads) else len(text)
+            found = _CMD_ARGS.match(text, m.end(), stop)
+            args, base = (found.group(0) if found else ""), m.end()
             kind = next(k for k in _CMD_KINDS if m.group(k) is not None)
-            args, base = m.group("args"), m.start("args")
             spans: list[tuple[int, int]] = []
             flag = _CMD_FLAG.get(kind)
             if flag is not None and (kind != "ssm" or "SecureString" in args):
                 for f in flag.finditer(args):
-                    g = next(i for i in range(1, (f.lastindex or 1) + 1) if f.group(i) is not None)
+                    g = next(k for k in range(1, (f.lastindex or 1) + 1) if f.group(k) is not None)
                     spans.append(f.span(g))
             spans += [h.span(1) for h in _HERE_STRING.finditer(args)]
             for start, end in sorted(spans):

@@ -289,3 +289,78 @@ def test_a_lone_surrogate_in_escaped_json_stays_escaped() -> None:
     out = redact(text)
     assert "Tr0ub4dor3x" not in out
     out.encode("utf-8")  # an emoji cut in half is not written back as a lone surrogate
+
+
+# A third review: ordinary command lines, code, Markdown and Chinese, Japanese and Korean
+# prose the widened rules had taken for secrets, and what still got past them.
+@pytest.mark.parametrize(
+    "text",
+    [
+        "aws ecr get-login-password --region eu-west-1",
+        "kubectl get secret --namespace prod",
+        "mysql -u root --password --database=app",
+        "git log -S password --oneline",
+        "The password is required: at least 12 characters.",
+        'msg = "The password is incorrect.\\n"',
+        "<p>&quot;Your password is incorrect&quot;</p>",
+        "(`PGPASSWORD=... psql`, `MYSQL_PWD=`, `AWS_SESSION_TOKEN=`)",
+        "Pass `token=` or `password=` to the client.",
+        "export GITHUB_TOKEN=`gh auth token`",
+        "PASSWORD=`openssl rand -base64 32`",
+        "password: `str | None`",
+        "- Token: `Bearer <jwt>`",
+        "grep -iE 'password|token|api_key' config/",
+        'rg -i "password|passwd|pwd"',
+        "Run `fly secrets set KEY=VALUE` and redeploy with NODE_ENV=production.",
+        "Run `gh secret set DEPLOY_KEY` then `git checkout -b feature/rotate-keys`",
+        "e.g. `wc -c <<< hello`",
+        "if password is MISSING:",
+        "if password is _sentinel:",
+        "The password is John's birthday",
+        "The primary key of the account table is acct_id2",
+        "The code for the security fix is 3f2a1bc9",
+        "パスワードをlocalStorageに保存しないでください",
+        "비밀번호를 localStorage에 저장하지 마세요",
+        "验证码是 captcha_v2 生成的",
+        "WiFi密码 WPA2-PSK",
+        "密码 user@example.com",
+        "密码 v1.2.3",
+        "The signing key is secp256k1",
+        "| Password | min_length=8 |",
+        "or run doc create secret --from-literal=a=b",
+    ],
+)
+def test_ordinary_text_the_widened_rules_leave_alone(text: str) -> None:
+    assert redact(text) == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"Run `fly secrets set A=Qw3rTy8UiOp2` locally and `gh secret set A --body {S2}` in CI",
+        f'aws secretsmanager create-secret --name prod/stripe --secret-string \'{{"stripe":"{S2}"}}\'',
+        f"my pw is {S2}",
+        f"Password (prod): {S2}",
+        f"Admin password → {S2}",
+        f"Password: <code>{S2}</code>",
+        f"kubectl create secret generic x --from-literal api={S2}",
+        f"docker secret create api - <<< {S2}",
+        f"dotnet user-secrets set ApiKey {S2}",
+        f"security add-generic-password -a me -s svc -w {S2}",
+        f"az keyvault secret set --name db --value `{S2}`",
+        f'The password is "Tr0ub4 {S2}"',
+    ],
+)
+def test_what_the_third_review_got_past(text: str) -> None:
+    out = redact(text)
+    assert S2 not in out, out
+    assert redact(out) == out
+
+
+def test_glued_tokens_and_a_placeholder_after_a_value_are_stable() -> None:
+    tail = "0123456789abcdefghijABCDEFGHIJ01234"
+    three = "".join(f"ghp_{tail}{i}" for i in range(3))
+    out = redact(three)
+    assert tail not in out and redact(out) == out
+    text = f"token: revoked ghp_{tail}5"
+    assert redact(redact(text)) == redact(text)
