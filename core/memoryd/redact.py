@@ -159,7 +159,7 @@ _CODE_WORDS = frozenset(
     }
 )
 _REFERENCE = _Lazy(
-    r"""^(?:\$|%[A-Za-z_(]|\{\{|<[^>]*>$|\*{3,}|x{6,}$|X{6,}$|\.{3}|…|!vault|\||>-?$|&|ENC\[)"""
+    r"""^(?:\$|%[A-Za-z_(]|\{\{|\{[A-Za-z_][\w.]*[}!:\[]|<[^>]*>$|\*{3,}|x{6,}$|X{6,}$|\.{3}|…|!vault|\||>-?$|&|ENC\[)"""
 )
 _IDENT = _Lazy(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # After a `key: value`, more words on the line: a sentence (`token: expired, so it retried`).
@@ -176,6 +176,13 @@ def _name_is_secret(name: str) -> bool:
     bare = name.strip("\"'`\\").lstrip("$")
     if bare.startswith("env:"):
         bare = bare[4:]
+    if "." in bare.strip("."):
+        # An attribute or a property path: its last part says what it holds (`token.markup` is
+        # a token's markup, `db.password` a password; `api.key` a key of the API).
+        *path, last = [c for c in bare.split(".") if c]
+        if last.strip("_").lower() == "key" and path:
+            return _name_is_secret(f"{path[-1]}_key")
+        return _name_is_secret(last)
     upper = bare.isupper() or (bare.upper() == bare and any(c.isalpha() for c in bare))
     parts = [p.lower() for p in _CAMEL.split(bare) if p]
     if not parts:
@@ -207,6 +214,9 @@ def _variable(name: str, value: str) -> bool:
         return False
     if value.lower() == name.strip("\"'\\").lstrip("$").lower():
         return True
+    last = [p.lower() for p in _CAMEL.split(name.strip("\"'\\").rsplit(".", 1)[-1]) if p][-1:]
+    if last and value.lower().strip("_") == last[0]:
+        return True  # `self._token = token`, `client_token=token`, `"NextToken": token`
     parts = [p.lower() for p in _CAMEL.split(value) if p]
     if len(parts) < 2:
         return False
@@ -230,9 +240,16 @@ def _looks_random(value: str) -> bool:
     return (letters and (digits or symbols)) or (mixed and len(value) >= 12) or (digits and len(value) >= 12)
 
 
+_CODE_AFTER = _Lazy(r"[ \t]*(?:=(?!=)|[+*/%][ \t]|if\b)")
+
+
 def _code_like(match: re.Match[str], value: str) -> bool:
     """`token = get_token()`, `password = request.form["pw"]`, `key = settings.API_KEY`."""
     after = match.string[match.end() : match.end() + 1]
+    if after in ("'", '"') and value.lower() in ("f", "b", "r", "u", "rb", "br", "fr", "rf"):
+        return True  # a Python string's prefix: `password = f"{registry}-token"`
+    if _CODE_AFTER.match(match.string, match.end()):
+        return True  # an annotation or an expression: `token: Any = None`, `Token = Ignore + Name`
     if after in ("(", "[") or (value.endswith(("(", ")", "[", "]", "()", ",")) and "(" in value):
         return True
     head = value.split(".")[0].split("(")[0].split("[")[0].lower()
@@ -261,6 +278,8 @@ def _secret_value(
     if value.lower() in _NULLISH:
         return False
     if quoted:
+        if _IDENT.match(value) and _variable("", value):  # `"input_token": "next_token"`
+            return False
         if any(c.isspace() for c in value):  # prose in a quoted string: only under a plain secret name
             last = [p.lower() for p in _CAMEL.split(name.strip("\"'\\")) if p][-1:]
             return bool(last) and (last[0] in _SECRET_WORDS or last[0] in _LAST_ONLY or last[0] == "key")
@@ -576,8 +595,14 @@ def _prose_secret(match: re.Match[str], value: str) -> bool:
         return len(keypad) >= (6 if weak else 4)
     if bare.lower() in _NULLISH or _TERM.search(bare) or _placeholder(bare) or "=" in bare:
         return False
-    if "(" in bare or "[" in bare or "/" in bare or bare.startswith(("~", ".")) or _IDENT_CHAIN.match(bare):
-        return False  # code (`os.urandom(32)`, `settings.SECRET_KEY`) or a path
+    if (
+        "(" in bare
+        or "[" in bare
+        or "/" in bare
+        or bare.startswith(("~", ".", "{"))
+        or _IDENT_CHAIN.match(bare)
+    ):
+        return False  # code (`os.urandom(32)`, `settings.SECRET_KEY`, `{curve.name!r}`) or a path
     if _IDENT.match(bare) and (not any(c.isdigit() for c in bare) or _SNAKE.match(bare)):
         return False  # a name: `localStorage`, `_sentinel`, `MISSING`, `captcha_v2`
     if _variable(noun.replace(" ", "_"), bare) or _name_is_secret(bare):
