@@ -529,7 +529,8 @@ _TERM = _Lazy(
     r"|py|js|ts|sh|rb|go|rs|java|md)$|^[^@\s]+@[^@\s]+\.[a-z]{2,}$|^[A-Za-z]+'s$"
 )
 _PLACEHOLDER = _Lazy(
-    r"^(?:<.*|\[.*|\{\{.*|\{[A-Za-z_]*\}|.*(?:…|\.\.\.|xxx|XXX|\*\*\*).*|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{2,12})$"
+    r"^(?:<.*|\[.*|\{\{.*|\{[A-Za-z_]*\}|.*(?:…|\.\.\.|xxx|XXX|\*\*\*).*"
+    r"|[A-Z]+\d{0,2}(?:_(?:[A-Z]+\d{0,2}|\d{1,2}))+|[A-Z]{2,12})$"
 )
 
 
@@ -553,7 +554,9 @@ def _strong(value: str) -> bool:
     return letters and digits and (cases or symbol)
 
 
-_SNAKE = _Lazy(r"^[a-z]+(?:_[a-z0-9]+)+$")
+# A snake_case name (`captcha_v2`, `acct_id2`): parts of letters and at most two digits, so
+# `hunter_2024` is a password.
+_SNAKE = _Lazy(r"^[a-z]+\d{0,2}(?:_(?:[a-z]+\d{0,2}|\d{1,2}))+$")
 _TRAIL = _Lazy(r"(?:\\[nrt]|&quot;|&#39;|&apos;|\\&|[.,:;!?])+$")
 
 

@@ -386,3 +386,13 @@ def test_code_from_real_packages_stays(text: str) -> None:
     machine's site-packages (one line at a time, as a tool's output reaches a session): 1,750
     lines before, 1,366 after these, the rest mostly test credentials and ids that look made up."""
     assert redact(text) == text
+
+
+def test_a_password_shaped_like_a_name_still_goes() -> None:
+    """A name's parts hold at most two digits (`captcha_v2`, `GPIO_15`); `hunter_2024` and
+    `WINTER_2026` are what people choose as passwords."""
+    for text, secret in (
+        ("my password is hunter_2024", "hunter_2024"),
+        ("the wifi password is WINTER_2026", "WINTER_2026"),
+    ):
+        assert secret not in redact(text)
