@@ -159,7 +159,8 @@ _CODE_WORDS = frozenset(
     }
 )
 _REFERENCE = _Lazy(
-    r"""^(?:\$|%[A-Za-z_(]|\{\{|\{[A-Za-z_][\w.]*[}!:\[]|<[^>]*>$|\*{3,}|x{6,}$|X{6,}$|\.{3}|…|!vault|\||>-?$|&|ENC\[)"""
+    r"""^(?:\$(?:[{(\d]|[A-Z_][A-Z0-9_]*(?![a-z0-9])|[a-z_][a-z_]*(?![A-Za-z0-9]))|%[A-Za-z_(]|\{\{"""
+    r"""|\{[A-Za-z_][A-Za-z_.]*\}$|(?:[^{}]*\{[A-Za-z_][\w.]*(?:![rsa])?\}){2}|<[^>]*>$|\*{3,}|x{6,}$|X{6,}$|\.{3}|…|!vault|\||>-?$|&|ENC\[)"""
 )
 _IDENT = _Lazy(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # After a `key: value`, more words on the line: a sentence (`token: expired, so it retried`).
@@ -173,16 +174,9 @@ _LINE_START = _Lazy(
 
 
 def _name_is_secret(name: str) -> bool:
-    bare = name.strip("\"'`\\").lstrip("$")
+    bare = name.strip("\"'`\\]").strip("\"'").lstrip("$")
     if bare.startswith("env:"):
         bare = bare[4:]
-    if "." in bare.strip("."):
-        # An attribute or a property path: its last part says what it holds (`token.markup` is
-        # a token's markup, `db.password` a password; `api.key` a key of the API).
-        *path, last = [c for c in bare.split(".") if c]
-        if last.strip("_").lower() == "key" and path:
-            return _name_is_secret(f"{path[-1]}_key")
-        return _name_is_secret(last)
     upper = bare.isupper() or (bare.upper() == bare and any(c.isalpha() for c in bare))
     parts = [p.lower() for p in _CAMEL.split(bare) if p]
     if not parts:
@@ -214,9 +208,6 @@ def _variable(name: str, value: str) -> bool:
         return False
     if value.lower() == name.strip("\"'\\").lstrip("$").lower():
         return True
-    last = [p.lower() for p in _CAMEL.split(name.strip("\"'\\").rsplit(".", 1)[-1]) if p][-1:]
-    if last and value.lower().strip("_") == last[0]:
-        return True  # `self._token = token`, `client_token=token`, `"NextToken": token`
     parts = [p.lower() for p in _CAMEL.split(value) if p]
     if len(parts) < 2:
         return False
@@ -240,16 +231,30 @@ def _looks_random(value: str) -> bool:
     return (letters and (digits or symbols)) or (mixed and len(value) >= 12) or (digits and len(value) >= 12)
 
 
-_CODE_AFTER = _Lazy(r"[ \t]*(?:=(?!=)|[+*/%][ \t]|if\b)")
+_STRING_PREFIX = _Lazy(r"[fFbBrRuU]{1,2}(?=[\"'])")
+_CODE_AFTER = _Lazy(r"[ \t]*(?:=(?!=)|[+*%][ \t]|if\b)")
 
 
 def _code_like(match: re.Match[str], value: str) -> bool:
     """`token = get_token()`, `password = request.form["pw"]`, `key = settings.API_KEY`."""
     after = match.string[match.end() : match.end() + 1]
-    if after in ("'", '"') and value.lower() in ("f", "b", "r", "u", "rb", "br", "fr", "rf"):
-        return True  # a Python string's prefix: `password = f"{registry}-token"`
-    if _CODE_AFTER.match(match.string, match.end()):
+    plain = _IDENT.match(value) is not None and not _looks_random(value)
+    if plain and _CODE_AFTER.match(match.string, match.end()):
         return True  # an annotation or an expression: `token: Any = None`, `Token = Ignore + Name`
+    name = match.group("name").strip("\"'`\\")
+    last = [p.lower() for p in _CAMEL.split(name.rsplit(".", 1)[-1]) if p][-1:]
+    word = value.rstrip(")]}")
+    spaced = match.group("op") != match.group("op").strip()
+    code = name.startswith(("self.", "this.", "cls.")) or ("." in name and spaced)
+    if (
+        last
+        and _IDENT.match(word)
+        and word.lower().strip("_") == last[0]
+        and (code or after in (",", ")", "}") or word != value)
+    ):
+        # `self._token = token`, `client_token=token,`, `"NextToken": token}`; a properties
+        # file's `db.password=password` is a password
+        return True
     if after in ("(", "[") or (value.endswith(("(", ")", "[", "]", "()", ",")) and "(" in value):
         return True
     head = value.split(".")[0].split("(")[0].split("[")[0].lower()
@@ -278,8 +283,6 @@ def _secret_value(
     if value.lower() in _NULLISH:
         return False
     if quoted:
-        if _IDENT.match(value) and _variable("", value):  # `"input_token": "next_token"`
-            return False
         if any(c.isspace() for c in value):  # prose in a quoted string: only under a plain secret name
             last = [p.lower() for p in _CAMEL.split(name.strip("\"'\\")) if p][-1:]
             return bool(last) and (last[0] in _SECRET_WORDS or last[0] in _LAST_ONLY or last[0] == "key")
@@ -306,6 +309,11 @@ def _assignment(match: re.Match[str], value: str) -> bool | str:
     name = match.group("name")
     if not _name_is_secret(name):
         return False
+    prefix = _STRING_PREFIX.match(value)
+    if prefix:  # Python's f"...", b'...', r"...": the literal is what is judged
+        value = value[prefix.end() :]
+        if "f" in prefix.group(0).lower() and "{" in value:
+            return False  # an f-string: code, `f"{registry}-auth-token"`
     quoted = value[:1] in ("'", '"', "\\") and len(value) >= 2
     inner = value.strip("\\").strip("\"'").strip("\\") if quoted else value
     if value[:1] == "`" and len(value) >= 2:  # Markdown code (`Password: \`...\``), read as bare
@@ -467,7 +475,7 @@ _PROSE_VERBS = (
     rf"(?:changed|set|reset|updated){_SP}+to|is{_SP}+now|is{_SP}+still|is|was|became|"
     rf"ist|lautet|war|est|était|es|era|é|è|это){_SP}*[:：]?{_SP}+"
     rf"|{_MARK}{_SP}*[:=：]{_SP}*{_MARK}{_SP}*|{_MARK}{_SP}+(?:—|–|->|→|-|\|){_SP}+"
-    rf"|(?P<weak>{_SP}*(?:は|が|を|는|은|를|을){_SP}*)"
+    rf"|{_SP}*(?:は|는|은){_SP}*|(?P<weak>{_SP}*(?:が|を|를|을){_SP}*)"
     rf"|{_SP}*(?:(?:已经|已|就)?(?:是|为|為|改成了?|改為|改为|设成|设为|设置为|設為|换成了?))"
     rf"{_SP}*[:：]?{_SP}*"
     r"|(?<=[^\x00-\x7f])"  # no verb: after a noun in Chinese, Japanese, Korean or Russian only
@@ -521,15 +529,38 @@ _WORDS = _Lazy(r"[^\W_]+")
 # `AES256`, `UTF-8`, `base64-encoded`, `4-stellig`, `12-character`, `X-API-Key`, `argon2id`,
 # `utf8mb4`, a file (`key.pem`, `.env.local`, `config/secrets.yml`, `id_ed25519`).
 _TERM = _Lazy(
-    r"^[A-Z]{2,6}-?\d{1,4}$|^(?:[A-Za-z0-9]+-)*[a-zà-ÿ]{3,}(?:-[A-Za-z0-9à-ÿ]+)*$|^[A-Za-z]+(?:-[A-Za-z]+)+$"
-    r"|^(?i:argon2|bcrypt|scrypt|pbkdf2|sha-?\d|md5|base(?:64|32|58)|utf-?8|aes-?\d|[hre]s\d{3}|ed25519"
-    r"|x25519|rsa-?\d|hmac|latin-?1|ascii|id_(?:rsa|ed25519|ecdsa|dsa)|secp|chacha|poly1305|pkcs|x509"
-    r"|curve25519|p-?(?:256|384|521)\b|blake|hkdf|wpa\d?|v?\d+(?:\.\d+)+|\d+(?:bytes?|bits?|chars?))"
+    r"^[A-Z]{2,6}-\d{1,4}$|^[A-Za-z]+(?:-[A-Za-z]+)+$"
+    r"|^(?i:argon2(?:id|i|d)?|bcrypt|scrypt|pbkdf2|sha-?(?:1|224|256|384|512)|sha3(?:-\d+)?|md5"
+    r"|base(?:64|32|58)|utf-?8(?:mb4)?|aes-?(?:128|192|256)|[hre]s(?:256|384|512)|ed25519|x25519"
+    r"|rsa-?(?:1024|2048|3072|4096)|hmac(?:-sha\d+)?|latin-?1|ascii|secp\d+[rk]\d|chacha20(?:-poly1305)?"
+    r"|poly1305|pkcs#?\d+|x509|curve25519|p-?(?:256|384|521)|blake[23][bs]?|hkdf|wpa[23]?(?:-psk)?"
+    r"|id_(?:rsa|ed25519|ecdsa|dsa)|v?\d{1,3}(?:\.\d{1,3}){1,3}|\d+(?:bytes?|bits?|chars?))"
+    r"(?:[-_]?[a-zà-ÿ]+)?$"
     r"|\.(?i:json|ya?ml|pem|key|env|txt|toml|ini|cfg|conf|p12|pfx|crt|cer|der|jks|keystore|local|gpg|asc"
     r"|py|js|ts|sh|rb|go|rs|java|md)$|^[^@\s]+@[^@\s]+\.[a-z]{2,}$|^[A-Za-z]+'s$"
 )
+
+
+def _term(value: str) -> bool:
+    """What a sentence says a secret is rather than what it is (`SHA-256`, `argon2id`,
+    `base64-encoded`, `4-stellig`, `12-character`, `X-API-Key`, `key.pem`, `v1.2.3`). A
+    compound of two parts is a term when one part is a word of three letters or more and the
+    other is short and plain; `blue-monkey-42` or `hunter2-prod` are what people choose."""
+    if _TERM.search(value):
+        return True
+    parts = value.split("-")
+    if len(parts) != 2:
+        return False
+    word = [x for x in parts if x.isalpha() and x.islower() and len(x) >= 3]
+    if not word:
+        return False
+    other = [x for x in parts if x is not word[0]]
+    rest = other[0] if other else word[-1]
+    return len(rest) <= 6 and not _mixed(rest)
+
+
 _PLACEHOLDER = _Lazy(
-    r"^(?:<.*|\[.*|\{\{.*|\{[A-Za-z_]*\}|.*(?:…|\.\.\.|xxx|XXX|\*\*\*).*"
+    r"^(?:<.*|\[.*|\{\{.*|\{[A-Za-z_]*\}|.*(?:…|\.\.\.|\*\*\*).*|(?:.*[^A-Za-z])?(?:x{3,}|X{3,})(?:[^A-Za-z].*)?"
     r"|[A-Z]+\d{0,2}(?:_(?:[A-Z]+\d{0,2}|\d{1,2}))+|[A-Z]{2,12})$"
 )
 
@@ -592,25 +623,29 @@ def _prose_secret(match: re.Match[str], value: str) -> bool:
         match.group(1).endswith("`") or not _strong("".join(bare.split()))
     ):
         return False  # `openssl rand -base64 32`, "str | None": code or words, not one made-up value
-    weak = match.group("weak") is not None or match.group("bare") is not None or head.endswith("|")
+    weak = match.group("weak") is not None or match.group("bare") is not None
     keypad = bare.strip("#*")
     if keypad.isdigit():
         return len(keypad) >= (6 if weak else 4)
-    if bare.lower() in _NULLISH or _TERM.search(bare) or _placeholder(bare) or "=" in bare:
+    if bare.lower() in _NULLISH or _term(bare) or _placeholder(bare) or "=" in bare.rstrip("="):
         return False
     if (
         "(" in bare
         or "[" in bare
-        or "/" in bare
+        or ("/" in bare and all(x == x.lower() or "." in x for x in bare.split("/")))
         or bare.startswith(("~", ".", "{"))
         or _IDENT_CHAIN.match(bare)
     ):
         return False  # code (`os.urandom(32)`, `settings.SECRET_KEY`, `{curve.name!r}`) or a path
     if _IDENT.match(bare) and (not any(c.isdigit() for c in bare) or _SNAKE.match(bare)):
         return False  # a name: `localStorage`, `_sentinel`, `MISSING`, `captcha_v2`
-    if _variable(noun.replace(" ", "_"), bare) or _name_is_secret(bare):
-        return False  # `db_creds`, `new_password`: a name that holds the secret
-    return _strong(bare) if weak else _looks_random(bare)
+    if all(c.isalpha() or c == "_" for c in bare) and (
+        _variable(noun.replace(" ", "_"), bare) or _name_is_secret(bare)
+    ):
+        return False  # `db_creds`, `new_password`: a name that holds the secret (`Password1` is one)
+    if weak and ("-" in bare and not _mixed(bare)):
+        return False  # `WPA2-PSK`, `a-z0-9` after a noun with no verb
+    return _looks_random(bare)
 
 
 def _rules() -> list[Rule]:
@@ -850,6 +885,17 @@ def _rules() -> list[Rule]:
             _named_secret,
             on=("set",),
         ),
+        # A literal assigned with a type between (`password: str = "..."`, TypeScript's
+        # `const apiKey: string = "..."`, Kotlin's `val password: String = "..."`).
+        r(
+            "secret_assignment",
+            r"""(\b([A-Za-z_][A-Za-z0-9_]*)[ \t]*:[ \t]*[A-Za-z_][\w.]*(?:\[[^\]\n]*\])?"""
+            r"""(?:[ \t]*\|[ \t]*[A-Za-z_][\w.]*)*[ \t]*=[ \t]*(?:[fFbBrRuU]{1,2})?)"""
+            r"""("(?:[^"\\\n]|\\.)+"|'(?:[^'\\\n]|\\.)+')""",
+            3,
+            _named(2),
+            on=('= "', "= '"),
+        ),
         # Base64 of user:password under an "auth" key: ~/.docker/config.json, .npmrc `_auth=`.
         r(
             "basic_auth",
@@ -1086,12 +1132,12 @@ _QUOTED = r"""\\"(?:[^"\\\n]|\\[^"\n])*\\"|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)
 # `&3Horse` kept).
 _BARE = r"""[^\s"'`&<>,;]+(?:(?:[,;]|&(?!amp;|[^\s"'`&<>,;=]*=))[^\s"'`&<>,;]+)*"""
 _ASSIGN_AT_SOURCE = (
-    r"""(?P<name>(?:\\?["'`])?(?:\$env:)?[A-Za-z0-9_.\-]++(?:\\?["'`])?)"""
+    r"""(?P<name>(?:\\?["'`])?(?:\$env:)?[A-Za-z0-9_.\-]++(?:\\?["'`])?\]?)"""
     r"""(?P<op>[ \t]*+(?::=|=>|=(?![=~>])|:(?![:/]|\\(?![\"'])))[ \t]*+)"""
-    rf"""(?P<value>{_QUOTED}|{_BARE})"""
+    rf"""(?P<value>(?:[fFbBrRuU]{{1,2}}(?=["']))?(?:{_QUOTED})|{_BARE})"""
 )
 _FIND = (
-    r"(?:pass|pwd|pw|secret|token|key|cred|auth|sasl|pin)[a-z0-9_.\-]*+(?:\\?[\"'`])?"
+    r"(?:pass|pwd|pw|secret|token|key|cred|auth|sasl|pin)[a-z0-9_.\-]*+(?:\\?[\"'`])?\]?"
     r"[ \t]*+(?::=|=>|=(?![=~>])|:(?![:/]|\\(?![\"'])))"
 )
 _ASSIGN_AT = _Lazy(_ASSIGN_AT_SOURCE)
