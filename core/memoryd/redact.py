@@ -359,6 +359,16 @@ def _named(group: int, *, quoted: bool = False) -> Check:
 
 
 _named_secret = _named(2)
+_NAME_BEFORE = _Lazy(r"([A-Za-z_][A-Za-z0-9_]*)\Z")
+
+
+def _annotated(match: re.Match[str], value: str) -> bool:
+    """`password: str = "..."`: the name before the colon says whether the literal is a secret."""
+    found = _NAME_BEFORE.search(match.string, max(0, match.start() - 100), match.start())
+    if found is None or not _name_is_secret(found.group(1)):
+        return False
+    inner = value.strip("\"'")
+    return _not_reference(match, value) and _secret_value(found.group(1), inner, quoted=True)
 
 
 def _user_colon_password(value: str) -> bool:
@@ -444,6 +454,30 @@ _HERE_STRING = _Lazy(rf"<<<[ \t]*({_CMD_VALUE})")
 _DURATION = _Lazy(r"\d{1,4}[smhdw]?")
 
 
+def _command_lines(text: str) -> list[tuple[int, int]]:
+    """The lines (with their continuations) that hold a word every secrets command has: the
+    command pattern has no literal to search by, so it runs on these alone."""
+    spans: list[tuple[int, int]] = []
+    for word in ("secret", "kv", "put-parameter", "env"):
+        at = text.find(word)
+        while at != -1:
+            start = text.rfind("\n", 0, at) + 1
+            end = text.find("\n", at)
+            while end != -1 and text[end - 1 : end] == "\\":
+                end = text.find("\n", end + 1)
+            end = len(text) if end == -1 else end
+            spans.append((start, end))
+            at = text.find(word, end)
+    spans.sort()
+    merged: list[tuple[int, int]] = []
+    for start, end in spans:
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
 def _command_value(value: str) -> bool:
     """A command's argument that is a secret: not a reference (`$X`, `@file`, `file://`), a
     placeholder (`VALUE`, `<token>`), a boolean or a duration (`vault kv put ... ttl=30m`)."""
@@ -486,6 +520,15 @@ _PROSE_VERBS = (
 _PROSE_OF = (
     rf"(?:{_SP}+(?:for|of|to|on|at|du|de|des|del|für|vom|zum|zur|do|da|della|di|для|от)"
     rf"(?:{_SP}+[^\s:=：|]+){{1,5}}?|{_SP}*[(（][^()（）\n]{{1,30}}[)）])?"
+)
+# What a text must hold for the sentence rule to run: its nouns, the short ones with what
+# follows them, so that a hook's payload (`"transcript_path": ...`) compiles nothing.
+_PROSE_ON = tuple(
+    n
+    for n in _PROSE_NOUNS.split("|")
+    if n not in ("pin", "code", "key", "token", "pat", "pw", "secret", "clave")
+) + tuple(
+    f"{n}{c}" for n in ("pin", "code", "key", "token", "pat", "pw", "secret", "clave") for c in " :=|*<"
 )
 _PROSE_FIND = _Lazy(f"(?:{_PROSE_NOUNS}){_PROSE_OF}{_PROSE_VERBS}")
 _PROSE_OPEN = "\"'“‘「『`"
@@ -887,13 +930,15 @@ def _rules() -> list[Rule]:
         ),
         # A literal assigned with a type between (`password: str = "..."`, TypeScript's
         # `const apiKey: string = "..."`, Kotlin's `val password: String = "..."`).
+        # The pattern starts at the colon (a search for a name first cost twenty times more);
+        # the name is read back from there (_annotated).
         r(
             "secret_assignment",
-            r"""(\b([A-Za-z_][A-Za-z0-9_]*)[ \t]*:[ \t]*[A-Za-z_][\w.]*(?:\[[^\]\n]*\])?"""
+            r"""(:(?<=[A-Za-z0-9_]:)[ \t]*[A-Za-z_][\w.]*(?:\[[^\]\n]*\])?"""
             r"""(?:[ \t]*\|[ \t]*[A-Za-z_][\w.]*)*[ \t]*=[ \t]*(?:[fFbBrRuU]{1,2})?)"""
             r"""("(?:[^"\\\n]|\\.)+"|'(?:[^'\\\n]|\\.)+')""",
-            3,
-            _named(2),
+            2,
+            _annotated,
             on=('= "', "= '"),
         ),
         # Base64 of user:password under an "auth" key: ~/.docker/config.json, .npmrc `_auth=`.
@@ -986,9 +1031,9 @@ def _rules() -> list[Rule]:
         r(
             "prose_secret",
             _PROSE_AT.source,
-            _PROSE_AT.groupindex["value"],
+            1,  # unused: Redactor._prose replaces the group named `value`
             _prose_secret,
-            on=tuple(_PROSE_NOUNS.split("|")),
+            on=_PROSE_ON,
             ci=True,
         ),
         # Known token shapes (prefixes let a cut-off one be recognised too).
@@ -1423,7 +1468,12 @@ class Redactor:
         the end of its line, or of its continued lines), and each value its kind names goes."""
         out: list[str] = []
         done = 0
-        heads = [m for m in finder.finditer(text) if _word_start(text, m.start())]  # not `doc create secret`
+        heads = [
+            m
+            for start, end in _command_lines(text)
+            for m in finder.finditer(text, start, end)
+            if _word_start(text, m.start())  # not `doc create secret`
+        ]
         for i, m in enumerate(heads):
             # The arguments end where the next secrets command starts, if one does on this line.
             stop = heads[i + 1].start() if i + 1 < len(heads) else len(text)
