@@ -401,8 +401,19 @@ _OPT_NAMES = (
 # number of a tool's Read output or `cat -n`) after it, or the spaces it became when the lines
 # were joined.
 _WRAP = r"[ \t]*(?:(?:\\?\r?\n|\\n)[ \t]*(?:\d+(?:→|\t)[ \t]*)?)?"
-# Rules applied again until nothing changes: nested <private> blocks.
-_REPEATED = frozenset({"private"})
+
+
+def _splice(text: str, edits: list[tuple[int, int, str]]) -> str:
+    """`text` with each (start, end) span replaced, the spans in order and apart."""
+    if not edits:
+        return text
+    out: list[str] = []
+    done = 0
+    for start, end, new in edits:
+        out += (text[done:start], new)
+        done = end
+    out.append(text[done:])
+    return "".join(out)
 
 
 def _mixed(tail: str) -> bool:
@@ -1352,7 +1363,7 @@ class Redactor:
                 )
                 last = text
                 # The enclosing <private> blocks; a command's next NAME=value.
-                while name in _REPEATED and new != last and (name != "private" or "<" in new):
+                while name == "private" and new != last and "<" in new:
                     last, new = (
                         new,
                         pattern.sub(
@@ -1369,8 +1380,7 @@ class Redactor:
         decoded, redacted, and written back encoded when something in it was a secret."""
         if self._depth >= 3:
             return text
-        out: list[str] = []
-        done = 0
+        edits: list[tuple[int, int, str]] = []
         self._depth += 1
         try:
             for m in _JSON_STRING.finditer(text):
@@ -1383,24 +1393,19 @@ class Redactor:
                     continue
                 redacted = self(decoded)
                 if redacted != decoded:
-                    out.append(text[done : m.start()])
                     # A lone surrogate (an emoji cut in half) stays escaped: it is not UTF-8.
                     lone = any("\ud800" <= c <= "\udfff" for c in redacted)
-                    out.append(json.dumps(redacted, ensure_ascii=lone))
-                    done = m.end()
+                    edits.append((m.start(), m.end(), json.dumps(redacted, ensure_ascii=lone)))
         finally:
             self._depth -= 1
-        if not out:
-            return text
-        out.append(text[done:])
-        return "".join(out)
+        return _splice(text, edits)
 
     def _assignments(self, text: str, lowered: str, finder: re.Pattern[str]) -> str:
         """`name = value` where the name holds a secret word: the finder spots the word and
         its operator, the name is taken back to its start, then matched whole from there.
         The finder runs on the lowercased text (an ignore-case search is five times
         slower) when lowercasing kept every offset."""
-        out: list[str] = []
+        edits: list[tuple[int, int, str]] = []
         done = 0
         hits = _FIND_LOWER.finditer(lowered) if len(lowered) == len(text) else finder.finditer(text)
         for hit in hits:
@@ -1427,13 +1432,9 @@ class Redactor:
             replaced = self._replace(m, "secret_assignment", 3, _assignment)
             if replaced == m.group(0):
                 continue  # not a secret: its value may hold the next name (`note: DB_PASS=x`)
-            out.append(text[done : m.start()])
-            out.append(replaced)
+            edits.append((m.start(), m.end(), replaced))
             done = m.end()
-        if not out:
-            return text
-        out.append(text[done:])
-        return "".join(out)
+        return _splice(text, edits)
 
     def _prose(self, text: str, lowered: str, at: re.Pattern[str]) -> str:
         """A secret told in a sentence: the finder spots a noun and its verb in the lowercased
@@ -1442,7 +1443,7 @@ class Redactor:
             hits: Iterable[re.Match[str]] = at.finditer(text)
         else:
             hits = _PROSE_FIND.finditer(lowered)
-        out: list[str] = []
+        edits: list[tuple[int, int, str]] = []
         done = 0
         for hit in hits:
             start = hit.start()
@@ -1455,18 +1456,14 @@ class Redactor:
             replaced = self._replace(m, "prose_secret", m.re.groupindex["value"], _prose_secret)
             if replaced == m.group(0):
                 continue
-            out.append(text[done : m.start()])
-            out.append(replaced)
+            edits.append((m.start(), m.end(), replaced))
             done = m.end()
-        if not out:
-            return text
-        out.append(text[done:])
-        return "".join(out)
+        return _splice(text, edits)
 
     def _commands(self, text: str, finder: re.Pattern[str]) -> str:
         """A secrets command's values: the command is found once with all its arguments (to
         the end of its line, or of its continued lines), and each value its kind names goes."""
-        out: list[str] = []
+        edits: list[tuple[int, int, str]] = []
         done = 0
         heads = [
             m
@@ -1494,13 +1491,9 @@ class Redactor:
                 if not _command_value(value) or base + start < done:
                     continue
                 self.counts["cli_secret"] += 1
-                out.append(text[done : base + start])
-                out.append("[REDACTED:cli_secret]")
+                edits.append((base + start, base + end, "[REDACTED:cli_secret]"))
                 done = base + end
-        if not out:
-            return text
-        out.append(text[done:])
-        return "".join(out)
+        return _splice(text, edits)
 
     def _replace(
         self, match: re.Match[str], name: str, group: int, check: Check | None, word: bool = False
