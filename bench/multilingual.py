@@ -115,7 +115,7 @@ def measure(split: str = "all", limit: int = 3) -> dict[str, Any]:
 def table(results: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
     """split -> group -> n and per mode top-1 / top-3."""
     groups = {**{g: (g,) for g in GROUPS}, "across": GROUPS, "same": ("same",)}
-    return bilingual.table(results, groups, field="group")
+    return bilingual.table(results, groups, field="group", pooled={})
 
 
 def misses(results: list[dict[str, Any]], names: dict[str, str]) -> list[dict[str, Any]]:
