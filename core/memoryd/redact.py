@@ -702,6 +702,17 @@ def _prose_secret(match: re.Match[str], value: str) -> bool:
     return _looks_random(bare)
 
 
+# Up to three other fields of one JSON object, then the quote opening the next key.
+_JSON_FIELDS = (
+    r'\s*,\s*(?:"[^"\\\n]{1,60}"[ \t]*:[ \t]*(?:"(?:[^"\\\n]|\\.){0,300}"|[\w.\-]{1,40})'
+    r'\s*,\s*){0,3}?"'
+)
+# A line number as a Read tool or `cat -n` prints one before each line of a file.
+_LINE_NO = r"(?:[ \t]*\d{1,7}(?:→|\t))?"
+_JSON_NAME = r'(?:name|key|parameterkey)"[ \t]*:[ \t]*"([A-Za-z_][\w.\-]{0,80})"'
+_JSON_VALUE = r'(?:value|parametervalue)"[ \t]*:[ \t]*'
+
+
 def _rules() -> list[Rule]:
     def r(
         kind: str,
@@ -929,6 +940,51 @@ def _rules() -> list[Rule]:
             4,
             _named(3, quoted=True),
             on=("</",),
+        ),
+        # A secret's name and value as two fields of one entry: Kubernetes' `env` list in YAML
+        # (`- name: DB_PASSWORD` then `value: ...`, up to three other fields between, none
+        # starting another entry), ECS's `{"name": ..., "value": ...}` in either order,
+        # CloudFormation's ParameterKey / ParameterValue, AWS's Key / Value.
+        r(
+            "secret_assignment",
+            r"""(?im)(^"""
+            + _LINE_NO
+            + r"""[ \t]*(?:-[ \t]+)?(?:name|key)[ \t]*:[ \t]*(["']?)([A-Za-z_][\w.\-]{0,80})\2[ \t]*\r?\n"""
+            + rf"""(?:{_LINE_NO}[ \t]+(?!value[ \t]*:)[A-Za-z_][\w\-]*[ \t]*:[^\n]{{0,300}}\n){{0,3}}?"""
+            + rf"""{_LINE_NO}[ \t]+value[ \t]*:[ \t]*)"""
+            + r"""("(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s"'#][^\n]*?)(?=[ \t]+#|[ \t]*\r?$)""",
+            4,
+            _named(3),
+            on=("value",),
+            ci=True,
+        ),
+        # The same entry on one line: YAML's flow style (`- {name: DB_PASSWORD, value: x}`), or
+        # a list flattened into a line of notes.
+        r(
+            "secret_assignment",
+            r"""(?i)(\b(?:name|key)[ \t]*:[ \t]*(["']?)([A-Za-z_][\w.\-]{0,80})\2[ \t]*,?[ \t]+"""
+            r"""(?:[A-Za-z_][\w\-]{0,40}[ \t]*:[ \t]*[^\s,{}]{1,80}[ \t]*,?[ \t]+){0,3}?value[ \t]*:[ \t]*)"""
+            r"""("(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s,{}#"']+)""",
+            4,
+            _named(3),
+            on=("value",),
+            ci=True,
+        ),
+        r(
+            "secret_assignment",
+            r'(?i)("' + _JSON_NAME + _JSON_FIELDS + _JSON_VALUE + r')("(?:[^"\\\n]|\\.)*")',
+            3,
+            _named(2),
+            on=("value",),
+            ci=True,
+        ),
+        r(
+            "secret_assignment",
+            r'(?i)("' + _JSON_VALUE + r')("(?:[^"\\\n]|\\.)*")(' + _JSON_FIELDS + _JSON_NAME + ")",
+            2,
+            _named(4),
+            on=("value",),
+            ci=True,
         ),
         r(
             "secret_assignment",

@@ -402,6 +402,15 @@ def secrets_corpus() -> list[Secret]:
     add("Spring XML property", f'<property name="password" value="{v}"/>', v)
     v = g.password()
     add(".NET appSettings, value first, over lines", f'<add\n    value="{v}"\n    key="SmtpPassword" />', v)
+    v = g.password()
+    add(
+        "Kubernetes env entry",
+        f"        env:\n        - name: DB_PASSWORD\n          value: {v}\n        - name: PORT\n          value: '8080'",
+        v,
+        multiline=True,
+    )
+    v = g.password()
+    add("ECS environment entry", f'"environment": [{{"name": "STRIPE_SECRET_KEY", "value": "{v}"}}]', v)
     return out
 
 
@@ -663,4 +672,11 @@ def ordinary_snippets() -> list[str]:
                 72,
             )
         )
+    # Entries of env lists that hold no secret: ordinary names, values kept elsewhere.
+    out += [
+        "env:\n- name: LOG_LEVEL\n  value: debug\n- name: DB_HOST\n  value: db.internal",
+        "- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef:\n      name: db\n      key: password",
+        '"environment": [{"name": "PORT", "value": "8080"}, {"name": "REGION", "value": "eu-west-1"}]',
+        '"secrets": [{"name": "DB_PASSWORD", "valueFrom": "arn:aws:ssm:eu-west-1:1:parameter/db"}]',
+    ]
     return out
