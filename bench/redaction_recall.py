@@ -63,6 +63,10 @@ WORST_CASES = {
     "eyJ segments": "eyJabcdefgh." * 8000,
     "ordinary prose mentioning vault kv put": "use vault kv put for that. " * 3700,
     "XML attributes, value= repeated": "<a " + 'value="x" ' * 10000,
+    "env entries, name with no value": "- name: DB_PASSWORD\n  a: b\n" * 4000,
+    "JSON name fields, no value": '"name": "API_TOKEN", "a": "b", "c": "d", ' * 2500,
+    "heredocs with no end": "gh secret set X <<EOF\n" * 5000,
+    "keytool -storepass, repeated": "keytool -storepass x " * 5000,
     "double-encoded JSON cut short": json.dumps({"output": json.dumps({"k": "v\n" * 20000})})[:100_000]
     + "… [truncated]",
 }

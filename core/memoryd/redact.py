@@ -462,6 +462,12 @@ _CMD_FLAG = {
     ),
 }
 _HERE_STRING = _Lazy(rf"<<<[ \t]*({_CMD_VALUE})")
+# A heredoc given to a command that reads its secret from standard input (`gh secret set N
+# <<EOF`, `wrangler secret put N <<-END`): its lines, up to the delimiter's line (which a Read
+# tool's line number may lead), are the secret.
+_HEREDOC = _Lazy(r"<<(?!<)-?[ \t]*(['\"]?)([A-Za-z_]\w{0,40})\1")
+_HEREDOC_READS = ("gh", "stdin")
+_HEREDOC_MAX = 8000
 _DURATION = _Lazy(r"\d{1,4}[smhdw]?")
 
 
@@ -498,6 +504,29 @@ def _command_value(value: str) -> bool:
     if inner.startswith("file://") or inner.lower() in _NULLISH or _DURATION.fullmatch(inner):
         return False
     return not _placeholder(inner)
+
+
+_JAVA_TOOL = _Lazy(r"\b(?:keytool|jarsigner|apksigner)\b")
+
+
+def _java_tool_value(match: re.Match[str], value: str) -> bool:
+    """A store or key password given to Java's keytool or jarsigner on its line (not the
+    flags named in prose: "use -storepass and -keypass"), and a value, not a placeholder."""
+    reach = max(0, match.start() - 400)  # as far back as the other commands' rules look
+    start = match.string.rfind("\n", reach, match.start()) + 1 or reach
+    return _JAVA_TOOL.search(match.string, start, match.start()) is not None and _flag_value(match, value)
+
+
+# Words a sentence puts after a flag it names ("run zip -P to encrypt"), never a password.
+_PROSE_AFTER_FLAG = frozenset(
+    {"a", "an", "and", "as", "at", "but", "by", "for", "if", "in", "is", "it", "of", "on", "or", "so"}
+    | {"the", "then", "to", "when", "with"}
+)
+
+
+def _flag_value(match: re.Match[str], value: str) -> bool:
+    """A flag's value that is a secret: a value (_command_value), not a sentence's next word."""
+    return _command_value(value) and value.lower() not in _PROSE_AFTER_FLAG
 
 
 # Secrets told in a sentence: "my password is Tr0ub4dor3", "the door code is 4821",
@@ -842,6 +871,75 @@ def _rules() -> list[Rule]:
             r"""(\bsmbclient\b[^\n|;&]{0,400}?[ \t]-U[ \t]*['"]?[^\s%'"]+%)([^\s'"]+)""",
             2,
             on=("smbclient",),
+        ),
+        # htpasswd's batch mode takes the password as its last argument (`-b FILE USER PASS`,
+        # `-nb USER PASS`); openssl enc's `-k`/`-K`; Java's keytool and jarsigner store and
+        # key passwords; zip's `-P` and 7-Zip's `-pPASS` (a bare `-p` asks for it).
+        r(
+            "cli_password",
+            r"""(\bhtpasswd(?:[ \t]+-[A-Za-z]+)*?[ \t]+-[A-Za-z]*b[A-Za-z]*(?:[ \t]+-[A-Za-z]+)*"""
+            r"""(?:[ \t]+[^\s\-<>|;&]\S*){1,2}?[ \t]+)(?!-)([^\s<>|;&]+)(?=[ \t]*(?:$|[<>|;&]))""",
+            2,
+            _not_reference,
+            on=("htpasswd",),
+            flags=re.M,
+        ),
+        r(
+            "cli_password",
+            r"(\bopenssl\b[^\n|;&]{0,400}?[ \t]-[kK][ \t]+)(?!-)(\S+)",
+            2,
+            _flag_value,
+            on=("openssl",),
+        ),
+        r(
+            "cli_password",
+            r"""((?<![\w-])-(?:src|dest)?(?:store|key)pass[ \t]+)(?!-)('[^'\n]+'|"[^"\n]+"|\S+)""",
+            2,
+            _java_tool_value,
+            on=("storepass", "keypass"),
+        ),
+        r(
+            "cli_password",
+            r"(\bzip\b[^\n|;&]{0,400}?[ \t]-P[ \t]+)(?!-)(\S+)",
+            2,
+            _flag_value,
+            on=("zip",),
+        ),
+        r(
+            "cli_password",
+            r"(\b7z[ar]?\b[^\n|;&]{0,400}?[ \t]-p)(?![\s\-])(\S+)",
+            2,
+            _not_reference,
+            on=("7z",),
+        ),
+        # `npm|yarn|pnpm config set NAME VALUE` (npm's auth token under its registry's path);
+        # rclone's remotes get their credentials as `NAME VALUE` pairs.
+        r(
+            "secret_assignment",
+            r"""(\b(?:npm|yarn|pnpm)[ \t]+config[ \t]+set[ \t]+(['"]?)([^\s'"=]+)\2[ \t]+)"""
+            r"""(?!-)('[^'\n]+'|"[^"\n]+"|[^\s'"]+)""",
+            4,
+            _named(3),
+            on=("config",),
+        ),
+        r(
+            "secret_assignment",
+            r"""(\brclone[ \t]+config[ \t]+(?:create|update)\b[^\n|;&]{0,400}?[ \t]"""
+            r"""((?:secret_access_key|client_secret|pass|password|token|key|account_key|sas_url|"""
+            r"""api_key|app_key|access_token|bearer_token)=?)[ \t]*)(?!-)('[^'\n]+'|"[^"\n]+"|[^\s'"]+)""",
+            3,
+            _named(2),
+            on=("rclone",),
+        ),
+        # PowerShell's variables: Set-Variable / New-Variable -Name NAME -Value VALUE.
+        r(
+            "secret_assignment",
+            r"""(?i)(\b(?:set|new)-variable\b[^\n|;]{0,80}?-name[ \t]+(['"]?)([A-Za-z_]\w*)\2"""
+            r"""[^\n|;]{0,80}?-value[ \t]+)('[^'\n]+'|"[^"\n]+"|[^\s'"]+)""",
+            4,
+            _named(3),
+            on=("-variable",),
+            ci=True,
         ),
         r(
             "cli_password",
@@ -1264,15 +1362,23 @@ _JSON_STRING = _Lazy(r'"(?:[^"\\\n]|\\.?)*+(?:"|(?=\n)|\Z)')
 _COMPILED: list[Rule] | None = None
 
 
+_SHAPES: list[Rule] | None = None
+
+
 def _shape_of(value: str) -> str | None:
     """The kind of token `value` is, when one of the shape rules covers all of it."""
-    for name, pattern, group, check, (on, ci, _word) in rules():
-        if on and not any(t in (value.lower() if ci else value) for t in on):
+    global _SHAPES
+    if _SHAPES is None:
+        _SHAPES = [
+            r for r in rules() if r[2] == 0 and r[3] is None and r[0] not in ("private", "truncated_secret")
+        ]
+    low = value.lower()
+    for name, pattern, _group, _check, (on, ci, _word) in _SHAPES:
+        if on and not any(t in (low if ci else value) for t in on):
             continue
-        if group == 0 and check is None and name not in ("private", "truncated_secret"):
-            m = pattern.match(value)
-            if m and m.end() == len(value):
-                return name
+        m = pattern.match(value)
+        if m and m.end() == len(value):
+            return name
     return None
 
 
@@ -1521,6 +1627,7 @@ class Redactor:
         the end of its line, or of its continued lines), and each value its kind names goes."""
         edits: list[tuple[int, int, str]] = []
         done = 0
+        unended: dict[str, int] = {}  # a heredoc delimiter: searched for up to here, not found
         heads = [
             m
             for start, end in _command_lines(text)
@@ -1540,6 +1647,7 @@ class Redactor:
                     g = next(k for k in range(1, (f.lastindex or 1) + 1) if f.group(k) is not None)
                     spans.append(f.span(g))
             spans += [h.span(1) for h in _HERE_STRING.finditer(args)]
+            body = self._heredoc(text, base + len(args), args, unended) if kind in _HEREDOC_READS else None
             for start, end in sorted(spans):
                 value = args[start:end]
                 if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'`":
@@ -1549,7 +1657,33 @@ class Redactor:
                 self.counts["cli_secret"] += 1
                 edits.append((base + start, base + end, "[REDACTED:cli_secret]"))
                 done = base + end
+            if body is not None and body[0] >= done:
+                self.counts["cli_secret"] += 1
+                edits.append((*body, "[REDACTED:cli_secret]"))
+                done = body[1]
         return _splice(text, edits)
+
+    @staticmethod
+    def _heredoc(text: str, after: int, args: str, unended: dict[str, int]) -> tuple[int, int] | None:
+        """The span of the lines a heredoc in `args` (a command's arguments, ending at `after`)
+        gives the command, when they are a value (_command_value) and their end is found.
+        `unended` keeps how far each delimiter was looked for in vain, so that many heads
+        with no end (a hostile text) are not each searched to _HEREDOC_MAX again."""
+        found = _HEREDOC.search(args)
+        start = text.find("\n", after) + 1
+        if found is None or start == 0:
+            return None
+        word = found.group(2)
+        end_line = re.compile(rf"^{_LINE_NO}[ \t]*{word}[ \t]*\r?$", re.M)
+        end = end_line.search(text, max(start, unended.get(word, 0)), start + _HEREDOC_MAX)
+        if end is None:
+            unended[word] = max(unended.get(word, 0), start + _HEREDOC_MAX)
+            return None
+        if end.start() <= start:
+            return None
+        stop = end.start() - 1 - (text[end.start() - 2 : end.start() - 1] == "\r")
+        value = text[start:stop].strip()
+        return (start, stop) if value and _command_value(value) else None
 
     def _replace(
         self, match: re.Match[str], name: str, group: int, check: Check | None, word: bool = False

@@ -411,6 +411,10 @@ def secrets_corpus() -> list[Secret]:
     )
     v = g.password()
     add("ECS environment entry", f'"environment": [{{"name": "STRIPE_SECRET_KEY", "value": "{v}"}}]', v)
+    v = g.password()
+    add("npm config set of an auth token", f"npm config set //registry.npmjs.org/:_authToken {v}", v)
+    v = g.password()
+    add("htpasswd in batch mode", f"htpasswd -nbB admin {v} > .htpasswd", v)
     return out
 
 
