@@ -405,7 +405,8 @@ def secrets_corpus() -> list[Secret]:
     v = g.password()
     add(
         "Kubernetes env entry",
-        f"        env:\n        - name: DB_PASSWORD\n          value: {v}\n        - name: PORT\n          value: '8080'",
+        f"        env:\n        - name: DB_PASSWORD\n          value: {v}\n"
+        "        - name: PORT\n          value: '8080'",
         v,
         multiline=True,
     )

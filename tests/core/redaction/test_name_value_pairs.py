@@ -30,7 +30,7 @@ def gone(text: str, *needles: str) -> str:
     [
         f'env:\n  - name: DB_PASSWORD\n    value: "{SECRET}"\n  - name: LOG_LEVEL\n    value: debug\n',
         f"env:\n- name: STRIPE_SECRET\n  value: {SECRET}\n",
-        f"      - name: REDIS_PASSWORD\n        value: correcthorse99\n",
+        "      - name: REDIS_PASSWORD\n        value: correcthorse99\n",
         f"- name: 'API_TOKEN'\n  value: '{SECRET}'",
         # another field between the two, and Windows line ends
         f"- name: DB_PASSWORD\r\n  description: the app's database\r\n  value: {SECRET}\r\n",
@@ -39,7 +39,8 @@ def gone(text: str, *needles: str) -> str:
         # the kubectl output of a pod, pasted with its indentation
         f"    Environment:\n    - name: GITHUB_TOKEN\n      value: ghx_{SECRET}\n",
         # ECS, one line and pretty-printed, and the fields the other way round
-        f'"environment": [{{"name": "DB_PASSWORD", "value": "{SECRET}"}}, {{"name": "PORT", "value": "8080"}}]',
+        f'"environment": [{{"name": "DB_PASSWORD", "value": "{SECRET}"}}, '
+        '{"name": "PORT", "value": "8080"}]',
         f'{{\n  "name": "API_TOKEN",\n  "value": "{SECRET}"\n}}',
         f'{{"value": "{SECRET}", "name": "DB_PASSWORD"}}',
         # CloudFormation parameters, AWS tags and SSM
@@ -64,7 +65,8 @@ def test_a_secret_named_in_one_field_and_held_in_the_next_goes(text: str) -> Non
         '{"name": "DB_PASSWORD", "valueFrom": "arn:aws:secretsmanager:eu-west-1:1:secret:db"}',
         '{"name": "PORT", "value": "8080"}, {"name": "DB_HOST", "value": "db.internal"}',
         # a secret's name in one entry is not the next entry's value's
-        "- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef: {name: db, key: password}\n- name: MODE\n  value: fast\n",
+        "- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef: {name: db, key: password}\n"
+        "- name: MODE\n  value: fast\n",
         '[{"name": "API_TOKEN", "valueFrom": "arn:x"}, {"name": "MODE", "value": "fast"}]',
         # prose and a form's field
         "The name: password field and its value: are both required.",
