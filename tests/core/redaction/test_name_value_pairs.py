@@ -14,15 +14,9 @@ import pytest
 
 from memoryd.redact import redact
 
+from .support import gone
+
 SECRET = "Zx9Kq2Lm8Np4"
-
-
-def gone(text: str, *needles: str) -> str:
-    """Redact `text`, check no needle is left and a second pass changes nothing."""
-    out = redact(text)
-    assert not [n for n in needles if n in out], out
-    assert redact(out) == out
-    return out
 
 
 @pytest.mark.parametrize(
