@@ -444,7 +444,9 @@ _SECRETS_CMD = _Lazy(
 # A command's arguments: to the end of its line (or of its continued lines), a `;`, `|` or
 # `&`, or a backtick that closes inline code in prose (`Run \`fly secrets set A=B\` and ...`);
 # a value in backticks after `=` or a space is an argument.
-_CMD_ARGS = _Lazy(r"(?:[^\n|;&`\\]|(?<=[=\s])`[^`\n]*`(?=\s|\Z)|\\\r?\n|\\(?!\r?\n))*+")
+_CMD_ARGS = _Lazy(
+    r"""(?:'[^'\n]*'|"(?:[^"\\\n]|\\.)*"|[^\n|;&`\\]|(?<=[=\s])`[^`\n]*`(?=\s|\Z)|\\\r?\n|\\(?!\r?\n))*+"""
+)
 _CMD_KINDS = ("gh", "az", "ssm", "sm", "pairs", "kube", "stdin")
 _CMD_VALUE = r"""(?:"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|`[^`\n]*`|[^\s"'`;|&]+)"""
 _CMD_FLAG = {
@@ -465,8 +467,10 @@ _HERE_STRING = _Lazy(rf"<<<[ \t]*({_CMD_VALUE})")
 # A heredoc given to a command that reads its secret from standard input (`gh secret set N
 # <<EOF`, `wrangler secret put N <<-END`): its lines, up to the delimiter's line (which a Read
 # tool's line number may lead), are the secret.
-_HEREDOC = _Lazy(r"<<(?!<)-?[ \t]*(['\"]?)([A-Za-z_]\w{0,40})\1")
-_HEREDOC_READS = ("gh", "stdin")
+_HEREDOC = _Lazy(r"<<(?!<)-?[ \t]*(['\"]?)([A-Za-z_][\w-]{0,40})\1")
+_HEREDOC_READS = ("gh", "stdin")  # and any command given /dev/stdin, or vault's `name=-`
+_STDIN_ARG = _Lazy(r"/dev/stdin|=-(?=\s|$)")
+_PIPED_IN = _Lazy(r"\|[^|]*\Z")  # the line before the command ends in a pipe into it
 _HEREDOC_MAX = 8000
 _DURATION = _Lazy(r"\d{1,4}[smhdw]?")
 
@@ -506,21 +510,41 @@ def _command_value(value: str) -> bool:
     return not _placeholder(inner)
 
 
+# A command's argument: quoted whole (`'Tr0ub4dor&3'`, `"two words"`), or up to a space or
+# what ends a command.
+_ARG = r"""(?:'[^'\n]*'|"(?:[^"\\\n]|\\.)*"|[^\s'"<>|;&]+)"""
+
+
+def _htpasswd_value(match: re.Match[str], value: str) -> bool:
+    """htpasswd's password in batch mode (`-b`): the third argument, or the second with `-n`
+    (no file), and a value."""
+    flags = match.group("flags")
+    if "b" not in flags:
+        return False
+    given = len(re.findall(_ARG, match.group("args")))
+    return given == (1 if "n" in flags else 2) and _flag_value(match, value)
+
+
 _JAVA_TOOL = _Lazy(r"\b(?:keytool|jarsigner|apksigner)\b")
 
 
 def _java_tool_value(match: re.Match[str], value: str) -> bool:
     """A store or key password given to Java's keytool or jarsigner on its line (not the
     flags named in prose: "use -storepass and -keypass"), and a value, not a placeholder."""
-    reach = max(0, match.start() - 400)  # as far back as the other commands' rules look
-    start = match.string.rfind("\n", reach, match.start()) + 1 or reach
-    return _JAVA_TOOL.search(match.string, start, match.start()) is not None and _flag_value(match, value)
+    text, reach = match.string, max(0, match.start() - 400)  # as far back as other commands' rules look
+    start = text.rfind("\n", reach, match.start())
+    while start > reach and text[start - 1] == "\\":  # a continued line: the command began before
+        start = text.rfind("\n", reach, start)
+    start = max(start + 1, reach)
+    return _JAVA_TOOL.search(text, start, match.start()) is not None and _flag_value(match, value)
 
 
-# Words a sentence puts after a flag it names ("run zip -P to encrypt"), never a password.
+# Words a sentence puts after a flag it names ("run zip -P to encrypt", "the zip -P option",
+# "7z has -ppassword"), never taken for the password.
 _PROSE_AFTER_FLAG = frozenset(
     {"a", "an", "and", "as", "at", "but", "by", "for", "if", "in", "is", "it", "of", "on", "or", "so"}
-    | {"the", "then", "to", "when", "with"}
+    | {"the", "then", "to", "when", "with", "option", "flag", "flags", "switch", "argument"}
+    | {"password", "pass", "passphrase", "secret"}
 )
 
 
@@ -732,14 +756,37 @@ def _prose_secret(match: re.Match[str], value: str) -> bool:
 
 
 # Up to three other fields of one JSON object, then the quote opening the next key.
-_JSON_FIELDS = (
-    r'\s*,\s*(?:"[^"\\\n]{1,60}"[ \t]*:[ \t]*(?:"(?:[^"\\\n]|\\.){0,300}"|[\w.\-]{1,40})'
-    r'\s*,\s*){0,3}?"'
-)
 # A line number as a Read tool or `cat -n` prints one before each line of a file.
 _LINE_NO = r"(?:[ \t]*\d{1,7}(?:→|\t))?"
-_JSON_NAME = r'(?:name|key|parameterkey)"[ \t]*:[ \t]*"([A-Za-z_][\w.\-]{0,80})"'
-_JSON_VALUE = r'(?:value|parametervalue)"[ \t]*:[ \t]*'
+# JSON's quotes, or Python's in a dict's repr; after a comma, the next line under its number.
+_Q = "[\"']"
+_JSON_GAP = r"\s*(?:\d{1,7}(?:→|\t)\s*)?"
+_JSON_FIELDS = (
+    rf"\s*,{_JSON_GAP}(?:{_Q}[^\"'\\\n]{{1,60}}{_Q}[ \t]*:[ \t]*"
+    rf"(?:\"(?:[^\"\\\n]|\\.){{0,300}}\"|'[^'\n]{{0,300}}'|[\w.\-]{{1,40}})\s*,{_JSON_GAP}){{0,3}}?{_Q}"
+)
+_PAIR_NAME = r"([A-Za-z_/][\w.\-/]{0,80})"  # SSM's names are paths: /prod/db/password
+_JSON_NAME = rf"(?:name|key|parameterkey){_Q}[ \t]*:[ \t]*{_Q}{_PAIR_NAME}{_Q}"
+_JSON_VALUE = rf"(?:value|parametervalue){_Q}[ \t]*:[ \t]*"
+_QUOTED_VALUE = r"""("(?:[^"\\\n]|\\.)*"|'[^'\n]*')"""
+# Between HCL's or a call's `name = "..."` and `value = "..."`: a comma, or the next line.
+_EQ_SEP = rf"[ \t]*[,;]?[ \t]*(?:\r?\n{_LINE_NO}[ \t]*)?"
+# An unquoted value that is code, not a secret: a property (`props.dbPassword`,
+# `process.env.API_KEY!`), a call, a variable, a YAML tag (CloudFormation's `!Ref X`).
+_CODE_VALUE = _Lazy(r"[!$({@]|[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+!?(?:\(\))?\Z|[\w.]+\(")
+
+
+def _pair(group: int, *, flow: bool = False) -> Check:
+    """`_named(group)` for a name and value given as two fields of one entry, where an
+    unquoted value that is code (_CODE_VALUE) is none; in one line's `{name: ..., value: ...}`
+    (`flow`), which is mostly code, an unquoted value must also look made up."""
+    named = _named(group)
+
+    def check(match: re.Match[str], value: str) -> bool:
+        code = _CODE_VALUE.match(value) or (flow and not _looks_random(value))
+        return not (value[:1] not in "\"'" and code) and named(match, value)
+
+    return check
 
 
 def _rules() -> list[Rule]:
@@ -873,69 +920,74 @@ def _rules() -> list[Rule]:
             on=("smbclient",),
         ),
         # htpasswd's batch mode takes the password as its last argument (`-b FILE USER PASS`,
-        # `-nb USER PASS`); openssl enc's `-k`/`-K`; Java's keytool and jarsigner store and
-        # key passwords; zip's `-P` and 7-Zip's `-pPASS` (a bare `-p` asks for it).
+        # `-nb USER PASS`; _htpasswd_value counts them); openssl enc's `-k`/`-K`; Java's
+        # keytool and jarsigner store and key passwords; zip's and unzip's `-P` and 7-Zip's
+        # `-pPASS` (a bare `-p` asks for it). Flags are read possessively: a line of a
+        # thousand flags costs one pass, not one per flag.
         r(
             "cli_password",
-            r"""(\bhtpasswd(?:[ \t]+-[A-Za-z]+)*?[ \t]+-[A-Za-z]*b[A-Za-z]*(?:[ \t]+-[A-Za-z]+)*"""
-            r"""(?:[ \t]+[^\s\-<>|;&]\S*){1,2}?[ \t]+)(?!-)([^\s<>|;&]+)(?=[ \t]*(?:$|[<>|;&]))""",
-            2,
-            _not_reference,
+            r"""(\bhtpasswd(?P<flags>(?:[ \t]+-[A-Za-z]+(?:[ \t]+\d{1,2}(?=[ \t]))?)*+)"""
+            rf"""(?P<args>(?:[ \t]+{_ARG}){{1,2}}?)[ \t]+)(?!-)({_ARG})(?=[ \t]*(?:$|[<>|;&]))""",
+            4,
+            _htpasswd_value,
             on=("htpasswd",),
             flags=re.M,
         ),
         r(
             "cli_password",
-            r"(\bopenssl\b[^\n|;&]{0,400}?[ \t]-[kK][ \t]+)(?!-)(\S+)",
+            r"""(\bopenssl[ \t]+(?:enc|aes[\w-]*|des[\w-]*|bf[\w-]*|camellia[\w-]*|chacha[\w-]*|sm4[\w-]*)"""
+            rf"""\b[^\n|;&]{{0,400}}?[ \t]-[kK][ \t]+)(?!-)({_ARG})""",
             2,
             _flag_value,
             on=("openssl",),
         ),
         r(
             "cli_password",
-            r"""((?<![\w-])-(?:src|dest)?(?:store|key)pass[ \t]+)(?!-)('[^'\n]+'|"[^"\n]+"|\S+)""",
+            rf"""((?<![\w-])-(?:src|dest)?(?:store|key)pass[ \t]+)(?!-)({_ARG})""",
             2,
             _java_tool_value,
             on=("storepass", "keypass"),
         ),
         r(
             "cli_password",
-            r"(\bzip\b[^\n|;&]{0,400}?[ \t]-P[ \t]+)(?!-)(\S+)",
+            rf"""(\b(?:un)?zip\b[^\n|;&]{{0,400}}?[ \t]-[A-Za-z]*P[ \t]+)(?!-)({_ARG})""",
             2,
             _flag_value,
             on=("zip",),
         ),
         r(
             "cli_password",
-            r"(\b7z[ar]?\b[^\n|;&]{0,400}?[ \t]-p)(?![\s\-])(\S+)",
+            rf"""(\b7z[arz]?\b[^\n|;&]{{0,400}}?[ \t]-p)(?![\s\-])({_ARG})""",
             2,
-            _not_reference,
+            _flag_value,
             on=("7z",),
         ),
         # `npm|yarn|pnpm config set NAME VALUE` (npm's auth token under its registry's path);
         # rclone's remotes get their credentials as `NAME VALUE` pairs.
         r(
             "secret_assignment",
-            r"""(\b(?:npm|yarn|pnpm)[ \t]+config[ \t]+set[ \t]+(['"]?)([^\s'"=]+)\2[ \t]+)"""
-            r"""(?!-)('[^'\n]+'|"[^"\n]+"|[^\s'"]+)""",
+            r"""(\b(?:npm|yarn|pnpm)(?:[ \t]+config)?[ \t]+set(?:[ \t]+-{1,2}[\w-]+(?:=\S+)?)*"""
+            r"""[ \t]+(['"]?)([^\s'"=\-][^\s'"=]*)\2[ \t]+)"""
+            rf"""(?!-)({_ARG})""",
             4,
             _named(3),
-            on=("config",),
+            on=("set",),
         ),
         r(
             "secret_assignment",
             r"""(\brclone[ \t]+config[ \t]+(?:create|update)\b[^\n|;&]{0,400}?[ \t]"""
             r"""((?:secret_access_key|client_secret|pass|password|token|key|account_key|sas_url|"""
-            r"""api_key|app_key|access_token|bearer_token)=?)[ \t]*)(?!-)('[^'\n]+'|"[^"\n]+"|[^\s'"]+)""",
+            rf"""api_key|app_key|access_token|bearer_token)=?)[ \t]*)(?!-)({_ARG})""",
             3,
-            _named(2),
+            _flag_value,
             on=("rclone",),
         ),
-        # PowerShell's variables: Set-Variable / New-Variable -Name NAME -Value VALUE.
+        # PowerShell's variables: Set-Variable / New-Variable -Name NAME -Value VALUE, a
+        # literal only (`$x`, `(Get-Secret ...)` hold none).
         r(
             "secret_assignment",
             r"""(?i)(\b(?:set|new)-variable\b[^\n|;]{0,80}?-name[ \t]+(['"]?)([A-Za-z_]\w*)\2"""
-            r"""[^\n|;]{0,80}?-value[ \t]+)('[^'\n]+'|"[^"\n]+"|[^\s'"]+)""",
+            r"""[^\n|;]{0,80}?-value[ \t]+)('[^'\n]+'|"[^"\n]+"|[^\s'"$(@][^\s'"]*)""",
             4,
             _named(3),
             on=("-variable",),
@@ -1040,19 +1092,24 @@ def _rules() -> list[Rule]:
             on=("</",),
         ),
         # A secret's name and value as two fields of one entry: Kubernetes' `env` list in YAML
-        # (`- name: DB_PASSWORD` then `value: ...`, up to three other fields between, none
-        # starting another entry), ECS's `{"name": ..., "value": ...}` in either order,
-        # CloudFormation's ParameterKey / ParameterValue, AWS's Key / Value.
+        # (`- name: DB_PASSWORD` then `value: ...`, up to three other fields, comments or blank
+        # lines between, none starting another entry), CloudFormation's ParameterKey /
+        # ParameterValue, ECS's `{"name": ..., "value": ...}` in either order, AWS's Key /
+        # Value, Terraform's and a call's `name = "..."` then `value = "..."`.
         r(
             "secret_assignment",
             r"""(?im)(^"""
             + _LINE_NO
-            + r"""[ \t]*(?:-[ \t]+)?(?:name|key)[ \t]*:[ \t]*(["']?)([A-Za-z_][\w.\-]{0,80})\2[ \t]*\r?\n"""
-            + rf"""(?:{_LINE_NO}[ \t]+(?!value[ \t]*:)[A-Za-z_][\w\-]*[ \t]*:[^\n]{{0,300}}\n){{0,3}}?"""
-            + rf"""{_LINE_NO}[ \t]+value[ \t]*:[ \t]*)"""
+            + r"""[ \t]*(?:-[ \t]+)?(?:name|key|parameterkey)[ \t]*:[ \t]*(["']?)"""
+            + _PAIR_NAME
+            + r"""\2[ \t]*(?:#[^\n]*)?\r?\n"""
+            + rf"""(?:{_LINE_NO}[ \t]*(?:#[^\n]{{0,300}})?\r?\n"""
+            + rf"""|{_LINE_NO}[ \t]+(?!(?:parameter)?value[ \t]*:)[A-Za-z_][\w\-]*[ \t]*:"""
+            + r"""[^\n]{0,300}\n){0,3}?"""
+            + rf"""{_LINE_NO}[ \t]+(?:parameter)?value[ \t]*:[ \t]*)"""
             + r"""("(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s"'#][^\n]*?)(?=[ \t]+#|[ \t]*\r?$)""",
             4,
-            _named(3),
+            _pair(3),
             on=("value",),
             ci=True,
         ),
@@ -1060,17 +1117,17 @@ def _rules() -> list[Rule]:
         # a list flattened into a line of notes.
         r(
             "secret_assignment",
-            r"""(?i)(\b(?:name|key)[ \t]*:[ \t]*(["']?)([A-Za-z_][\w.\-]{0,80})\2[ \t]*,?[ \t]+"""
+            r"""(?i)(\b(?:name|key)[ \t]*:[ \t]*(["']?)""" + _PAIR_NAME + r"""\2[ \t]*,?[ \t]+"""
             r"""(?:[A-Za-z_][\w\-]{0,40}[ \t]*:[ \t]*[^\s,{}]{1,80}[ \t]*,?[ \t]+){0,3}?value[ \t]*:[ \t]*)"""
             r"""("(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s,{}#"']+)""",
             4,
-            _named(3),
+            _pair(3, flow=True),
             on=("value",),
             ci=True,
         ),
         r(
             "secret_assignment",
-            r'(?i)("' + _JSON_NAME + _JSON_FIELDS + _JSON_VALUE + r')("(?:[^"\\\n]|\\.)*")',
+            r"(?i)(" + _Q + _JSON_NAME + _JSON_FIELDS + _JSON_VALUE + ")" + _QUOTED_VALUE,
             3,
             _named(2),
             on=("value",),
@@ -1078,9 +1135,25 @@ def _rules() -> list[Rule]:
         ),
         r(
             "secret_assignment",
-            r'(?i)("' + _JSON_VALUE + r')("(?:[^"\\\n]|\\.)*")(' + _JSON_FIELDS + _JSON_NAME + ")",
+            r"(?i)(" + _Q + _JSON_VALUE + ")" + _QUOTED_VALUE + "(" + _JSON_FIELDS + _JSON_NAME + ")",
             2,
             _named(4),
+            on=("value",),
+            ci=True,
+        ),
+        r(
+            "secret_assignment",
+            r"""(?i)(\b(?:name|key)[ \t]*=[ \t]*(["'])"""
+            + _PAIR_NAME
+            + r"\2"
+            + _EQ_SEP
+            + r"""(?:[A-Za-z_]\w{0,40}[ \t]*=[ \t]*(?:"[^"\n]{0,200}"|'[^'\n]{0,200}'|[\w.\-]{1,60})"""
+            + _EQ_SEP
+            + "){0,3}?"
+            + r"""value[ \t]*=[ \t]*)"""
+            + _QUOTED_VALUE,
+            4,
+            _named(3),
             on=("value",),
             ci=True,
         ),
@@ -1627,7 +1700,9 @@ class Redactor:
         the end of its line, or of its continued lines), and each value its kind names goes."""
         edits: list[tuple[int, int, str]] = []
         done = 0
-        unended: dict[str, int] = {}  # a heredoc delimiter: searched for up to here, not found
+        # A heredoc's delimiter: how far it was looked for in vain; and what all such looks
+        # may still read, so that a hostile text of many delimiters costs a few passes at most.
+        unended: dict[str, int] = {"": 2 * len(text) + _HEREDOC_MAX}
         heads = [
             m
             for start, end in _command_lines(text)
@@ -1647,7 +1722,14 @@ class Redactor:
                     g = next(k for k in range(1, (f.lastindex or 1) + 1) if f.group(k) is not None)
                     spans.append(f.span(g))
             spans += [h.span(1) for h in _HERE_STRING.finditer(args)]
-            body = self._heredoc(text, base + len(args), args, unended) if kind in _HEREDOC_READS else None
+            body = None
+            if kind in _HEREDOC_READS or _STDIN_ARG.search(args):
+                # `cat <<EOF | gh secret set X`: the heredoc before the pipe (within the reach
+                # every command rule has, so a line of many heads is not read once per head).
+                reach = max(0, m.start() - 400, heads[i - 1].end() if i else 0)
+                line = text[text.rfind("\n", reach, m.start()) + 1 or reach : m.start()]
+                given = args if _HEREDOC.search(args) else line if _PIPED_IN.search(line) else ""
+                body = self._heredoc(text, base + len(args), given, unended)
             for start, end in sorted(spans):
                 value = args[start:end]
                 if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'`":
@@ -1671,11 +1753,13 @@ class Redactor:
         with no end (a hostile text) are not each searched to _HEREDOC_MAX again."""
         found = _HEREDOC.search(args)
         start = text.find("\n", after) + 1
-        if found is None or start == 0:
+        if found is None or start == 0 or unended[""] <= 0:
             return None
         word = found.group(2)
-        end_line = re.compile(rf"^{_LINE_NO}[ \t]*{word}[ \t]*\r?$", re.M)
-        end = end_line.search(text, max(start, unended.get(word, 0)), start + _HEREDOC_MAX)
+        end_line = re.compile(rf"^{_LINE_NO}[ \t]*{re.escape(word)}[ \t]*\r?$", re.M)
+        begin = max(start, unended.get(word, 0))
+        end = end_line.search(text, begin, start + _HEREDOC_MAX)
+        unended[""] -= (end.end() if end else min(len(text), start + _HEREDOC_MAX)) - begin
         if end is None:
             unended[word] = max(unended.get(word, 0), start + _HEREDOC_MAX)
             return None

@@ -97,3 +97,50 @@ def test_an_entry_on_one_line_without_a_secret_stays() -> None:
         "Fill in name: password and value: later.",
     ):
         assert redact(text) == text
+
+
+# A review of these rules (2026-11-29) found the entries below kept, or their neighbours
+# redacted; each was seen failing before its fix.
+@pytest.mark.parametrize(
+    "text",
+    [
+        # pretty-printed JSON as a Read tool shows it, and SSM's output with a path for a name
+        f'     8→          "name": "DB_PASSWORD",\n     9→          "value": "{SECRET}"\n',
+        f'     3→    "ParameterKey": "DbPassword",\n     4→    "ParameterValue": "{SECRET}"',
+        f'{{"Name": "/prod/db/password", "Type": "SecureString", "Value": "{SECRET}"}}',
+        # Terraform, Python and boto3 give the pair with `=`
+        f'env {{\n  name  = "DB_PASSWORD"\n  value = "{SECRET}"\n}}\n',
+        f'set_sensitive {{\n  name  = "auth.password"\n  value = "{SECRET}"\n}}',
+        f'client.V1EnvVar(name="DB_PASSWORD", value="{SECRET}")',
+        f'ssm.put_parameter(Name="/prod/db/password", Value="{SECRET}", Type="SecureString")',
+        # comments and blank lines between, a comment after the name, CloudFormation in YAML
+        f"env:\n  - name: DB_PASSWORD\n    # prod\n    value: {SECRET}\n",
+        f"env:\n  - name: DB_PASSWORD # prod\n    value: {SECRET}\n",
+        f"env:\n  - name: DB_PASSWORD\n\n    value: {SECRET}\n",
+        f"- ParameterKey: DbPassword\n  ParameterValue: {SECRET}\n",
+        # Python's repr of the entry
+        f"{{'name': 'DB_PASSWORD', 'value': '{SECRET}'}}",
+    ],
+)
+def test_the_reviews_entries_go(text: str) -> None:
+    gone(text, SECRET)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # code and CloudFormation's references hold no secret
+        "env: [{ name: 'DB_PASSWORD', value: props.dbPassword }]",
+        "env: [{ name: 'API_KEY', value: process.env.API_KEY! }]",
+        "Env: []corev1.EnvVar{{Name: \"DB_PASSWORD\", Value: cfg.DBPassword}}",
+        "{Name: \"API_TOKEN\", Value: token}",
+        "Environment:\n  - Name: DB_PASSWORD\n    Value: !Ref DbPassword\n",
+        "Environment:\n  - Name: DB_PASSWORD\n    Value: !Sub '${DbPassword}'\n",
+        'env {\n  name  = "DB_PASSWORD"\n  value = var.db_password\n}\n',
+        'client.V1EnvVar(name="DB_PASSWORD", value=password)',
+        # a sentence's next word
+        "name: API_KEY value: in the dashboard",
+    ],
+)
+def test_the_reviews_neighbours_stay(text: str) -> None:
+    assert redact(text) == text
