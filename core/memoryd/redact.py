@@ -444,9 +444,7 @@ _SECRETS_CMD = _Lazy(
 # A command's arguments: to the end of its line (or of its continued lines), a `;`, `|` or
 # `&`, or a backtick that closes inline code in prose (`Run \`fly secrets set A=B\` and ...`);
 # a value in backticks after `=` or a space is an argument.
-_CMD_ARGS = _Lazy(
-    r"""(?:'[^'\n]*'|"(?:[^"\\\n]|\\.)*"|[^\n|;&`\\]|(?<=[=\s])`[^`\n]*`(?=\s|\Z)|\\\r?\n|\\(?!\r?\n))*+"""
-)
+_CMD_ARGS = _Lazy(r"(?:[^\n|;&`\\]|(?<=[=\s])`[^`\n]*`(?=\s|\Z)|\\\r?\n|\\(?!\r?\n))*+")
 _CMD_KINDS = ("gh", "az", "ssm", "sm", "pairs", "kube", "stdin")
 _CMD_VALUE = r"""(?:"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|`[^`\n]*`|[^\s"'`;|&]+)"""
 _CMD_FLAG = {
@@ -499,6 +497,25 @@ def _command_lines(text: str) -> list[tuple[int, int]]:
     return merged
 
 
+def _args_end(text: str, start: int, end: int, stop: int) -> int:
+    """Where a command's arguments from `start` end: `end` (_CMD_ARGS's, at `&`, `;` or `|`),
+    or past it when that character is inside a quoted argument (`--body 'Tr0ub4dor&3'`): the
+    quote is closed on the same line, and the arguments go on after it. A few quotes only,
+    each looked for within the line, so a hostile line costs a few passes."""
+    for _ in range(8):
+        if end >= stop or text[end] not in "&;|":
+            break
+        part = text[start:end]
+        quote = next((q for q in "'\"" if part.count(q) % 2), None)
+        line_end = text.find("\n", end, stop)
+        close = -1 if quote is None else text.find(quote, end, stop if line_end == -1 else line_end)
+        if close == -1:
+            break
+        more = _CMD_ARGS.match(text, close + 1, stop)
+        end = more.end() if more else close + 1
+    return end
+
+
 def _command_value(value: str) -> bool:
     """A command's argument that is a secret: not a reference (`$X`, `@file`, `file://`), a
     placeholder (`VALUE`, `<token>`), a boolean or a duration (`vault kv put ... ttl=30m`)."""
@@ -539,13 +556,14 @@ def _java_tool_value(match: re.Match[str], value: str) -> bool:
     return _JAVA_TOOL.search(text, start, match.start()) is not None and _flag_value(match, value)
 
 
-# Words a sentence puts after a flag it names ("run zip -P to encrypt", "the zip -P option",
-# "7z has -ppassword"), never taken for the password.
-_PROSE_AFTER_FLAG = frozenset(
+# Words a sentence puts after a flag or a field it names ("run zip -P to encrypt", "the zip
+# -P option", "name: API_KEY value: in the dashboard"), never taken for the password. Not
+# `secret` or `password`: `zip -P secret` is a password people use (a review, 2026-11-29).
+_FUNCTION_WORDS = frozenset(
     {"a", "an", "and", "as", "at", "but", "by", "for", "if", "in", "is", "it", "of", "on", "or", "so"}
-    | {"the", "then", "to", "when", "with", "option", "flag", "flags", "switch", "argument"}
-    | {"password", "pass", "passphrase", "secret"}
+    | {"the", "then", "to", "when", "with"}
 )
+_PROSE_AFTER_FLAG = _FUNCTION_WORDS | {"option", "flag", "flags", "switch", "argument"}
 
 
 def _flag_value(match: re.Match[str], value: str) -> bool:
@@ -771,20 +789,26 @@ _JSON_VALUE = rf"(?:value|parametervalue){_Q}[ \t]*:[ \t]*"
 _QUOTED_VALUE = r"""("(?:[^"\\\n]|\\.)*"|'[^'\n]*')"""
 # Between HCL's or a call's `name = "..."` and `value = "..."`: a comma, or the next line.
 _EQ_SEP = rf"[ \t]*[,;]?[ \t]*(?:\r?\n{_LINE_NO}[ \t]*)?"
-# An unquoted value that is code, not a secret: a property (`props.dbPassword`,
-# `process.env.API_KEY!`), a call, a variable, a YAML tag (CloudFormation's `!Ref X`).
-_CODE_VALUE = _Lazy(r"[!$({@]|[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+!?(?:\(\))?\Z|[\w.]+\(")
+# A YAML tag (CloudFormation's `!Ref X`, `!Sub`) or Kubernetes' `$(VAR)`: no value of its own.
+_YAML_REF = _Lazy(r"![A-Za-z]|\$\(")
 
 
 def _pair(group: int, *, flow: bool = False) -> Check:
-    """`_named(group)` for a name and value given as two fields of one entry, where an
-    unquoted value that is code (_CODE_VALUE) is none; in one line's `{name: ..., value: ...}`
-    (`flow`), which is mostly code, an unquoted value must also look made up."""
+    """`_named(group)` for a name and value given as two fields of one entry. In YAML an
+    unquoted value is a string (`value: Sup3r.Secret`), unless it is a tag or a reference. On
+    one line (`flow`), a quoted name says code (`{ name: 'DB_PASSWORD', value: props.pw }`,
+    Go's `{Name: "API_TOKEN", Value: token}`), where an unquoted value is a variable; an
+    unquoted name says YAML's flow style, where it is a string, unless a sentence's word."""
     named = _named(group)
+    quoted_name = group - 1  # the quote the pattern took, in the group before the name's
 
     def check(match: re.Match[str], value: str) -> bool:
-        code = _CODE_VALUE.match(value) or (flow and not _looks_random(value))
-        return not (value[:1] not in "\"'" and code) and named(match, value)
+        if value[:1] not in "\"'":
+            if _YAML_REF.match(value) or (flow and match.group(quoted_name)):
+                return False
+            if flow and value.lower() in _FUNCTION_WORDS:
+                return False
+        return named(match, value)
 
     return check
 
@@ -927,7 +951,7 @@ def _rules() -> list[Rule]:
         r(
             "cli_password",
             r"""(\bhtpasswd(?P<flags>(?:[ \t]+-[A-Za-z]+(?:[ \t]+\d{1,2}(?=[ \t]))?)*+)"""
-            rf"""(?P<args>(?:[ \t]+{_ARG}){{1,2}}?)[ \t]+)(?!-)({_ARG})(?=[ \t]*(?:$|[<>|;&]))""",
+            rf"""(?P<args>(?:[ \t]+{_ARG}){{1,2}}?)[ \t]+)(?!-)({_ARG})(?=[ \t]*(?:$|\d?[<>|;&`#]))""",
             4,
             _htpasswd_value,
             on=("htpasswd",),
@@ -935,7 +959,7 @@ def _rules() -> list[Rule]:
         ),
         r(
             "cli_password",
-            r"""(\bopenssl[ \t]+(?:enc|aes[\w-]*|des[\w-]*|bf[\w-]*|camellia[\w-]*|chacha[\w-]*|sm4[\w-]*)"""
+            r"""(\bopenssl(?:\.exe)?[ \t]+[a-z][\w-]*"""
             rf"""\b[^\n|;&]{{0,400}}?[ \t]-[kK][ \t]+)(?!-)({_ARG})""",
             2,
             _flag_value,
@@ -966,7 +990,7 @@ def _rules() -> list[Rule]:
         # rclone's remotes get their credentials as `NAME VALUE` pairs.
         r(
             "secret_assignment",
-            r"""(\b(?:npm|yarn|pnpm)(?:[ \t]+config)?[ \t]+set(?:[ \t]+-{1,2}[\w-]+(?:=\S+)?)*"""
+            r"""(\b(?:npm|yarn|pnpm)(?:[ \t]+config)?[ \t]+set(?:[ \t]+--?\w[\w-]*(?:=\S+)?)*+"""
             r"""[ \t]+(['"]?)([^\s'"=\-][^\s'"=]*)\2[ \t]+)"""
             rf"""(?!-)({_ARG})""",
             4,
@@ -1713,7 +1737,8 @@ class Redactor:
             # The arguments end where the next secrets command starts, if one does on this line.
             stop = heads[i + 1].start() if i + 1 < len(heads) else len(text)
             found = _CMD_ARGS.match(text, m.end(), stop)
-            args, base = (found.group(0) if found else ""), m.end()
+            base = m.end()
+            args = text[base : _args_end(text, base, found.end() if found else base, stop)]
             kind = next(k for k in _CMD_KINDS if m.group(k) is not None)
             spans: list[tuple[int, int]] = []
             flag = _CMD_FLAG.get(kind)

@@ -96,7 +96,12 @@ def test_the_same_commands_without_a_secret_stay(text: str) -> None:
         "npm config set --location=project //npm.pkg.github.com/:_authToken Tr0ub4dor3x",
         "rclone config create b2 b2 account=000abc key=Tr0ub4dor3x",
         # keytool over continued lines
-        "keytool -importcert \\\n  -alias ca \\\n  -keystore truststore.jks \\\n  -storepass Tr0ub4dor3x \\\n  -noprompt",
+        "keytool -importcert \\\n  -alias ca \\\n  -keystore truststore.jks \\\n"
+        "  -storepass Tr0ub4dor3x \\\n  -noprompt",
+        # a second review: what the first review's fixes let through
+        "openssl.exe enc -aes-256-cbc -k Tr0ub4dor3x -in a -out b",
+        "htpasswd -b .htpasswd admin Tr0ub4dor3x 2>/dev/null",
+        "Run `htpasswd -nb admin Tr0ub4dor3x` then copy.",
     ],
 )
 def test_the_reviews_commands_go(text: str) -> None:
@@ -111,7 +116,7 @@ def test_the_reviews_commands_go(text: str) -> None:
         "Set-Variable -Name dbPassword -Value $securePassword",
         "The zip -P option is insecure because the password shows in ps.",
         "zip -P flag exposes passwords",
-        "7z also has -ppassword and -mhe=on flags",
+        "7z also has -p and -mhe=on flags",
         "After generating a cert with openssl, call curl with -k localhost to skip the check.",
         "htpasswd -bc .htpasswd admin",
     ],
@@ -135,4 +140,37 @@ def test_hostile_inputs_stay_linear(text: str) -> None:
 
     start = time.perf_counter()
     redact(text)
+    assert time.perf_counter() - start < 2.0
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "zip -r -P secret site.zip public/",
+        "7z x -pSecret archive.7z",
+        "openssl enc -aes-256-cbc -salt -in a -out b -k secret",
+        "jarsigner -keystore k.jks -storepass secret -keypass secret app.jar mykey",
+    ],
+)
+def test_a_password_that_is_a_plain_word_goes(text: str) -> None:
+    """A second review (2026-11-29): words kept as a sentence's (`secret`, `password`) are
+    passwords people give these flags."""
+    assert redact(text).count("[REDACTED:") == text.count(" secret") + text.count("-pSecret")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "npm set" + " --x=y" * 40,
+        'gh secret set CONFIG --body "{' + '\\"k0\\": \\"v0\\", ' * 6000,
+        "gh secret set X " + '"\\' * 30_000,
+    ],
+)
+def test_the_second_reviews_slow_inputs_stay_linear(text: str) -> None:
+    """An npm line of many options (exponential: 19 s at 163 characters) and quotes left open
+    in a secrets command's arguments (quadratic: 29 s per 100 KB)."""
+    import time
+
+    start = time.perf_counter()
+    redact(text[:100_000])
     assert time.perf_counter() - start < 2.0

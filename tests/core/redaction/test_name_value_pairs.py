@@ -132,8 +132,8 @@ def test_the_reviews_entries_go(text: str) -> None:
         # code and CloudFormation's references hold no secret
         "env: [{ name: 'DB_PASSWORD', value: props.dbPassword }]",
         "env: [{ name: 'API_KEY', value: process.env.API_KEY! }]",
-        "Env: []corev1.EnvVar{{Name: \"DB_PASSWORD\", Value: cfg.DBPassword}}",
-        "{Name: \"API_TOKEN\", Value: token}",
+        'Env: []corev1.EnvVar{{Name: "DB_PASSWORD", Value: cfg.DBPassword}}',
+        '{Name: "API_TOKEN", Value: token}',
         "Environment:\n  - Name: DB_PASSWORD\n    Value: !Ref DbPassword\n",
         "Environment:\n  - Name: DB_PASSWORD\n    Value: !Sub '${DbPassword}'\n",
         'env {\n  name  = "DB_PASSWORD"\n  value = var.db_password\n}\n',
@@ -144,3 +144,20 @@ def test_the_reviews_entries_go(text: str) -> None:
 )
 def test_the_reviews_neighbours_stay(text: str) -> None:
     assert redact(text) == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"env:\n  - name: DB_PASSWORD\n    value: Sup3r.{SECRET}\n",
+        f"env:\n  - name: DB_PASSWORD\n    value: ${SECRET}\n",
+        f"    12→  - name: DB_PASSWORD\n    13→    value: my.{SECRET}\n",
+        "env: [{name: DB_PASSWORD, value: correcthorse}]",
+        "env: [{name: POSTGRES_PASSWORD, value: supersecret}]",
+    ],
+)
+def test_yaml_values_that_look_like_code_are_strings_and_go(text: str) -> None:
+    """A second review (2026-11-29): in YAML an unquoted value is a string, whatever it looks
+    like; only a tag (`!Ref`) or a reference (`${X}`, `$(X)`) holds no value."""
+    out = gone(text, SECRET, "correcthorse", "supersecret")
+    assert "[REDACTED:" in out
