@@ -60,19 +60,21 @@ class SecretServiceDaemon:
     """gnome-keyring-daemon's Secret Service on a test bus, which a test may stop and start
     again (same keyring files, same login password), as a session can lose and regain it."""
 
-    def __init__(self, bus: str, env: dict[str, str]) -> None:
+    def __init__(self, bus: str, env: dict[str, str], log: Path | None = None) -> None:
         self.bus = bus
         self.env = env
+        self.log = log  # what the daemon says, for a test whose keyring went away
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
-        self.proc = subprocess.Popen(
-            ["gnome-keyring-daemon", "--foreground", "--unlock", "--components=secrets"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            env=self.env,
-        )
+        with open(self.log or os.devnull, "ab") as err:
+            self.proc = subprocess.Popen(
+                ["gnome-keyring-daemon", "--foreground", "--unlock", "--components=secrets"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                stderr=err,
+                env=self.env,
+            )
         assert self.proc.stdin is not None
         # --unlock reads the login keyring's password from stdin up to EOF, creating it if new.
         self.proc.stdin.write(LOGIN_PASSWORD.encode())
@@ -113,7 +115,7 @@ def secret_service_daemon(
         XDG_CONFIG_HOME=str(data / "config"),
         XDG_CACHE_HOME=str(data / "cache"),
     )
-    daemon = SecretServiceDaemon(session_bus, env)
+    daemon = SecretServiceDaemon(session_bus, env, tmp_path / "gnome-keyring-daemon.log")
     try:
         monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", session_bus)
         monkeypatch.setenv("XDG_RUNTIME_DIR", runtime)
@@ -127,6 +129,11 @@ def secret_service_daemon(
             keyring.set_keyring(old)
     finally:
         if daemon.proc is not None:
+            # CI saw a test's Secret Service leave the bus mid-test (2026-11-29, three times in
+            # two runs, never alone): say so, with what the daemon said, in the test's output.
+            if (code := daemon.proc.poll()) is not None and daemon.log is not None and daemon.log.exists():
+                print(f"gnome-keyring-daemon exited during the test ({code}):")
+                print(daemon.log.read_text(errors="replace")[-2000:])
             _stop(daemon.proc)
         shutil.rmtree(runtime, ignore_errors=True)
 
