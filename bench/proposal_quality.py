@@ -77,6 +77,7 @@ EXTRA_SETS = (
     "sessions_dev3.jsonl",
     "sessions_dev4.jsonl",
     "sessions_dev5.jsonl",
+    "sessions_dev6.jsonl",
     "sessions_ml.jsonl",
     "sessions_ml2.jsonl",
     "sessions_ml3.jsonl",
@@ -86,7 +87,7 @@ EXTRA_SETS = (
 # session of each type in German, French, Spanish, Portuguese, Italian, Russian, Japanese
 # and Korean (48), written blind later, when ml had been tuned on; ml3 the same, written
 # blind to check what ml2 showed.
-ALL_SPLITS = ("dev", "held_out", "dev2", "dev3", "dev4", "dev5", "ml", "ml2", "ml3")
+ALL_SPLITS = ("dev", "held_out", "dev2", "dev3", "dev4", "dev5", "dev6", "ml", "ml2", "ml3")
 LONG_TERM = ("decision", "preference", "fact", "playbook", "warning")
 TITLE_MAX = 80
 TARGETS = {
@@ -135,7 +136,7 @@ class Case:
 
 def cases() -> list[Case]:
     second: dict[str, list[str]] = {}
-    seconds = [DATA / "keywords_second.jsonl", DATA / "keywords_second_dev.jsonl"]  # the latter: dev2-dev5
+    seconds = [DATA / "keywords_second.jsonl", DATA / "keywords_second_dev.jsonl"]  # the latter: dev2-dev6
     for line in (ln for f in seconds if f.exists() for ln in f.read_text(encoding="utf-8").splitlines()):
         if line.strip():
             r = json.loads(line)
