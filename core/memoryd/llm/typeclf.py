@@ -48,6 +48,16 @@ WEIGHTS = Path(__file__).with_name("typeclf.json")
 # each type is said with, and what a person reading the session would go by. The
 # classifier decides where the cues only guess (a plain statement, a how-to, nothing).
 EXPLICIT = 0.8
+# ...unless the classifier is at least this sure of another long-term type: the words
+# read in another sense ("never again." closing a warning story, "don't rinse it before
+# roasting" in a recipe's steps, 我跟我妈说好了 in a warning). Never of "nothing worth
+# keeping": trained on conversations, the classifier is sure of that for short rules
+# stated outright ("we decided to use Postgres for the job queue": p 0.91, 以后一律用中文
+# 写 commit message: 0.92), which the user asked to keep. On the sets no cue was tuned on
+# (dev4-dev6, 180 sessions) the own words were right in 32 of the 62 sessions they fired
+# in, the classifier in 51; nested leave-one-set-out over those three sets: 60.0% ->
+# 64.4% (bench/train_typeclf.py).
+SURE = 0.7
 
 
 def cue_features(user_turns: Sequence[str], reading: cues.Reading | None = None) -> list[float]:
@@ -163,9 +173,11 @@ def classify(
 ) -> tuple[str, float] | None:
     """The session's type (one of CLASSES, "session" for nothing worth keeping) and its
     probability; None when there is no embedder, it is not the one the weights were
-    trained with (a plug-in model), there is nothing to read, the cues state the type in
-    its own words or read a routine fix, the classifier is less than CONFIDENT while the
-    cues state a type, or anything fails: the cues decide then."""
+    trained with (a plug-in model), there is nothing to read, the cues read a routine fix
+    or state the type in its own words and the classifier is not SURE of another long-term
+    type, the
+    classifier is less than CONFIDENT while the cues state a type, or anything fails: the
+    cues decide then."""
     if embedder is None or not any(t.strip() for t in user_turns):
         return None
     try:
@@ -176,7 +188,7 @@ def classify(
             return None
         if reading is None:
             reading = read_cues(user_turns)
-        if explicit(reading) or routine_fix(reading):
+        if routine_fix(reading):
             return None
         z = (features(user_turns, embedder, reading=reading) - m.mean) / m.scale
         s = z @ m.weights + m.bias
@@ -185,6 +197,8 @@ def classify(
         if not np.isfinite(p).all():  # NaN or Inf from the embedder: argmax would say "decision"
             return None
         k = int(p.argmax())
+        if explicit(reading) and (p[k] < SURE or CLASSES[k] in (reading.type, "session")):
+            return None
         if p[k] < CONFIDENT and reading.type:
             return None
         return m.classes[k], float(p[k])

@@ -21,28 +21,29 @@ DATA_ML = FOLDER / "routine_ml.json"
 # Proposed today, and wrong: a problem report read as a fact ("the header gets duplicated"),
 # a review request's pointer read as a fact, and a told attempt read as a how-to.
 KNOWN = {"en_bugfix_3", "en_review", "zh_bugfix_2"}
-# With the learned type (memoryd.llm.typeclf), as the analysis runs it: also "I'm working on
-# the migration script today. It runs every night against staging, but it's slow." read as a
-# fact (a nightly run against staging is one; the reviewer judged the session routine).
-KNOWN_LEARNED = KNOWN | {"en_status"}
+# With the learned type (memoryd.llm.typeclf, fitted on dev..dev6), as the analysis runs
+# it: "I'm working on the migration script today. It runs every night against staging, but
+# it's slow." read as a warning (a nightly run against staging is a fact; the reviewer judged
+# the session routine), and a request for debugging steps as a warning.
+KNOWN_LEARNED = (KNOWN - {"en_bugfix_3"}) | {"en_status", "en_debug_steps"}
 # routine_ml by the cues alone: a rename request read as a fact.
 KNOWN_ML = {"en_errand_2"}
-# routine_ml with the learned type: 9 of 68, where the cues read nothing to keep and the
-# classifier calls a request, a question or a text to translate or summarise a fact, a
-# preference, a warning or a decision, mostly at less than even odds. Making it yield there
+# routine_ml with the learned type: 8 of 68 since it was fitted on dev..dev6 (9 before, four
+# of them others), where the cues read nothing to keep and the classifier calls a request,
+# a question or a text to translate or summarise a fact, a preference, a warning or a
+# decision, mostly at less than even odds. Making it yield there
 # cut these to 3 but cost held_out recall 3.6 points and half the other-language types
 # (yielding only where a session opens with a question or a request: recall 1.8, a quarter)
 # (docs/benchmarks.md, "how they generalise"), so it stays; this list must not grow.
 KNOWN_ML_LEARNED = {
-    "en_errand_1",
-    "en_question_2",
     "en_review_1",
     "zh_bugfix_2",
     "de_errand_1",
     "de_everyday_1",
-    "fr_everyday_2",
-    "pt_everyday_2",
+    "de_question_1",
     "it_errand_1",
+    "it_review_1",
+    "ko_bugfix_1",
 }
 
 

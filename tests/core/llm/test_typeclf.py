@@ -91,8 +91,8 @@ def test_the_weights_are_for_the_default_embedder(default: embed.Embedder):
     assert default.name == embed.DEFAULT_MODEL
     assert model.embedder == embed.tag(default)
     data = json.loads(typeclf.WEIGHTS.read_text(encoding="utf-8"))
-    assert set(data["trained_on"]) == {"dev", "dev2", "dev3", "dev4", "dev5"}
-    assert not {"held_out", "ml2", "ml3"} & set(data["trained_on"])  # the blind sets stay blind
+    assert set(data["trained_on"]) == {"dev", "dev2", "dev3", "dev4", "dev5", "dev6"}
+    assert not {"held_out", "dev7", "ml2", "ml3"} & set(data["trained_on"])  # the blind sets stay blind
 
 
 def test_a_plain_fact_is_typed_by_the_classifier(default: embed.Embedder):
@@ -110,6 +110,51 @@ def test_a_routine_request_stays_a_session_below_the_threshold(default: embed.Em
     out = rules.score(ROUTINE, "", user_turns=[ROUTINE], embedder=default)
     assert out.type == "none"
     assert (out.D + out.U + out.R + out.A) / 4 < 0.6
+
+
+def test_a_type_word_read_in_another_sense_is_overruled_when_the_classifier_is_sure(
+    default: embed.Embedder,
+):
+    """ "always" here tells a family's schedule, not a wish about how things are done: the
+    cues alone read a preference, the classifier is sure (p >= typeclf.SURE) of a fact."""
+    said = "The kids' school starts at 8:15 and we always leave by 7:50; Mia has swimming on Tuesdays."
+    assert rules.score(said[:79], "", user_turns=[said]).type == "preference"
+    assert typeclf.explicit(typeclf.read_cues([said]))
+    assert rules.score(said[:79], "", user_turns=[said], embedder=default).type == "fact"
+    label, p = typeclf.classify([said], default) or ("", 0.0)
+    assert label == "fact" and p >= typeclf.SURE
+
+
+@pytest.mark.parametrize(
+    ("said", "stated"),
+    [
+        ("we decided to use Postgres for the job queue", "decision"),
+        ("Remember: always run ruff format before committing here. This is important.", "preference"),
+        ("以后一律用中文写 commit message", "preference"),
+        ("never push directly to main in this repo", "preference"),
+    ],
+)
+def test_a_rule_stated_outright_is_never_overruled_as_nothing_worth_keeping(
+    default: embed.Embedder, said: str, stated: str
+):
+    """Trained on conversations, the classifier is sure that such one-line rules are
+    nothing worth keeping (p 0.8-0.95); the user said to keep them, in the issue's words."""
+    assert (typeclf.classify([said], default) or ("",))[0] != "session"
+    assert rules.score(said[:79], "", user_turns=[said], embedder=default).type == stated
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Remember: in this repo always use pnpm, never npm. This is important for the lockfile.",
+        "always use pnpm in this repo",
+        "以后一律用 pnpm，别用 npm，否则 lockfile 会乱",
+    ],
+)
+def test_the_types_own_words_win_where_the_classifier_is_not_sure(default: embed.Embedder, said: str):
+    """Issue 21's example ("always use pnpm in this repo" was typed a warning): the words
+    state a preference and the classifier is below typeclf.SURE for anything else."""
+    assert rules.score(said[:79], "", user_turns=[said], embedder=default).type == "preference"
 
 
 @pytest.mark.parametrize(
