@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -90,9 +91,42 @@ class SecretServiceDaemon:
         _wait_for_owner(self.bus, "org.freedesktop.secrets", owned=False)
 
 
+# Set on a test whose gnome-keyring-daemon aborted (SIGABRT) while it ran.
+DAEMON_ABORTED = pytest.StashKey[str]()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
+    """A test whose gnome-keyring-daemon aborted under it runs once more, on a fresh daemon.
+    gnome-keyring 42.1 (Debian 12) aborts now and then under a burst of keyring writes: it
+    reloads its keyring file after each of its own writes ("asked to register item ...,
+    but it's already registered"), a property read then finds no client ("assertion
+    'client' failed") and GLib asserts ("invoke_get_property_in_idle_cb: assertion failed:
+    (error != NULL)"); one full CI run in two lost a test to it. Only that abort, seen by
+    the fixture, earns the second run; any other failure is reported as it happened, and
+    a second run must pass on its own. The first run's failure is kept as a warning."""
+    if "secret_service_daemon" not in getattr(item, "fixturenames", ()):
+        return None
+    from _pytest.runner import runtestprotocol
+
+    item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
+    reports = runtestprotocol(item, nextitem=nextitem, log=False)
+    aborted = item.stash.get(DAEMON_ABORTED, "")
+    if aborted and any(r.failed for r in reports):
+        del item.stash[DAEMON_ABORTED]
+        first = next(r for r in reports if r.failed).longreprtext.strip().splitlines()
+        item.warn(pytest.PytestWarning(f"run again: {aborted}; the first run failed: {first[-1][:300]}"))
+        item._initrequest()  # type: ignore[attr-defined]  # fresh function-scoped fixtures
+        reports = runtestprotocol(item, nextitem=nextitem, log=False)
+    for report in reports:
+        item.ihook.pytest_runtest_logreport(report=report)
+    item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
+    return True
+
+
 @pytest.fixture
 def secret_service_daemon(
-    session_bus: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    session_bus: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
 ) -> Iterator[SecretServiceDaemon]:
     """gnome-keyring-daemon's Secret Service on a private session bus, its login keyring (the
     default collection) created and unlocked in a fresh data dir. DBUS_SESSION_BUS_ADDRESS and
@@ -134,6 +168,8 @@ def secret_service_daemon(
             if (code := daemon.proc.poll()) is not None and daemon.log is not None and daemon.log.exists():
                 print(f"gnome-keyring-daemon exited during the test ({code}):")
                 print(daemon.log.read_text(errors="replace")[-2000:])
+            if code == -signal.SIGABRT:
+                request.node.stash[DAEMON_ABORTED] = "gnome-keyring-daemon aborted (SIGABRT) during the test"
             _stop(daemon.proc)
         shutil.rmtree(runtime, ignore_errors=True)
 
