@@ -101,6 +101,7 @@ _FOLLOW_UP = re.compile(
     r"else|or)\b|^(?:因为|否则|不然|这样|所以|这个|那样|由于)",
     re.I,
 )
+SUBJECT_TERMS = 3  # keywords a title sentence is chosen by where no sentence states the type
 NONE_MEAN_CAP = {"D": 0.2, "U": 0.6, "A": 0.5}  # a "none" session's mean stays <= 0.575
 _TYPE_D = {"decision": 0.85, "preference": 0.8, "warning": 0.8, "playbook": 0.75, "fact": 0.75}
 _TYPE_INTRINSIC = {"decision": 0.8, "preference": 0.8, "warning": 0.8, "playbook": 0.7, "fact": 0.5}
@@ -154,6 +155,25 @@ def _title(reading: cues.Reading, points: list[str], fallback: str) -> str:
         return titles.make(sentence)
     source = points[0] if points else fallback
     return titles.make(sentences.first(source) or source) or titles.clip(fallback)
+
+
+def _naming(said: Sequence[str], subject: Sequence[str]) -> str:
+    """Where no sentence states the type in its words (the learned type decided), the
+    sentence that names most of what the session is about (`subject`: its keywords, most
+    specific first, weighted by rank), the first on a tie; "" when none names any."""
+    best, best_score = "", 0
+    for sentence in said:
+        low = sentence.casefold()
+        score = sum(len(subject) - i for i, term in enumerate(subject) if _names(low, term.casefold()))
+        if score > best_score:
+            best, best_score = sentence, score
+    return best
+
+
+def _names(low: str, term: str) -> bool:
+    if term.isascii():
+        return re.search(rf"(?<![\w]){re.escape(term)}(?![\w])", low) is not None
+    return term in low
 
 
 def score(
@@ -225,12 +245,22 @@ def score(
     if adopted:
         points = [p for p, c in zip(reading.sentences, reading.cues, strict=True) if c.type] + adopted
     memory = "\n".join(p if cues.STEP_LINE.match(p) else f"- {p}" for p in points) or said.strip()[:800]
-    proposal_title = _title(reading, points, title)
-    # What the triggers are about: the title and the kept points; for adopted steps, the
-    # user's own words for what the how-to is for (the steps are its detail).
-    focus = "\n".join([proposal_title, *(p for p in points if p not in adopted)])
     # "Heads up:" is no keyword
     plain = [titles.strip_filler(x) for x in _sentences(said, user_turns, code=True)]
+    framing = _title(reading, points, title)
+    # What the triggers are about: the sentence that states the point (else the first
+    # prompt) and the kept points; for adopted steps, the user's own words for what the
+    # how-to is for (the steps are its detail).
+    focus = "\n".join([framing, *(p for p in points if p not in adopted)])
+    triggers = keywords("\n".join([*plain, *adopted]), 8, rarity=rarity, focus=focus)
+    # Where no sentence states the type, the title names what the session is about; a
+    # how-to's is what it is for, which its first prompt says (its steps name the parts).
+    named = (
+        _naming(reading.sentences, triggers[:SUBJECT_TERMS])
+        if reading.key() is None and reading.type != "playbook"
+        else ""
+    )
+    proposal_title = titles.make(named) if named else framing
     why = rule_reasoning.line(reason, importance, notes)  # read back by rule_reasoning.read
     return DuraOutput(
         D=round(min(1.0, d), 2),
@@ -240,7 +270,7 @@ def score(
         type=mtype,  # type: ignore[arg-type]
         title=proposal_title[:200],
         body=memory[:4000],
-        triggers=keywords("\n".join([*plain, *adopted]), 8, rarity=rarity, focus=focus),
+        triggers=triggers,
         reasoning=why[:1000],
         supersedes=[],
     )

@@ -125,6 +125,20 @@ def test_a_type_word_read_in_another_sense_is_overruled_when_the_classifier_is_s
     assert label == "fact" and p >= typeclf.SURE
 
 
+def test_where_the_learned_type_decides_the_title_names_the_subject(default: embed.Embedder):
+    """No sentence states a decision in its words, so the title was the first prompt (the
+    Jenkins trouble); it is now the sentence naming most of the session's keywords."""
+    turns = [
+        "our jenkins builds take 25 minutes and the agents keep running out of disk",
+        "options are github actions, gitlab ci or buildkite. buildkite with our own agents, "
+        "the per-seat price works for us",
+    ]
+    out = rules.score(turns[0][:79], "", user_turns=turns, embedder=default)
+    assert out.type == "decision"
+    assert out.title.casefold().startswith("buildkite with our own agents"), out.title
+    assert out.triggers[0] == "buildkite"
+
+
 @pytest.mark.parametrize(
     ("said", "stated"),
     [
