@@ -114,9 +114,10 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     aborted = item.stash.get(DAEMON_ABORTED, "")
     if aborted and any(r.failed for r in reports):
         del item.stash[DAEMON_ABORTED]
-        first = next(r for r in reports if r.failed).longreprtext.strip().splitlines()
+        first = next(r for r in reports if r.failed).longreprtext.strip().splitlines() or ["(no message)"]
         item.warn(pytest.PytestWarning(f"run again: {aborted}; the first run failed: {first[-1][:300]}"))
-        item._initrequest()  # type: ignore[attr-defined]  # fresh function-scoped fixtures
+        # The second run's report shows its own output only (the warning tells of the first).
+        item._report_sections.clear()  # type: ignore[attr-defined]
         reports = runtestprotocol(item, nextitem=nextitem, log=False)
     for report in reports:
         item.ihook.pytest_runtest_logreport(report=report)

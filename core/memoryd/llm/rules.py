@@ -171,8 +171,8 @@ def _naming(said: Sequence[str], subject: Sequence[str]) -> str:
 
 
 def _names(low: str, term: str) -> bool:
-    if term.isascii():
-        return re.search(rf"(?<![\w]){re.escape(term)}(?![\w])", low) is not None
+    if term.isascii():  # ASCII boundaries: "postgres" is named in 用postgres做队列
+        return re.search(rf"(?<![A-Za-z0-9_]){re.escape(term)}(?![A-Za-z0-9_])", low) is not None
     return term in low
 
 
@@ -257,10 +257,10 @@ def score(
     # how-to's is what it is for, which its first prompt says (its steps name the parts).
     named = (
         _naming(reading.sentences, triggers[:SUBJECT_TERMS])
-        if reading.key() is None and reading.type != "playbook"
+        if reading.type and reading.type != "playbook" and reading.key() is None
         else ""
     )
-    proposal_title = titles.make(named) if named else framing
+    proposal_title = (titles.make(named) if named else "") or framing
     why = rule_reasoning.line(reason, importance, notes)  # read back by rule_reasoning.read
     return DuraOutput(
         D=round(min(1.0, d), 2),

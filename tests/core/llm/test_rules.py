@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from memoryd.llm import rules
 from memoryd.store import dura_mean
 
@@ -131,3 +133,18 @@ def test_a_lone_surrogate_in_what_was_said_still_makes_a_proposal():
     # ...and so does the reason a provider gave up, which may quote a server's error
     failed = rules.score("x", "## Goal\nfix it\n", reason="LLM failed (model not found \ud800)")
     failed.reasoning.encode("utf-8")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "term", "named"),
+    [
+        ("用postgres做队列，redis 只做缓存", "postgres", True),  # Latin beside Han: still a word
+        ("IIJmioのドコモ回線にした", "iijmio", True),
+        ("run npm audit fix --force and be done", "--force", True),
+        ("we moved to postgresql last year", "postgres", False),  # inside a longer word
+        ("女儿对花生严重过敏", "花生", True),
+        ("女儿对坚果过敏", "花生", False),
+    ],
+)
+def test_a_title_sentence_names_a_keyword_as_a_whole_word(sentence: str, term: str, named: bool) -> None:
+    assert rules._names(sentence.casefold(), term) is named
