@@ -18,7 +18,7 @@ try:
 except ImportError:  # Windows: no test is run alone there
     fcntl = None  # type: ignore[assignment]
 
-pytest_plugins = ["tests.delivery", "tests.keyrings"]
+pytest_plugins = ["tests.delivery", "tests.keyrings", "pytester"]
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -117,3 +117,67 @@ def test_default_is_hermetic() -> None:
     child = python("import keyring; print(type(keyring.get_keyring()).__module__)")
     assert child.returncode == 0, child.stderr
     assert child.stdout == "keyring.backends.fail\n"
+
+
+RERUN_CONFTEST = """
+import pytest
+
+from tests.keyrings import DAEMON_ABORTED, pytest_runtest_protocol  # noqa: F401  (the hook)
+
+
+@pytest.fixture
+def secret_service_daemon(request, tmp_path_factory):
+    # Stands in for the real daemon: it "aborts" in the runs the test names, as the real
+    # fixture marks a daemon that died by SIGABRT.
+    runs = tmp_path_factory.getbasetemp() / f"runs-{request.node.name}"
+    runs.write_text(runs.read_text() + "x" if runs.exists() else "x")
+    yield len(runs.read_text())
+    aborts = request.node.get_closest_marker("aborts")
+    if aborts and len(runs.read_text()) in aborts.args:
+        request.node.stash[DAEMON_ABORTED] = "aborted"
+"""
+
+RERUN_TESTS = """
+import pytest
+
+
+def test_fails_without_an_abort(secret_service_daemon):
+    assert False, "a real failure"
+
+
+@pytest.mark.aborts(1)
+def test_fails_once_under_an_abort(secret_service_daemon):
+    assert secret_service_daemon == 2, "the daemon aborted"
+
+
+@pytest.mark.aborts(1, 2)
+def test_fails_twice_under_aborts(secret_service_daemon):
+    assert False, f"run {secret_service_daemon}"
+
+
+@pytest.mark.aborts(1)
+def test_passes_under_an_abort(secret_service_daemon):
+    pass
+"""
+
+
+def test_only_a_failure_under_an_aborted_daemon_runs_again(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """tests/keyrings.py's second run, in a pytest of its own with a stand-in daemon: a
+    failure without an abort is reported at once; a failure under an abort runs once more
+    and the second run's outcome is the test's; a pass is never run again."""
+    pytester.makeconftest(RERUN_CONFTEST)
+    pytester.makepyfile(test_rerun=RERUN_TESTS)
+    pytester.makeini("[pytest]\nmarkers =\n    aborts: runs in which the stand-in daemon aborts\n")
+    root = Path(__file__).resolve().parents[1]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(root), str(root / "core")]))
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:xdist", "-rA")
+    # One warning per second run: the two tests that failed under an abort, not the failure
+    # without one nor the pass under one.
+    result.assert_outcomes(passed=2, failed=2, warnings=2)
+    warned = result.stdout.str().split("warnings summary")[1].split("PASSES")[0]
+    assert "test_fails_without_an_abort" not in warned and "test_passes_under_an_abort" not in warned
+    result.stdout.fnmatch_lines(["*FAILED*test_fails_without_an_abort - AssertionError: a real*"])
+    result.stdout.fnmatch_lines(["*FAILED*test_fails_twice_under_aborts*run 2*"])
+    result.stdout.fnmatch_lines(["*PASSED*test_fails_once_under_an_abort*"])
