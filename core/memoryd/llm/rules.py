@@ -88,9 +88,11 @@ def _sentences(said: str, user_turns: Sequence[str], *, code: bool = False) -> l
     return [s for turn in user_turns for s in sentences.split(turn, code=code)]
 
 
-def _count(text: str, word: str) -> int:
+def _count(text: str, word: str, edge: str = r"\w") -> int:
+    """How often `word` stands whole in `text`: an ASCII word between characters outside
+    `edge` (a regex class body), case aside; a Han or kana one anywhere."""
     if word.isascii():
-        return len(re.findall(rf"(?<![\w]){re.escape(word)}(?![\w])", text, re.I))
+        return len(re.findall(rf"(?<![{edge}]){re.escape(word)}(?![{edge}])", text, re.I))
     return text.count(word)
 
 
@@ -171,9 +173,7 @@ def _naming(said: Sequence[str], subject: Sequence[str]) -> str:
 
 
 def _names(low: str, term: str) -> bool:
-    if term.isascii():  # ASCII boundaries: "postgres" is named in 用postgres做队列
-        return re.search(rf"(?<![A-Za-z0-9_]){re.escape(term)}(?![A-Za-z0-9_])", low) is not None
-    return term in low
+    return _count(low, term, "A-Za-z0-9_") > 0  # ASCII edges: "postgres" is named in 用postgres做队列
 
 
 def score(

@@ -175,9 +175,8 @@ def classify(
     probability; None when there is no embedder, it is not the one the weights were
     trained with (a plug-in model), there is nothing to read, the cues read a routine fix
     or state the type in its own words and the classifier is not SURE of another long-term
-    type, the
-    classifier is less than CONFIDENT while the cues state a type, or anything fails: the
-    cues decide then."""
+    type, the classifier is less than CONFIDENT while the cues state a type, or anything
+    fails: the cues decide then."""
     if embedder is None or not any(t.strip() for t in user_turns):
         return None
     try:
