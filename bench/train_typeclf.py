@@ -55,6 +55,8 @@ class Rows:
     cues: np.ndarray  # the cues' own class index per row (rules.score without an embedder)
     explicit: np.ndarray  # whether the cues read the type from its own words (typeclf.explicit)
     fix: np.ndarray  # whether the cues read a routine fix (typeclf.routine_fix)
+    gated: np.ndarray  # whether the session is one turn, where all the cues' gates hold (typeclf.gated)
+    marked: np.ndarray  # whether the user marked a typed sentence as one to keep (typeclf.marked)
 
 
 def sessions() -> list[tuple[str, str, list[str]]]:
@@ -75,7 +77,7 @@ def sessions() -> list[tuple[str, str, list[str]]]:
 
 
 def build(embedder: embed.Embedder) -> Rows:
-    sets, y, X, by_cues, explicit, fix = [], [], [], [], [], []
+    sets, y, X, by_cues, explicit, fix, gated, marked = [], [], [], [], [], [], [], []
     for name, expected, users in sessions():
         sets.append(name)
         y.append(typeclf.CLASSES.index(expected))
@@ -85,8 +87,17 @@ def build(embedder: embed.Embedder) -> Rows:
         read = typeclf.read_cues(users)
         explicit.append(typeclf.explicit(read))
         fix.append(typeclf.routine_fix(read))
+        gated.append(typeclf.gated(users))
+        marked.append(typeclf.marked(read))
     return Rows(
-        np.array(sets), np.array(y), np.array(X), np.array(by_cues), np.array(explicit), np.array(fix)
+        np.array(sets),
+        np.array(y),
+        np.array(X),
+        np.array(by_cues),
+        np.array(explicit),
+        np.array(fix),
+        np.array(gated),
+        np.array(marked),
     )
 
 
@@ -262,8 +273,8 @@ def main() -> int:
 
 
 def report(rows: Rows) -> None:
-    """Nested leave-one-set-out: each set predicted by a fit on the other three, with the
-    strength chosen by leave-one-set-out among those three."""
+    """Nested leave-one-set-out: each set predicted by a fit on the other sets, with the
+    strength chosen by leave-one-set-out among those."""
     P = np.zeros((len(rows.y), K))
     chosen = []
     for name in SETS:
@@ -274,13 +285,20 @@ def report(rows: Rows) -> None:
         s = np.exp(s - s.max(1, keepdims=True))
         P[held] = s / s.sum(1, keepdims=True)
     learned = P.argmax(1)
-    # as memoryd.llm.typeclf.classify answers: below CONFIDENT a type the cues state wins
+    # as memoryd.llm.typeclf.classify answers: in a session of one turn (typeclf.gated) a
+    # type the cues state wins below CONFIDENT, and so does a routine fix
     none = typeclf.CLASSES.index("session")
-    # and the type's own words (typeclf.explicit) and a routine fix (typeclf.routine_fix) win
-    unsure = np.where((P.max(1) < typeclf.CONFIDENT) & (rows.cues != none), rows.cues, learned)
-    # unless the classifier is sure of another long-term type (typeclf.SURE)
-    overruled = (P.max(1) >= typeclf.SURE) & (learned != rows.cues) & (learned != none)
-    shipped = np.where((rows.explicit & ~overruled) | rows.fix, rows.cues, unsure)
+    gate = rows.gated
+    unsure = np.where(gate & (P.max(1) < typeclf.CONFIDENT) & (rows.cues != none), rows.cues, learned)
+    # the type's own words (typeclf.explicit) and a routine fix (typeclf.routine_fix) win
+    # unless the classifier is SURE of another type ("session" only beyond one turn, and
+    # where the user did not mark the sentence as one to keep)
+    keep = gate | rows.marked
+    overruled = (P.max(1) >= typeclf.SURE) & (learned != rows.cues) & ((learned != none) | ~keep)
+    # and a routine fix yields only to a classifier SURE of another type than a warning
+    warning = typeclf.CLASSES.index("warning")
+    fix_overruled = (P.max(1) >= typeclf.SURE) & (learned != warning) & ~gate
+    shipped = np.where((rows.explicit & ~overruled) | (rows.fix & ~fix_overruled), rows.cues, unsure)
     print(
         f"{'set':6s}{'n':>5s}{'cues':>8s}{'learned':>9s}{'+unsure':>9s}{'shipped':>9s}{'lambda':>9s}"
         "   (nested LOSO)"

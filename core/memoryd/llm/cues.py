@@ -61,6 +61,7 @@ class Cue:
 
 
 NONE = Cue("")
+LABEL = 1.0  # the weight of a sentence under a label ("Warning:", 决定：), the strongest
 
 _I = re.I
 
@@ -389,7 +390,7 @@ def of_sentence(sentence: str) -> Cue:
     raw = _NEVER_MIND.sub("", " ".join(sentence.split())).strip(" ,;:")
     for mtype, pattern in _LABELS:
         if m := pattern.match(raw):
-            return Cue(mtype, 1.0, m.group().rstrip(":："))
+            return Cue(mtype, LABEL, m.group().rstrip(":："))
     s = titles.strip_filler(raw)
     if not s or is_question(s):
         return NONE
@@ -519,7 +520,7 @@ def classify(text: str, sentences: Sequence[str]) -> Reading:
     cues = _lessons(cues)
     # A rule in one numbered step of a list of plain steps is a step of that how-to.
     numbered = [i for i, s in enumerate(sentences) if STEP_LINE.match(s)]
-    ruled = [i for i in numbered if cues[i].type not in _PLAIN_STEP and cues[i].weight < 1.0]
+    ruled = [i for i in numbered if cues[i].type not in _PLAIN_STEP and cues[i].weight < LABEL]
     in_steps = set(ruled) if len(numbered) - len(ruled) >= max(2, len(ruled)) else set()
     # Facts said inside a run of steps ("先在飞书里发起审批…然后…") are details of those steps.
     n = steps(text)
@@ -544,9 +545,9 @@ def classify(text: str, sentences: Sequence[str]) -> Reading:
     told = [s for s in sentences if _has_sequence(s)]
     if n and _sequence_only(text) and told and all(_ASKS_BACK.search(s) for s in told):
         n = 0  # "deploy it, then run the tests, then tell me": an errand for the assistant
-    if n >= 2 and not any(c.weight >= 1.0 and c.type != "playbook" for c in cues):
+    if n >= 2 and not any(c.weight >= LABEL and c.type != "playbook" for c in cues):
         totals["playbook"] = totals.get("playbook", 0.0) + 0.5 * n
-    labelled = [c.type for c in cues if c.weight >= 1.0]
+    labelled = [c.type for c in cues if c.weight >= LABEL]
     if labelled:  # the writer's own label outweighs any count
         for t in labelled:
             totals[t] = totals.get(t, 0.0) + 10.0
@@ -590,12 +591,26 @@ def _lessons(cues: list[Cue]) -> list[Cue]:
     reason after stays a rule (the precedence within a sentence, across sentences)."""
     out, harmed = [], False
     for cue in cues:
-        if cue.type == "warning" and cue.weight < 1.0:
+        if cue.type == "warning" and cue.weight < LABEL:
             harmed = True
-        elif harmed and cue.type == "preference" and cue.weight < 1.0:
+        elif harmed and cue.type == "preference" and cue.weight < LABEL:
             cue = Cue("warning", cue.weight, cue.why)
         out.append(cue)
     return out
+
+
+# A request to keep what the sentence says, or word that it is for later: "remember",
+# "note for the future", "for future reference", 记住, 以后注意.
+_KEEP = re.compile(
+    _REMEMBER.pattern + r"|\b(?:for|in) the future\b|\bfuture reference\b|\bnote to self\b|"
+    r"(?:以后|今后|下次)(?:要)?注意",
+    _I,
+)
+
+
+def asks_to_keep(sentence: str) -> bool:
+    """Whether the user asks for the sentence to be kept or says it is for later."""
+    return bool(_KEEP.search(sentence))
 
 
 def reports_problem(sentence: str) -> bool:

@@ -39,8 +39,21 @@ N_CUE = 3 * len(CUE_TYPES) + 4 + len(CLASSES)
 MAX_SENTENCES = 64
 MAX_SENTENCE_CHARS = 500
 MAX_TEXT_CHARS = 2000
+# A session of this many user turns or fewer is a rule typed in one go (`memoryd record`, a
+# one-line prompt), which the classifier, fitted on conversations of two turns or more, has
+# never seen: there the cues' gates all hold (a routine fix, CONFIDENT, EXPLICIT with SURE
+# never for "session"). In a conversation the cues' judgement (the type's own words, a
+# routine fix) stands unless the classifier is SURE of anything else, "session" included
+# ("always", "never", "careful" and 决定 are also said in passing), and an unsure classifier
+# decides too. On the sets no cue was tuned on (dev4-dev6, 180 sessions, nested
+# leave-one-set-out) the unsure yielding was right in 1 of the 7 sessions where it overruled
+# the classifier, the routine-fix gate in 0 of 4; over all six sets (311) 78.1% -> 80.7%,
+# the sets no cue was tuned on 64.4% -> 71.1%, the three the cues were written on 96.9% ->
+# 93.9% (bench/train_typeclf.py).
+GATED_TURNS = 1
 # Below this probability the classifier yields to the cues when they state a type (in the
-# nested leave-one-set-out of bench/train_typeclf.py: dev4 65.0% at 0.5, 63.3% without).
+# nested leave-one-set-out of bench/train_typeclf.py: dev4 65.0% at 0.5, 63.3% without,
+# when dev..dev4 were all it was fitted on).
 CONFIDENT = 0.5
 WEIGHTS = Path(__file__).with_name("typeclf.json")
 # A cue at least this strong names the type in its own words ("we decided", "careful",
@@ -48,15 +61,15 @@ WEIGHTS = Path(__file__).with_name("typeclf.json")
 # each type is said with, and what a person reading the session would go by. The
 # classifier decides where the cues only guess (a plain statement, a how-to, nothing).
 EXPLICIT = 0.8
-# ...unless the classifier is at least this sure of another long-term type: the words
-# read in another sense ("never again." closing a warning story, "don't rinse it before
-# roasting" in a recipe's steps, 我跟我妈说好了 in a warning). Never of "nothing worth
-# keeping": trained on conversations, the classifier is sure of that for short rules
-# stated outright ("we decided to use Postgres for the job queue": p 0.91, 以后一律用中文
-# 写 commit message: 0.92), which the user asked to keep. On the sets no cue was tuned on
-# (dev4-dev6, 180 sessions) the own words were right in 32 of the 62 sessions they fired
-# in, the classifier in 51; nested leave-one-set-out over those three sets: 60.0% ->
-# 64.4% (bench/train_typeclf.py).
+# ...unless the classifier is at least this sure of another type: the words read in
+# another sense ("never again." closing a warning story, "don't rinse it before roasting"
+# in a recipe's steps, 我跟我妈说好了 in a warning). In a session of one turn (GATED_TURNS)
+# never of "nothing worth keeping": trained on conversations, the classifier is sure of
+# that for short rules stated outright ("we decided to use Postgres for the job queue": p
+# 0.91, 以后一律用中文写 commit message: 0.92), which the user asked to keep. On the sets
+# no cue was tuned on (dev4-dev6, 180 sessions) the own words were right in 32 of the 62
+# sessions they fired in, the classifier in 51; nested leave-one-set-out over those three
+# sets: 60.0% -> 64.4% (bench/train_typeclf.py).
 SURE = 0.7
 
 
@@ -159,13 +172,33 @@ def explicit(read: cues.Reading) -> bool:
     return key is not None and read.cues[key].weight >= EXPLICIT
 
 
+def marked(read: cues.Reading) -> bool:
+    """Whether the user marked a sentence that states a type in its own words as one to
+    keep: a label ("Warning:", 决定：) or a request to keep it ("note for the future", 记住).
+    The classifier, which reads a bug fix ending in "note for the future: the payment service
+    must never be called with an empty cart" as nothing to keep (p 0.88), cannot overrule it
+    as such."""
+    return any(
+        c.weight >= EXPLICIT and (c.weight >= cues.LABEL or cues.asks_to_keep(s))
+        for s, c in zip(read.sentences, read.cues, strict=True)
+    )
+
+
 def routine_fix(read: cues.Reading) -> bool:
     """A session the cues read nothing to keep in, that reports a problem or asks for a fix:
     a routine bug-fix session, which issue 21 says stays a session unless it says something
-    worth keeping. The classifier does not overrule the cues there: it read "The export
-    crashes ... please fix it. This is important ... it must work." as a warning (p 0.57),
-    the junk the issue lists. (Nested leave-one-set-out: dev5 55.0% -> 53.3%, dev4 60.0%.)"""
+    worth keeping. Only a classifier SURE of another type, in a conversation, overrules the
+    cues there, and never with a warning: a problem report reads like the first half of a
+    warning story, and the classifier read "The export crashes ... please fix it. This is
+    important ... it must work." as one (p 0.57 in one turn, 0.83 in two), the junk the
+    issue lists. (On dev4-dev6 the two fixes it was sure of were a decision and a fact.)"""
     return not read.type and any(cues.reports_problem(s) for s in read.sentences)
+
+
+def gated(user_turns: Sequence[str]) -> bool:
+    """Whether the cues' gates hold over the classifier: a session of GATED_TURNS user
+    turns or fewer."""
+    return sum(1 for t in user_turns if t.strip()) <= GATED_TURNS
 
 
 def classify(
@@ -173,10 +206,12 @@ def classify(
 ) -> tuple[str, float] | None:
     """The session's type (one of CLASSES, "session" for nothing worth keeping) and its
     probability; None when there is no embedder, it is not the one the weights were
-    trained with (a plug-in model), there is nothing to read, the cues read a routine fix
-    or state the type in its own words and the classifier is not SURE of another long-term
-    type, the classifier is less than CONFIDENT while the cues state a type, or anything
-    fails: the cues decide then."""
+    trained with (a plug-in model), there is nothing to read, the cues state the type in
+    its own words and the classifier is not SURE of another (nor of "session" where the
+    user marked the sentence to keep), the cues read a routine fix and it is not SURE of
+    another type than a warning, or anything fails; and in a session of one turn (gated)
+    also when the cues read a routine fix, the other type it is SURE of is "session", or it
+    is less than CONFIDENT while the cues state a type: the cues decide then."""
     if embedder is None or not any(t.strip() for t in user_turns):
         return None
     try:
@@ -187,7 +222,8 @@ def classify(
             return None
         if reading is None:
             reading = read_cues(user_turns)
-        if routine_fix(reading):
+        gate, fix = gated(user_turns), routine_fix(reading)
+        if fix and gate:
             return None
         z = (features(user_turns, embedder, reading=reading) - m.mean) / m.scale
         s = z @ m.weights + m.bias
@@ -196,9 +232,12 @@ def classify(
         if not np.isfinite(p).all():  # NaN or Inf from the embedder: argmax would say "decision"
             return None
         k = int(p.argmax())
-        if explicit(reading) and (p[k] < SURE or CLASSES[k] in (reading.type, "session")):
+        held = (reading.type, "session") if gate or marked(reading) else (reading.type,)
+        if explicit(reading) and (p[k] < SURE or CLASSES[k] in held):
             return None
-        if p[k] < CONFIDENT and reading.type:
+        if fix and (p[k] < SURE or CLASSES[k] == "warning"):
+            return None
+        if gate and p[k] < CONFIDENT and reading.type:
             return None
         return m.classes[k], float(p[k])
     except Exception as exc:  # the embedder or the weights failed: the cues decide

@@ -187,6 +187,74 @@ def test_a_bug_fix_the_cues_read_nothing_in_stays_a_session(default: embed.Embed
     assert typeclf.classify([fix], default) is None
 
 
+@pytest.mark.parametrize(
+    "turns",
+    [
+        ["careful, the kettle is hot lol. anyway, how do I convert 350F to celsius?", "thanks"],
+        [
+            "I never know what to cook on weeknights. what's a quick dinner with chicken and rice?",
+            "perfect, thanks, we had it tonight",
+        ],
+        ["我决定不了今晚看什么电影，想看点轻松的，别太长", "第二个好，就用这个"],
+    ],
+)
+def test_in_a_conversation_a_type_word_said_in_passing_yields_to_a_sure_classifier(
+    default: embed.Embedder, turns: list[str]
+):
+    """ "careful", "never" and 决定 said in passing: the cues alone read a type in its own
+    words, the classifier is sure there is nothing to keep, and over two turns it decides."""
+    read = typeclf.read_cues(turns)
+    assert typeclf.explicit(read) and not typeclf.gated(turns)
+    assert rules.score(turns[0][:79], "", user_turns=turns).type != "none"
+    label, p = typeclf.classify(turns, default, reading=read) or ("", 0.0)
+    assert label == "session" and p >= typeclf.SURE
+    assert rules.score(turns[0][:79], "", user_turns=turns, embedder=default).type == "none"
+
+
+FIX = "checkout crashes with a NullPointerException when the cart is empty, pls fix"
+
+
+@pytest.mark.parametrize(
+    "marked",
+    [
+        "fixed, thanks. note for the future: the payment service must never be called with an empty cart",
+        "fixed, thanks. Warning: the payment service must never be called with an empty cart, it costs a fee",
+        "修好了，谢谢。记住：支付服务绝对不能用空购物车调用，会扣手续费",
+    ],
+)
+def test_a_sentence_marked_to_keep_is_never_overruled_as_nothing_worth_keeping(
+    default: embed.Embedder, marked: str
+):
+    """A label or a request to keep it ("note for the future", 记住) is the user saying the
+    sentence is worth keeping: the classifier, sure a bug fix is nothing to keep, does not
+    overrule it there, though it does where the same rule is said unmarked."""
+    turns = [FIX, marked]
+    assert typeclf.marked(typeclf.read_cues(turns))
+    assert rules.score(FIX, "", user_turns=turns, embedder=default).type == "warning"
+    unmarked = [FIX, "fixed, thanks. the payment service must never be called with an empty cart"]
+    assert not typeclf.marked(typeclf.read_cues(unmarked))
+    assert (typeclf.classify(unmarked, default) or ("",))[0] == "session"
+
+
+def test_a_bug_fix_over_two_turns_is_not_made_a_warning(default: embed.Embedder):
+    """Issue 21's example split into two turns: the classifier is sure of a warning (p
+    0.83), which a problem report reads like; a routine fix yields to no warning."""
+    turns = [
+        "The invoice export crashes with a KeyError when the list is empty, please fix it.",
+        "This is important: billing depends on the CSV export and it must work.",
+    ]
+    read = typeclf.read_cues(turns)
+    assert typeclf.routine_fix(read) and not typeclf.gated(turns)
+    assert typeclf.classify(turns, default, reading=read) is None
+    assert rules.score(turns[0], "", user_turns=turns, embedder=default).type == "none"
+
+
+def test_the_gates_hold_in_a_session_of_one_turn_only():
+    assert typeclf.gated(["always use pnpm in this repo"])
+    assert typeclf.gated(["always use pnpm in this repo", "   ", ""])  # empty turns say nothing
+    assert not typeclf.gated(["always use pnpm in this repo", "ok"])
+
+
 def test_the_analysis_types_a_captured_session_with_the_store_embedder(
     cli, project: Path, tmp_path: Path, isolated_home: Path
 ):
