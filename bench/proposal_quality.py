@@ -79,6 +79,7 @@ EXTRA_SETS = (
     "sessions_dev5.jsonl",
     "sessions_dev6.jsonl",
     "sessions_dev7.jsonl",
+    "sessions_dev8.jsonl",
     "sessions_ml.jsonl",
     "sessions_ml2.jsonl",
     "sessions_ml3.jsonl",
@@ -88,8 +89,9 @@ EXTRA_SETS = (
 # session of each type in German, French, Spanish, Portuguese, Italian, Russian, Japanese
 # and Korean (48), written blind later, when ml had been tuned on; ml3 the same, written
 # blind to check what ml2 showed. dev6 and dev7 (60 each, English and Chinese) were written
-# blind on 2026-11-29 by two more writers; dev6 trains the learned type, dev7 does not.
-ALL_SPLITS = ("dev", "held_out", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "ml", "ml2", "ml3")
+# blind on 2026-11-29 by two more writers; dev6 trains the learned type, dev7 does not;
+# dev8 (60, one annotator's keywords only), by a fourth writer the same day, does not either.
+ALL_SPLITS = ("dev", "held_out", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8", "ml", "ml2", "ml3")
 LONG_TERM = ("decision", "preference", "fact", "playbook", "warning")
 TITLE_MAX = 80
 TARGETS = {
@@ -876,7 +878,9 @@ def section(result: dict[str, Any]) -> list[str]:
         "half `dev`, half `held_out`; and the later development sets dev2 to dev6, "
         "sessions_dev2/3/4/5/6.jsonl, each written blind to the rules as they then stood, and dev7, "
         "written blind on 2026-11-29 and not tuned on, each with a second "
-        "annotator's keywords in keywords_second_dev.jsonl; and `ml`, sessions_ml.jsonl, 36 "
+        "annotator's keywords in keywords_second_dev.jsonl; dev8, sessions_dev8.jsonl, written "
+        "blind the same day by a fourth writer, not tuned on, one annotator's keywords only; "
+        "and `ml`, sessions_ml.jsonl, 36 "
         "sessions in German, French, Spanish, Japanese, Korean and Russian written blind, with one "
         "annotator's keywords only, tuned on since; and `ml2` and `ml3`, 48 sessions each in those "
         "languages and Portuguese and Italian, one of each type per language, written blind later by "
@@ -995,7 +999,7 @@ def main() -> int:
     ap.add_argument(
         "--splits",
         default=",".join(SPLITS),
-        help="comma-separated: dev, held_out, dev2 ... dev7, ml, ml2, ml3 (tune on dev..dev6; docs: all)",
+        help="comma-separated: dev, held_out, dev2 ... dev8, ml, ml2, ml3 (tune on dev..dev6; docs: all)",
     )
     args = ap.parse_args()
     splits = tuple(x.strip() for x in args.splits.split(",") if x.strip())

@@ -3,7 +3,7 @@ weights, core/memoryd/llm/typeclf.json.
 
 Trains on the dev sets only: the rows of tests/data/proposals/sessions.jsonl whose split is
 "dev" (a held_out row is dropped as its line is parsed, never kept) and sessions_dev2..6
-(dev7 is kept blind, as a check). The L2 strength is chosen by leave-one-set-out over the
+(dev7 and dev8 are kept blind, as checks). The L2 strength is chosen by leave-one-set-out over the
 six sets; the accuracy printed per set is a nested leave-one-set-out (the strength chosen
 on the other five sets only, the held set never seen), beside the cues' accuracy on it:
 the honest figure, since the proposal bench's dev columns are training data now.
@@ -299,13 +299,10 @@ def report(rows: Rows) -> None:
     warning = typeclf.CLASSES.index("warning")
     fix_overruled = (P.max(1) >= typeclf.SURE) & (learned != warning) & ~gate
     shipped = np.where((rows.explicit & ~overruled) | (rows.fix & ~fix_overruled), rows.cues, unsure)
-    print(
-        f"{'set':6s}{'n':>5s}{'cues':>8s}{'learned':>9s}{'+unsure':>9s}{'shipped':>9s}{'lambda':>9s}"
-        "   (nested LOSO)"
-    )
+    print(f"{'set':6s}{'n':>5s}{'cues':>8s}{'learned':>9s}{'shipped':>9s}{'lambda':>9s}   (nested LOSO)")
     for name, lam in [*zip(SETS, chosen, strict=True), ("all", None)]:
         held = rows.sets == name if lam is not None else np.ones(len(rows.y), dtype=bool)
-        accs = [np.mean(p[held] == rows.y[held]) * 100 for p in (rows.cues, learned, unsure, shipped)]
+        accs = [np.mean(p[held] == rows.y[held]) * 100 for p in (rows.cues, learned, shipped)]
         tail = f"{lam:9g}" if lam is not None else ""
         print(f"{name:6s}{int(held.sum()):5d}" + "".join(f"{a:8.1f}%" for a in accs) + tail)
 

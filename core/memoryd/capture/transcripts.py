@@ -22,7 +22,8 @@ from memoryd.config import CaptureConfig
 from memoryd.redact import Redactor
 from memoryd.store.files import Turn
 
-_NOT_PROMPTS = (
+# What a harness writes as a user message that the person did not type.
+NOT_PROMPTS = (
     "<command-name>",
     "<command-message>",
     "<local-command",
@@ -108,7 +109,7 @@ class _Builder:
 
     def user_text(self, text: str, ts: Any, ext_id: Any) -> None:
         clipped = self.turn("user", text, ts, ext_id)
-        if clipped and not clipped.startswith(_NOT_PROMPTS):
+        if clipped and not clipped.startswith(NOT_PROMPTS):
             self.out.prompts.append(clipped)
 
     def assistant_text(self, text: str, ts: Any, ext_id: Any) -> None:

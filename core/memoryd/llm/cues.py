@@ -599,11 +599,14 @@ def _lessons(cues: list[Cue]) -> list[Cue]:
     return out
 
 
-# A request to keep what the sentence says, or word that it is for later: "remember",
-# "note for the future", "for future reference", 记住, 以后注意.
+# A request to keep what the sentence says, or word that it is for later: "remember this",
+# "note for the future", "for future reference", 记住, 以后注意. Not "I remember" or 我记得
+# (recalling), nor "note that" said in passing.
 _KEEP = re.compile(
-    _REMEMBER.pattern + r"|\b(?:for|in) the future\b|\bfuture reference\b|\bnote to self\b|"
-    r"(?:以后|今后|下次)(?:要)?注意",
+    r"\bremember (?:this|that:)|\bplease remember\b|\bremember\s*[:：,，]|"
+    r"\bkeep (?:this |that |it )?in mind\b|\bdon'?t forget\b|\bfor the record\b|"
+    r"\b(?:for|in) the future\b|\bfuture reference\b|\bnote to self\b|\bnote for\b|"
+    r"记住|记一下|记下来|记着|别忘了|不要忘记|帮我存着|存下来|(?:以后|今后|下次)(?:要)?注意",
     _I,
 )
 

@@ -92,7 +92,8 @@ def test_the_weights_are_for_the_default_embedder(default: embed.Embedder):
     assert model.embedder == embed.tag(default)
     data = json.loads(typeclf.WEIGHTS.read_text(encoding="utf-8"))
     assert set(data["trained_on"]) == {"dev", "dev2", "dev3", "dev4", "dev5", "dev6"}
-    assert not {"held_out", "dev7", "ml2", "ml3"} & set(data["trained_on"])  # the blind sets stay blind
+    blind = {"held_out", "dev7", "dev8", "ml2", "ml3"}
+    assert not blind & set(data["trained_on"])  # the blind sets stay blind
 
 
 def test_a_plain_fact_is_typed_by_the_classifier(default: embed.Embedder):
@@ -190,7 +191,10 @@ def test_a_bug_fix_the_cues_read_nothing_in_stays_a_session(default: embed.Embed
 @pytest.mark.parametrize(
     "turns",
     [
-        ["careful, the kettle is hot lol. anyway, how do I convert 350F to celsius?", "thanks"],
+        [
+            "my daughter always forgets her lunch on mondays, lol. anyway can you suggest a pasta recipe?",
+            "thanks! that worked, dinner was great",
+        ],
         [
             "I never know what to cook on weeknights. what's a quick dinner with chicken and rice?",
             "perfect, thanks, we had it tonight",
@@ -201,7 +205,7 @@ def test_a_bug_fix_the_cues_read_nothing_in_stays_a_session(default: embed.Embed
 def test_in_a_conversation_a_type_word_said_in_passing_yields_to_a_sure_classifier(
     default: embed.Embedder, turns: list[str]
 ):
-    """ "careful", "never" and 决定 said in passing: the cues alone read a type in its own
+    """ "always", "never" and 决定 said in passing: the cues alone read a type in its own
     words, the classifier is sure there is nothing to keep, and over two turns it decides."""
     read = typeclf.read_cues(turns)
     assert typeclf.explicit(read) and not typeclf.gated(turns)
@@ -249,10 +253,82 @@ def test_a_bug_fix_over_two_turns_is_not_made_a_warning(default: embed.Embedder)
     assert rules.score(turns[0], "", user_turns=turns, embedder=default).type == "none"
 
 
-def test_the_gates_hold_in_a_session_of_one_turn_only():
+def test_the_gates_hold_where_the_person_said_something_in_one_turn_only():
     assert typeclf.gated(["always use pnpm in this repo"])
     assert typeclf.gated(["always use pnpm in this repo", "   ", ""])  # empty turns say nothing
-    assert not typeclf.gated(["always use pnpm in this repo", "ok"])
+    # an acknowledgement, or what the harness wrote as a user message, says nothing more
+    for after in ("thanks", "ok, great!", "Thank you so much 🙏", "好的谢谢", "嗯嗯", "👍"):
+        assert typeclf.gated(["always use pnpm in this repo", after]), after
+    assert typeclf.gated(["always use pnpm in this repo", "[Request interrupted by user]"])
+    assert typeclf.gated(["<environment_context>cwd</environment_context>", "always use pnpm here"])
+    for after in ("ok do it", "thanks! also add a .npmrc", "第二个好，就用这个", "ok caddy it is"):
+        assert not typeclf.gated(["always use pnpm in this repo", after]), after
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "we decided to use Postgres for the job queue",
+        "always use pnpm in this repo",
+        "以后一律用中文写 commit message",
+        "never push directly to main in this repo",
+    ],
+)
+@pytest.mark.parametrize("after", ["thanks", "[Request interrupted by user]", "好的谢谢"])
+def test_a_rule_followed_only_by_thanks_is_still_one_turn(default: embed.Embedder, said: str, after: str):
+    """A one-line rule, then "thanks" (or an interrupted request): what the person said is
+    the one line, where the classifier, sure it is nothing to keep, never overrules it."""
+    turns = [said, after]
+    assert (typeclf.classify(turns, default) or ("",))[0] != "session"
+    assert rules.score(said[:79], "", user_turns=turns, embedder=default).type != "none"
+
+
+RULE = "always use pnpm in this repo"
+MORE = "also add a .npmrc with engine-strict set"
+FIXING = "the invoice export crashes with a KeyError, please fix it"
+WEAK = "my sister lives in Leeds, near the station"  # a fact, at less than the type's own words
+
+
+@pytest.mark.parametrize(
+    ("turns", "sure_of", "p", "expected"),
+    [
+        # the type's own words: one turn, "nothing" never overrules; a conversation, it does
+        ([RULE], "session", 0.9, None),
+        ([RULE, MORE], "session", 0.9, "session"),
+        ([f"note for the future: {RULE}", MORE], "session", 0.9, None),  # marked to keep
+        ([RULE, MORE], "fact", 0.6, None),  # not SURE
+        ([RULE, MORE], "fact", 0.9, "fact"),
+        # a routine fix: one turn, the cues'; a conversation, a SURE type but a warning
+        ([FIXING], "fact", 0.95, None),
+        ([FIXING, "it still crashes on the refunds page"], "fact", 0.95, "fact"),
+        ([FIXING, "it still crashes on the refunds page"], "warning", 0.95, None),
+        ([FIXING, "it still crashes on the refunds page"], "fact", 0.6, None),
+        # a type the cues read weakly: below CONFIDENT the cues decide in one turn only
+        ([WEAK], "decision", 0.4, None),
+        ([WEAK, "can you suggest a gift for her birthday next week"], "decision", 0.4, "decision"),
+    ],
+)
+def test_the_gates_as_the_classifier_is_sure(
+    default: embed.Embedder,
+    monkeypatch: pytest.MonkeyPatch,
+    turns: list[str],
+    sure_of: str,
+    p: float,
+    expected: str | None,
+):
+    """Weights that answer `p` for `sure_of` whatever the text (the rest spread evenly),
+    to hold each gate of typeclf.classify to its rule."""
+    from memoryd.embed import tag
+
+    d = typeclf.N_CUE + 3 * default.dim
+    rest = (1.0 - p) / (len(typeclf.CLASSES) - 1)
+    probs = np.array([p if c == sure_of else rest for c in typeclf.CLASSES])
+    fixed = typeclf.Model(
+        tag(default), typeclf.CLASSES, np.zeros(d), np.ones(d), np.zeros((d, len(probs))), np.log(probs)
+    )
+    monkeypatch.setattr(typeclf, "_model", fixed)
+    got = typeclf.classify(turns, default)
+    assert (got[0] if got else None) == expected, got
 
 
 def test_the_analysis_types_a_captured_session_with_the_store_embedder(
