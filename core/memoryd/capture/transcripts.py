@@ -19,20 +19,10 @@ from typing import Any, BinaryIO
 
 from memoryd import jsontext, safeopen
 from memoryd.config import CaptureConfig
+from memoryd.harness_messages import NOT_PROMPTS
 from memoryd.redact import Redactor
 from memoryd.store.files import Turn
 
-# What a harness writes as a user message that the person did not type.
-NOT_PROMPTS = (
-    "<command-name>",
-    "<command-message>",
-    "<local-command",
-    "Caveat:",
-    "<environment_context>",
-    "<user_instructions>",
-    "This session is being continued",
-    "[Request interrupted",
-)
 _FILE_KEYS = ("file_path", "path", "notebook_path", "filename")
 
 

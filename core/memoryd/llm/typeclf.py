@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memoryd import sentences
-from memoryd.capture.transcripts import NOT_PROMPTS
+from memoryd.harness_messages import written_by_harness
 from memoryd.lazynp import np
 from memoryd.llm import cues
 
@@ -209,6 +209,7 @@ _ACK_LATIN = re.compile(
 _ACK_HAN = re.compile(
     r"谢谢你?|多谢|好的|好滴|好吧|嗯+|收到|可以了?|没问题|明白了?|了解|知道了|行|好|哈+|啦|了"
 )
+_WORD = re.compile(r"\w")
 
 
 def says_something(turn: str) -> bool:
@@ -216,12 +217,9 @@ def says_something(turn: str) -> bool:
     harness wrote ("[Request interrupted by user]", a Codex <environment_context>), not
     only an acknowledgement."""
     text = turn.strip()
-    if not text or text.startswith(NOT_PROMPTS):
+    if not text or written_by_harness(text):
         return False
     return bool(_WORD.search(_ACK_HAN.sub(" ", _ACK_LATIN.sub(" ", text))))
-
-
-_WORD = re.compile(r"\w")
 
 
 def gated(user_turns: Sequence[str]) -> bool:
