@@ -192,18 +192,53 @@ def keywords(
     the limit with weak terms too (a vocabulary, not triggers)."""
     if limit <= 0 or not text:
         return []
+    wanted = limit if rarity is None else max(_RARITY_POOL, 4 * limit)  # the store ranks a pool
+    pool = _pool(text, wanted, rarity, focus)
+    top = pool[0].score if pool else 0.0
+    kept = [c for i, c in enumerate(pool[:limit]) if weak or i < _KEEP_AT_LEAST or c.score >= _WEAK * top]
+    return [c.shown for c in kept]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A term the ranking weighed, with what it weighed it by: what a chooser learned from
+    labelled sessions reads (memoryd.llm.kwclf)."""
+
+    shown: str  # as the text writes it most often
+    key: str
+    count: int
+    prior: float  # how specific the kind of term is, after its role was read
+    stated: float  # ...and before (a word read as a verb is ranked down from this)
+    focused: bool  # a term of the sentences that state the point
+    rarity: float  # the store's weight (1.0 without a store)
+    unseen: bool  # the store has not seen it
+    score: float  # what the ranking orders by
+    first: float  # where it first stands, as a share of the text
+    known: bool  # Chinese the segmenter's dictionary has (True for every other term)
+
+
+def candidates(
+    text: str, *, rarity: Rarity | None = None, focus: str | None = None, pool: int = _RARITY_POOL
+) -> list[Candidate]:
+    """The `pool` best terms of `text` in the order `keywords` ranks them, each with its
+    evidence; keywords() keeps a prefix of this list."""
+    return _pool(text, pool, rarity, focus) if pool > 0 and text else []
+
+
+def _pool(text: str, wanted: int, rarity: Rarity | None, focus: str | None) -> list[Candidate]:
     if not text.isascii():  # NFD (a macOS file name's, say) as typed: 가 is one letter, not ㄱ+ㅏ
         text = unicodedata.normalize("NFC", text)
         focus = unicodedata.normalize("NFC", focus) if focus else focus
     text = _PLACEHOLDER.sub(" ", text) if "[REDACTED:" in text else text
     terms = _collect(text)
-    candidates = [
+    found = [
         (key, t)
         for key, t in terms.items()
         if t.han_known or t.count >= 2  # a cut the dictionary lacks: only if it recurs
     ]
     pointed = set(_collect(focus)) if focus else set(terms)
-    boost = {key: _FOCUS_BOOST if _within(key, pointed) else 1.0 for key, _ in candidates}
+    boost = {key: _FOCUS_BOOST if _within(key, pointed) else 1.0 for key, _ in found}
+    stated = {key: t.prior for key, t in found}
 
     def base_of(key: str, t: _Term) -> float:
         return (1.0 + math.log(t.count)) * t.prior * boost[key]
@@ -212,25 +247,34 @@ def keywords(
         _settle_role(text, key, t)
         return base_of(key, t)
 
-    wanted = limit if rarity is None else max(_RARITY_POOL, 4 * limit)  # the store ranks a pool
-    candidates, base = _ranked(candidates, base_of, resolve, wanted)
+    ranked, base = _ranked(found, base_of, resolve, wanted)
+    shown = {key: _display(t) for key, t in ranked}
+    weights: Mapping[str, float] = {}
+    unseen = 1.0
     if rarity is not None:
-        pool = candidates
-        shown = {key: _display(t) for key, t in pool}
         weights = rarity(list(shown.values()))
         unseen = max(weights.values(), default=1.0)  # a term the store has not seen is rarest
-        score = {key: base[key] * _finite(weights.get(shown[key], unseen)) for key in shown}
-        pool.sort(key=lambda kt: (-score[kt[0]], kt[1].first))
-        candidates = pool
-    else:
-        score = base
-    top = score[candidates[0][0]] if candidates else 0.0
-    kept = [
-        kt
-        for i, kt in enumerate(candidates[:limit])
-        if weak or i < _KEEP_AT_LEAST or score[kt[0]] >= _WEAK * top
+    out = [
+        Candidate(
+            shown=shown[key],
+            key=key,
+            count=t.count,
+            prior=t.prior,
+            stated=stated[key],
+            focused=boost[key] > 1.0,
+            rarity=_finite(weights.get(shown[key], unseen)) if rarity is not None else 1.0,
+            unseen=rarity is not None and shown[key] not in weights,
+            score=base[key] * (_finite(weights.get(shown[key], unseen)) if rarity is not None else 1.0),
+            first=t.first / len(text),
+            known=t.han_known,
+        )
+        for key, t in ranked
     ]
-    return [_display(t) for _, t in kept]
+    if rarity is not None:
+        order = {key: i for i, (key, _) in enumerate(ranked)}
+        firsts = {key: t.first for key, t in ranked}
+        out.sort(key=lambda c: (-c.score, firsts[c.key], order[c.key]))
+    return out
 
 
 def _ranked(

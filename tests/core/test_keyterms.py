@@ -790,3 +790,25 @@ def test_english_developer_words_keep_english_keywords() -> None:
     got = keywords("Rate limit per AI call: cap at 20 per minute in CI, per user", 8)
     assert {"AI", "CI"} <= set(got), got
     assert stopwords.foreign("Use Redis per tenant and Postgres per region. CI per branch") == frozenset()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Use Redis only for caching; jobs stay in Postgres, the source of truth for the job queue.",
+        "以后一律用 pnpm，不要用 npm，否则 lockfile 会乱。CI 里也改成 pnpm install --frozen-lockfile。",
+        "Wir nehmen Gitea statt GitLab CE, der act_runner kommt auf die zweite Kiste.",
+    ],
+)
+def test_the_keywords_are_the_head_of_the_candidates_a_chooser_weighs(text: str):
+    """keyterms.candidates is the ranking keywords() cuts (memoryd.llm.kwclf chooses in it)."""
+
+    def rarity(terms):
+        return {t: 1.0 + (len(t) % 3) for t in terms}  # any store's weights: the order must follow them
+
+    for weights in (None, rarity):
+        pool = keyterms.candidates(text, rarity=weights)
+        kept = keyterms.keywords(text, 8, rarity=weights)
+        assert kept and [c.shown for c in pool[: len(kept)]] == kept
+        assert [c.score for c in pool] == sorted((c.score for c in pool), reverse=True)
+        assert all(0.0 <= c.first < 1.0 and c.count >= 1 and c.prior <= c.stated for c in pool)
