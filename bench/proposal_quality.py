@@ -83,15 +83,31 @@ EXTRA_SETS = (
     "sessions_ml.jsonl",
     "sessions_ml2.jsonl",
     "sessions_ml3.jsonl",
+    "sessions_ml4.jsonl",
 )
 # ml: German, French, Spanish, Japanese, Korean and Russian sessions (6 each), written blind
 # like the others: how the rules do in languages they were not written for. ml2: one
 # session of each type in German, French, Spanish, Portuguese, Italian, Russian, Japanese
 # and Korean (48), written blind later, when ml had been tuned on; ml3 the same, written
-# blind to check what ml2 showed. dev6 and dev7 (60 each, English and Chinese) were written
+# blind to check what ml2 showed; ml4 the same, written blind to check the learned keyword
+# chooser (memoryd.llm.kwclf) before it was shipped. dev6 and dev7 (60 each, English and Chinese) were written
 # blind on 2026-11-29 by two more writers; dev6 trains the learned type, dev7 does not;
 # dev8 (60, one annotator's keywords only), by a fourth writer the same day, does not either.
-ALL_SPLITS = ("dev", "held_out", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8", "ml", "ml2", "ml3")
+ALL_SPLITS = (
+    "dev",
+    "held_out",
+    "dev2",
+    "dev3",
+    "dev4",
+    "dev5",
+    "dev6",
+    "dev7",
+    "dev8",
+    "ml",
+    "ml2",
+    "ml3",
+    "ml4",
+)
 LONG_TERM = ("decision", "preference", "fact", "playbook", "warning")
 TITLE_MAX = 80
 TARGETS = {
@@ -882,9 +898,9 @@ def section(result: dict[str, Any]) -> list[str]:
         "blind the same day by a fourth writer, not tuned on, one annotator's keywords only; "
         "and `ml`, sessions_ml.jsonl, 36 "
         "sessions in German, French, Spanish, Japanese, Korean and Russian written blind, with one "
-        "annotator's keywords only, tuned on since; and `ml2` and `ml3`, 48 sessions each in those "
-        "languages and Portuguese and Italian, one of each type per language, written blind later by "
-        "two more writers and not tuned on) through the capture hook's code, "
+        "annotator's keywords only, tuned on since; and `ml2`, `ml3` and `ml4`, 48 sessions each in "
+        "those languages and Portuguese and Italian, one of each type per language, written blind "
+        "later by three more writers and not tuned on) through the capture hook's code, "
         "one worker drain and the DURA analysis, in a throwaway home. The rates' targets are judged on "
         "`held_out`, which no rule was tuned on; dev to dev6 were all tuned on by the time of this run "
         '(see "Proposal rules: how they generalise" below for each set\'s figure before it was). '
@@ -999,7 +1015,7 @@ def main() -> int:
     ap.add_argument(
         "--splits",
         default=",".join(SPLITS),
-        help="comma-separated: dev, held_out, dev2 ... dev8, ml, ml2, ml3 (tune on dev..dev6; docs: all)",
+        help="comma-separated: dev, held_out, dev2 ... dev8, ml ... ml4 (tune on dev..dev6; docs: all)",
     )
     args = ap.parse_args()
     splits = tuple(x.strip() for x in args.splits.split(",") if x.strip())

@@ -252,7 +252,14 @@ def score(
     # prompt) and the kept points; for adopted steps, the user's own words for what the
     # how-to is for (the steps are its detail).
     focus = "\n".join([framing, *(p for p in points if p not in adopted)])
-    triggers = keywords("\n".join([*plain, *adopted]), 8, rarity=rarity, focus=focus)
+    said_plain = "\n".join([*plain, *adopted])
+    triggers = None
+    if embedder is not None:  # which ranked terms to keep, learned (the ranking's cut without a model)
+        from memoryd.llm import kwclf
+
+        triggers = kwclf.choose(said_plain, 8, embedder=embedder, rarity=rarity, focus=focus)
+    if triggers is None:
+        triggers = keywords(said_plain, 8, rarity=rarity, focus=focus)
     # Where no sentence states the type, the title names what the session is about; a
     # how-to's is what it is for, which its first prompt says (its steps name the parts).
     named = (
