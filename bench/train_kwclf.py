@@ -131,9 +131,8 @@ def fit(X: np.ndarray, y: np.ndarray, lam: float = LAMBDA) -> Fit:
 
 
 def chosen(p: np.ndarray, limit: int = 8) -> list[int]:
-    """kwclf.choose's rule on given probabilities."""
-    order = sorted(range(len(p)), key=lambda i: -p[i])[:limit]
-    return [i for k, i in enumerate(order) if k < kwclf.KEEP_AT_LEAST or p[i] >= kwclf.THRESHOLD]
+    """kwclf.choose's rule on given probabilities (every term's rarity is 1 here)."""
+    return kwclf.pick(p, [1.0] * len(p), limit)
 
 
 def rates(props: list[Proposal], picks: list[list[str]]) -> tuple[float, float, float]:

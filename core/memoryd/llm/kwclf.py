@@ -13,8 +13,11 @@ recall on every one (docs/benchmarks.md). In English and Chinese it was measured
 is not used: better on five of the six sets no rule saw, worse on held_out, the set the
 targets are judged on, whose annotator the ranking was tuned to (the same writer's dev).
 
-A term is kept when its probability reaches THRESHOLD, best first, at most `limit`, and the
-best one always. The weights (kwclf.json, beside this module) are fitted by
+A term is kept when its probability reaches THRESHOLD (the likeliest one always), at most
+`limit`; the kept terms are ordered by probability times the store's rarity, as the ranking
+orders by its score times the rarity. The choice itself does not read the store: the
+labelled sessions it was fitted on each stand in a project of their own, where every term's
+rarity is the same. The weights (kwclf.json, beside this module) are fitted by
 bench/train_kwclf.py on the English and Chinese dev sets of tests/data/proposals and tagged
 with the embedder they were trained with: another model, an unreadable file, or any failure
 answers None and the ranking's own cut decides. The ranking's evidence feeds the weights,
@@ -31,29 +34,27 @@ import json
 import logging
 import math
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memoryd import keyterms
+from memoryd import fusion, keyterms
 from memoryd.lazynp import np
-from memoryd.stopwords import foreign
 
 if TYPE_CHECKING:
     from memoryd.embed import Embedder
 
 log = logging.getLogger(__name__)
 
-SPEC = 1  # the feature layout below; a change needs new weights
+SPEC = 2  # the feature layout below; a change needs new weights
 FEATURES = (
     "log count",
     "log prior",
     "log prior before the role",
     "read as a verb",
     "states the point",
-    "log rarity",
-    "unseen by the store",
     "log share of the best score",
     "log rank",
     "first place",
@@ -71,9 +72,9 @@ FEATURES = (
 # over the nested leave-one-set-out predictions of the six training sets (flat from 0.30
 # to 0.40; bench/train_kwclf.py). 0.5, the fewest wrong keep-or-drop calls, kept too few.
 THRESHOLD = 0.35
-KEEP_AT_LEAST = 1  # a memory with no trigger cannot be recalled by one
 POOL = 64  # terms weighed (keyterms.candidates)
 MAX_SENTENCES = 40
+MAX_SENTENCE_CHARS = 500  # a pasted log line is not embedded whole
 MAX_TEXT_CHARS = 2000
 WEIGHTS = Path(__file__).with_name("kwclf.json")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
@@ -81,7 +82,7 @@ _HAN = re.compile(r"[\u4e00-\u9fff]")
 
 def sentences(text: str) -> list[str]:
     """The lines of `text` the analysis joined (one sentence each), as embedded."""
-    return [line for line in text.split("\n") if line.strip()][:MAX_SENTENCES]
+    return [line[:MAX_SENTENCE_CHARS] for line in text.split("\n") if line.strip()][:MAX_SENTENCES]
 
 
 def features(text: str, pool: Sequence[keyterms.Candidate], embedder: Embedder) -> np.ndarray:
@@ -98,7 +99,12 @@ def features(text: str, pool: Sequence[keyterms.Candidate], embedder: Embedder) 
     terms, whole, lined = vectors[: len(pool)], vectors[len(pool)], vectors[len(pool) + 1 :]
     to_text = terms @ whole
     to_line = (terms @ lined.T).max(axis=1)
-    top = max(c.score for c in pool)
+    # The ranking's score without the store's rarity: the labelled sessions each stand in a
+    # project of their own, so training never saw a rarity other than 1 (the store orders
+    # what is kept, `choose`, but does not decide it).
+    base = [c.score / c.rarity for c in pool]
+    top = max(base)
+    rank = {i: r for r, i in enumerate(sorted(range(len(pool)), key=lambda i: -base[i]))}
     rows = []
     for i, c in enumerate(pool):
         rows.append(
@@ -108,10 +114,8 @@ def features(text: str, pool: Sequence[keyterms.Candidate], embedder: Embedder) 
                 math.log(c.stated),
                 float(c.prior < c.stated),
                 float(c.focused),
-                math.log(c.rarity),
-                float(c.unseen),
-                math.log(c.score / top) if c.score > 0 and top > 0 else -10.0,
-                math.log(1 + i),
+                math.log(base[i] / top) if base[i] > 0 and top > 0 else -10.0,
+                math.log(1 + rank[i]),
                 c.first,
                 float(bool(_HAN.search(c.key))),
                 float(" " in c.key),
@@ -182,7 +186,7 @@ def choose(
     from memoryd.embed import tag
 
     m = model()
-    if m is None or limit <= 0 or not foreign(text):
+    if m is None or limit <= 0 or not other_language(text):
         return None
     try:
         if tag(embedder) != m.embedder:
@@ -194,5 +198,24 @@ def choose(
     except Exception as exc:  # a model that fails on this text: the ranking answers
         log.debug("keyword chooser failed: %s", exc)
         return None
-    order = sorted(range(len(pool)), key=lambda i: -p[i])[:limit]
-    return [pool[i].shown for k, i in enumerate(order) if k < KEEP_AT_LEAST or p[i] >= THRESHOLD]
+    return [pool[i].shown for i in pick(p, [c.rarity for c in pool], limit)]
+
+
+def pick(p: Sequence[float], rarity: Sequence[float], limit: int) -> list[int]:
+    """Which terms to keep, by their probabilities `p`: every likely one (the likeliest
+    always: a memory with no trigger cannot be recalled by one), ordered as the ranking
+    orders, by the store's rarity times the evidence, at most `limit`."""
+    kept = [i for i in range(len(p)) if p[i] >= THRESHOLD] or ([int(np.argmax(p))] if len(p) else [])
+    kept.sort(key=lambda i: (-p[i] * rarity[i], -p[i], i))
+    return kept[:limit]
+
+
+def other_language(text: str) -> bool:
+    """Whether `text` is written mainly in a language other than English and Chinese (the
+    ranking's own cut decides in those two): its main script, and for the Latin script
+    the language its function words tell. A name or a greeting in another script does not
+    make an English or Chinese text foreign."""
+    if not text.isascii():
+        text = unicodedata.normalize("NFC", text)  # NFD hangul is letters, not syllables
+    found = fusion.language(text)
+    return found not in (None, "en", "latin", "han")

@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import unicodedata
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
@@ -35,8 +36,13 @@ ZH = "我们决定以后把网站部署从 Netlify 换到 Vercel，因为 Next.j
 
 
 def new_store(terms: Sequence[str]) -> Mapping[str, float]:
-    """The rarity a store with no memory yet gives: nothing seen, every term rarest."""
-    return {}
+    """The rarity a store with no memory yet gives (memoryd.store.terms.idf(0, 0)): 1.0."""
+    return dict.fromkeys(terms, 1.0)
+
+
+def busy_store(terms: Sequence[str]) -> Mapping[str, float]:
+    """A store that has seen some of the terms in many memories, some in few, some never."""
+    return {t: 1.0 + (sum(map(ord, t)) % 5) / 2 for t in terms if sum(map(ord, t)) % 3}
 
 
 @pytest.fixture(autouse=True)
@@ -70,7 +76,17 @@ def without_weights(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(kwclf, "_failed", True)
 
 
-@pytest.mark.parametrize("text", [EN, ZH])
+@pytest.mark.parametrize(
+    "text",
+    [
+        EN,
+        ZH,
+        EN + " Thanks to Дмитрий for the tip.",  # a name in another script
+        EN + " ありがとう!",
+        ZH.replace("那边", "那边の"),
+        EN + " Merci beaucoup.",
+    ],
+)
 def test_in_english_and_chinese_the_ranking_decides(
     default: embed.Embedder, text: str, monkeypatch: pytest.MonkeyPatch
 ):
@@ -79,6 +95,48 @@ def test_in_english_and_chinese_the_ranking_decides(
     without_weights(monkeypatch)
     cut = rules.score(text[:79], "", user_turns=[text], rarity=new_store, embedder=default)
     assert learned.triggers == cut.triggers and "Vercel" in cut.triggers
+
+
+def test_other_languages_are_told_by_their_main_script_and_words():
+    assert kwclf.other_language(PT) and kwclf.other_language(JA)
+    korean = "앞으로 배포는 금요일 오후에 하지 않기로 했어요. 주말에 장애가 나면 대응할 사람이 없어요."
+    assert kwclf.other_language(korean)
+    assert kwclf.other_language(unicodedata.normalize("NFD", korean))  # a macOS file's text
+    assert kwclf.other_language("Запомни: у мамы аллергия на пенициллин.")
+    assert not kwclf.other_language(EN) and not kwclf.other_language(ZH)
+    assert not kwclf.other_language("") and not kwclf.other_language("1234 :)")
+
+
+def test_the_store_orders_what_is_kept_but_does_not_choose_it(default: embed.Embedder):
+    """The chooser was fitted where every term's rarity is the same (each labelled session is
+    a project of its own): the store's rarity must not change which terms it keeps, only
+    their order, rarest first as the ranking orders."""
+    fresh = kwclf.choose(PT, 8, embedder=default, rarity=new_store)
+    busy = kwclf.choose(PT, 8, embedder=default, rarity=busy_store)
+    assert fresh and busy and set(fresh) == set(busy)
+    assert fresh != busy  # what the test is about: the weights reorder them
+    weights = busy_store(busy)
+    pool = {c.shown: c for c in keyterms.candidates(PT, rarity=busy_store, pool=kwclf.POOL)}
+    assert all(pool[w].rarity == weights.get(w, max(weights.values())) for w in busy)
+
+
+def test_a_long_line_is_not_embedded_whole(default: embed.Embedder):
+    seen: list[int] = []
+
+    class Counting:
+        name, version, dim = default.name, default.version, default.dim
+
+        def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+            seen.extend(len(t) for t in texts)
+            return default.embed_documents(texts)
+
+        def embed_query(self, text: str) -> np.ndarray:
+            return default.embed_query(text)
+
+    text = PT + "\n" + " ".join(["Vercel Netlify build deploy README Next.js"] * 4000)
+    got = kwclf.choose(text, 8, embedder=Counting(), rarity=new_store)
+    assert got and "Vercel" in got
+    assert max(seen) <= kwclf.MAX_TEXT_CHARS
 
 
 def test_the_choice_is_a_subset_of_the_ranked_terms_best_first(default: embed.Embedder):
@@ -96,7 +154,7 @@ def test_the_choice_is_a_subset_of_the_ranked_terms_best_first(default: embed.Em
         assert chosen is not None and 1 <= len(chosen) <= limit
         at = [shown.index(w) for w in chosen]
         assert list(p[at]) == sorted(p[at], reverse=True)  # most likely first
-        assert all(p[i] >= kwclf.THRESHOLD for i in at[kwclf.KEEP_AT_LEAST :])
+        assert all(p[i] >= kwclf.THRESHOLD for i in at[1:])
 
 
 def test_the_analysis_chooses_the_triggers_of_a_session_in_another_language(
