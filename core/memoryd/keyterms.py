@@ -374,7 +374,11 @@ def _collect(text: str) -> dict[str, _Term]:
             continue  # "retiens-le", "passt auf": a word stating the type, where it states it
         if kind in ("kata", "hangul"):
             stem = _without_particle(word) if kind == "hangul" else word
-            if len(stem) >= 2 and stem not in foreign and not (kind == "hangul" and _ko_predicate(stem)):
+            if (
+                2 <= len(stem) <= _LONGEST  # a longer run is a blob (a pasted line with no spaces)
+                and stem not in foreign
+                and not (kind == "hangul" and _ko_predicate(stem))
+            ):
                 add(stem, stem, at, _PRIOR_WORD)
             continue
         if kind == "word":

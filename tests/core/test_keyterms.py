@@ -812,3 +812,10 @@ def test_the_keywords_are_the_head_of_the_candidates_a_chooser_weighs(text: str)
         assert kept and [c.shown for c in pool[: len(kept)]] == kept
         assert [c.score for c in pool] == sorted((c.score for c in pool), reverse=True)
         assert all(0.0 <= c.first < 1.0 and c.count >= 1 and c.prior <= c.stated for c in pool)
+
+
+@pytest.mark.parametrize("run", ["セッション" * 13107, "배포는금요일" * 10922, "ア" * 65])
+def test_a_kana_or_hangul_run_longer_than_a_word_is_no_keyword(run: str):
+    """A pasted line with no spaces was one trigger of 65,535 characters."""
+    assert keyterms.keywords(run, 8) == []
+    assert keyterms.keywords(run + " セッションの話", 8) == ["セッション"]  # the words beside it stay

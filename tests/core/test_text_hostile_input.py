@@ -56,3 +56,40 @@ def test_every_text_step_is_bounded_on_hostile_text(shape: str):
         if took > BOUND_S:
             slow[name] = round(took, 1)
     assert not slow, f"{shape}: {slow} seconds (bound {BOUND_S} s)"
+
+
+FOREIGN = {
+    "a German sentence again and again": "Wir nehmen ab jetzt immer Gitea statt GitLab. " * (N // 46),
+    "a Cyrillic run": "пенициллин" * (N // 10),
+    "a kana run": "セッション" * (N // 5),
+    "a hangul run": "배포는금요일" * (N // 6),
+    "one long French line": "Nous avons décidé de garder le déploiement du vendredi. " * (N // 56),
+    "French short lines": "Oui, nous le faisons avec la CI.\n" * (N // 33),
+}
+
+
+@pytest.fixture(scope="module")
+def embedder() -> object:
+    from memoryd.embed.use import UseEmbedder
+
+    model = UseEmbedder()
+    model.embed_documents(["warm"])  # the model's load is not the step's
+    return model
+
+
+@pytest.mark.parametrize("shape", sorted(FOREIGN) + sorted(INPUTS))
+def test_the_learned_keyword_choice_is_bounded_on_hostile_text(shape: str, embedder: object):
+    """memoryd.llm.kwclf embeds a text's terms and lines: in a language it is used for, a
+    text at the body limit costs what its caps allow, and it answers or steps aside. Found
+    with it: a kana or hangul run with no space was one keyword of 65,535 characters."""
+    from memoryd.llm import kwclf
+
+    text = FOREIGN.get(shape) or INPUTS[shape]
+    start = time.perf_counter()
+    got = kwclf.choose(text, 8, embedder=embedder)  # type: ignore[arg-type]
+    took = time.perf_counter() - start
+    assert got is None or (isinstance(got, list) and len(got) <= 8)
+    if shape in FOREIGN:
+        assert got is not None, shape  # what the test is about: the chooser ran
+        assert all(len(w) <= 64 for w in got), got
+    assert took <= BOUND_S, f"{shape}: {took:.1f} s (bound {BOUND_S} s)"

@@ -91,7 +91,7 @@ def features(text: str, pool: Sequence[keyterms.Candidate], embedder: Embedder) 
     if not pool:
         return np.zeros((0, len(FEATURES)), dtype=np.float64)
     lines = sentences(text) or [text[:MAX_TEXT_CHARS] or " "]
-    texts = [c.shown for c in pool] + [text[:MAX_TEXT_CHARS] or " "] + lines
+    texts = [c.shown[:MAX_SENTENCE_CHARS] for c in pool] + [text[:MAX_TEXT_CHARS] or " "] + lines
     vectors = np.asarray(embedder.embed_documents(texts), dtype=np.float64)
     norms = np.linalg.norm(vectors, axis=-1)
     if vectors.ndim != 2 or not np.isfinite(norms).all() or np.abs(norms - 1.0).max() > 0.01:
