@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT / "core"))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import proposal_quality as pq  # noqa: E402
-from train_typeclf import DIGITS, _round, stale  # noqa: E402
+from train_typeclf import DIGITS, _round, check  # noqa: E402
 
 from memoryd import embed, keyterms  # noqa: E402
 from memoryd.llm import kwclf  # noqa: E402
@@ -207,27 +207,13 @@ def main() -> int:
     ap.add_argument("--out", type=Path, default=kwclf.WEIGHTS)
     args = ap.parse_args()
     t0 = time.perf_counter()
-    from memoryd.embed.use import (
-        UseEmbedder,
-    )  # the default model, embed.DEFAULT_MODEL, as the analysis loads it
+    from memoryd.embed.use import UseEmbedder  # the default model, as the analysis loads it
 
     props = record_pools()
     model = fit(np.vstack([p.record.X for p in props]), np.concatenate([p.y for p in props]))
     text = weights_file(props, model, embed.tag(UseEmbedder()))
     if args.check:
-        try:
-            committed = json.loads(args.out.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            print(f"{args.out}: {exc}", file=sys.stderr)
-            return 1
-        diff = stale(json.loads(text), committed)
-        if diff:
-            print(f"{args.out} is stale ({', '.join(diff)}): run bench/train_kwclf.py", file=sys.stderr)
-            return 1
-        print(
-            f"{args.out.name} matches a fresh fit ({len(props)} proposals, {time.perf_counter() - t0:.1f} s)"
-        )
-        return 0
+        return check(args.out, text, f"{len(props)} proposals", t0)
     report(props)
     args.out.write_text(text, encoding="utf-8")
     terms = sum(len(p.y) for p in props)

@@ -287,22 +287,26 @@ def main() -> int:
     model = fit(rows.X, rows.y, lam)
     text = weights_file(rows, model, lam, embedder)
     if args.check:
-        try:
-            committed = json.loads(args.out.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            print(f"{args.out}: {exc}", file=sys.stderr)
-            return 1
-        diff = stale(json.loads(text), committed)
-        if diff:
-            print(f"{args.out} is stale ({', '.join(diff)}): run bench/train_typeclf.py", file=sys.stderr)
-            return 1
-        print(
-            f"{args.out.name} matches a fresh fit ({len(rows.y)} sessions, {time.perf_counter() - t0:.1f} s)"
-        )
-        return 0
+        return check(args.out, text, f"{len(rows.y)} sessions", t0)
     report(rows)
     args.out.write_text(text, encoding="utf-8")
     print(f"lambda {lam}; wrote {args.out} in {time.perf_counter() - t0:.1f} s")
+    return 0
+
+
+def check(out: Path, text: str, what: str, t0: float) -> int:
+    """--check of a trainer: 0 when the committed weights file `out` is the fresh fit `text`
+    (fitted on `what`), else 1 with a line saying what to run."""
+    try:
+        committed = json.loads(out.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        print(f"{out}: {exc}", file=sys.stderr)
+        return 1
+    diff = stale(json.loads(text), committed)
+    if diff:
+        print(f"{out} is stale ({', '.join(diff)}): run {Path(sys.argv[0]).as_posix()}", file=sys.stderr)
+        return 1
+    print(f"{out.name} matches a fresh fit ({what}, {time.perf_counter() - t0:.1f} s)")
     return 0
 
 

@@ -211,7 +211,6 @@ class Candidate:
     stated: float  # ...and before (a word read as a verb is ranked down from this)
     focused: bool  # a term of the sentences that state the point
     rarity: float  # the store's weight (1.0 without a store)
-    unseen: bool  # the store has not seen it
     score: float  # what the ranking orders by
     first: float  # where it first stands, as a share of the text
     known: bool  # Chinese the segmenter's dictionary has (True for every other term)
@@ -254,6 +253,7 @@ def _pool(text: str, wanted: int, rarity: Rarity | None, focus: str | None) -> l
     if rarity is not None:
         weights = rarity(list(shown.values()))
         unseen = max(weights.values(), default=1.0)  # a term the store has not seen is rarest
+    weight = {key: _finite(weights.get(shown[key], unseen)) for key, _ in ranked}  # 1.0 without a store
     out = [
         Candidate(
             shown=shown[key],
@@ -262,9 +262,8 @@ def _pool(text: str, wanted: int, rarity: Rarity | None, focus: str | None) -> l
             prior=t.prior,
             stated=stated[key],
             focused=boost[key] > 1.0,
-            rarity=_finite(weights.get(shown[key], unseen)) if rarity is not None else 1.0,
-            unseen=rarity is not None and shown[key] not in weights,
-            score=base[key] * (_finite(weights.get(shown[key], unseen)) if rarity is not None else 1.0),
+            rarity=weight[key],
+            score=base[key] * weight[key],
             first=t.first / len(text),
             known=t.han_known,
         )

@@ -30,6 +30,7 @@ numpy only, imported on first use (memoryd.lazynp): importing this module costs 
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import math
@@ -144,20 +145,14 @@ class Model:
         return 1.0 / (1.0 + np.exp(-np.clip(z, -30.0, 30.0)))
 
 
-_model: Model | None = None
-_failed = False
-
-
+@functools.cache
 def model() -> Model | None:
     """The committed weights, read once per process; None when they cannot be used."""
-    global _model, _failed
-    if _model is None and not _failed:
-        try:
-            _model = read(WEIGHTS)
-        except Exception as exc:  # a damaged or foreign file: the ranking's cut decides
-            log.debug("keyword chooser weights unusable: %s", exc)
-            _failed = True
-    return _model
+    try:
+        return read(WEIGHTS)
+    except Exception as exc:  # a damaged or foreign file: the ranking's cut decides
+        log.debug("keyword chooser weights unusable: %s", exc)
+        return None
 
 
 def read(path: Path) -> Model:

@@ -347,15 +347,20 @@ def test_the_analysis_types_a_captured_session_with_the_store_embedder(
     assert app.embedder() is embed.load(app.config)  # the one copy the store searches with
 
 
-@pytest.mark.slow  # about 20 s: features of 251 sessions and the nested fits
-def test_the_committed_weights_match_a_fresh_fit():
-    """The cue features feed the weights: a change to memoryd.llm.cues needs a re-fit."""
+def trainer_check(script: str, *, timeout: int) -> subprocess.CompletedProcess[str]:
+    """bench/`script` --check, as a developer runs it: are the committed weights a fresh fit?"""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "core"), str(ROOT)])}
-    out = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "train_typeclf.py"), "--check"],
+    return subprocess.run(
+        [sys.executable, str(ROOT / "bench" / script), "--check"],
         capture_output=True,
         text=True,
         env=env,
-        timeout=240,
+        timeout=timeout,
     )
+
+
+@pytest.mark.slow  # about 20 s: features of 251 sessions and the nested fits
+def test_the_committed_weights_match_a_fresh_fit():
+    """The cue features feed the weights: a change to memoryd.llm.cues needs a re-fit."""
+    out = trainer_check("train_typeclf.py", timeout=240)
     assert out.returncode == 0, out.stdout + out.stderr
